@@ -1,0 +1,73 @@
+/*
+ * detect: main content of a page, given its site's template.
+ *
+ *   page tree + template --ETDM match--> node labels (template | candidate)
+ *     --select (Algorithms 2 to 5 of the site-level paper, with
+ *       single-page cues)--> selected nodes --render--> text | HTML | JSON
+ *
+ * Detection is a pure function of (page, template): no global state, safe
+ * on many threads.
+ */
+#ifndef WN_DETECT_H
+#define WN_DETECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dom/dom.h"
+#include "template/template.h"
+#include "util/util.h"
+
+typedef enum wn_detect_selector {
+  WN_SELECT_CUES = 0, /* default: template filter, then text/link density */
+  WN_SELECT_PAPER     /* Algorithms 2 to 5 exactly as the paper states them */
+} wn_detect_selector;
+
+typedef struct wn_detect_options {
+  wn_detect_selector selector;
+} wn_detect_options;
+
+typedef struct wn_detect_result wn_detect_result;
+
+/* opts may be NULL. The result borrows nothing from the template, but its
+ * node indices refer to page, which must outlive it. */
+wn_err wn_detect_run(const wn_dom_page *page, const wn_template *tpl,
+                     const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag);
+void wn_detect_result_free(wn_detect_result *result);
+
+/* How well the page fits the template, in [0, 1]: the share of the
+ * template's nodes, weighted by their occurrence counts, that the ETDM
+ * paired with a node of the page. */
+double wn_detect_confidence(const wn_detect_result *result);
+/* "template" (or "template-paper" for WN_SELECT_PAPER). */
+const char *wn_detect_method(const wn_detect_result *result);
+/* Selected subtree roots, in document order; valid until _free. */
+const uint32_t *wn_detect_selected(const wn_detect_result *result, uint32_t *count);
+/* Per page node: 1 if the template covers it (boilerplate), else 0. */
+const uint8_t *wn_detect_template_flags(const wn_detect_result *result);
+
+/* Main content as plain text: one line per block element, whitespace
+ * collapsed, template text left out. */
+wn_err wn_detect_render_text(const wn_dom_page *page, const wn_detect_result *result,
+                             wn_buf *out);
+/* The selected subtrees as HTML, in document order (needs a page parsed
+ * with keep_xml). */
+wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *result,
+                             wn_buf *out, wn_diag *diag);
+
+/* ---- the paper's steps, on a candidate set (exposed for tests) ---------- */
+
+/* Algorithm 2: the candidates whose parent is not a candidate, in document
+ * order. cand has one flag per page node. Returns how many were written. */
+uint32_t wn_detect_reduce(const wn_dom_page *page, const uint8_t *cand, uint32_t *reduced);
+/* Algorithm 3: the parent of a reduced node with the largest subtree (the
+ * first in document order on a tie). WN_DOM_NONE if n == 0. */
+uint32_t wn_detect_branch(const wn_dom_page *page, const uint32_t *reduced, uint32_t n);
+/* Algorithm 4: keeps the reduced nodes inside the branch; returns count. */
+uint32_t wn_detect_discard(const wn_dom_page *page, uint32_t branch, uint32_t *reduced,
+                           uint32_t n);
+/* Algorithm 5: replaces siblings by their parent, repeatedly, until no two
+ * nodes of the set share a parent; the set stays in document order. */
+uint32_t wn_detect_group(const wn_dom_page *page, uint32_t *set, uint32_t n);
+
+#endif /* WN_DETECT_H */

@@ -1,0 +1,153 @@
+/*
+ * dom: bytes in, compact page tree out.
+ *
+ *   bytes --wn_dom_decode--> UTF-8 --libxml2 HTML parser--> compact tree
+ *
+ * The compact tree is what every algorithm walks: nodes sit in one array in
+ * document (pre-)order, so the subtree of node i is the index range
+ * [i, node.end) and no walk ever needs recursion. Tag names are interned,
+ * whitespace in text is collapsed, and text lengths and subtree ends are
+ * precomputed. Everything belongs to one arena per page and goes with
+ * wn_dom_free().
+ *
+ * Not content, and therefore not in the tree: comments, processing
+ * instructions, <head>, and the subtrees of script, style, noscript,
+ * template, svg, math, iframe, object, embed and canvas.
+ */
+#ifndef WN_DOM_H
+#define WN_DOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+#define WN_DOM_NONE UINT32_MAX
+
+/* Caps on what a page may cost us. Past one, parsing fails with
+ * WN_ETOOBIG / WN_ETOOMANY / WN_ETOODEEP and a message naming the cap. */
+#define WN_DOM_DEFAULT_MAX_BYTES ((size_t)16 * 1024 * 1024)
+#define WN_DOM_DEFAULT_MAX_NODES 300000u
+#define WN_DOM_DEFAULT_MAX_DEPTH 256u
+
+/* ---- charset decoding --------------------------------------------------- */
+
+/* Where the charset of a page came from, in the order we look. */
+typedef enum wn_charset_source {
+  WN_CHARSET_BOM,       /* a byte order mark */
+  WN_CHARSET_TRANSPORT, /* given by the caller (HTTP Content-Type) */
+  WN_CHARSET_META,      /* <meta charset> or <meta http-equiv content-type> */
+  WN_CHARSET_GUESS,     /* uchardet, because nothing was declared or the
+                           declaration was contradicted by the bytes */
+  WN_CHARSET_DEFAULT    /* nothing to go on: windows-1252, as browsers do;
+                           pure ASCII and valid UTF-8 are taken as UTF-8 */
+} wn_charset_source;
+
+/* "bom", "transport", "meta", "guess", "default". */
+const char *wn_charset_source_name(wn_charset_source source);
+
+typedef struct wn_dom_decoded {
+  char *utf8;          /* malloc'd, NUL-terminated UTF-8; free with _free */
+  size_t len;          /* bytes, without the NUL */
+  char charset[48];    /* canonical name actually used, e.g. "windows-1252" */
+  wn_charset_source source;
+} wn_dom_decoded;
+
+/*
+ * Decodes a page to UTF-8. Order: BOM; the transport charset (may be NULL);
+ * a <meta> declaration in the first 4096 bytes; else a guess. A declaration
+ * the bytes contradict (declared UTF-8 but invalid UTF-8; declared a
+ * single-byte charset but the bytes are valid, non-ASCII UTF-8) is
+ * overruled by the guess and the source says WN_CHARSET_GUESS.
+ * ISO-8859-1 and US-ASCII are decoded as windows-1252 (WHATWG Encoding).
+ * Bytes that cannot be decoded become U+FFFD; nothing is dropped silently.
+ * Output larger than max_bytes (0: WN_DOM_DEFAULT_MAX_BYTES): WN_ETOOBIG.
+ */
+wn_err wn_dom_decode(const char *bytes, size_t len, const char *transport_charset,
+                     size_t max_bytes, wn_dom_decoded *out, wn_diag *diag);
+void wn_dom_decoded_free(wn_dom_decoded *decoded);
+
+/* ---- the compact tree --------------------------------------------------- */
+
+/* Tags the algorithms look at; everything else is WN_TAG_OTHER (its name
+ * is still interned in wn_dom_node.name). */
+typedef enum wn_dom_tag {
+  WN_TAG_TEXT = 0, /* a text node */
+  WN_TAG_OTHER,
+  WN_TAG_HTML, WN_TAG_BODY, WN_TAG_A, WN_TAG_P, WN_TAG_DIV, WN_TAG_SPAN,
+  WN_TAG_H1, WN_TAG_H2, WN_TAG_H3, WN_TAG_H4, WN_TAG_H5, WN_TAG_H6,
+  WN_TAG_UL, WN_TAG_OL, WN_TAG_LI, WN_TAG_DL, WN_TAG_DT, WN_TAG_DD,
+  WN_TAG_TABLE, WN_TAG_TBODY, WN_TAG_THEAD, WN_TAG_TFOOT, WN_TAG_TR, WN_TAG_TD, WN_TAG_TH,
+  WN_TAG_BR, WN_TAG_HR, WN_TAG_IMG, WN_TAG_FORM, WN_TAG_INPUT, WN_TAG_SELECT,
+  WN_TAG_OPTION, WN_TAG_BUTTON, WN_TAG_TEXTAREA, WN_TAG_LABEL,
+  WN_TAG_NAV, WN_TAG_HEADER, WN_TAG_FOOTER, WN_TAG_ASIDE, WN_TAG_MAIN,
+  WN_TAG_ARTICLE, WN_TAG_SECTION, WN_TAG_BLOCKQUOTE, WN_TAG_PRE,
+  WN_TAG_FIGURE, WN_TAG_FIGCAPTION, WN_TAG_CENTER, WN_TAG_FONT,
+  WN_TAG_B, WN_TAG_I, WN_TAG_EM, WN_TAG_STRONG,
+  WN_TAG_COUNT
+} wn_dom_tag;
+
+/* Node flags. */
+#define WN_DOM_BLOCK 0x01u   /* a block-level element: text output breaks a line */
+#define WN_DOM_IN_LINK 0x02u /* a text node inside an <a href> */
+
+typedef struct wn_dom_node {
+  uint32_t parent;       /* WN_DOM_NONE for the root */
+  uint32_t first_child;  /* WN_DOM_NONE if none */
+  uint32_t next_sibling; /* WN_DOM_NONE if none */
+  uint32_t end;          /* one past the subtree: it is [index, end) */
+  uint32_t n_children;
+  uint32_t text_len;      /* bytes of collapsed text in the subtree */
+  uint32_t link_text_len; /* of which inside <a href> */
+  uint16_t depth;         /* root = 0 */
+  uint8_t tag;            /* wn_dom_tag */
+  uint8_t flags;          /* WN_DOM_* */
+  /* Equality signature, the node equality of the ETDM mapping
+   * (site-level paper, Sec. 2.2): elements hash the tag name, id and
+   * class; text nodes hash their text. Runs of digits count as one digit
+   * and URL-like ids are reduced to their shape, because those vary from
+   * page to page of one template. */
+  uint64_t sig;
+  const char *name;     /* interned lower-case tag name; "#text" for text */
+  const char *id;       /* id attribute or NULL */
+  const char *cls;      /* class attribute or NULL */
+  const char *text;     /* text nodes: collapsed text (NUL-terminated) */
+  uint32_t own_text_len;/* text nodes: strlen(text) */
+  uint32_t xml_index;   /* reserved */
+  void *xml;            /* the libxml2 node while the page keeps its doc */
+} wn_dom_node;
+
+typedef struct wn_dom_page wn_dom_page;
+
+typedef struct wn_dom_options {
+  size_t max_bytes;             /* 0: default */
+  uint32_t max_nodes;           /* 0: default */
+  uint32_t max_depth;           /* 0: default */
+  const char *transport_charset;/* charset from HTTP, or NULL */
+  int keep_xml;                 /* keep the libxml2 doc (needed to render HTML) */
+} wn_dom_options;
+
+/* Parses a page. opts may be NULL (defaults). An empty page is a valid
+ * page whose tree is a lone <html><body>. */
+wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
+                    wn_dom_page **out, wn_diag *diag);
+void wn_dom_free(wn_dom_page *page);
+
+/* The nodes, valid until wn_dom_free(). Node 0 is the root (<html>). */
+const wn_dom_node *wn_dom_nodes(const wn_dom_page *page, uint32_t *count);
+/* Index of <body>, WN_DOM_NONE if there is none. */
+uint32_t wn_dom_body(const wn_dom_page *page);
+const char *wn_dom_charset(const wn_dom_page *page);
+wn_charset_source wn_dom_charset_source(const wn_dom_page *page);
+/* Input bytes the page was parsed from. */
+size_t wn_dom_input_bytes(const wn_dom_page *page);
+/* Bytes of arena memory the tree holds. */
+size_t wn_dom_memory(const wn_dom_page *page);
+/* The libxml2 document (htmlDocPtr) when parsed with keep_xml, else NULL. */
+void *wn_dom_xml_doc(const wn_dom_page *page);
+
+/* Appends an XPath-like path of node i, e.g. "/html/body/div[2]/p[1]"
+ * (positions count same-name element siblings in the compact tree). */
+wn_err wn_dom_node_path(const wn_dom_page *page, uint32_t i, wn_buf *out);
+
+#endif /* WN_DOM_H */

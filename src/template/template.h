@@ -1,0 +1,85 @@
+/*
+ * template: a site's template as data, and the ETDM matching of a page
+ * against it.
+ *
+ * A template is a tree of node signatures (see wn_dom_node.sig) in document
+ * order, each with the number of sample pages that held an equal node at
+ * that place. It is what src/learn builds, what src/store keeps as bytes,
+ * and what src/detect maps pages onto. It needs nothing else: a detector
+ * on another machine can use the bytes alone.
+ *
+ * Encoding (little-endian, version WN_TEMPLATE_FORMAT_VERSION):
+ *   "WNTP" u8 version, u8 min_count, u16 sample_pages, varint node_count,
+ *   then per node in pre-order: varint n_children, u8 count, u8 kind,
+ *   u32 signature.
+ */
+#ifndef WN_TEMPLATE_H
+#define WN_TEMPLATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dom/dom.h"
+#include "util/util.h"
+
+#define WN_TEMPLATE_FORMAT_VERSION 1u
+#define WN_TEMPLATE_MAX_NODES 1000000u
+
+typedef struct wn_template wn_template;
+
+typedef struct wn_template_node {
+  uint32_t sig;          /* folded 32-bit signature */
+  uint32_t parent;       /* WN_DOM_NONE for the root */
+  uint32_t first_child;  /* WN_DOM_NONE if none */
+  uint32_t next_sibling; /* WN_DOM_NONE if none */
+  uint32_t end;          /* one past the subtree */
+  uint32_t n_children;
+  uint8_t count;         /* sample pages holding this node */
+  uint8_t is_text;       /* a text node (its signature is its text) */
+} wn_template_node;
+
+typedef struct wn_template_stats {
+  uint32_t nodes;
+  uint32_t text_nodes;
+  uint32_t sample_pages;
+  uint32_t min_count;
+} wn_template_stats;
+
+/* Folds a 64-bit node signature to the template's 32 bits. */
+static inline uint32_t wn_template_fold(uint64_t sig) { return (uint32_t)(sig ^ (sig >> 32)); }
+
+/* Builds a template from nodes in pre-order whose parent/n_children are set
+ * (the other links are recomputed). Copies. */
+wn_err wn_template_from_nodes(const wn_template_node *nodes, uint32_t count,
+                              uint32_t sample_pages, uint32_t min_count, wn_template **out,
+                              wn_diag *diag);
+void wn_template_free(wn_template *tpl);
+
+const wn_template_node *wn_template_nodes(const wn_template *tpl, uint32_t *count);
+void wn_template_get_stats(const wn_template *tpl, wn_template_stats *stats);
+
+wn_err wn_template_encode(const wn_template *tpl, wn_buf *out, wn_diag *diag);
+/* A wrong magic or version, a truncated buffer or inconsistent counts are
+ * WN_EVERSION / WN_ECORRUPT with a message; never a crash. */
+wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_diag *diag);
+
+/*
+ * The equal top-down mapping (ETDM) of a page onto the template: roots are
+ * paired if equal; two nodes are paired only if their parents are paired
+ * and their signatures are equal. Repeated siblings are paired in order by
+ * a longest common subsequence of the two child lists (greedy in-order
+ * pairing past WN_TEMPLATE_LCS_CELLS, to bound the work).
+ * map[i] receives the template node paired with page node i, or
+ * WN_DOM_NONE. Returns the number of paired nodes.
+ */
+#define WN_TEMPLATE_LCS_CELLS 65536u
+uint32_t wn_template_match(const wn_template *tpl, const wn_dom_page *page, uint32_t *map);
+
+/* The sibling pairing the mapping uses, exposed for learn and the tests:
+ * pairs a[i] with b[pair[i]] (or WN_DOM_NONE), in order, maximising the
+ * number of pairs of equal values. scratch needs (na + 1) * (nb + 1)
+ * uint16_t cells when na * nb <= WN_TEMPLATE_LCS_CELLS, else may be NULL. */
+uint32_t wn_template_align(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb,
+                           uint32_t *pair, uint16_t *scratch);
+
+#endif /* WN_TEMPLATE_H */

@@ -1,0 +1,143 @@
+/* util/buf.c: the bounded growable buffer, file reading and hashing. */
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void wn_buf_init(wn_buf *buf, size_t cap) {
+  buf->data = NULL;
+  buf->len = 0;
+  buf->alloc = 0;
+  buf->cap = cap ? cap : SIZE_MAX / 2;
+}
+
+void wn_buf_free(wn_buf *buf) {
+  if (!buf)
+    return;
+  free(buf->data);
+  buf->data = NULL;
+  buf->len = buf->alloc = 0;
+}
+
+void wn_buf_reset(wn_buf *buf) {
+  buf->len = 0;
+  if (buf->data)
+    buf->data[0] = '\0';
+}
+
+wn_err wn_buf_append(wn_buf *buf, const void *data, size_t len) {
+  if (len > buf->cap || buf->len > buf->cap - len)
+    return WN_ETOOBIG;
+  size_t need = buf->len + len + 1;
+  if (need > buf->alloc) {
+    size_t next = buf->alloc ? buf->alloc : 256;
+    while (next < need)
+      next = next > SIZE_MAX / 2 ? need : next * 2;
+    char *grown = realloc(buf->data, next);
+    if (!grown)
+      return WN_ENOMEM;
+    buf->data = grown;
+    buf->alloc = next;
+  }
+  if (len)
+    memcpy(buf->data + buf->len, data, len);
+  buf->len += len;
+  buf->data[buf->len] = '\0';
+  return WN_OK;
+}
+
+wn_err wn_buf_append_str(wn_buf *buf, const char *s) { return wn_buf_append(buf, s, strlen(s)); }
+
+wn_err wn_buf_append_char(wn_buf *buf, char c) { return wn_buf_append(buf, &c, 1); }
+
+wn_err wn_buf_printf(wn_buf *buf, const char *fmt, ...) {
+  char small[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    return WN_EINVAL;
+  if ((size_t)n < sizeof small)
+    return wn_buf_append(buf, small, (size_t)n);
+  char *big = malloc((size_t)n + 1);
+  if (!big)
+    return WN_ENOMEM;
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  wn_err err = wn_buf_append(buf, big, (size_t)n);
+  free(big);
+  return err;
+}
+
+char *wn_buf_take(wn_buf *buf, size_t *len) {
+  char *data = buf->data;
+  if (len)
+    *len = buf->len;
+  if (!data) {
+    data = malloc(1);
+    if (data)
+      data[0] = '\0';
+  }
+  buf->data = NULL;
+  buf->len = buf->alloc = 0;
+  return data;
+}
+
+wn_err wn_file_read(const char *path, size_t max_bytes, char **out, size_t *out_len,
+                    wn_diag *diag) {
+  wn_err err = WN_OK;
+  FILE *f = NULL;
+  wn_buf buf;
+  wn_buf_init(&buf, max_bytes);
+  *out = NULL;
+  *out_len = 0;
+  int is_stdin = strcmp(path, "-") == 0;
+  f = is_stdin ? stdin : fopen(path, "rb");
+  if (!f) {
+    err = wn_diag_set(diag, errno == ENOENT ? WN_ENOTFOUND : WN_EIO, "cannot open %s: %s", path,
+                      strerror(errno));
+    goto out;
+  }
+  char chunk[65536];
+  for (;;) {
+    size_t n = fread(chunk, 1, sizeof chunk, f);
+    if (n > 0) {
+      err = wn_buf_append(&buf, chunk, n);
+      if (err == WN_ETOOBIG) {
+        wn_diag_set(diag, err, "%s is larger than the cap of %zu bytes", path, max_bytes);
+        goto out;
+      }
+      if (err)
+        goto out;
+    }
+    if (n < sizeof chunk) {
+      if (ferror(f)) {
+        err = wn_diag_set(diag, WN_EIO, "cannot read %s: %s", path, strerror(errno));
+        goto out;
+      }
+      break;
+    }
+  }
+  *out = wn_buf_take(&buf, out_len);
+  if (!*out)
+    err = WN_ENOMEM;
+out:
+  if (f && !is_stdin)
+    fclose(f);
+  wn_buf_free(&buf);
+  return err;
+}
+
+uint64_t wn_hash_bytes(uint64_t seed, const void *data, size_t len) {
+  const unsigned char *p = data;
+  uint64_t h = seed;
+  for (size_t i = 0; i < len; i++) {
+    h ^= p[i];
+    h *= UINT64_C(0x100000001b3);
+  }
+  return h;
+}

@@ -1,0 +1,118 @@
+/*
+ * util: the small shared pieces every module uses: one error enum with its
+ * messages, a diagnostic buffer for detail, a bounded arena, a bounded
+ * growable byte buffer, and hashing.
+ *
+ * Nothing here knows about pages, sites or templates.
+ */
+#ifndef WN_UTIL_H
+#define WN_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One list generates the enum and its messages (libuv's X-macro habit).
+ * Codes are only ever appended: scripts and records may rely on them. */
+#define WN_ERROR_LIST(X)                                                     \
+  X(WN_OK, "success")                                                        \
+  X(WN_ENOMEM, "out of memory")                                              \
+  X(WN_EINVAL, "invalid argument")                                           \
+  X(WN_EIO, "input/output error")                                            \
+  X(WN_ETOOBIG, "input is larger than the byte cap")                         \
+  X(WN_ETOOMANY, "page has more nodes than the node cap")                    \
+  X(WN_ETOODEEP, "page is nested deeper than the depth cap")                 \
+  X(WN_EPARSE, "page could not be parsed")                                   \
+  X(WN_ECHARSET, "character set could not be decoded")                       \
+  X(WN_ENOTFOUND, "not found")                                               \
+  X(WN_ECORRUPT, "record is truncated or corrupt")                           \
+  X(WN_EVERSION, "record format version is not supported")                   \
+  X(WN_ESTORE, "store error")                                                \
+  X(WN_EEMPTY, "page has no content")                                        \
+  X(WN_ENOTEMPLATE, "site has no template")                                  \
+  X(WN_ENOSPACE, "store is full")                                            \
+  X(WN_EBUSY, "resource is busy")
+
+typedef enum wn_err {
+#define WN_ERROR_ENUM(code, msg) code,
+  WN_ERROR_LIST(WN_ERROR_ENUM)
+#undef WN_ERROR_ENUM
+  WN_ERR_COUNT
+} wn_err;
+
+/* Message for an error code; never NULL. */
+const char *wn_strerror(wn_err err);
+
+/* Symbolic name of an error code ("WN_ENOMEM"); never NULL. */
+const char *wn_strerror_name(wn_err err);
+
+/* Detail of the last failure, curl-style: the first message wins until
+ * wn_diag_clear(), so the innermost (most specific) cause is kept.
+ * Every function that takes a wn_diag * accepts NULL. */
+typedef struct wn_diag {
+  char msg[512];
+} wn_diag;
+
+void wn_diag_clear(wn_diag *diag);
+/* Sets the message if none is set yet; returns err so callers can
+ * `return wn_diag_set(d, WN_EINVAL, "...")`. */
+wn_err wn_diag_set(wn_diag *diag, wn_err err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The message, or wn_strerror(err) when no detail was recorded. */
+const char *wn_diag_message(const wn_diag *diag, wn_err err);
+
+/* ---- arena ------------------------------------------------------------ */
+
+/* A bump allocator with a byte cap: everything a parsed page needs comes
+ * from one arena and goes with it in one free (lexbor's habit). */
+typedef struct wn_arena wn_arena;
+
+/* cap_bytes bounds the total the arena may hand out; 0 means no cap. */
+wn_arena *wn_arena_create(size_t cap_bytes);
+void wn_arena_destroy(wn_arena *arena);
+/* 16-byte aligned, uninitialised; NULL when out of memory or past the cap. */
+void *wn_arena_alloc(wn_arena *arena, size_t size);
+/* Zeroed. */
+void *wn_arena_calloc(wn_arena *arena, size_t count, size_t size);
+/* NUL-terminated copy of len bytes. */
+char *wn_arena_strndup(wn_arena *arena, const char *s, size_t len);
+/* Bytes handed out so far (a page's memory cost). */
+size_t wn_arena_used(const wn_arena *arena);
+
+/* ---- bounded buffer ---------------------------------------------------- */
+
+/* A growable byte buffer with a cap (curl's dynbuf): appends past the cap
+ * fail with WN_ETOOBIG and leave the buffer as it was. Always
+ * NUL-terminated when len > 0. */
+typedef struct wn_buf {
+  char *data;
+  size_t len;
+  size_t alloc;
+  size_t cap;
+} wn_buf;
+
+void wn_buf_init(wn_buf *buf, size_t cap);
+void wn_buf_free(wn_buf *buf);
+void wn_buf_reset(wn_buf *buf);
+wn_err wn_buf_append(wn_buf *buf, const void *data, size_t len);
+wn_err wn_buf_append_str(wn_buf *buf, const char *s);
+wn_err wn_buf_append_char(wn_buf *buf, char c);
+wn_err wn_buf_printf(wn_buf *buf, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Hands the bytes to the caller (free() them); the buffer is empty after. */
+char *wn_buf_take(wn_buf *buf, size_t *len);
+
+/* ---- files -------------------------------------------------------------- */
+
+/* Reads a whole file (or stdin for "-") up to max_bytes. Past the cap:
+ * WN_ETOOBIG. *out is malloc'd and NUL-terminated; free() it. */
+wn_err wn_file_read(const char *path, size_t max_bytes, char **out,
+                    size_t *out_len, wn_diag *diag);
+
+/* ---- hashing ------------------------------------------------------------ */
+
+/* 64-bit FNV-1a, continued from seed (use WN_HASH_SEED to start). */
+#define WN_HASH_SEED UINT64_C(0xcbf29ce484222325)
+uint64_t wn_hash_bytes(uint64_t seed, const void *data, size_t len);
+
+#endif /* WN_UTIL_H */
