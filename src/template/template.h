@@ -64,21 +64,43 @@ wn_err wn_template_encode(const wn_template *tpl, wn_buf *out, wn_diag *diag);
 wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_diag *diag);
 
 /*
- * The equal top-down mapping (ETDM) of a page onto the template: roots are
+ * The equal top-down mapping (ETDM, site-level paper Sec. 2.2): roots are
  * paired if equal; two nodes are paired only if their parents are paired
  * and their signatures are equal. Repeated siblings are paired in order by
  * a longest common subsequence of the two child lists (greedy in-order
- * pairing past WN_TEMPLATE_LCS_CELLS, to bound the work).
- * map[i] receives the template node paired with page node i, or
- * WN_DOM_NONE. Returns the number of paired nodes.
+ * pairing past WN_TEMPLATE_LCS_CELLS, to bound the work). The walk uses an
+ * explicit work list, never recursion.
+ *
+ * A view lets one mapping serve both kinds of tree (page, template).
  */
 #define WN_TEMPLATE_LCS_CELLS 65536u
-uint32_t wn_template_match(const wn_template *tpl, const wn_dom_page *page, uint32_t *map);
+
+typedef struct wn_etdm_view {
+  const void *tree;
+  uint32_t count;
+  uint32_t (*sig)(const void *tree, uint32_t i);
+  uint32_t (*first_child)(const void *tree, uint32_t i);
+  uint32_t (*next_sibling)(const void *tree, uint32_t i);
+  uint32_t (*n_children)(const void *tree, uint32_t i);
+} wn_etdm_view;
+
+wn_etdm_view wn_etdm_view_of_page(const wn_dom_page *page);
+wn_etdm_view wn_etdm_view_of_template(const wn_template *tpl);
+
+/* map[i] (a->count entries) receives the node of b paired with node i of
+ * a, or WN_DOM_NONE; *pairs the number of pairs. */
+wn_err wn_etdm_map(const wn_etdm_view *a, const wn_etdm_view *b, uint32_t *map,
+                   uint32_t *pairs);
+
+/* The mapping of a page onto its site's template: map has one entry per
+ * page node. */
+wn_err wn_template_match(const wn_template *tpl, const wn_dom_page *page, uint32_t *map,
+                         uint32_t *pairs);
 
 /* The sibling pairing the mapping uses, exposed for learn and the tests:
  * pairs a[i] with b[pair[i]] (or WN_DOM_NONE), in order, maximising the
  * number of pairs of equal values. scratch needs (na + 1) * (nb + 1)
- * uint16_t cells when na * nb <= WN_TEMPLATE_LCS_CELLS, else may be NULL. */
+ * uint16_t cells; with NULL, a greedy in-order pairing is used. */
 uint32_t wn_template_align(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb,
                            uint32_t *pair, uint16_t *scratch);
 

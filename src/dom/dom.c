@@ -1,0 +1,525 @@
+/*
+ * dom/dom.c: libxml2's HTML parser (recovering from broken markup) into the
+ * compact tree of dom.h. The libxml2 tree is walked with its own parent and
+ * sibling links, never by recursion, so a page cannot choose our stack
+ * depth; an explicit stack bounded by max_depth holds the open elements.
+ */
+#include "dom/dom.h"
+
+#include <libxml/HTMLparser.h>
+#include <libxml/tree.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct wn_dom_page {
+  wn_arena *arena;
+  wn_dom_node *nodes;
+  uint32_t count;
+  uint32_t body;
+  size_t input_bytes;
+  char charset[48];
+  wn_charset_source charset_source;
+  xmlDocPtr doc; /* kept only with keep_xml */
+};
+
+typedef struct wn_tag_entry {
+  const char *name;
+  uint8_t tag;
+  uint8_t block;
+} wn_tag_entry;
+
+/* Block-level elements break a line in text output (HTML's flow content
+ * that starts a new line when rendered). Sorted by name for bsearch. */
+static const wn_tag_entry wn_tags[] = {
+    {"a", WN_TAG_A, 0},          {"address", WN_TAG_OTHER, 1},
+    {"article", WN_TAG_ARTICLE, 1}, {"aside", WN_TAG_ASIDE, 1},
+    {"b", WN_TAG_B, 0},          {"blockquote", WN_TAG_BLOCKQUOTE, 1},
+    {"body", WN_TAG_BODY, 1},    {"br", WN_TAG_BR, 1},
+    {"button", WN_TAG_BUTTON, 0}, {"caption", WN_TAG_OTHER, 1},
+    {"center", WN_TAG_CENTER, 1}, {"dd", WN_TAG_DD, 1},
+    {"details", WN_TAG_OTHER, 1}, {"dir", WN_TAG_OTHER, 1},
+    {"div", WN_TAG_DIV, 1},      {"dl", WN_TAG_DL, 1},
+    {"dt", WN_TAG_DT, 1},        {"em", WN_TAG_EM, 0},
+    {"fieldset", WN_TAG_OTHER, 1}, {"figcaption", WN_TAG_FIGCAPTION, 1},
+    {"figure", WN_TAG_FIGURE, 1}, {"font", WN_TAG_FONT, 0},
+    {"footer", WN_TAG_FOOTER, 1}, {"form", WN_TAG_FORM, 1},
+    {"frame", WN_TAG_OTHER, 1},  {"frameset", WN_TAG_OTHER, 1},
+    {"h1", WN_TAG_H1, 1},        {"h2", WN_TAG_H2, 1},
+    {"h3", WN_TAG_H3, 1},        {"h4", WN_TAG_H4, 1},
+    {"h5", WN_TAG_H5, 1},        {"h6", WN_TAG_H6, 1},
+    {"header", WN_TAG_HEADER, 1}, {"hr", WN_TAG_HR, 1},
+    {"html", WN_TAG_HTML, 1},    {"i", WN_TAG_I, 0},
+    {"img", WN_TAG_IMG, 0},      {"input", WN_TAG_INPUT, 0},
+    {"label", WN_TAG_LABEL, 0},  {"legend", WN_TAG_OTHER, 1},
+    {"li", WN_TAG_LI, 1},        {"main", WN_TAG_MAIN, 1},
+    {"menu", WN_TAG_OTHER, 1},   {"nav", WN_TAG_NAV, 1},
+    {"ol", WN_TAG_OL, 1},        {"option", WN_TAG_OPTION, 1},
+    {"p", WN_TAG_P, 1},          {"pre", WN_TAG_PRE, 1},
+    {"section", WN_TAG_SECTION, 1}, {"select", WN_TAG_SELECT, 1},
+    {"span", WN_TAG_SPAN, 0},    {"strong", WN_TAG_STRONG, 0},
+    {"summary", WN_TAG_OTHER, 1}, {"table", WN_TAG_TABLE, 1},
+    {"tbody", WN_TAG_TBODY, 1},  {"td", WN_TAG_TD, 1},
+    {"textarea", WN_TAG_TEXTAREA, 1}, {"tfoot", WN_TAG_TFOOT, 1},
+    {"th", WN_TAG_TH, 1},        {"thead", WN_TAG_THEAD, 1},
+    {"tr", WN_TAG_TR, 1},        {"ul", WN_TAG_UL, 1},
+};
+
+/* Not content: their subtrees are left out of the tree. */
+static const char *const wn_skipped[] = {
+    "canvas", "embed", "head",  "iframe", "math", "noembed", "noframes", "noscript",
+    "object", "script", "style", "svg",   "template", "title",
+};
+
+static int wn_tag_cmp(const void *key, const void *entry) {
+  return strcmp((const char *)key, ((const wn_tag_entry *)entry)->name);
+}
+
+static const wn_tag_entry *wn_tag_lookup(const char *name) {
+  return bsearch(name, wn_tags, sizeof wn_tags / sizeof wn_tags[0], sizeof wn_tags[0],
+                 wn_tag_cmp);
+}
+
+static int wn_is_skipped(const char *name) {
+  for (size_t i = 0; i < sizeof wn_skipped / sizeof wn_skipped[0]; i++)
+    if (strcmp(name, wn_skipped[i]) == 0)
+      return 1;
+  return 0;
+}
+
+static int wn_is_space(const unsigned char *p, size_t left, size_t *width) {
+  if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v') {
+    *width = 1;
+    return 1;
+  }
+  if (left >= 2 && p[0] == 0xC2 && p[1] == 0xA0) { /* U+00A0 no-break space */
+    *width = 2;
+    return 1;
+  }
+  *width = 1;
+  return 0;
+}
+
+/* Collapses runs of white space to one space and trims both ends. Returns
+ * NULL for white-space-only text (not a node of ours). */
+static char *wn_collapse(wn_arena *arena, const char *text, uint32_t *out_len, int *oom) {
+  size_t len = strlen(text);
+  const unsigned char *p = (const unsigned char *)text;
+  size_t i = 0, width = 1, n = 0;
+  while (i < len && wn_is_space(p + i, len - i, &width))
+    i += width;
+  if (i == len)
+    return NULL;
+  if (len - i > UINT32_MAX - 1) {
+    *oom = 1;
+    return NULL;
+  }
+  char *out = wn_arena_alloc(arena, len - i + 1);
+  if (!out) {
+    *oom = 1;
+    return NULL;
+  }
+  int pending_space = 0;
+  while (i < len) {
+    if (wn_is_space(p + i, len - i, &width)) {
+      pending_space = 1;
+      i += width;
+      continue;
+    }
+    if (pending_space) {
+      out[n++] = ' ';
+      pending_space = 0;
+    }
+    out[n++] = (char)p[i++];
+  }
+  out[n] = '\0';
+  *out_len = (uint32_t)n;
+  return out;
+}
+
+/* Hash of a string with runs of digits folded to one '0': article ids,
+ * dates and counters in ids, classes and text vary between pages built
+ * from one template. */
+static uint64_t wn_hash_shape(uint64_t h, const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    unsigned char c = *p++;
+    if (c >= '0' && c <= '9') {
+      while (*p >= '0' && *p <= '9')
+        p++;
+      c = '0';
+    }
+    h ^= c;
+    h *= UINT64_C(0x100000001b3);
+  }
+  return h;
+}
+
+/* An id that looks like a URL or a path (generated per page) counts only by
+ * its shape. */
+static int wn_is_url_like(const char *s) {
+  return strstr(s, "://") != NULL || strchr(s, '/') != NULL || strchr(s, '?') != NULL;
+}
+
+static uint64_t wn_element_sig(const char *name, const char *id, const char *cls) {
+  uint64_t h = wn_hash_bytes(WN_HASH_SEED, "<", 1);
+  h = wn_hash_bytes(h, name, strlen(name));
+  h = wn_hash_bytes(h, "#", 1);
+  if (id)
+    h = wn_is_url_like(id) ? wn_hash_bytes(h, "url", 3) : wn_hash_shape(h, id);
+  h = wn_hash_bytes(h, ".", 1);
+  if (cls)
+    h = wn_hash_shape(h, cls);
+  return h;
+}
+
+static uint64_t wn_text_sig(const char *text) {
+  return wn_hash_shape(wn_hash_bytes(WN_HASH_SEED, "\"", 1), text);
+}
+
+static char *wn_lower_name(wn_arena *arena, const char *name) {
+  size_t len = strlen(name);
+  if (len > 64)
+    len = 64; /* names are bounded like everything else */
+  char *out = wn_arena_strndup(arena, name, len);
+  if (!out)
+    return NULL;
+  for (size_t i = 0; i < len; i++)
+    if (out[i] >= 'A' && out[i] <= 'Z')
+      out[i] = (char)(out[i] - 'A' + 'a');
+  return out;
+}
+
+static const char *wn_attr(wn_arena *arena, xmlNodePtr node, const char *attr, int *oom) {
+  xmlChar *value = xmlGetNoNsProp(node, (const xmlChar *)attr);
+  if (!value)
+    return NULL;
+  size_t len = strlen((const char *)value);
+  if (len > 512)
+    len = 512; /* a signature needs no more */
+  char *copy = wn_arena_strndup(arena, (const char *)value, len);
+  xmlFree(value);
+  if (!copy)
+    *oom = 1;
+  return copy;
+}
+
+typedef struct wn_builder {
+  wn_dom_page *page;
+  uint32_t cap;
+  uint32_t max_nodes;
+} wn_builder;
+
+static wn_dom_node *wn_add_node(wn_builder *b, uint32_t parent, uint32_t *prev_sibling,
+                                uint16_t depth, wn_err *err) {
+  wn_dom_page *page = b->page;
+  if (page->count >= b->max_nodes) {
+    *err = WN_ETOOMANY;
+    return NULL;
+  }
+  if (page->count == b->cap) {
+    uint32_t next = b->cap ? (b->cap > b->max_nodes / 2 ? b->max_nodes : b->cap * 2) : 1024;
+    wn_dom_node *grown = wn_arena_alloc(page->arena, (size_t)next * sizeof *grown);
+    if (!grown) {
+      *err = WN_ENOMEM;
+      return NULL;
+    }
+    if (page->count)
+      memcpy(grown, page->nodes, (size_t)page->count * sizeof *grown);
+    page->nodes = grown;
+    b->cap = next;
+  }
+  uint32_t index = page->count++;
+  wn_dom_node *node = &page->nodes[index];
+  memset(node, 0, sizeof *node);
+  node->parent = parent;
+  node->first_child = WN_DOM_NONE;
+  node->next_sibling = WN_DOM_NONE;
+  node->depth = depth;
+  if (parent != WN_DOM_NONE) {
+    wn_dom_node *p = &page->nodes[parent];
+    if (*prev_sibling == WN_DOM_NONE)
+      p->first_child = index;
+    else
+      page->nodes[*prev_sibling].next_sibling = index;
+    p->n_children++;
+  }
+  *prev_sibling = index;
+  return node;
+}
+
+typedef struct wn_frame {
+  uint32_t index;      /* compact node of this open element */
+  uint32_t last_child; /* its last compact child so far */
+  uint8_t in_link;
+} wn_frame;
+
+static wn_err wn_build(wn_builder *b, xmlNodePtr root, uint32_t max_depth, int keep_xml,
+                       wn_diag *diag) {
+  wn_dom_page *page = b->page;
+  wn_err err = WN_OK;
+  int oom = 0;
+  wn_frame *stack = wn_arena_alloc(page->arena, ((size_t)max_depth + 2) * sizeof *stack);
+  if (!stack)
+    return WN_ENOMEM;
+  uint32_t top = 0; /* number of open frames */
+  uint32_t root_sibling = WN_DOM_NONE;
+
+  xmlNodePtr cur = root;
+  while (cur) {
+    int descend = 0;
+    const char *raw = (const char *)cur->name;
+    if (cur->type == XML_ELEMENT_NODE && raw) {
+      char *name = wn_lower_name(page->arena, raw);
+      if (!name)
+        return WN_ENOMEM;
+      if (!wn_is_skipped(name)) {
+        if (top > max_depth)
+          return wn_diag_set(diag, WN_ETOODEEP, "page nests elements deeper than the cap of %u",
+                             max_depth);
+        uint32_t parent = top ? stack[top - 1].index : WN_DOM_NONE;
+        uint32_t *prev = top ? &stack[top - 1].last_child : &root_sibling;
+        wn_dom_node *node = wn_add_node(b, parent, prev, (uint16_t)top, &err);
+        if (!node)
+          goto fail;
+        const wn_tag_entry *entry = wn_tag_lookup(name);
+        node->tag = entry ? entry->tag : WN_TAG_OTHER;
+        node->flags = entry && entry->block ? WN_DOM_BLOCK : 0;
+        node->name = entry ? entry->name : name;
+        node->id = wn_attr(page->arena, cur, "id", &oom);
+        node->cls = wn_attr(page->arena, cur, "class", &oom);
+        if (oom)
+          return WN_ENOMEM;
+        node->sig = wn_element_sig(node->name, node->id, node->cls);
+        node->xml = keep_xml ? cur : NULL;
+        uint8_t in_link = top ? stack[top - 1].in_link : 0;
+        if (node->tag == WN_TAG_A && xmlHasProp(cur, (const xmlChar *)"href"))
+          in_link = 1;
+        if (cur->children) {
+          stack[top].index = page->count - 1;
+          stack[top].last_child = WN_DOM_NONE;
+          stack[top].in_link = in_link;
+          top++;
+          descend = 1;
+        }
+      }
+    } else if ((cur->type == XML_TEXT_NODE || cur->type == XML_CDATA_SECTION_NODE) &&
+               cur->content && top > 0) {
+      uint32_t len = 0;
+      char *text = wn_collapse(page->arena, (const char *)cur->content, &len, &oom);
+      if (oom)
+        return WN_ENOMEM;
+      if (text) {
+        if (top > max_depth)
+          return wn_diag_set(diag, WN_ETOODEEP, "page nests elements deeper than the cap of %u",
+                             max_depth);
+        wn_dom_node *node =
+            wn_add_node(b, stack[top - 1].index, &stack[top - 1].last_child, (uint16_t)top, &err);
+        if (!node)
+          goto fail;
+        node->tag = WN_TAG_TEXT;
+        node->name = "#text";
+        node->text = text;
+        node->own_text_len = len;
+        node->flags = stack[top - 1].in_link ? WN_DOM_IN_LINK : 0;
+        node->sig = wn_text_sig(text);
+        node->xml = keep_xml ? cur : NULL;
+      }
+    }
+    if (descend) {
+      cur = cur->children;
+      continue;
+    }
+    /* Next in document order: a sibling, or climb until one has a sibling.
+     * Every element we climb out of was pushed iff it had children. */
+    while (cur && cur != root && !cur->next) {
+      cur = cur->parent;
+      if (top > 0)
+        top--;
+    }
+    if (!cur || cur == root)
+      break;
+    cur = cur->next;
+  }
+  return WN_OK;
+fail:
+  if (err == WN_ETOOMANY)
+    return wn_diag_set(diag, err, "page has more than the cap of %u nodes", b->max_nodes);
+  return err;
+}
+
+/* Subtree ends, depth-free text sums: one backward pass over the pre-order
+ * array adds each node's counts to its parent. */
+static void wn_finish(wn_dom_page *page) {
+  wn_dom_node *nodes = page->nodes;
+  for (uint32_t i = 0; i < page->count; i++) {
+    nodes[i].end = i + 1;
+    if (nodes[i].tag == WN_TAG_TEXT) {
+      nodes[i].text_len = nodes[i].own_text_len;
+      nodes[i].link_text_len = (nodes[i].flags & WN_DOM_IN_LINK) ? nodes[i].own_text_len : 0;
+    }
+  }
+  for (uint32_t i = page->count; i-- > 0;) {
+    uint32_t p = nodes[i].parent;
+    if (p == WN_DOM_NONE)
+      continue;
+    if (nodes[i].end > nodes[p].end)
+      nodes[p].end = nodes[i].end;
+    nodes[p].text_len += nodes[i].text_len;
+    nodes[p].link_text_len += nodes[i].link_text_len;
+  }
+  page->body = WN_DOM_NONE;
+  for (uint32_t i = 0; i < page->count; i++)
+    if (nodes[i].tag == WN_TAG_BODY) {
+      page->body = i;
+      break;
+    }
+}
+
+/* The tree of an empty (or element-less) page: <html><body>. */
+static wn_err wn_build_empty(wn_builder *b) {
+  wn_err err = WN_OK;
+  uint32_t none = WN_DOM_NONE, child = WN_DOM_NONE;
+  wn_dom_node *html = wn_add_node(b, WN_DOM_NONE, &none, 0, &err);
+  if (!html)
+    return err;
+  html->tag = WN_TAG_HTML;
+  html->flags = WN_DOM_BLOCK;
+  html->name = "html";
+  html->sig = wn_element_sig("html", NULL, NULL);
+  wn_dom_node *body = wn_add_node(b, 0, &child, 1, &err);
+  if (!body)
+    return err;
+  body->tag = WN_TAG_BODY;
+  body->flags = WN_DOM_BLOCK;
+  body->name = "body";
+  body->sig = wn_element_sig("body", NULL, NULL);
+  return WN_OK;
+}
+
+wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
+                    wn_dom_page **out, wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_dom_page *page = NULL;
+  wn_dom_decoded decoded = {0};
+  xmlDocPtr doc = NULL;
+  *out = NULL;
+
+  size_t max_bytes = opts && opts->max_bytes ? opts->max_bytes : WN_DOM_DEFAULT_MAX_BYTES;
+  uint32_t max_nodes = opts && opts->max_nodes ? opts->max_nodes : WN_DOM_DEFAULT_MAX_NODES;
+  uint32_t max_depth = opts && opts->max_depth ? opts->max_depth : WN_DOM_DEFAULT_MAX_DEPTH;
+  int keep_xml = opts ? opts->keep_xml : 0;
+  if (!bytes && len)
+    return wn_diag_set(diag, WN_EINVAL, "page: no bytes");
+  if (len > max_bytes)
+    return wn_diag_set(diag, WN_ETOOBIG, "page is %zu bytes, past the cap of %zu", len,
+                       max_bytes);
+  if (len > INT32_MAX)
+    return wn_diag_set(diag, WN_ETOOBIG, "page is too large for the HTML parser");
+
+  page = calloc(1, sizeof *page);
+  if (!page)
+    return WN_ENOMEM;
+  /* The arena's cap bounds a page's memory: the tree is at most a small
+   * multiple of the decoded text plus a per-node cost. */
+  page->arena = wn_arena_create(0);
+  if (!page->arena) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  page->input_bytes = len;
+
+  err = wn_dom_decode(bytes ? bytes : "", len, opts ? opts->transport_charset : NULL,
+                      max_bytes, &decoded, diag);
+  if (err)
+    goto out;
+  snprintf(page->charset, sizeof page->charset, "%s", decoded.charset);
+  page->charset_source = decoded.source;
+
+  wn_builder builder = {.page = page, .cap = 0, .max_nodes = max_nodes};
+  if (decoded.len > 0) {
+    /* The bytes are UTF-8 now: IGNORE_ENC keeps libxml2 from switching
+     * encodings again on a <meta charset>. */
+    doc = htmlReadMemory(decoded.utf8, (int)decoded.len, NULL, "UTF-8",
+                         HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+                             HTML_PARSE_NONET | HTML_PARSE_IGNORE_ENC | HTML_PARSE_COMPACT);
+  }
+  xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+  if (root) {
+    err = wn_build(&builder, root, max_depth, keep_xml, diag);
+    if (err)
+      goto out;
+  }
+  if (page->count == 0) {
+    err = wn_build_empty(&builder);
+    if (err)
+      goto out;
+  }
+  wn_finish(page);
+  if (keep_xml && doc) {
+    page->doc = doc;
+    doc = NULL;
+  }
+  *out = page;
+  page = NULL;
+out:
+  if (doc)
+    xmlFreeDoc(doc);
+  wn_dom_decoded_free(&decoded);
+  wn_dom_free(page);
+  if (err == WN_ENOMEM)
+    wn_diag_set(diag, err, "page: out of memory while building the tree");
+  return err;
+}
+
+void wn_dom_free(wn_dom_page *page) {
+  if (!page)
+    return;
+  if (page->doc)
+    xmlFreeDoc(page->doc);
+  wn_arena_destroy(page->arena);
+  free(page);
+}
+
+const wn_dom_node *wn_dom_nodes(const wn_dom_page *page, uint32_t *count) {
+  if (count)
+    *count = page->count;
+  return page->nodes;
+}
+
+uint32_t wn_dom_body(const wn_dom_page *page) { return page->body; }
+const char *wn_dom_charset(const wn_dom_page *page) { return page->charset; }
+wn_charset_source wn_dom_charset_source(const wn_dom_page *page) { return page->charset_source; }
+size_t wn_dom_input_bytes(const wn_dom_page *page) { return page->input_bytes; }
+size_t wn_dom_memory(const wn_dom_page *page) { return wn_arena_used(page->arena); }
+void *wn_dom_xml_doc(const wn_dom_page *page) { return page->doc; }
+
+wn_err wn_dom_node_path(const wn_dom_page *page, uint32_t i, wn_buf *out) {
+  if (i >= page->count)
+    return WN_EINVAL;
+  /* Collect the ancestors, then print top-down. */
+  uint32_t n = (uint32_t)page->nodes[i].depth + 1;
+  uint32_t *chain = malloc((size_t)n * sizeof *chain);
+  if (!chain)
+    return WN_ENOMEM;
+  n = 0;
+  for (uint32_t k = i; k != WN_DOM_NONE && n <= page->nodes[i].depth; k = page->nodes[k].parent)
+    chain[n++] = k;
+  wn_err err = WN_OK;
+  while (n-- > 0) {
+    const wn_dom_node *node = &page->nodes[chain[n]];
+    uint32_t position = 1;
+    if (node->parent != WN_DOM_NONE) {
+      for (uint32_t s = page->nodes[node->parent].first_child; s != chain[n];
+           s = page->nodes[s].next_sibling)
+        if (page->nodes[s].tag == node->tag && strcmp(page->nodes[s].name, node->name) == 0)
+          position++;
+    }
+    err = node->tag == WN_TAG_TEXT ? wn_buf_printf(out, "/text()[%u]", position)
+                                   : wn_buf_printf(out, "/%s[%u]", node->name, position);
+    if (err)
+      break;
+  }
+  free(chain);
+  return err;
+}

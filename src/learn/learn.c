@@ -1,0 +1,96 @@
+/*
+ * learn/learn.c: occurrence counts (Algorithm 1 of the site-level paper)
+ * and the site template built from them.
+ */
+#include "learn/learn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+wn_err wn_learn_occurrences(const wn_dom_page *key, const wn_dom_page *const *others,
+                            size_t n_others, uint32_t *occurrences, wn_diag *diag) {
+  wn_err err = WN_OK;
+  uint32_t count = 0;
+  wn_dom_nodes(key, &count);
+  uint32_t *map = malloc((size_t)count * sizeof *map);
+  if (!map)
+    return wn_diag_set(diag, WN_ENOMEM, "learn: out of memory for %u nodes", count);
+  memset(occurrences, 0, (size_t)count * sizeof *occurrences);
+  wn_etdm_view kv = wn_etdm_view_of_page(key);
+  /* Algorithm 1: for each page of the n-SET, map it top-down against the
+   * key page; every key node paired with a node of that page occurs once
+   * more. */
+  for (size_t p = 0; p < n_others; p++) {
+    wn_etdm_view ov = wn_etdm_view_of_page(others[p]);
+    uint32_t pairs = 0;
+    err = wn_etdm_map(&kv, &ov, map, &pairs);
+    if (err) {
+      wn_diag_set(diag, err, "learn: mapping page %zu failed", p + 1);
+      goto out;
+    }
+    for (uint32_t i = 0; i < count; i++)
+      if (map[i] != WN_DOM_NONE)
+        occurrences[i]++;
+  }
+out:
+  free(map);
+  return err;
+}
+
+wn_err wn_learn_template(const wn_dom_page *const *pages, size_t n_pages,
+                         const wn_learn_options *opts, wn_template **out, wn_diag *diag) {
+  wn_err err = WN_OK;
+  uint32_t *occ = NULL, *keep = NULL;
+  wn_template_node *tnodes = NULL;
+  *out = NULL;
+  if (n_pages < 2 || n_pages > WN_LEARN_MAX_PAGES)
+    return wn_diag_set(diag, WN_EINVAL, "learn: need 2 to %u pages, got %zu", WN_LEARN_MAX_PAGES,
+                       n_pages);
+  uint32_t min_count = opts && opts->min_count ? opts->min_count : 2;
+  if (min_count > n_pages)
+    return wn_diag_set(diag, WN_EINVAL, "learn: min count %u is more than the %zu pages",
+                       min_count, n_pages);
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(pages[0], &count);
+  occ = malloc((size_t)count * sizeof *occ);
+  keep = malloc((size_t)count * sizeof *keep);
+  tnodes = calloc(count, sizeof *tnodes);
+  if (!occ || !keep || !tnodes) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory for %u nodes", count);
+    goto out;
+  }
+  err = wn_learn_occurrences(pages[0], pages + 1, n_pages - 1, occ, diag);
+  if (err)
+    goto out;
+  /* The template keeps the key page's nodes that recur, with their count
+   * of pages (the key page itself plus its occurrences). A node below
+   * min_count is page-specific; by the top-down property its whole subtree
+   * is too (Theorem 1), so the kept nodes form a tree. */
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    keep[i] = WN_DOM_NONE;
+    uint32_t pages_with = occ[i] + 1;
+    if (pages_with < min_count)
+      continue;
+    uint32_t parent = nodes[i].parent;
+    if (parent != WN_DOM_NONE && keep[parent] == WN_DOM_NONE)
+      continue;
+    keep[i] = n;
+    tnodes[n].sig = wn_template_fold(nodes[i].sig);
+    tnodes[n].parent = parent == WN_DOM_NONE ? WN_DOM_NONE : keep[parent];
+    tnodes[n].count = (uint8_t)(pages_with > 255 ? 255 : pages_with);
+    tnodes[n].is_text = nodes[i].tag == WN_TAG_TEXT;
+    n++;
+  }
+  if (n == 0) {
+    err = wn_diag_set(diag, WN_EINVAL,
+                      "learn: the pages share no structure (their roots differ); are they of one site?");
+    goto out;
+  }
+  err = wn_template_from_nodes(tnodes, n, (uint32_t)n_pages, min_count, out, diag);
+out:
+  free(occ);
+  free(keep);
+  free(tnodes);
+  return err;
+}
