@@ -221,10 +221,22 @@ static wn_err wn_select_cues(const wn_dom_node *nodes, uint32_t count, const wn_
       continue;
     reduced[kept++] = r;
   }
-  for (uint32_t k = 0; k < kept; k++)
-    for (uint32_t i = reduced[k]; i < nodes[reduced[k]].end; i++)
-      if (nodes[i].tag == WN_TAG_TEXT)
-        res->keep[i] = 1;
+  /* Inside the kept subtrees, a block that is mostly link text is a list
+   * of links to other pages (related stories, tags); its text is left out.
+   * Inline links inside prose are kept: only blocks are judged. */
+  for (uint32_t k = 0; k < kept; k++) {
+    uint32_t i = reduced[k];
+    while (i < nodes[reduced[k]].end) {
+      if (nodes[i].tag == WN_TAG_TEXT) {
+        res->keep[i] = l->cand[i];
+      } else if ((nodes[i].flags & WN_DOM_BLOCK) &&
+                 nodes[i].link_text_len > WN_CUE_MAX_LINK_DENSITY * nodes[i].text_len) {
+        i = nodes[i].end;
+        continue;
+      }
+      i++;
+    }
+  }
   res->selected = malloc(((size_t)kept + 1) * sizeof *res->selected);
   if (!res->selected) {
     err = WN_ENOMEM;

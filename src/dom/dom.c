@@ -450,7 +450,9 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
     if (err)
       goto out;
   }
-  if (page->count == 0) {
+  if (page->count <= 1) {
+    /* Nothing but a bare root: give it the <html><body> of an empty page. */
+    page->count = 0;
     err = wn_build_empty(&builder);
     if (err)
       goto out;

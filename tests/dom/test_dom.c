@@ -1,0 +1,192 @@
+/* tests/dom/test_dom.c: the compact tree built from real HTML. */
+#include "wn_test.h"
+
+#include <stdlib.h>
+
+static void test_tree_shape(void **state) {
+  (void)state;
+  wn_dom_page *page = wn_test_parse(
+      "<!DOCTYPE html><html><head><title>T</title><style>p{}</style></head>"
+      "<body><div id=\"a\"><p>One  two\n three</p><p>x <a href=\"/y\">link</a></p></div>"
+      "<script>var x = 1;</script><!-- a comment --><noscript>no</noscript>"
+      "<div id=\"b\"><p>z</p></div></body></html>");
+  uint32_t count = 0;
+  const wn_dom_node *n = wn_dom_nodes(page, &count);
+  /* html body div#a p "One two three" p "x" a "link" div#b p "z" */
+  assert_int_equal(count, 12);
+  assert_string_equal(n[0].name, "html");
+  assert_int_equal(wn_dom_body(page), 1);
+  assert_int_equal(n[2].tag, WN_TAG_DIV);
+  assert_string_equal(n[2].id, "a");
+  assert_string_equal(n[4].text, "One two three");
+  assert_int_equal(n[4].own_text_len, 13);
+  assert_int_equal(n[2].end, 9);
+  assert_int_equal(n[1].end, 12);
+  assert_int_equal(n[2].n_children, 2);
+  assert_int_equal(n[3].next_sibling, 5);
+  assert_int_equal(n[8].flags & WN_DOM_IN_LINK, WN_DOM_IN_LINK);
+  assert_int_equal(n[6].flags & WN_DOM_IN_LINK, 0);
+  assert_int_equal(n[2].text_len, 13 + 1 + 4);
+  assert_int_equal(n[2].link_text_len, 4);
+  assert_int_equal(n[9].depth, 2);
+  for (uint32_t i = 0; i < count; i++) {
+    assert_string_not_equal(n[i].name, "script");
+    assert_string_not_equal(n[i].name, "style");
+    assert_string_not_equal(n[i].name, "noscript");
+    assert_string_not_equal(n[i].name, "title");
+  }
+  wn_dom_free(page);
+}
+
+static void test_signatures(void **state) {
+  (void)state;
+  wn_dom_page *a = wn_test_parse("<div id=\"story-123\" class=\"c2\">A 1999</div>"
+                                 "<div id=\"http://x.org/p?q=1\">B</div><div class=\"other\">C</div>");
+  wn_dom_page *b = wn_test_parse("<div id=\"story-98765\" class=\"c7\">A 2004</div>"
+                                 "<div id=\"http://x.org/z?q=2\">B</div><div class=\"else\">C</div>");
+  const wn_dom_node *na = wn_dom_nodes(a, NULL);
+  const wn_dom_node *nb = wn_dom_nodes(b, NULL);
+  uint32_t da = wn_test_find(a, "div", "story-123"), db = wn_test_find(b, "div", "story-98765");
+  /* Digit runs fold: the ids, classes and texts above are equal. */
+  assert_true(na[da].sig == nb[db].sig);
+  assert_true(na[da + 1].sig == nb[db + 1].sig);
+  /* URL-like ids count by shape only. */
+  assert_true(na[da + 2].sig == nb[db + 2].sig);
+  /* Different classes differ. */
+  assert_true(na[da + 4].sig != nb[db + 4].sig);
+  /* An element never equals a text node with the same letters. */
+  assert_true(na[da].sig != na[da + 1].sig);
+  wn_dom_free(a);
+  wn_dom_free(b);
+}
+
+static void test_broken_markup(void **state) {
+  (void)state;
+  wn_dom_page *page =
+      wn_test_parse("<html><body><div><p>unclosed <b>bold<p>second</div></td></span>"
+                    "<table><tr><td>cell</table><p>after &amp; &eacute;");
+  uint32_t count = 0;
+  const wn_dom_node *n = wn_dom_nodes(page, &count);
+  assert_true(count > 5);
+  int saw_after = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (n[i].tag == WN_TAG_TEXT && strcmp(n[i].text, "after & \xc3\xa9") == 0)
+      saw_after = 1;
+    assert_true(n[i].end <= count && n[i].end > i);
+  }
+  assert_true(saw_after);
+  wn_dom_free(page);
+}
+
+static void test_empty_page(void **state) {
+  (void)state;
+  const char *inputs[] = {"", "   \n\t", "<!-- only a comment -->", "<script>x()</script>"};
+  for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
+    wn_dom_page *page = wn_test_parse(inputs[k]);
+    uint32_t count = 0;
+    const wn_dom_node *n = wn_dom_nodes(page, &count);
+    assert_true(count >= 2);
+    assert_int_equal(n[0].tag, WN_TAG_HTML);
+    assert_int_not_equal(wn_dom_body(page), WN_DOM_NONE);
+    assert_int_equal(n[0].text_len, 0);
+    wn_dom_free(page);
+  }
+}
+
+static void test_caps(void **state) {
+  (void)state;
+  wn_dom_page *page = NULL;
+  wn_diag diag = {{0}};
+  /* Bytes. */
+  const char *small = "<p>0123456789</p>";
+  wn_dom_options opts = {.max_bytes = 8};
+  assert_int_equal(wn_dom_parse(small, strlen(small), &opts, &page, &diag), WN_ETOOBIG);
+  assert_null(page);
+  assert_non_null(strstr(diag.msg, "cap"));
+  /* Nodes: 2000 paragraphs past a cap of 1000 nodes. */
+  wn_buf buf;
+  wn_buf_init(&buf, 0);
+  for (int i = 0; i < 2000; i++)
+    assert_int_equal(wn_buf_append_str(&buf, "<p>x</p>"), WN_OK);
+  wn_dom_options nodes_cap = {.max_nodes = 1000};
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_dom_parse(buf.data, buf.len, &nodes_cap, &page, &diag), WN_ETOOMANY);
+  assert_null(page);
+  assert_non_null(strstr(diag.msg, "1000"));
+  /* Depth: 5000 nested divs past the default depth cap; no recursion of
+   * ours may overflow on the way. */
+  wn_buf_reset(&buf);
+  for (int i = 0; i < 5000; i++)
+    assert_int_equal(wn_buf_append_str(&buf, "<div>"), WN_OK);
+  assert_int_equal(wn_buf_append_str(&buf, "deep"), WN_OK);
+  wn_diag_clear(&diag);
+  wn_err err = wn_dom_parse(buf.data, buf.len, NULL, &page, &diag);
+  if (err == WN_OK) {
+    /* libxml2 may itself stop nesting; then the tree must respect the cap. */
+    uint32_t count = 0;
+    const wn_dom_node *n = wn_dom_nodes(page, &count);
+    for (uint32_t i = 0; i < count; i++)
+      assert_true(n[i].depth <= WN_DOM_DEFAULT_MAX_DEPTH);
+    wn_dom_free(page);
+  } else {
+    assert_int_equal(err, WN_ETOODEEP);
+    assert_null(page);
+  }
+  wn_buf_free(&buf);
+}
+
+static void test_node_path(void **state) {
+  (void)state;
+  wn_dom_page *page =
+      wn_test_parse("<body><div>a</div><div><p>b</p><span>c</span><p id=\"t\">d</p></div></body>");
+  uint32_t p = wn_test_find(page, "p", "t");
+  wn_buf buf;
+  wn_buf_init(&buf, 0);
+  assert_int_equal(wn_dom_node_path(page, p, &buf), WN_OK);
+  assert_string_equal(buf.data, "/html[1]/body[1]/div[2]/p[2]");
+  wn_buf_reset(&buf);
+  assert_int_equal(wn_dom_node_path(page, p + 1, &buf), WN_OK);
+  assert_string_equal(buf.data, "/html[1]/body[1]/div[2]/p[2]/text()[1]");
+  wn_buf_free(&buf);
+  wn_dom_free(page);
+}
+
+static void test_keep_xml(void **state) {
+  (void)state;
+  const char *html = "<body><p>hello</p></body>";
+  wn_dom_page *page = NULL;
+  wn_dom_options opts = {.keep_xml = 1};
+  assert_int_equal(wn_dom_parse(html, strlen(html), &opts, &page, NULL), WN_OK);
+  assert_non_null(wn_dom_xml_doc(page));
+  const wn_dom_node *n = wn_dom_nodes(page, NULL);
+  assert_non_null(n[wn_test_find(page, "p", NULL)].xml);
+  wn_dom_free(page);
+  page = wn_test_parse(html);
+  assert_null(wn_dom_xml_doc(page));
+  wn_dom_free(page);
+}
+
+static void test_meta_charset_respected(void **state) {
+  (void)state;
+  /* windows-1252 bytes declared in meta: the tree holds UTF-8. */
+  const char html[] = "<html><head><meta charset=\"windows-1252\"></head>"
+                      "<body><p>caf\xe9 \x93quoted\x94</p></body></html>";
+  wn_dom_page *page = NULL;
+  assert_int_equal(wn_dom_parse(html, sizeof html - 1, NULL, &page, NULL), WN_OK);
+  const wn_dom_node *n = wn_dom_nodes(page, NULL);
+  uint32_t p = wn_test_find(page, "p", NULL);
+  assert_string_equal(n[p + 1].text, "caf\xc3\xa9 \xe2\x80\x9cquoted\xe2\x80\x9d");
+  assert_string_equal(wn_dom_charset(page), "windows-1252");
+  assert_int_equal(wn_dom_charset_source(page), WN_CHARSET_META);
+  wn_dom_free(page);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_tree_shape),   cmocka_unit_test(test_signatures),
+      cmocka_unit_test(test_broken_markup), cmocka_unit_test(test_empty_page),
+      cmocka_unit_test(test_caps),          cmocka_unit_test(test_node_path),
+      cmocka_unit_test(test_keep_xml),      cmocka_unit_test(test_meta_charset_respected),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

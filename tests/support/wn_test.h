@@ -1,0 +1,55 @@
+/* Shared helpers of the test programs (header-only: each test is one
+ * program). */
+#ifndef WN_TEST_H
+#define WN_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dom/dom.h"
+
+/* Parses an HTML string; fails the test on error. */
+static inline wn_dom_page *wn_test_parse(const char *html) {
+  wn_dom_page *page = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_dom_parse(html, strlen(html), NULL, &page, &diag);
+  if (err)
+    fprintf(stderr, "parse failed: %s\n", wn_diag_message(&diag, err));
+  assert_int_equal(err, WN_OK);
+  assert_non_null(page);
+  return page;
+}
+
+/* Index of the first node with that name and, if text is not NULL, whose
+ * own text (text nodes) or id (elements) equals it. */
+static inline uint32_t wn_test_find(const wn_dom_page *page, const char *name, const char *key) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  for (uint32_t i = 0; i < count; i++) {
+    if (strcmp(nodes[i].name, name) != 0)
+      continue;
+    const char *v = nodes[i].tag == WN_TAG_TEXT ? nodes[i].text : nodes[i].id;
+    if (!key || (v && strcmp(v, key) == 0))
+      return i;
+  }
+  fail_msg("no node %s %s", name, key ? key : "");
+  return WN_DOM_NONE;
+}
+
+static inline char *wn_test_read(const char *path, size_t *len) {
+  char *bytes = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_file_read(path, WN_DOM_DEFAULT_MAX_BYTES, &bytes, len, &diag);
+  if (err)
+    fprintf(stderr, "%s\n", wn_diag_message(&diag, err));
+  assert_int_equal(err, WN_OK);
+  return bytes;
+}
+
+#endif

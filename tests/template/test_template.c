@@ -1,0 +1,142 @@
+/* tests/template/test_template.c: sibling pairing, the ETDM, encoding. */
+#include "wn_test.h"
+
+#include <stdlib.h>
+
+#include "learn/learn.h"
+#include "template/template.h"
+
+static void test_align_lcs(void **state) {
+  (void)state;
+  /* a: A B C D E    b: A C X D E F   -> A-A, C-C, D-D, E-E; B unpaired. */
+  const uint32_t a[] = {1, 2, 3, 4, 5};
+  const uint32_t b[] = {1, 3, 9, 4, 5, 6};
+  uint32_t pair[5];
+  uint16_t scratch[6 * 7];
+  assert_int_equal(wn_template_align(a, 5, b, 6, pair, scratch), 4);
+  assert_int_equal(pair[0], 0);
+  assert_int_equal(pair[1], WN_DOM_NONE);
+  assert_int_equal(pair[2], 1);
+  assert_int_equal(pair[3], 3);
+  assert_int_equal(pair[4], 4);
+  /* Repeated siblings pair in order: p p p against p p. */
+  const uint32_t c[] = {7, 7, 7};
+  const uint32_t d[] = {7, 7};
+  uint32_t pair2[3];
+  assert_int_equal(wn_template_align(c, 3, d, 2, pair2, scratch), 2);
+  assert_int_equal(pair2[0], 0);
+  assert_int_equal(pair2[1], 1);
+  assert_int_equal(pair2[2], WN_DOM_NONE);
+  /* A middle that needs the table: x A B y against z B A w keeps one. */
+  const uint32_t e[] = {10, 1, 2, 11};
+  const uint32_t f[] = {12, 2, 1, 13};
+  uint32_t pair3[4];
+  assert_int_equal(wn_template_align(e, 4, f, 4, pair3, scratch), 1);
+  /* Without scratch the greedy pairing still pairs in order. */
+  assert_int_equal(wn_template_align(a, 5, b, 6, pair, NULL), 4);
+  assert_int_equal(pair[2], 1);
+}
+
+static wn_template *learn(const char *const *html, size_t n) {
+  wn_dom_page *pages[8];
+  for (size_t i = 0; i < n; i++)
+    pages[i] = wn_test_parse(html[i]);
+  wn_template *tpl = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_learn_template((const wn_dom_page *const *)pages, n, NULL, &tpl, &diag),
+                   WN_OK);
+  for (size_t i = 0; i < n; i++)
+    wn_dom_free(pages[i]);
+  return tpl;
+}
+
+static const char *const site[] = {
+    "<body><div id=nav><a href=/>Home</a><a href=/w>World</a></div>"
+    "<div id=main><h1>First story</h1><p>Alpha words here.</p></div><div id=foot>(c) Site</div></body>",
+    "<body><div id=nav><a href=/>Home</a><a href=/w>World</a></div>"
+    "<div id=main><h1>Second story</h1><p>Beta text.</p><p>More beta.</p></div><div id=foot>(c) Site</div></body>",
+    "<body><div id=nav><a href=/>Home</a><a href=/s>Sport</a></div>"
+    "<div id=main><h1>Third story</h1><p>Gamma.</p></div><div id=foot>(c) Site</div></body>",
+};
+
+static void test_encode_decode(void **state) {
+  (void)state;
+  wn_template *tpl = learn(site, 3);
+  wn_buf buf;
+  wn_buf_init(&buf, 0);
+  assert_int_equal(wn_template_encode(tpl, &buf, NULL), WN_OK);
+  wn_template *back = NULL;
+  assert_int_equal(wn_template_decode(buf.data, buf.len, &back, NULL), WN_OK);
+  uint32_t n1 = 0, n2 = 0;
+  const wn_template_node *a = wn_template_nodes(tpl, &n1);
+  const wn_template_node *b = wn_template_nodes(back, &n2);
+  assert_int_equal(n1, n2);
+  for (uint32_t i = 0; i < n1; i++) {
+    assert_int_equal(a[i].sig, b[i].sig);
+    assert_int_equal(a[i].parent, b[i].parent);
+    assert_int_equal(a[i].end, b[i].end);
+    assert_int_equal(a[i].count, b[i].count);
+    assert_int_equal(a[i].is_text, b[i].is_text);
+  }
+  wn_template_stats st;
+  wn_template_get_stats(back, &st);
+  assert_int_equal(st.sample_pages, 3);
+  assert_int_equal(st.min_count, 2);
+  wn_template_free(back);
+
+  /* Every truncation is a clean error. */
+  for (size_t len = 0; len < buf.len; len++) {
+    wn_diag diag = {{0}};
+    back = NULL;
+    wn_err err = wn_template_decode(buf.data, len, &back, &diag);
+    assert_true(err == WN_ECORRUPT);
+    assert_null(back);
+    assert_true(diag.msg[0] != '\0');
+  }
+  /* Trailing bytes too. */
+  assert_int_equal(wn_buf_append_char(&buf, 0), WN_OK);
+  assert_int_equal(wn_template_decode(buf.data, buf.len, &back, NULL), WN_ECORRUPT);
+  buf.len--;
+  /* Another version. */
+  buf.data[4] = 9;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_template_decode(buf.data, buf.len, &back, &diag), WN_EVERSION);
+  assert_non_null(strstr(diag.msg, "version 9"));
+  buf.data[4] = (char)WN_TEMPLATE_FORMAT_VERSION;
+  /* A node claiming more children than there are nodes. */
+  buf.data[9] = 0x7f;
+  assert_int_not_equal(wn_template_decode(buf.data, buf.len, &back, NULL), WN_OK);
+  wn_buf_free(&buf);
+  wn_template_free(tpl);
+}
+
+static void test_match(void **state) {
+  (void)state;
+  wn_template *tpl = learn(site, 3);
+  wn_dom_page *page = wn_test_parse(
+      "<body><div id=nav><a href=/>Home</a><a href=/w>World</a></div>"
+      "<div id=main><h1>Fourth</h1><p>Delta.</p></div><div id=foot>(c) Site</div></body>");
+  uint32_t count = 0, pairs = 0;
+  const wn_dom_node *n = wn_dom_nodes(page, &count);
+  uint32_t *map = malloc(count * sizeof *map);
+  assert_int_equal(wn_template_match(tpl, page, map, &pairs), WN_OK);
+  assert_true(pairs > 0);
+  assert_int_not_equal(map[wn_test_find(page, "#text", "Home")], WN_DOM_NONE);
+  assert_int_not_equal(map[wn_test_find(page, "#text", "(c) Site")], WN_DOM_NONE);
+  assert_int_not_equal(map[wn_test_find(page, "div", "main")], WN_DOM_NONE);
+  assert_int_equal(map[wn_test_find(page, "#text", "Fourth")], WN_DOM_NONE);
+  assert_int_equal(map[wn_test_find(page, "#text", "Delta.")], WN_DOM_NONE);
+  (void)n;
+  free(map);
+  wn_dom_free(page);
+  wn_template_free(tpl);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_align_lcs),
+      cmocka_unit_test(test_encode_decode),
+      cmocka_unit_test(test_match),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
