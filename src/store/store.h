@@ -83,7 +83,8 @@ wn_err wn_store_list(wn_store *store, wn_store_site_fn fn, void *ctx, wn_diag *d
 void wn_store_record_free(wn_store_record *record);
 
 /* Encodes/decodes a record to/from its stored bytes (exposed for tests and
- * the dump tool). decode copies; the input may be freed after. */
+ * the dump tool). encode appends to out and leaves it as it was on failure.
+ * decode copies; the input may be freed after. */
 wn_err wn_store_record_encode(const wn_store_record *record, wn_buf *out, wn_diag *diag);
 wn_err wn_store_record_decode(const void *bytes, size_t len, wn_store_record **out,
                               wn_diag *diag);
