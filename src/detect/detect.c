@@ -208,7 +208,15 @@ static wn_err wn_select_cues(const wn_dom_node *nodes, uint32_t count, const wn_
   if (branch == WN_DOM_NONE)
     goto out; /* nothing page-specific worth reading */
 
-  uint32_t n = wn_reduce_nodes(nodes, count, l->cand, reduced);
+  uint32_t n;
+  if (l->cand[branch]) {
+    /* The best subtree lies inside one candidate subtree: it is the main
+     * content on its own. */
+    reduced[0] = branch;
+    n = 1;
+  } else {
+    n = wn_reduce_nodes(nodes, count, l->cand, reduced);
+  }
   /* Algorithm 4 on the branch we chose. */
   uint32_t kept = 0;
   for (uint32_t k = 0; k < n; k++) {

@@ -290,7 +290,12 @@ static wn_err wn_build(wn_builder *b, xmlNodePtr root, uint32_t max_depth, int k
         node->cls = wn_attr(page->arena, cur, "class", &oom);
         if (oom)
           return WN_ENOMEM;
-        node->sig = wn_element_sig(node->name, node->id, node->cls);
+        /* <html> and <body> occur once per page; their id and class name
+         * the page (its section, its article), not the template. */
+        if (node->tag == WN_TAG_HTML || node->tag == WN_TAG_BODY)
+          node->sig = wn_element_sig(node->name, NULL, NULL);
+        else
+          node->sig = wn_element_sig(node->name, node->id, node->cls);
         node->xml = keep_xml ? cur : NULL;
         uint8_t in_link = top ? stack[top - 1].in_link : 0;
         if (node->tag == WN_TAG_A && xmlHasProp(cur, (const xmlChar *)"href"))
