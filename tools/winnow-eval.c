@@ -1,0 +1,1300 @@
+/*
+ * winnow-eval: accuracy and throughput of site-level detection on a corpus
+ * in the uniform evaluation layout (../shared/corpus/README.md):
+ *
+ *   CORPUS_DIR/pages.tsv                  group, id, split (train | test)
+ *   CORPUS_DIR/html/<group>/<id>.html     the page bytes
+ *   CORPUS_DIR/gold/<group>/<id>.txt      the main content, UTF-8 text
+ *
+ * Per group: the train pages, sorted by id, are the learning sample (the
+ * first is the key page); a template is learned from them and every test
+ * page is detected with it and scored against its gold with the protocol
+ * of the corpus README:
+ *   - tokens are maximal runs of Unicode letters and digits, lower-cased;
+ *   - with the bags (multisets) P of the output and G of the gold,
+ *     precision = |P n G| / |P|, recall = |P n G| / |G|, F1 their harmonic
+ *     mean; both empty: all 1; one empty: all 0;
+ *   - figures are macro means over test pages, per group and per corpus.
+ * A page that cannot be read, parsed or detected scores 0, is counted and
+ * is reported on stderr; nothing is skipped silently.
+ *
+ * Throughput is measured in the same run over the test pages held in
+ * memory: a bare libxml2 parse of the raw bytes, and winnow's whole
+ * per-page detection cost (parse to compact tree, detect, render text,
+ * free). Each loop runs --repeat times and the best run counts.
+ *
+ * usage: winnow-eval [--min-count N] [--selector cues|paper] [--per-page]
+ *                    [--json] [--repeat N] CORPUS_DIR
+ *        winnow-eval --selftest [CORPUS_DIR]
+ */
+#include <errno.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <wchar.h>
+#include <wctype.h>
+
+#include <jansson.h>
+#include <libxml/HTMLparser.h>
+#include <libxml/parser.h>
+
+#include "detect/detect.h"
+#include "dom/dom.h"
+#include "learn/learn.h"
+#include "template/template.h"
+#include "util/util.h"
+
+/* Caps on what the corpus may cost us. */
+#define WN_EVAL_MAX_INDEX_BYTES ((size_t)16 * 1024 * 1024) /* pages.tsv */
+#define WN_EVAL_MAX_LINE 4096u                             /* one pages.tsv line */
+#define WN_EVAL_MAX_NAME 255u                              /* a group or an id */
+#define WN_EVAL_MAX_ROWS 1000000u                          /* pages in a corpus */
+#define WN_EVAL_MAX_PATH 4096u
+#define WN_EVAL_MAX_TEXT_BYTES ((size_t)64 * 1024 * 1024)  /* rendered text */
+#define WN_EVAL_MAX_TEMPLATE_BYTES ((size_t)64 * 1024 * 1024)
+#define WN_EVAL_MAX_TOKEN_BYTES ((size_t)256 * 1024 * 1024)
+#define WN_EVAL_MAX_REPEAT 1000u
+#define WN_EVAL_STATUS_LEN 256u
+
+/* ---- tokens and scores ---------------------------------------------------- */
+
+/* A page's bag of tokens: NUL-terminated lower-cased UTF-8 words packed in
+ * one buffer, and (once sorted) pointers to them in byte order. */
+typedef struct wn_eval_tokens {
+  wn_buf bytes;
+  size_t *offsets;
+  size_t count;
+  size_t alloc;
+  const char **sorted;
+} wn_eval_tokens;
+
+typedef struct wn_eval_score {
+  double precision;
+  double recall;
+  double f1;
+  size_t words_out;
+  size_t words_gold;
+  size_t words_common;
+} wn_eval_score;
+
+static void wn_eval_tokens_init(wn_eval_tokens *t) {
+  wn_buf_init(&t->bytes, WN_EVAL_MAX_TOKEN_BYTES);
+  t->offsets = NULL;
+  t->count = 0;
+  t->alloc = 0;
+  t->sorted = NULL;
+}
+
+static void wn_eval_tokens_free(wn_eval_tokens *t) {
+  if (!t)
+    return;
+  wn_buf_free(&t->bytes);
+  free(t->offsets);
+  free(t->sorted);
+  wn_eval_tokens_init(t);
+}
+
+static wn_err wn_eval_tokens_push(wn_eval_tokens *t, size_t offset) {
+  if (t->count == t->alloc) {
+    size_t next = t->alloc ? t->alloc * 2 : 256;
+    if (next > SIZE_MAX / sizeof *t->offsets)
+      return WN_ETOOBIG;
+    size_t *grown = realloc(t->offsets, next * sizeof *grown);
+    if (!grown)
+      return WN_ENOMEM;
+    t->offsets = grown;
+    t->alloc = next;
+  }
+  t->offsets[t->count++] = offset;
+  return WN_OK;
+}
+
+static int wn_eval_cmp_str(const void *a, const void *b) {
+  const char *const *sa = a;
+  const char *const *sb = b;
+  return strcmp(*sa, *sb);
+}
+
+/*
+ * Splits UTF-8 text into tokens: maximal runs of characters iswalnum()
+ * accepts, each lower-cased with towlower(). Needs a UTF-8 LC_CTYPE
+ * (glibc's C.UTF-8 classifies all of Unicode). A byte that is not valid
+ * UTF-8 ends a token, like any separator. Then sorts the bag.
+ */
+static wn_err wn_eval_tokenize(const char *text, size_t len, wn_eval_tokens *t) {
+  wn_err err = WN_OK;
+  mbstate_t state;
+  memset(&state, 0, sizeof state);
+  size_t start = 0;
+  int in_token = 0;
+  size_t i = 0;
+  while (i < len) {
+    wchar_t wc = 0;
+    size_t n = mbrtowc(&wc, text + i, len - i, &state);
+    int is_word = 0;
+    if (n == (size_t)-1 || n == (size_t)-2) {
+      /* Invalid or truncated: a separator; resynchronise on the next byte. */
+      memset(&state, 0, sizeof state);
+      n = 1;
+    } else if (n == 0) {
+      n = 1; /* an embedded NUL */
+    } else {
+      is_word = iswalnum((wint_t)wc) != 0;
+    }
+    if (is_word) {
+      char mb[MB_LEN_MAX];
+      mbstate_t out_state;
+      memset(&out_state, 0, sizeof out_state);
+      size_t before = t->bytes.len;
+      size_t m = wcrtomb(mb, (wchar_t)towlower((wint_t)wc), &out_state);
+      /* wcrtomb cannot fail on a character mbrtowc just decoded; if it
+       * did, the original bytes stand in. */
+      err = m == (size_t)-1 ? wn_buf_append(&t->bytes, text + i, n)
+                            : wn_buf_append(&t->bytes, mb, m);
+      if (err)
+        goto out;
+      if (!in_token) {
+        in_token = 1;
+        start = before;
+      }
+    } else if (in_token) {
+      if ((err = wn_buf_append_char(&t->bytes, '\0')) || (err = wn_eval_tokens_push(t, start)))
+        goto out;
+      in_token = 0;
+    }
+    i += n;
+  }
+  if (in_token) {
+    if ((err = wn_buf_append_char(&t->bytes, '\0')) || (err = wn_eval_tokens_push(t, start)))
+      goto out;
+  }
+  if (t->count) {
+    t->sorted = malloc(t->count * sizeof *t->sorted);
+    if (!t->sorted) {
+      err = WN_ENOMEM;
+      goto out;
+    }
+    for (size_t k = 0; k < t->count; k++)
+      t->sorted[k] = t->bytes.data + t->offsets[k];
+    qsort(t->sorted, t->count, sizeof *t->sorted, wn_eval_cmp_str);
+  }
+out:
+  return err;
+}
+
+/* The protocol's word-level P/R/F1 of two sorted bags: the multiset
+ * intersection by one merge of the sorted arrays. */
+static void wn_eval_score_bags(const wn_eval_tokens *out, const wn_eval_tokens *gold,
+                               wn_eval_score *s) {
+  size_t i = 0, j = 0, common = 0;
+  while (i < out->count && j < gold->count) {
+    int c = strcmp(out->sorted[i], gold->sorted[j]);
+    if (c < 0) {
+      i++;
+    } else if (c > 0) {
+      j++;
+    } else {
+      common++;
+      i++;
+      j++;
+    }
+  }
+  s->words_out = out->count;
+  s->words_gold = gold->count;
+  s->words_common = common;
+  if (out->count == 0 && gold->count == 0) {
+    s->precision = s->recall = s->f1 = 1.0;
+  } else if (out->count == 0 || gold->count == 0) {
+    s->precision = s->recall = s->f1 = 0.0;
+  } else {
+    s->precision = (double)common / (double)out->count;
+    s->recall = (double)common / (double)gold->count;
+    s->f1 = common ? 2.0 * s->precision * s->recall / (s->precision + s->recall) : 0.0;
+  }
+}
+
+/* Scores two texts (tokenising both). */
+static wn_err wn_eval_score_texts(const char *out, size_t out_len, const char *gold,
+                                  size_t gold_len, wn_eval_score *s) {
+  wn_eval_tokens a, b;
+  wn_eval_tokens_init(&a);
+  wn_eval_tokens_init(&b);
+  wn_err err = wn_eval_tokenize(out, out_len, &a);
+  if (!err)
+    err = wn_eval_tokenize(gold, gold_len, &b);
+  if (!err)
+    wn_eval_score_bags(&a, &b, s);
+  wn_eval_tokens_free(&a);
+  wn_eval_tokens_free(&b);
+  return err;
+}
+
+/* ---- the corpus ------------------------------------------------------------ */
+
+typedef struct wn_eval_page {
+  const char *group; /* into the pages.tsv buffer */
+  const char *id;
+  size_t line;       /* in pages.tsv */
+  int is_train;
+  size_t group_index;
+  char *html;        /* test pages: the bytes, kept for the timing loops */
+  size_t html_len;
+  int failed;
+  char status[WN_EVAL_STATUS_LEN]; /* why it failed */
+  wn_eval_score score;
+  double confidence;
+} wn_eval_page;
+
+typedef struct wn_eval_group {
+  const char *name;
+  size_t first; /* rows [first, first + n) */
+  size_t n;
+  size_t n_train;
+  size_t n_train_parsed;
+  size_t n_test;
+  size_t n_failed;
+  size_t sample_bytes; /* html bytes of the train pages read */
+  size_t sample_pages_read;
+  wn_template *tpl;
+  size_t tpl_bytes;
+  uint32_t tpl_nodes;
+  char status[WN_EVAL_STATUS_LEN]; /* why no template */
+  double sum_p, sum_r, sum_f1, sum_conf;
+} wn_eval_group;
+
+typedef struct wn_eval_timing {
+  size_t pages;
+  size_t bytes;
+  double best_seconds;
+} wn_eval_timing;
+
+typedef struct wn_eval_opts {
+  uint32_t min_count;
+  wn_detect_selector selector;
+  int per_page;
+  int json;
+  unsigned repeat;
+  int selftest;
+  const char *corpus;
+} wn_eval_opts;
+
+typedef struct wn_eval {
+  wn_eval_opts opts;
+  char *index;      /* pages.tsv bytes, split in place */
+  size_t index_len;
+  wn_eval_page *pages;
+  size_t n_pages;
+  wn_eval_group *groups;
+  size_t n_groups;
+  /* totals */
+  size_t n_test;
+  size_t n_failed;
+  size_t n_train_failed;
+  double sum_p, sum_r, sum_f1;
+  size_t peak_memory;
+  const wn_eval_page *peak_memory_page;
+  size_t peak_memory_input;
+  wn_eval_timing parse_time;
+  wn_eval_timing detect_time;
+} wn_eval;
+
+static const char *wn_eval_selector_name(wn_detect_selector s) {
+  return s == WN_SELECT_PAPER ? "paper" : "cues";
+}
+
+/* Group and id are path components: no separators, no dot names, no
+ * control characters, bounded. */
+static int wn_eval_name_ok(const char *s) {
+  size_t len = strlen(s);
+  if (len == 0 || len > WN_EVAL_MAX_NAME || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+    return 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c < 0x20 || c == 0x7f || c == '/' || c == '\\')
+      return 0;
+  }
+  return 1;
+}
+
+static int wn_eval_cmp_page(const void *a, const void *b) {
+  const wn_eval_page *pa = a;
+  const wn_eval_page *pb = b;
+  int c = strcmp(pa->group, pb->group);
+  return c ? c : strcmp(pa->id, pb->id);
+}
+
+/* Reads and checks pages.tsv; on failure prints a message naming the file
+ * and line and returns nonzero. */
+static int wn_eval_load_index(wn_eval *ev) {
+  int rc = 1;
+  wn_buf path;
+  wn_diag diag;
+  wn_buf_init(&path, WN_EVAL_MAX_PATH);
+  wn_diag_clear(&diag);
+  if (wn_buf_printf(&path, "%s/pages.tsv", ev->opts.corpus)) {
+    fprintf(stderr, "winnow-eval: corpus path too long\n");
+    goto out;
+  }
+  wn_err err = wn_file_read(path.data, WN_EVAL_MAX_INDEX_BYTES, &ev->index, &ev->index_len, &diag);
+  if (err) {
+    /* wn_file_read's messages name the file. */
+    if (diag.msg[0])
+      fprintf(stderr, "winnow-eval: %s\n", diag.msg);
+    else
+      fprintf(stderr, "winnow-eval: %s: %s\n", path.data, wn_strerror(err));
+    goto out;
+  }
+  if (memchr(ev->index, '\0', ev->index_len)) {
+    fprintf(stderr, "winnow-eval: %s: holds a NUL byte\n", path.data);
+    goto out;
+  }
+  /* Count lines to size the rows. */
+  size_t lines = 0;
+  for (size_t i = 0; i < ev->index_len; i++)
+    lines += ev->index[i] == '\n';
+  lines++;
+  if (lines > WN_EVAL_MAX_ROWS + 1) {
+    fprintf(stderr, "winnow-eval: %s: more than %u pages\n", path.data, WN_EVAL_MAX_ROWS);
+    goto out;
+  }
+  ev->pages = calloc(lines, sizeof *ev->pages);
+  if (!ev->pages) {
+    fprintf(stderr, "winnow-eval: out of memory\n");
+    goto out;
+  }
+  char *p = ev->index;
+  char *end = ev->index + ev->index_len;
+  size_t lineno = 0;
+  while (p < end) {
+    char *nl = memchr(p, '\n', (size_t)(end - p));
+    char *line_end = nl ? nl : end;
+    lineno++;
+    if ((size_t)(line_end - p) > WN_EVAL_MAX_LINE) {
+      fprintf(stderr, "winnow-eval: %s:%zu: line longer than %u bytes\n", path.data, lineno,
+              WN_EVAL_MAX_LINE);
+      goto out;
+    }
+    *line_end = '\0';
+    if (line_end > p && line_end[-1] == '\r')
+      line_end[-1] = '\0';
+    char *line = p;
+    p = nl ? nl + 1 : end;
+    if (lineno == 1) {
+      if (strcmp(line, "group\tid\tsplit") != 0) {
+        fprintf(stderr, "winnow-eval: %s:1: expected the header \"group<TAB>id<TAB>split\"\n",
+                path.data);
+        goto out;
+      }
+      continue;
+    }
+    if (line[0] == '\0')
+      continue; /* a trailing empty line */
+    /* Exactly three tab-separated columns. */
+    char *fields[3];
+    fields[0] = line;
+    char *tab1 = strchr(line, '\t');
+    char *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+    if (!tab1 || !tab2 || strchr(tab2 + 1, '\t')) {
+      fprintf(stderr, "winnow-eval: %s:%zu: expected 3 tab-separated columns (group, id, split)\n",
+              path.data, lineno);
+      goto out;
+    }
+    *tab1 = '\0';
+    *tab2 = '\0';
+    fields[1] = tab1 + 1;
+    fields[2] = tab2 + 1;
+    if (!wn_eval_name_ok(fields[0]) || !wn_eval_name_ok(fields[1])) {
+      fprintf(stderr,
+              "winnow-eval: %s:%zu: group and id must be 1 to %u bytes without '/', '\\' or "
+              "control characters, and not \".\" or \"..\"\n",
+              path.data, lineno, WN_EVAL_MAX_NAME);
+      goto out;
+    }
+    int is_train;
+    if (strcmp(fields[2], "train") == 0) {
+      is_train = 1;
+    } else if (strcmp(fields[2], "test") == 0) {
+      is_train = 0;
+    } else {
+      fprintf(stderr, "winnow-eval: %s:%zu: split must be \"train\" or \"test\", not \"%s\"\n",
+              path.data, lineno, fields[2]);
+      goto out;
+    }
+    wn_eval_page *pg = &ev->pages[ev->n_pages++];
+    pg->group = fields[0];
+    pg->id = fields[1];
+    pg->is_train = is_train;
+    pg->line = lineno;
+  }
+  if (lineno == 0) {
+    fprintf(stderr, "winnow-eval: %s: empty file\n", path.data);
+    goto out;
+  }
+  if (ev->n_pages == 0) {
+    fprintf(stderr, "winnow-eval: %s: no pages\n", path.data);
+    goto out;
+  }
+  qsort(ev->pages, ev->n_pages, sizeof *ev->pages, wn_eval_cmp_page);
+  /* Groups: runs of equal group names. */
+  size_t n_groups = 0;
+  for (size_t i = 0; i < ev->n_pages; i++) {
+    if (i > 0 && wn_eval_cmp_page(&ev->pages[i - 1], &ev->pages[i]) == 0) {
+      size_t l1 = ev->pages[i - 1].line, l2 = ev->pages[i].line;
+      fprintf(stderr, "winnow-eval: %s: page %s/%s is listed twice (lines %zu and %zu)\n",
+              path.data, ev->pages[i].group, ev->pages[i].id, l1 < l2 ? l1 : l2, l1 < l2 ? l2 : l1);
+      goto out;
+    }
+    if (i == 0 || strcmp(ev->pages[i - 1].group, ev->pages[i].group) != 0)
+      n_groups++;
+  }
+  ev->groups = calloc(n_groups, sizeof *ev->groups);
+  if (!ev->groups) {
+    fprintf(stderr, "winnow-eval: out of memory\n");
+    goto out;
+  }
+  for (size_t i = 0; i < ev->n_pages; i++) {
+    if (i == 0 || strcmp(ev->pages[i - 1].group, ev->pages[i].group) != 0) {
+      wn_eval_group *g = &ev->groups[ev->n_groups++];
+      g->name = ev->pages[i].group;
+      g->first = i;
+    }
+    wn_eval_group *g = &ev->groups[ev->n_groups - 1];
+    g->n++;
+    if (ev->pages[i].is_train)
+      g->n_train++;
+    else
+      g->n_test++;
+    ev->pages[i].group_index = ev->n_groups - 1;
+  }
+  rc = 0;
+out:
+  wn_buf_free(&path);
+  return rc;
+}
+
+/* Reads CORPUS/<kind>/<group>/<id>.<ext>. */
+static wn_err wn_eval_read(const wn_eval *ev, const wn_eval_page *pg, const char *kind,
+                           const char *ext, char **out, size_t *out_len, wn_diag *diag) {
+  wn_buf path;
+  wn_buf_init(&path, WN_EVAL_MAX_PATH);
+  wn_err err = wn_buf_printf(&path, "%s/%s/%s/%s.%s", ev->opts.corpus, kind, pg->group, pg->id, ext);
+  if (err) {
+    err = wn_diag_set(diag, err, "path of %s/%s too long", pg->group, pg->id);
+    goto out;
+  }
+  err = wn_file_read(path.data, WN_DOM_DEFAULT_MAX_BYTES, out, out_len, diag);
+out:
+  wn_buf_free(&path);
+  return err;
+}
+
+static void wn_eval_fail(wn_eval_page *pg, const char *stage, const char *msg) {
+  pg->failed = 1;
+  memset(&pg->score, 0, sizeof pg->score);
+  snprintf(pg->status, sizeof pg->status, "%s: %s", stage, msg);
+  fprintf(stderr, "winnow-eval: %s/%s: %s: %s\n", pg->group, pg->id, stage, msg);
+}
+
+static void wn_eval_note_memory(wn_eval *ev, const wn_eval_page *pg, const wn_dom_page *page) {
+  size_t mem = wn_dom_memory(page);
+  if (mem > ev->peak_memory) {
+    ev->peak_memory = mem;
+    ev->peak_memory_page = pg;
+    ev->peak_memory_input = wn_dom_input_bytes(page);
+  }
+}
+
+/* Learns a group's template from its train pages (sorted by id; the first
+ * is the key page). Failures leave g->tpl NULL with g->status set. */
+static wn_err wn_eval_learn_group(wn_eval *ev, wn_eval_group *g) {
+  wn_err err = WN_OK;
+  wn_dom_page *owned[WN_LEARN_MAX_PAGES];
+  const wn_dom_page *view[WN_LEARN_MAX_PAGES];
+  size_t n_parsed = 0;
+  size_t n_used = 0;
+  wn_buf enc;
+  wn_diag diag;
+  wn_buf_init(&enc, WN_EVAL_MAX_TEMPLATE_BYTES);
+  for (size_t k = 0; k < g->n; k++) {
+    wn_eval_page *pg = &ev->pages[g->first + k];
+    if (!pg->is_train)
+      continue;
+    if (n_used == WN_LEARN_MAX_PAGES) {
+      fprintf(stderr, "winnow-eval: group %s: more than %u train pages; %s and later unused\n",
+              g->name, WN_LEARN_MAX_PAGES, pg->id);
+      break;
+    }
+    n_used++;
+    char *bytes = NULL;
+    size_t len = 0;
+    wn_diag_clear(&diag);
+    wn_err e = wn_eval_read(ev, pg, "html", "html", &bytes, &len, &diag);
+    if (e) {
+      wn_eval_fail(pg, "train page read", wn_diag_message(&diag, e));
+      ev->n_train_failed++;
+      continue;
+    }
+    g->sample_bytes += len;
+    g->sample_pages_read++;
+    wn_dom_page *page = NULL;
+    wn_diag_clear(&diag);
+    e = wn_dom_parse(bytes, len, NULL, &page, &diag);
+    free(bytes);
+    if (e) {
+      wn_eval_fail(pg, "train page parse", wn_diag_message(&diag, e));
+      ev->n_train_failed++;
+      continue;
+    }
+    wn_eval_note_memory(ev, pg, page);
+    owned[n_parsed] = page;
+    view[n_parsed] = page;
+    n_parsed++;
+  }
+  g->n_train_parsed = n_parsed;
+  if (n_parsed == 0) {
+    snprintf(g->status, sizeof g->status, "no train page could be parsed (%zu listed)", g->n_train);
+    goto out;
+  }
+  wn_learn_options lopts;
+  memset(&lopts, 0, sizeof lopts);
+  lopts.min_count = ev->opts.min_count;
+  wn_diag_clear(&diag);
+  err = wn_learn_template(view, n_parsed, &lopts, &g->tpl, &diag);
+  if (err) {
+    snprintf(g->status, sizeof g->status, "learn: %s", wn_diag_message(&diag, err));
+    g->tpl = NULL;
+    err = WN_OK; /* the group's test pages fail; the run goes on */
+    goto out;
+  }
+  wn_diag_clear(&diag);
+  wn_err e = wn_template_encode(g->tpl, &enc, &diag);
+  if (e) {
+    snprintf(g->status, sizeof g->status, "encode: %s", wn_diag_message(&diag, e));
+    wn_template_free(g->tpl);
+    g->tpl = NULL;
+    goto out;
+  }
+  g->tpl_bytes = enc.len;
+  wn_template_stats st;
+  wn_template_get_stats(g->tpl, &st);
+  g->tpl_nodes = st.nodes;
+out:
+  if (!g->tpl)
+    fprintf(stderr, "winnow-eval: group %s: no template: %s\n", g->name, g->status);
+  for (size_t k = 0; k < n_parsed; k++)
+    wn_dom_free(owned[k]);
+  wn_buf_free(&enc);
+  return err;
+}
+
+/* Detects one test page and scores it; keeps the html bytes on the page
+ * for the timing loops. Returns nonzero only for out of memory in the
+ * scorer itself (the run cannot go on). */
+static wn_err wn_eval_test_page(wn_eval *ev, const wn_eval_group *g, wn_eval_page *pg) {
+  wn_err err = WN_OK;
+  char *gold = NULL;
+  size_t gold_len = 0;
+  wn_dom_page *page = NULL;
+  wn_detect_result *res = NULL;
+  wn_buf text;
+  wn_diag diag;
+  wn_buf_init(&text, WN_EVAL_MAX_TEXT_BYTES);
+
+  wn_diag_clear(&diag);
+  wn_err e = wn_eval_read(ev, pg, "html", "html", &pg->html, &pg->html_len, &diag);
+  if (e) {
+    wn_eval_fail(pg, "read", wn_diag_message(&diag, e));
+    goto out;
+  }
+  wn_diag_clear(&diag);
+  e = wn_eval_read(ev, pg, "gold", "txt", &gold, &gold_len, &diag);
+  if (e) {
+    wn_eval_fail(pg, "gold", wn_diag_message(&diag, e));
+    goto out;
+  }
+  if (!g->tpl) {
+    wn_eval_fail(pg, "detect", "the group has no template");
+    goto out;
+  }
+  wn_diag_clear(&diag);
+  e = wn_dom_parse(pg->html, pg->html_len, NULL, &page, &diag);
+  if (e) {
+    wn_eval_fail(pg, "parse", wn_diag_message(&diag, e));
+    goto out;
+  }
+  wn_eval_note_memory(ev, pg, page);
+  wn_detect_options dopts;
+  memset(&dopts, 0, sizeof dopts);
+  dopts.selector = ev->opts.selector;
+  wn_diag_clear(&diag);
+  e = wn_detect_run(page, g->tpl, &dopts, &res, &diag);
+  if (e) {
+    wn_eval_fail(pg, "detect", wn_diag_message(&diag, e));
+    goto out;
+  }
+  pg->confidence = wn_detect_confidence(res);
+  e = wn_detect_render_text(page, res, &text);
+  if (e) {
+    wn_eval_fail(pg, "render", wn_strerror(e));
+    goto out;
+  }
+  e = wn_eval_score_texts(text.data ? text.data : "", text.len, gold, gold_len, &pg->score);
+  if (e) {
+    wn_eval_fail(pg, "score", wn_strerror(e));
+    err = e;
+    goto out;
+  }
+out:
+  wn_buf_free(&text);
+  wn_detect_result_free(res);
+  wn_dom_free(page);
+  free(gold);
+  return err;
+}
+
+/* ---- throughput ------------------------------------------------------------ */
+
+static double wn_eval_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* (a) the floor: libxml2's HTML parser on the raw bytes, and nothing else. */
+static void wn_eval_time_parse(wn_eval *ev) {
+  wn_eval_timing *t = &ev->parse_time;
+  t->best_seconds = -1.0;
+  for (unsigned r = 0; r < ev->opts.repeat; r++) {
+    size_t pages = 0, bytes = 0;
+    double t0 = wn_eval_now();
+    for (size_t i = 0; i < ev->n_pages; i++) {
+      const wn_eval_page *pg = &ev->pages[i];
+      if (pg->is_train || !pg->html || pg->html_len > INT_MAX)
+        continue;
+      htmlDocPtr doc = htmlReadMemory(pg->html, (int)pg->html_len, NULL, NULL,
+                                      HTML_PARSE_RECOVER | HTML_PARSE_NOERROR |
+                                          HTML_PARSE_NOWARNING | HTML_PARSE_NONET);
+      if (doc)
+        xmlFreeDoc(doc);
+      pages++;
+      bytes += pg->html_len;
+    }
+    double dt = wn_eval_now() - t0;
+    t->pages = pages;
+    t->bytes = bytes;
+    if (t->best_seconds < 0 || dt < t->best_seconds)
+      t->best_seconds = dt;
+  }
+}
+
+/* (b) winnow's whole per-page cost: parse to the compact tree, detect,
+ * render the text, free it all. File reading and scoring are left out. */
+static void wn_eval_time_detect(wn_eval *ev) {
+  wn_eval_timing *t = &ev->detect_time;
+  wn_detect_options dopts;
+  memset(&dopts, 0, sizeof dopts);
+  dopts.selector = ev->opts.selector;
+  t->best_seconds = -1.0;
+  for (unsigned r = 0; r < ev->opts.repeat; r++) {
+    size_t pages = 0, bytes = 0;
+    double t0 = wn_eval_now();
+    for (size_t i = 0; i < ev->n_pages; i++) {
+      const wn_eval_page *pg = &ev->pages[i];
+      const wn_template *tpl = ev->groups[pg->group_index].tpl;
+      if (pg->is_train || !pg->html || !tpl)
+        continue;
+      wn_dom_page *page = NULL;
+      wn_detect_result *res = NULL;
+      wn_buf text;
+      wn_buf_init(&text, WN_EVAL_MAX_TEXT_BYTES);
+      if (wn_dom_parse(pg->html, pg->html_len, NULL, &page, NULL) == WN_OK &&
+          wn_detect_run(page, tpl, &dopts, &res, NULL) == WN_OK)
+        (void)wn_detect_render_text(page, res, &text);
+      wn_buf_free(&text);
+      wn_detect_result_free(res);
+      wn_dom_free(page);
+      pages++;
+      bytes += pg->html_len;
+    }
+    double dt = wn_eval_now() - t0;
+    t->pages = pages;
+    t->bytes = bytes;
+    if (t->best_seconds < 0 || dt < t->best_seconds)
+      t->best_seconds = dt;
+  }
+}
+
+static double wn_eval_rate(double amount, double seconds) {
+  return seconds > 0 ? amount / seconds : 0.0;
+}
+
+/* ---- report ---------------------------------------------------------------- */
+
+static int wn_eval_cmp_size(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
+typedef struct wn_eval_summary {
+  size_t tpl_groups;
+  size_t tpl_min, tpl_median, tpl_max;
+  double sample_mean; /* html bytes of the train pages read */
+  size_t scored_groups;
+  double group_macro_f1;
+  double p, r, f1; /* macro over test pages */
+} wn_eval_summary;
+
+static wn_err wn_eval_summarise(const wn_eval *ev, wn_eval_summary *s) {
+  memset(s, 0, sizeof *s);
+  size_t *sizes = calloc(ev->n_groups ? ev->n_groups : 1, sizeof *sizes);
+  if (!sizes)
+    return WN_ENOMEM;
+  size_t sample_bytes = 0, sample_pages = 0;
+  double sum_group_f1 = 0;
+  for (size_t i = 0; i < ev->n_groups; i++) {
+    const wn_eval_group *g = &ev->groups[i];
+    if (g->tpl)
+      sizes[s->tpl_groups++] = g->tpl_bytes;
+    sample_bytes += g->sample_bytes;
+    sample_pages += g->sample_pages_read;
+    if (g->n_test) {
+      s->scored_groups++;
+      sum_group_f1 += g->sum_f1 / (double)g->n_test;
+    }
+  }
+  if (s->tpl_groups) {
+    qsort(sizes, s->tpl_groups, sizeof *sizes, wn_eval_cmp_size);
+    s->tpl_min = sizes[0];
+    s->tpl_max = sizes[s->tpl_groups - 1];
+    s->tpl_median = s->tpl_groups % 2 ? sizes[s->tpl_groups / 2]
+                                      : (sizes[s->tpl_groups / 2 - 1] + sizes[s->tpl_groups / 2]) / 2;
+  }
+  s->sample_mean = sample_pages ? (double)sample_bytes / (double)sample_pages : 0.0;
+  s->group_macro_f1 = s->scored_groups ? sum_group_f1 / (double)s->scored_groups : 0.0;
+  if (ev->n_test) {
+    s->p = ev->sum_p / (double)ev->n_test;
+    s->r = ev->sum_r / (double)ev->n_test;
+    s->f1 = ev->sum_f1 / (double)ev->n_test;
+  }
+  free(sizes);
+  return WN_OK;
+}
+
+static void wn_eval_print_page(const wn_eval_page *pg) {
+  printf("    %s\t%s\t%.4f\t%.4f\t%.4f\t%zu\t%zu", pg->group, pg->id, pg->score.precision,
+         pg->score.recall, pg->score.f1, pg->score.words_out, pg->score.words_gold);
+  if (pg->failed)
+    printf("\tFAILED %s", pg->status);
+  printf("\n");
+}
+
+static void wn_eval_print_text(const wn_eval *ev, const wn_eval_summary *s) {
+  printf("corpus %s  (selector %s, min-count %u%s, repeat %u)\n\n", ev->opts.corpus,
+         wn_eval_selector_name(ev->opts.selector), ev->opts.min_count,
+         ev->opts.min_count ? "" : " = library default", ev->opts.repeat);
+  printf("%-34s %5s %7s %7s %7s %9s %9s %6s\n", "group", "pages", "P", "R", "F1", "tpl_bytes",
+         "sample_B", "failed");
+  for (size_t i = 0; i < ev->n_groups; i++) {
+    const wn_eval_group *g = &ev->groups[i];
+    double n = (double)g->n_test;
+    if (g->n_test)
+      printf("%-34s %5zu %7.4f %7.4f %7.4f", g->name, g->n_test, g->sum_p / n, g->sum_r / n,
+             g->sum_f1 / n);
+    else
+      printf("%-34s %5zu %7s %7s %7s", g->name, g->n_test, "-", "-", "-");
+    if (g->tpl)
+      printf(" %9zu", g->tpl_bytes);
+    else
+      printf(" %9s", "none");
+    printf(" %9.0f %6zu\n",
+           g->sample_pages_read ? (double)g->sample_bytes / (double)g->sample_pages_read : 0.0,
+           g->n_failed);
+    if (ev->opts.per_page) {
+      for (size_t k = 0; k < g->n; k++) {
+        const wn_eval_page *pg = &ev->pages[g->first + k];
+        if (!pg->is_train)
+          wn_eval_print_page(pg);
+      }
+    }
+  }
+  printf("\naccuracy (macro over %zu test pages in %zu groups; %zu failed, scored 0)\n",
+         ev->n_test, ev->n_groups, ev->n_failed);
+  printf("  P %.4f  R %.4f  F1 %.4f\n", s->p, s->r, s->f1);
+  printf("  macro mean of the per-group F1: %.4f (%zu groups with test pages)\n",
+         s->group_macro_f1, s->scored_groups);
+  if (ev->n_train_failed)
+    printf("  train pages that could not be read or parsed: %zu\n", ev->n_train_failed);
+  printf("\ntemplate record bytes over %zu groups: min %zu  median %zu  max %zu\n", s->tpl_groups,
+         s->tpl_min, s->tpl_median, s->tpl_max);
+  printf("  mean html bytes of a sample (train) page: %.0f\n", s->sample_mean);
+  printf("\nthroughput over %zu test pages, %.2f MB, best of %u\n", ev->parse_time.pages,
+         (double)ev->parse_time.bytes / 1e6, ev->opts.repeat);
+  const wn_eval_timing *a = &ev->parse_time, *b = &ev->detect_time;
+  printf("  libxml2 parse only   : %9.1f pages/s %8.2f MB/s  (%.3f s)\n",
+         wn_eval_rate((double)a->pages, a->best_seconds),
+         wn_eval_rate((double)a->bytes / 1e6, a->best_seconds), a->best_seconds);
+  printf("  winnow detect (whole): %9.1f pages/s %8.2f MB/s  (%.3f s, %zu pages)\n",
+         wn_eval_rate((double)b->pages, b->best_seconds),
+         wn_eval_rate((double)b->bytes / 1e6, b->best_seconds), b->best_seconds, b->pages);
+  if (a->best_seconds > 0 && b->bytes && a->bytes) {
+    /* Per byte, so the ratio holds when some groups have no template. */
+    double per_a = a->best_seconds / (double)a->bytes;
+    double per_b = b->best_seconds / (double)b->bytes;
+    printf("  detect/parse time per byte: %.2fx\n", per_b / per_a);
+  }
+  if (ev->peak_memory_page)
+    printf("\npeak per-page memory (wn_dom_memory): %zu bytes, %s/%s (%zu input bytes)\n",
+           ev->peak_memory, ev->peak_memory_page->group, ev->peak_memory_page->id,
+           ev->peak_memory_input);
+}
+
+/* jansson helpers: a NULL value (out of memory) or a failed set marks the
+ * whole document failed; checked once at the end. */
+static void wn_eval_jset(json_t *obj, const char *key, json_t *val, int *bad) {
+  if (!obj || !val || json_object_set_new(obj, key, val) != 0)
+    *bad = 1;
+}
+
+static json_t *wn_eval_jsize(size_t v) { return json_integer((json_int_t)v); }
+
+static json_t *wn_eval_json_timing(const wn_eval_timing *t, int *bad) {
+  json_t *o = json_object();
+  wn_eval_jset(o, "pages", wn_eval_jsize(t->pages), bad);
+  wn_eval_jset(o, "bytes", wn_eval_jsize(t->bytes), bad);
+  wn_eval_jset(o, "best_seconds", json_real(t->best_seconds), bad);
+  wn_eval_jset(o, "pages_per_second", json_real(wn_eval_rate((double)t->pages, t->best_seconds)),
+               bad);
+  wn_eval_jset(o, "mb_per_second",
+               json_real(wn_eval_rate((double)t->bytes / 1e6, t->best_seconds)), bad);
+  return o;
+}
+
+static json_t *wn_eval_json_page(const wn_eval_page *pg, int *bad) {
+  json_t *o = json_object();
+  wn_eval_jset(o, "group", json_string(pg->group), bad);
+  wn_eval_jset(o, "id", json_string(pg->id), bad);
+  wn_eval_jset(o, "precision", json_real(pg->score.precision), bad);
+  wn_eval_jset(o, "recall", json_real(pg->score.recall), bad);
+  wn_eval_jset(o, "f1", json_real(pg->score.f1), bad);
+  wn_eval_jset(o, "words_out", wn_eval_jsize(pg->score.words_out), bad);
+  wn_eval_jset(o, "words_gold", wn_eval_jsize(pg->score.words_gold), bad);
+  wn_eval_jset(o, "words_common", wn_eval_jsize(pg->score.words_common), bad);
+  wn_eval_jset(o, "confidence", json_real(pg->confidence), bad);
+  wn_eval_jset(o, "html_bytes", wn_eval_jsize(pg->html_len), bad);
+  wn_eval_jset(o, "failed", json_boolean(pg->failed), bad);
+  if (pg->failed)
+    wn_eval_jset(o, "error", json_string(pg->status), bad);
+  return o;
+}
+
+static int wn_eval_print_json(const wn_eval *ev, const wn_eval_summary *s) {
+  int bad = 0;
+  int rc = 1;
+  json_t *root = json_object();
+  json_t *opts = json_object();
+  wn_eval_jset(opts, "min_count", json_integer(ev->opts.min_count), &bad);
+  wn_eval_jset(opts, "selector", json_string(wn_eval_selector_name(ev->opts.selector)), &bad);
+  wn_eval_jset(opts, "repeat", json_integer(ev->opts.repeat), &bad);
+  wn_eval_jset(root, "corpus", json_string(ev->opts.corpus), &bad);
+  wn_eval_jset(root, "options", opts, &bad);
+
+  json_t *groups = json_array();
+  json_t *pages = ev->opts.per_page ? json_array() : NULL;
+  json_t *failures = json_array();
+  for (size_t i = 0; i < ev->n_groups; i++) {
+    const wn_eval_group *g = &ev->groups[i];
+    double n = g->n_test ? (double)g->n_test : 1.0;
+    json_t *o = json_object();
+    wn_eval_jset(o, "group", json_string(g->name), &bad);
+    wn_eval_jset(o, "train_pages", wn_eval_jsize(g->n_train), &bad);
+    wn_eval_jset(o, "train_pages_parsed", wn_eval_jsize(g->n_train_parsed), &bad);
+    wn_eval_jset(o, "test_pages", wn_eval_jsize(g->n_test), &bad);
+    wn_eval_jset(o, "failed_pages", wn_eval_jsize(g->n_failed), &bad);
+    wn_eval_jset(o, "precision", g->n_test ? json_real(g->sum_p / n) : json_null(), &bad);
+    wn_eval_jset(o, "recall", g->n_test ? json_real(g->sum_r / n) : json_null(), &bad);
+    wn_eval_jset(o, "f1", g->n_test ? json_real(g->sum_f1 / n) : json_null(), &bad);
+    wn_eval_jset(o, "mean_confidence", g->n_test ? json_real(g->sum_conf / n) : json_null(),
+                 &bad);
+    wn_eval_jset(o, "template", json_boolean(g->tpl != NULL), &bad);
+    wn_eval_jset(o, "template_bytes", g->tpl ? wn_eval_jsize(g->tpl_bytes) : json_null(), &bad);
+    wn_eval_jset(o, "template_nodes", g->tpl ? json_integer(g->tpl_nodes) : json_null(), &bad);
+    wn_eval_jset(o, "sample_html_bytes_mean",
+                 json_real(g->sample_pages_read
+                               ? (double)g->sample_bytes / (double)g->sample_pages_read
+                               : 0.0),
+                 &bad);
+    if (!g->tpl)
+      wn_eval_jset(o, "error", json_string(g->status), &bad);
+    if (!groups || json_array_append_new(groups, o) != 0)
+      bad = 1;
+    for (size_t k = 0; k < g->n; k++) {
+      const wn_eval_page *pg = &ev->pages[g->first + k];
+      if (pages && !pg->is_train && json_array_append_new(pages, wn_eval_json_page(pg, &bad)))
+        bad = 1;
+      if (pg->failed) {
+        json_t *f = json_object();
+        wn_eval_jset(f, "group", json_string(pg->group), &bad);
+        wn_eval_jset(f, "id", json_string(pg->id), &bad);
+        wn_eval_jset(f, "split", json_string(pg->is_train ? "train" : "test"), &bad);
+        wn_eval_jset(f, "error", json_string(pg->status), &bad);
+        if (!failures || json_array_append_new(failures, f) != 0)
+          bad = 1;
+      }
+    }
+  }
+  wn_eval_jset(root, "groups", groups, &bad);
+  if (pages)
+    wn_eval_jset(root, "pages", pages, &bad);
+  wn_eval_jset(root, "failures", failures, &bad);
+
+  json_t *acc = json_object();
+  wn_eval_jset(acc, "test_pages", wn_eval_jsize(ev->n_test), &bad);
+  wn_eval_jset(acc, "failed_pages", wn_eval_jsize(ev->n_failed), &bad);
+  wn_eval_jset(acc, "failed_train_pages", wn_eval_jsize(ev->n_train_failed), &bad);
+  wn_eval_jset(acc, "precision", json_real(s->p), &bad);
+  wn_eval_jset(acc, "recall", json_real(s->r), &bad);
+  wn_eval_jset(acc, "f1", json_real(s->f1), &bad);
+  wn_eval_jset(acc, "group_macro_f1", json_real(s->group_macro_f1), &bad);
+  wn_eval_jset(acc, "groups", wn_eval_jsize(ev->n_groups), &bad);
+  wn_eval_jset(acc, "groups_scored", wn_eval_jsize(s->scored_groups), &bad);
+  wn_eval_jset(root, "accuracy", acc, &bad);
+
+  json_t *tpl = json_object();
+  wn_eval_jset(tpl, "groups", wn_eval_jsize(s->tpl_groups), &bad);
+  wn_eval_jset(tpl, "min_bytes", wn_eval_jsize(s->tpl_min), &bad);
+  wn_eval_jset(tpl, "median_bytes", wn_eval_jsize(s->tpl_median), &bad);
+  wn_eval_jset(tpl, "max_bytes", wn_eval_jsize(s->tpl_max), &bad);
+  wn_eval_jset(tpl, "sample_html_bytes_mean", json_real(s->sample_mean), &bad);
+  wn_eval_jset(root, "template", tpl, &bad);
+
+  json_t *thr = json_object();
+  wn_eval_jset(thr, "repeat", json_integer(ev->opts.repeat), &bad);
+  wn_eval_jset(thr, "parse", wn_eval_json_timing(&ev->parse_time, &bad), &bad);
+  wn_eval_jset(thr, "detect", wn_eval_json_timing(&ev->detect_time, &bad), &bad);
+  double ratio = 0.0;
+  if (ev->parse_time.best_seconds > 0 && ev->parse_time.bytes && ev->detect_time.bytes)
+    ratio = (ev->detect_time.best_seconds / (double)ev->detect_time.bytes) /
+            (ev->parse_time.best_seconds / (double)ev->parse_time.bytes);
+  wn_eval_jset(thr, "detect_over_parse_time_per_byte", json_real(ratio), &bad);
+  wn_eval_jset(root, "throughput", thr, &bad);
+
+  json_t *mem = json_object();
+  wn_eval_jset(mem, "peak_page_bytes", wn_eval_jsize(ev->peak_memory), &bad);
+  wn_eval_jset(mem, "peak_page_input_bytes", wn_eval_jsize(ev->peak_memory_input), &bad);
+  if (ev->peak_memory_page) {
+    wn_eval_jset(mem, "peak_page_group", json_string(ev->peak_memory_page->group), &bad);
+    wn_eval_jset(mem, "peak_page_id", json_string(ev->peak_memory_page->id), &bad);
+  }
+  wn_eval_jset(root, "memory", mem, &bad);
+
+  if (bad) {
+    fprintf(stderr, "winnow-eval: out of memory building the JSON report\n");
+    goto out;
+  }
+  if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) != 0) {
+    fprintf(stderr, "winnow-eval: cannot write the JSON report\n");
+    goto out;
+  }
+  printf("\n");
+  rc = 0;
+out:
+  json_decref(root);
+  return rc;
+}
+
+/* ---- selftest -------------------------------------------------------------- */
+
+static int wn_eval_expect(const char *name, const char *out, const char *gold, double p, double r,
+                          double f1) {
+  wn_eval_score s;
+  memset(&s, 0, sizeof s);
+  if (wn_eval_score_texts(out, strlen(out), gold, strlen(gold), &s)) {
+    printf("FAIL %s: scorer error\n", name);
+    return 1;
+  }
+  double eps = 1e-9;
+  int ok = s.precision > p - eps && s.precision < p + eps && s.recall > r - eps &&
+           s.recall < r + eps && s.f1 > f1 - eps && s.f1 < f1 + eps;
+  printf("%s %s: P %.4f R %.4f F1 %.4f (want %.4f %.4f %.4f)\n", ok ? "ok  " : "FAIL", name,
+         s.precision, s.recall, s.f1, p, r, f1);
+  return !ok;
+}
+
+static int wn_eval_expect_tokens(const char *name, const char *text, const char *want) {
+  wn_eval_tokens t;
+  wn_buf got;
+  wn_eval_tokens_init(&t);
+  wn_buf_init(&got, 4096);
+  int bad = 1;
+  if (wn_eval_tokenize(text, strlen(text), &t))
+    goto out;
+  /* In text order, space-separated. */
+  for (size_t k = 0; k < t.count; k++) {
+    if ((k && wn_buf_append_char(&got, ' ')) || wn_buf_append_str(&got, t.bytes.data + t.offsets[k]))
+      goto out;
+  }
+  bad = strcmp(got.data ? got.data : "", want) != 0;
+out:
+  printf("%s %s: [%s] (want [%s])\n", bad ? "FAIL" : "ok  ", name, got.data ? got.data : "", want);
+  wn_buf_free(&got);
+  wn_eval_tokens_free(&t);
+  return bad;
+}
+
+static int wn_eval_selftest(const char *corpus) {
+  int fails = 0;
+  fails += wn_eval_expect_tokens("ascii", "The cat, the DOG; 42x y-z", "the cat the dog 42x y z");
+  fails += wn_eval_expect_tokens("unicode", "Stra\xc3\x9f" "e \xc3\x9c" "BER caf\xc3\xa9\xe2\x80\x94"
+                                            "na\xc3\xafve \xe6\x9d\xb1\xe4\xba\xac \xce\x91\xce\x98\xce\x97\xce\x9d\xce\x91",
+                                 "stra\xc3\x9f" "e \xc3\xbc" "ber caf\xc3\xa9 na\xc3\xafve "
+                                 "\xe6\x9d\xb1\xe4\xba\xac \xce\xb1\xce\xb8\xce\xb7\xce\xbd\xce\xb1");
+  fails += wn_eval_expect_tokens("invalid utf-8 splits", "ab\xff" "cd \xc3", "ab cd");
+  fails += wn_eval_expect_tokens("punctuation only", " -- ... !? ", "");
+  fails += wn_eval_expect("identical", "The cat sat on the mat.", "the CAT sat on the mat", 1, 1, 1);
+  fails += wn_eval_expect("both empty", "", " ... ", 1, 1, 1);
+  fails += wn_eval_expect("output empty", "", "some gold", 0, 0, 0);
+  fails += wn_eval_expect("gold empty", "some output", "", 0, 0, 0);
+  fails += wn_eval_expect("disjoint", "alpha beta", "gamma delta", 0, 0, 0);
+  /* P = {the, cat, sat}, G = {the, the, cat, dog}: common 2. */
+  fails += wn_eval_expect("multiset", "the cat sat", "the cat the dog", 2.0 / 3.0, 0.5,
+                          2.0 * (2.0 / 3.0) * 0.5 / (2.0 / 3.0 + 0.5));
+  /* Repeats count only as often as on both sides. */
+  fails += wn_eval_expect("repeats", "a a a a", "a a", 0.5, 1.0, 2.0 / 3.0);
+  fails += wn_eval_expect("order ignored", "b a c", "c b a", 1, 1, 1);
+
+  if (corpus) {
+    /* Every gold file against itself (1) and against nothing (0, or 1 when
+     * the gold has no words). */
+    wn_eval ev;
+    memset(&ev, 0, sizeof ev);
+    ev.opts.corpus = corpus;
+    size_t checked = 0, empty = 0, bad = 0;
+    if (wn_eval_load_index(&ev)) {
+      fails++;
+    } else {
+      for (size_t i = 0; i < ev.n_pages; i++) {
+        char *gold = NULL;
+        size_t len = 0;
+        wn_diag diag;
+        wn_diag_clear(&diag);
+        wn_err e = wn_eval_read(&ev, &ev.pages[i], "gold", "txt", &gold, &len, &diag);
+        if (e) {
+          printf("FAIL %s/%s: %s\n", ev.pages[i].group, ev.pages[i].id, wn_diag_message(&diag, e));
+          bad++;
+          continue;
+        }
+        wn_eval_score self, none;
+        memset(&self, 0, sizeof self);
+        memset(&none, 0, sizeof none);
+        if (wn_eval_score_texts(gold, len, gold, len, &self) ||
+            wn_eval_score_texts("", 0, gold, len, &none)) {
+          bad++;
+        } else {
+          int no_words = self.words_gold == 0;
+          empty += (size_t)no_words;
+          if (self.f1 != 1.0 || self.words_common != self.words_gold ||
+              none.f1 != (no_words ? 1.0 : 0.0)) {
+            printf("FAIL %s/%s: self F1 %.4f, empty F1 %.4f\n", ev.pages[i].group,
+                   ev.pages[i].id, self.f1, none.f1);
+            bad++;
+          }
+        }
+        checked++;
+        free(gold);
+      }
+      printf("%s gold self-check: %zu files (%zu without words), %zu bad\n", bad ? "FAIL" : "ok  ",
+             checked, empty, bad);
+      fails += bad != 0;
+    }
+    free(ev.pages);
+    free(ev.groups);
+    free(ev.index);
+  }
+  printf("%s\n", fails ? "selftest FAILED" : "selftest passed");
+  return fails ? 1 : 0;
+}
+
+/* ---- main ------------------------------------------------------------------ */
+
+static void wn_eval_usage(FILE *f) {
+  fprintf(f,
+          "usage: winnow-eval [--min-count N] [--selector cues|paper] [--per-page] [--json]\n"
+          "                   [--repeat N] CORPUS_DIR\n"
+          "       winnow-eval --selftest [CORPUS_DIR]\n"
+          "\n"
+          "CORPUS_DIR holds pages.tsv (group, id, split), html/<group>/<id>.html and\n"
+          "gold/<group>/<id>.txt (see ../shared/corpus/README.md).\n"
+          "  --min-count N   sample pages a node must occur in to be template (0: default)\n"
+          "  --selector S    cues (default) or paper (Algorithms 2 to 5 as stated)\n"
+          "  --per-page      one line per test page: group id P R F1 words_out words_gold\n"
+          "  --json          one JSON object with all the figures\n"
+          "  --repeat N      timing loops run N times, the best counts (default 3)\n"
+          "  --selftest      check the tokeniser and scorer (and, given a corpus, that\n"
+          "                  every gold file scores 1 against itself and 0 against nothing)\n");
+}
+
+static int wn_eval_parse_uint(const char *s, unsigned long max, unsigned long *out) {
+  if (!s || !*s || *s == '-' || *s == '+')
+    return -1;
+  char *end = NULL;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 10);
+  if (errno || *end || v > max)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->selector = WN_SELECT_CUES;
+  o->repeat = 3;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    unsigned long v = 0;
+    if (strcmp(a, "--min-count") == 0) {
+      if (i + 1 >= argc || wn_eval_parse_uint(argv[++i], 255, &v)) {
+        fprintf(stderr, "winnow-eval: --min-count needs a number from 0 to 255\n");
+        return 2;
+      }
+      o->min_count = (uint32_t)v;
+    } else if (strcmp(a, "--selector") == 0) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "winnow-eval: --selector needs cues or paper\n");
+        return 2;
+      }
+      const char *s = argv[++i];
+      if (strcmp(s, "cues") == 0) {
+        o->selector = WN_SELECT_CUES;
+      } else if (strcmp(s, "paper") == 0) {
+        o->selector = WN_SELECT_PAPER;
+      } else {
+        fprintf(stderr, "winnow-eval: --selector: unknown selector \"%s\" (cues or paper)\n", s);
+        return 2;
+      }
+    } else if (strcmp(a, "--repeat") == 0) {
+      if (i + 1 >= argc || wn_eval_parse_uint(argv[++i], WN_EVAL_MAX_REPEAT, &v) || v == 0) {
+        fprintf(stderr, "winnow-eval: --repeat needs a number from 1 to %u\n", WN_EVAL_MAX_REPEAT);
+        return 2;
+      }
+      o->repeat = (unsigned)v;
+    } else if (strcmp(a, "--per-page") == 0) {
+      o->per_page = 1;
+    } else if (strcmp(a, "--json") == 0) {
+      o->json = 1;
+    } else if (strcmp(a, "--selftest") == 0) {
+      o->selftest = 1;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      wn_eval_usage(stdout);
+      return 1;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      fprintf(stderr, "winnow-eval: unknown option %s\n", a);
+      wn_eval_usage(stderr);
+      return 2;
+    } else if (o->corpus) {
+      fprintf(stderr, "winnow-eval: one corpus directory only (got %s and %s)\n", o->corpus, a);
+      return 2;
+    } else {
+      o->corpus = a;
+    }
+  }
+  if (!o->corpus && !o->selftest) {
+    wn_eval_usage(stderr);
+    return 2;
+  }
+  return 0;
+}
+
+static int wn_eval_check_dir(const char *dir) {
+  struct stat st;
+  if (stat(dir, &st) != 0) {
+    fprintf(stderr, "winnow-eval: corpus directory %s: %s\n", dir, strerror(errno));
+    return 1;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "winnow-eval: %s is not a directory\n", dir);
+    return 1;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  int rc = 1;
+  wn_eval ev;
+  memset(&ev, 0, sizeof ev);
+  int a = wn_eval_parse_args(argc, argv, &ev.opts);
+  if (a)
+    return a == 1 ? 0 : 2;
+  /* The tokeniser needs a UTF-8 LC_CTYPE that classifies all of Unicode;
+   * glibc's C.UTF-8 does, and keeps "." as the decimal point. */
+  if (!setlocale(LC_ALL, "C.UTF-8") && !setlocale(LC_ALL, "C.utf8")) {
+    fprintf(stderr, "winnow-eval: the C.UTF-8 locale is not available\n");
+    return 1;
+  }
+  if (ev.opts.corpus && wn_eval_check_dir(ev.opts.corpus))
+    return 1;
+  if (ev.opts.selftest)
+    return wn_eval_selftest(ev.opts.corpus);
+
+  xmlInitParser();
+  if (wn_eval_load_index(&ev))
+    goto out;
+  for (size_t gi = 0; gi < ev.n_groups; gi++) {
+    wn_eval_group *g = &ev.groups[gi];
+    if (wn_eval_learn_group(&ev, g))
+      goto out;
+    for (size_t k = 0; k < g->n; k++) {
+      wn_eval_page *pg = &ev.pages[g->first + k];
+      if (pg->is_train)
+        continue;
+      if (wn_eval_test_page(&ev, g, pg)) {
+        fprintf(stderr, "winnow-eval: out of memory\n");
+        goto out;
+      }
+      g->sum_p += pg->score.precision;
+      g->sum_r += pg->score.recall;
+      g->sum_f1 += pg->score.f1;
+      g->sum_conf += pg->confidence;
+      g->n_failed += (size_t)pg->failed;
+    }
+    ev.n_test += g->n_test;
+    ev.n_failed += g->n_failed;
+    ev.sum_p += g->sum_p;
+    ev.sum_r += g->sum_r;
+    ev.sum_f1 += g->sum_f1;
+  }
+  wn_eval_time_parse(&ev);
+  wn_eval_time_detect(&ev);
+
+  wn_eval_summary s;
+  if (wn_eval_summarise(&ev, &s)) {
+    fprintf(stderr, "winnow-eval: out of memory\n");
+    goto out;
+  }
+  if (ev.opts.json) {
+    if (wn_eval_print_json(&ev, &s))
+      goto out;
+  } else {
+    wn_eval_print_text(&ev, &s);
+  }
+  if (fflush(stdout) != 0) {
+    fprintf(stderr, "winnow-eval: cannot write the report: %s\n", strerror(errno));
+    goto out;
+  }
+  rc = 0;
+out:
+  for (size_t i = 0; i < ev.n_groups; i++)
+    wn_template_free(ev.groups[i].tpl);
+  for (size_t i = 0; i < ev.n_pages; i++)
+    free(ev.pages[i].html);
+  free(ev.groups);
+  free(ev.pages);
+  free(ev.index);
+  xmlCleanupParser();
+  return rc;
+}
