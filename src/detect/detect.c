@@ -16,6 +16,7 @@
 
 #include <libxml/HTMLtree.h>
 #include <libxml/tree.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,95 +166,164 @@ static void wn_label_lifted(const wn_dom_node *nodes, uint32_t count, wn_labels 
 
 /* ---- selection by cues -------------------------------------------------------- */
 
-/* Weights of the branch score: template text and candidate link text count
- * against a subtree, candidate plain text for it. */
-#define WN_CUE_LINK_WEIGHT 1.0
-#define WN_CUE_TEMPLATE_WEIGHT 1.0
-/* A reduced candidate whose text is mostly link text is a list of links to
- * other pages (related stories, teasers), not content. */
+/*
+ * After the template filter, what is left is page-specific: the article,
+ * and also reader comments, teasers, captions, dates of other stories. We
+ * choose among it with single-page cues, counted on candidate text only:
+ *
+ * 1. Paragraph scores (the densitometric scoring of Readability, in the
+ *    spirit of CNR's "most text in fewest nodes"): every block holding at
+ *    least WN_CUE_MIN_PARAGRAPH bytes of candidate, non-link text scores
+ *    1 + its commas + its length / 100 (at most 3); its parent receives the
+ *    score, its grandparent half of it. A subtree's score is then scaled by
+ *    1 - its link density. The best subtree is the core of the content:
+ *    many long, comma-rich paragraphs under one parent.
+ * 2. The core grows towards the root while what it gains is small next to
+ *    it (at most WN_CUE_GROWTH of its text): the headline, byline and date
+ *    that sit just above an article body come in; a comment section as
+ *    long as the article does not.
+ * 3. That node is the branch (our Algorithm 3); the reduced candidates
+ *    inside it are kept (Algorithm 4) and grouped (Algorithm 5). Within
+ *    them, blocks that are mostly link text are left out.
+ */
+#define WN_CUE_MIN_PARAGRAPH 25u
+#define WN_CUE_GROWTH 0.3
 #define WN_CUE_MAX_LINK_DENSITY 0.5
 
-static wn_err wn_select_cues(const wn_dom_node *nodes, uint32_t count, const wn_labels *l,
-                             wn_detect_result *res) {
+static uint32_t wn_count_commas(const char *s, uint32_t len) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < len; i++)
+    n += s[i] == ',';
+  return n;
+}
+
+static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, uint32_t count,
+                             const wn_labels *l, wn_detect_result *res) {
   wn_err err = WN_OK;
-  double *score = malloc((size_t)count * sizeof *score);
+  double *score = calloc(count, sizeof *score);
+  uint32_t *ctext = calloc(count, sizeof *ctext); /* candidate non-link text */
+  uint32_t *clink = calloc(count, sizeof *clink); /* candidate link text */
+  uint32_t *para = calloc(count, sizeof *para);   /* per block: its own candidate text */
+  uint32_t *commas = calloc(count, sizeof *commas);
+  uint32_t *block = malloc((size_t)count * sizeof *block);
   uint32_t *reduced = malloc((size_t)count * sizeof *reduced);
-  if (!score || !reduced) {
+  if (!score || !ctext || !clink || !para || !commas || !block || !reduced) {
     err = WN_ENOMEM;
     goto out;
   }
-  /* Subtree scores, bottom-up in one backward pass. */
-  for (uint32_t i = 0; i < count; i++)
-    score[i] = 0;
+  /* Forward: the nearest block of every node (parents come first). */
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t p = nodes[i].parent;
+    if (nodes[i].tag != WN_TAG_TEXT && (nodes[i].flags & WN_DOM_BLOCK))
+      block[i] = i;
+    else
+      block[i] = p == WN_DOM_NONE ? WN_DOM_NONE : block[p];
+    if (nodes[i].tag == WN_TAG_TEXT && l->cand[i] && !(nodes[i].flags & WN_DOM_IN_LINK) &&
+        block[i] != WN_DOM_NONE) {
+      para[block[i]] += nodes[i].own_text_len;
+      commas[block[i]] += wn_count_commas(nodes[i].text, nodes[i].own_text_len);
+    }
+  }
+  /* Backward: subtree sums. */
   for (uint32_t i = count; i-- > 0;) {
-    if (nodes[i].tag == WN_TAG_TEXT) {
-      double len = nodes[i].own_text_len;
-      if (!l->cand[i])
-        score[i] = -WN_CUE_TEMPLATE_WEIGHT * len;
-      else if (nodes[i].flags & WN_DOM_IN_LINK)
-        score[i] = -WN_CUE_LINK_WEIGHT * len;
+    if (nodes[i].tag == WN_TAG_TEXT && l->cand[i]) {
+      if (nodes[i].flags & WN_DOM_IN_LINK)
+        clink[i] = nodes[i].own_text_len;
       else
-        score[i] = len;
+        ctext[i] = nodes[i].own_text_len;
     }
-    if (nodes[i].parent != WN_DOM_NONE)
-      score[nodes[i].parent] += score[i];
+    uint32_t p = nodes[i].parent;
+    if (p != WN_DOM_NONE) {
+      ctext[p] += ctext[i];
+      clink[p] += clink[i];
+    }
   }
-  uint32_t branch = WN_DOM_NONE;
+  /* Step 1: paragraph scores to parents and grandparents. */
+  for (uint32_t i = 0; i < count; i++) {
+    if (para[i] < WN_CUE_MIN_PARAGRAPH)
+      continue;
+    double s = 1.0 + commas[i] + (para[i] / 100.0 > 3.0 ? 3.0 : para[i] / 100.0);
+    uint32_t p = nodes[i].parent;
+    if (p == WN_DOM_NONE)
+      p = i;
+    score[p] += s;
+    uint32_t g = nodes[p].parent;
+    if (g != WN_DOM_NONE)
+      score[g] += s / 2;
+  }
+  uint32_t core = WN_DOM_NONE;
   double best = 0;
-  for (uint32_t i = 0; i < count; i++)
-    if (nodes[i].tag != WN_TAG_TEXT && score[i] > best) {
-      best = score[i];
-      branch = i;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag == WN_TAG_TEXT || ctext[i] == 0)
+      continue;
+    double density = (double)clink[i] / (double)(ctext[i] + clink[i]);
+    double s = score[i] * (1.0 - density);
+    if (s > best) {
+      best = s;
+      core = i;
     }
-  if (branch == WN_DOM_NONE)
-    goto out; /* nothing page-specific worth reading */
-
-  uint32_t n;
-  if (l->cand[branch]) {
-    /* The best subtree lies inside one candidate subtree: it is the main
-     * content on its own. */
-    reduced[0] = branch;
-    n = 1;
-  } else {
-    n = wn_reduce_nodes(nodes, count, l->cand, reduced);
   }
-  /* Algorithm 4 on the branch we chose. */
-  uint32_t kept = 0;
-  for (uint32_t k = 0; k < n; k++) {
-    uint32_t r = reduced[k];
-    if (r < branch || r >= nodes[branch].end)
-      continue;
-    if (nodes[r].text_len == 0)
-      continue;
-    if (nodes[r].link_text_len > WN_CUE_MAX_LINK_DENSITY * nodes[r].text_len)
-      continue;
-    reduced[kept++] = r;
+  if (core == WN_DOM_NONE) {
+    /* No paragraph anywhere: the subtree with most candidate text. */
+    for (uint32_t i = 0; i < count; i++)
+      if (nodes[i].tag != WN_TAG_TEXT && ctext[i] > clink[i] && ctext[i] > best) {
+        best = ctext[i];
+        core = i;
+      }
+  }
+  if (getenv("WN_DEBUG"))
+    fprintf(stderr, "core %u score %.1f ctext %u\n", core, best, core == WN_DOM_NONE ? 0 : ctext[core]);
+  if (core == WN_DOM_NONE)
+    goto out; /* nothing page-specific worth reading */
+  /* Step 2: grow while the gain stays small next to the core. */
+  uint32_t branch = core;
+  while (nodes[branch].parent != WN_DOM_NONE) {
+    uint32_t p = nodes[branch].parent;
+    if ((double)(ctext[p] - ctext[core]) > WN_CUE_GROWTH * ctext[core])
+      break;
+    branch = p;
+  }
+  /* Step 3: Algorithms 2 and 4 on the branch. */
+  uint32_t n = 0;
+  if (l->cand[branch]) {
+    reduced[n++] = branch; /* the branch lies inside one candidate subtree */
+  } else {
+    uint32_t all = wn_reduce_nodes(nodes, count, l->cand, reduced);
+    for (uint32_t k = 0; k < all; k++)
+      if (reduced[k] > branch && reduced[k] < nodes[branch].end && ctext[reduced[k]] > 0)
+        reduced[n++] = reduced[k];
   }
   /* Inside the kept subtrees, a block that is mostly link text is a list
    * of links to other pages (related stories, tags); its text is left out.
    * Inline links inside prose are kept: only blocks are judged. */
-  for (uint32_t k = 0; k < kept; k++) {
+  for (uint32_t k = 0; k < n; k++) {
     uint32_t i = reduced[k];
     while (i < nodes[reduced[k]].end) {
       if (nodes[i].tag == WN_TAG_TEXT) {
         res->keep[i] = l->cand[i];
       } else if ((nodes[i].flags & WN_DOM_BLOCK) &&
-                 nodes[i].link_text_len > WN_CUE_MAX_LINK_DENSITY * nodes[i].text_len) {
+                 clink[i] > WN_CUE_MAX_LINK_DENSITY * (ctext[i] + clink[i])) {
         i = nodes[i].end;
         continue;
       }
       i++;
     }
   }
-  res->selected = malloc(((size_t)kept + 1) * sizeof *res->selected);
+  n = wn_detect_group(page, reduced, n);
+  res->selected = malloc(((size_t)n + 1) * sizeof *res->selected);
   if (!res->selected) {
     err = WN_ENOMEM;
     goto out;
   }
-  memcpy(res->selected, reduced, (size_t)kept * sizeof *reduced);
-  res->n_selected = kept;
+  memcpy(res->selected, reduced, (size_t)n * sizeof *reduced);
+  res->n_selected = n;
 out:
   free(score);
+  free(ctext);
+  free(clink);
+  free(para);
+  free(commas);
+  free(block);
   free(reduced);
   return err;
 }
@@ -333,7 +403,7 @@ wn_err wn_detect_run(const wn_dom_page *page, const wn_template *tpl,
     err = wn_select_paper(page, nodes, count, &l, res);
   } else {
     wn_label_lifted(nodes, count, &l);
-    err = wn_select_cues(nodes, count, &l, res);
+    err = wn_select_cues(page, nodes, count, &l, res);
   }
   if (err)
     goto out;
