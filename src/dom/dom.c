@@ -67,8 +67,8 @@ static const wn_tag_entry wn_tags[] = {
 
 /* Not content: their subtrees are left out of the tree. */
 static const char *const wn_skipped[] = {
-    "canvas", "embed", "head",  "iframe", "math", "noembed", "noframes", "noscript",
-    "object", "script", "style", "svg",   "template", "title",
+    "canvas", "datalist", "embed",  "head",  "iframe",   "math",     "noembed", "noframes",
+    "noscript", "object", "script", "select", "style", "svg", "template", "textarea", "title",
 };
 
 static int wn_tag_cmp(const void *key, const void *entry) {

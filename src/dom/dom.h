@@ -12,7 +12,8 @@
  *
  * Not content, and therefore not in the tree: comments, processing
  * instructions, <head>, and the subtrees of script, style, noscript,
- * template, svg, math, iframe, object, embed and canvas.
+ * template, svg, math, iframe, object, embed, canvas, and of the form
+ * controls whose text is user interface (select, datalist, textarea).
  */
 #ifndef WN_DOM_H
 #define WN_DOM_H

@@ -1,0 +1,94 @@
+/*
+ * cli: the `winnow` command line, a thin front end over the core.
+ *
+ * Argument parsing and formatting only: every step of learning and
+ * detection is a call into src/dom, src/learn, src/template, src/detect and
+ * src/store. The exit codes below are a contract scripts rely on (see the
+ * comment block at the top of main.c); they are only ever appended.
+ */
+#ifndef WN_CLI_H
+#define WN_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "detect/detect.h"
+#include "store/store.h"
+#include "template/template.h"
+#include "util/util.h"
+
+/* Exit codes (documented in main.c). */
+enum {
+  WN_EXIT_OK = 0,       /* done */
+  WN_EXIT_INPUT = 1,    /* a page, URL, site or record could not be used */
+  WN_EXIT_USAGE = 2,    /* bad command line */
+  WN_EXIT_STORE = 3,    /* the store could not be opened, read or written */
+  WN_EXIT_INTERNAL = 4  /* out of memory, or the output could not be written */
+};
+
+/* Longest URL we hand to libcurl's URL parser. */
+#define WN_CLI_MAX_URL ((size_t)64 * 1024)
+/* Longest JSONL input line: a page of WN_DOM_DEFAULT_MAX_BYTES plus its
+ * JSON escaping (quotes and backslashes double) and the other fields. */
+#define WN_CLI_MAX_LINE_BYTES ((size_t)32 * 1024 * 1024)
+/* Largest rendered output of one page (text or HTML). HTML serialisation
+ * may grow a page by its entity escapes; four times the page cap is far
+ * more than any page needs. */
+#define WN_CLI_MAX_OUTPUT_BYTES (4 * WN_DOM_DEFAULT_MAX_BYTES)
+/* Decoded templates a JSONL stream keeps, one per site. */
+#define WN_CLI_TEMPLATE_CACHE 256u
+
+typedef enum wn_cli_format {
+  WN_FORMAT_TEXT = 0,
+  WN_FORMAT_HTML,
+  WN_FORMAT_JSON
+} wn_cli_format;
+
+/* ---- commands (each returns an exit code) --------------------------------- */
+
+int wn_cli_learn(int argc, char **argv);
+int wn_cli_detect(int argc, char **argv);
+
+/* The JSONL stream of `winnow detect --jsonl`: reads input ("-" for stdin)
+ * line by line and writes one JSON object per line to stdout. */
+int wn_cli_detect_stream(wn_store *store, const char *input, wn_cli_format format,
+                         wn_detect_selector selector);
+
+void wn_cli_usage_main(FILE *out);
+void wn_cli_usage_learn(FILE *out);
+void wn_cli_usage_detect(FILE *out);
+
+/* ---- shared helpers (common.c) ------------------------------------------- */
+
+/* Prints "winnow: <message>\n" to stderr. */
+void wn_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The exit code for a core error met while handling the input: store
+ * errors give WN_EXIT_STORE, out of memory WN_EXIT_INTERNAL, the rest
+ * WN_EXIT_INPUT. */
+int wn_cli_exit_code(wn_err err);
+
+/* Parses a decimal unsigned number in [min, max], the whole string and
+ * nothing else (no sign, no spaces). Returns 0 on success, -1 if not. */
+int wn_cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+
+/* A site name must be 1 to WN_STORE_MAX_SITE bytes without control
+ * characters. WN_EINVAL with a message if not. */
+wn_err wn_cli_check_site(const char *site, wn_diag *diag);
+
+/* The host of a URL, by libcurl's URL API (never by hand), into site
+ * (site_size >= WN_STORE_MAX_SITE + 1). WN_EINVAL with a message for a URL
+ * that does not parse or has no host. */
+wn_err wn_cli_site_from_url(const char *url, char *site, size_t site_size, wn_diag *diag);
+
+/* Reads and decodes a site's template from the store. A site without a
+ * record is WN_ENOTEMPLATE with the message "no template for site X; learn
+ * it first with winnow learn". *out is freed with wn_template_free. */
+wn_err wn_cli_load_template(wn_store *store, const char *site, wn_template **out,
+                            wn_diag *diag);
+
+/* Writes len bytes to stdout. Returns 0, or -1 on a write error. */
+int wn_cli_write(const void *data, size_t len);
+
+#endif /* WN_CLI_H */

@@ -1,0 +1,137 @@
+/* cli/common.c: what the commands share: messages, exit codes, numbers,
+ * sites and template look-up. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+void wn_cli_error(const char *fmt, ...) {
+  va_list ap;
+  fputs("winnow: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+}
+
+int wn_cli_exit_code(wn_err err) {
+  switch (err) {
+  case WN_OK:
+    return WN_EXIT_OK;
+  case WN_ESTORE:
+  case WN_ENOSPACE:
+  case WN_EBUSY:
+    return WN_EXIT_STORE;
+  case WN_ENOMEM:
+    return WN_EXIT_INTERNAL;
+  default:
+    return WN_EXIT_INPUT;
+  }
+}
+
+int wn_cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out) {
+  /* strtoul accepts leading spaces and a sign ("-1" wraps around): only
+   * plain digits are a number here. */
+  if (!s || s[0] < '0' || s[0] > '9')
+    return -1;
+  char *end = NULL;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 10);
+  if (errno != 0 || !end || *end != '\0' || v < min || v > max)
+    return -1;
+  *out = (uint32_t)v;
+  return 0;
+}
+
+wn_err wn_cli_check_site(const char *site, wn_diag *diag) {
+  size_t len = strnlen(site, (size_t)WN_STORE_MAX_SITE + 1);
+  if (len == 0)
+    return wn_diag_set(diag, WN_EINVAL, "site name is empty");
+  if (len > WN_STORE_MAX_SITE)
+    return wn_diag_set(diag, WN_EINVAL, "site name is longer than %u bytes", WN_STORE_MAX_SITE);
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)site[i];
+    if (c < 0x20 || c == 0x7f)
+      return wn_diag_set(diag, WN_EINVAL, "site name has a control character");
+  }
+  return WN_OK;
+}
+
+wn_err wn_cli_site_from_url(const char *url, char *site, size_t site_size, wn_diag *diag) {
+  wn_err err = WN_OK;
+  CURLU *h = NULL;
+  char *host = NULL;
+  site[0] = '\0';
+  size_t url_len = strnlen(url, WN_CLI_MAX_URL + 1);
+  if (url_len > WN_CLI_MAX_URL) {
+    err = wn_diag_set(diag, WN_EINVAL, "URL is longer than %zu bytes", WN_CLI_MAX_URL);
+    goto out;
+  }
+  h = curl_url();
+  if (!h) {
+    err = wn_diag_set(diag, WN_ENOMEM, "out of memory parsing a URL");
+    goto out;
+  }
+  CURLUcode rc = curl_url_set(h, CURLUPART_URL, url, 0);
+  if (rc == CURLUE_OK)
+    rc = curl_url_get(h, CURLUPART_HOST, &host, 0);
+  if (rc == CURLUE_OUT_OF_MEMORY) {
+    err = wn_diag_set(diag, WN_ENOMEM, "out of memory parsing a URL");
+    goto out;
+  }
+  if (rc != CURLUE_OK) {
+    /* The message quotes at most 200 bytes of the URL. */
+    err = wn_diag_set(diag, WN_EINVAL, "invalid URL '%.200s': %s", url, curl_url_strerror(rc));
+    goto out;
+  }
+  size_t len = strlen(host);
+  if (len == 0) {
+    err = wn_diag_set(diag, WN_EINVAL, "URL '%.200s' has no host", url);
+    goto out;
+  }
+  if (len >= site_size || len > WN_STORE_MAX_SITE) {
+    err = wn_diag_set(diag, WN_EINVAL, "host of URL '%.200s' is longer than %u bytes", url,
+                      WN_STORE_MAX_SITE);
+    goto out;
+  }
+  memcpy(site, host, len + 1);
+out:
+  curl_free(host);
+  curl_url_cleanup(h);
+  return err;
+}
+
+wn_err wn_cli_load_template(wn_store *store, const char *site, wn_template **out,
+                            wn_diag *diag) {
+  wn_store_record *record = NULL;
+  wn_diag inner = {{0}};
+  *out = NULL;
+  wn_err err = wn_store_get(store, site, &record, &inner);
+  if (err == WN_ENOTFOUND) {
+    err = wn_diag_set(diag, WN_ENOTEMPLATE,
+                      "no template for site %s; learn it first with winnow learn", site);
+    goto out;
+  }
+  if (err) {
+    wn_diag_set(diag, err, "%s", wn_diag_message(&inner, err));
+    goto out;
+  }
+  err = wn_template_decode(record->template_bytes, record->template_len, out, &inner);
+  if (err) {
+    wn_diag_set(diag, err, "template of site %s: %s", site, wn_diag_message(&inner, err));
+    goto out;
+  }
+out:
+  wn_store_record_free(record);
+  return err;
+}
+
+int wn_cli_write(const void *data, size_t len) {
+  if (len > 0 && fwrite(data, 1, len, stdout) != len)
+    return -1;
+  return 0;
+}

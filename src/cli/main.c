@@ -1,0 +1,88 @@
+/*
+ * winnow: learn a website's template from a few of its pages, then extract
+ * the main content of the site's other pages.
+ *
+ * Usage
+ *
+ *   winnow learn --store DIR --site SITE [--min-count N] KEY.html PAGE.html...
+ *   winnow detect --store DIR (--site SITE | --url URL)
+ *                 [--format text|html|json] [--selector cues|paper] FILE|-
+ *   winnow detect --store DIR --jsonl [--format text|html]
+ *                 [--selector cues|paper] [FILE|-]
+ *   winnow --help | winnow learn --help | winnow detect --help
+ *
+ * Exit codes (a contract: scripts rely on them; codes are only appended)
+ *
+ *   0  success. For `detect --jsonl`: the whole stream was read and every
+ *      input line got its output line, even if some lines were errors
+ *      (those are {"id": ..., "error": "..."} objects on their line).
+ *   1  failure on the input: a page that cannot be read or parsed (past
+ *      the byte, node or depth cap, undecodable), an invalid URL, a site
+ *      with no template ("winnow: no template for site X; learn it first
+ *      with winnow learn"), a record or template that does not decode, or
+ *      sample pages that share no structure. For `detect --jsonl`: the
+ *      input stream cannot be opened or read.
+ *   2  usage: unknown command or option, a missing or invalid argument,
+ *      or the wrong number of pages. The usage goes to stderr.
+ *   3  the store cannot be opened, read or written (missing directory for
+ *      a read-only open, no permission, map full, LMDB error).
+ *   4  internal: out of memory, or the output cannot be written.
+ *
+ * Every error is one line on stderr: "winnow: <message>". Results go to
+ * stdout and nothing else does.
+ */
+#include "cli/cli.h"
+
+#include <string.h>
+
+void wn_cli_usage_main(FILE *out) {
+  fputs("usage: winnow <command> [options]\n"
+        "\n"
+        "Learns a website's template from a few of its pages, then extracts the\n"
+        "main content of the site's other pages.\n"
+        "\n"
+        "commands:\n"
+        "  learn    learn a site's template from sample pages and store it\n"
+        "  detect   extract the main content of a page with its site's template\n"
+        "\n"
+        "  winnow learn --store DIR --site SITE [--min-count N] KEY.html PAGE.html...\n"
+        "  winnow detect --store DIR (--site SITE | --url URL) [--format text|html|json]\n"
+        "                [--selector cues|paper] FILE|-\n"
+        "  winnow detect --store DIR --jsonl [--format text|html] [--selector cues|paper]\n"
+        "                [FILE|-]\n"
+        "\n"
+        "'winnow <command> --help' describes a command's options.\n"
+        "\n"
+        "exit codes: 0 ok, 1 bad input (page, URL, site, record), 2 usage,\n"
+        "3 store cannot be opened, read or written, 4 out of memory or output error.\n",
+        out);
+}
+
+int main(int argc, char **argv) {
+  int rc = WN_EXIT_USAGE;
+  if (argc < 2) {
+    wn_cli_error("no command given");
+    wn_cli_usage_main(stderr);
+    return WN_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    wn_cli_usage_main(stdout);
+    rc = WN_EXIT_OK;
+  } else if (strcmp(cmd, "learn") == 0) {
+    rc = wn_cli_learn(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "detect") == 0) {
+    rc = wn_cli_detect(argc - 1, argv + 1);
+  } else {
+    wn_cli_error("unknown command '%.100s'", cmd);
+    wn_cli_usage_main(stderr);
+    return WN_EXIT_USAGE;
+  }
+  /* Output is buffered: a full disk or a closed pipe shows up here. */
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    wn_cli_error("cannot write the output");
+    if (rc == WN_EXIT_OK)
+      rc = WN_EXIT_INTERNAL;
+  }
+  return rc;
+}

@@ -1,0 +1,946 @@
+/*
+ * dom/decode.c: page bytes in any charset to NUL-terminated UTF-8.
+ *
+ * The charset is chosen in the order of the WHATWG HTML standard, "Determining
+ * the character encoding" (HTML Living Standard, 13.2.3.2): a byte order mark,
+ * the transport layer, a <meta> prescan ("prescan a byte stream to determine
+ * its encoding"), then a guess (here uchardet). Labels map to encodings as in
+ * the WHATWG Encoding standard, section 4.2 "Names and labels", so
+ * ISO-8859-1 and US-ASCII decode as windows-1252, as browsers do.
+ *
+ * Unlike a browser we also overrule a declaration the bytes contradict (a
+ * page that says UTF-8 but is not, or says Latin-1 but is valid UTF-8):
+ * we only read pages, and a wrong declaration would garble every non-ASCII
+ * character of the extracted text.
+ *
+ * Everything is per call (one iconv_t, one uchardet handle), so decoding is
+ * thread-safe.
+ */
+#include "dom/dom.h"
+
+#include <errno.h>
+#include <iconv.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uchardet/uchardet.h>
+
+/* The <meta> prescan looks at this many bytes (WHATWG says 1024; pages with
+ * long <head> preambles put the declaration later, so we look further). */
+#define WN_DECODE_PRESCAN_BYTES 4096u
+/* uchardet sees at most this much; it settles long before on real pages,
+ * and this bounds the work a huge page can cost the guess. */
+#define WN_DECODE_GUESS_BYTES ((size_t)1024 * 1024)
+/* iconv converts through a stack buffer of this size. */
+#define WN_DECODE_CHUNK 16384u
+/* Longest charset label we take from a page or caller. */
+#define WN_DECODE_LABEL_MAX 40u
+
+static const char wn_replacement[3] = {'\xEF', '\xBF', '\xBD'}; /* U+FFFD */
+
+/* ---- labels (WHATWG Encoding, 4.2 "Names and labels") ------------------- */
+
+#define WN_CS_SINGLE_BYTE 0x01u /* every byte is one character */
+#define WN_CS_UTF8 0x02u        /* decoded by our own UTF-8 pass, not iconv */
+#define WN_CS_UTF16 0x04u       /* two-byte code units */
+
+typedef struct wn_charset_encoding {
+  const char *name;  /* WHATWG name, reported in wn_dom_decoded.charset */
+  const char *iconv; /* glibc iconv name of the same mapping */
+  unsigned flags;
+} wn_charset_encoding;
+
+enum {
+  WN_ENC_UTF8, WN_ENC_IBM866, WN_ENC_ISO8859_2, WN_ENC_ISO8859_3,
+  WN_ENC_ISO8859_4, WN_ENC_ISO8859_5, WN_ENC_ISO8859_6, WN_ENC_ISO8859_7,
+  WN_ENC_ISO8859_8, WN_ENC_ISO8859_8I, WN_ENC_ISO8859_10, WN_ENC_ISO8859_13,
+  WN_ENC_ISO8859_14, WN_ENC_ISO8859_15, WN_ENC_ISO8859_16, WN_ENC_KOI8R,
+  WN_ENC_KOI8U, WN_ENC_MACINTOSH, WN_ENC_WIN874, WN_ENC_WIN1250,
+  WN_ENC_WIN1251, WN_ENC_WIN1252, WN_ENC_WIN1253, WN_ENC_WIN1254,
+  WN_ENC_WIN1255, WN_ENC_WIN1256, WN_ENC_WIN1257, WN_ENC_WIN1258,
+  WN_ENC_MACCYRILLIC, WN_ENC_GBK, WN_ENC_GB18030, WN_ENC_BIG5, WN_ENC_EUCJP,
+  WN_ENC_ISO2022JP, WN_ENC_SHIFTJIS, WN_ENC_EUCKR, WN_ENC_UTF16BE,
+  WN_ENC_UTF16LE, WN_ENC_COUNT
+};
+
+/* Where WHATWG's encoding is a superset of the ISO one (Shift_JIS is
+ * windows-31j, EUC-KR is windows-949, Big5 is Big5-HKSCS) we give iconv
+ * the superset. */
+static const wn_charset_encoding wn_encodings[WN_ENC_COUNT] = {
+    [WN_ENC_UTF8] = {"UTF-8", "UTF-8", WN_CS_UTF8},
+    [WN_ENC_IBM866] = {"IBM866", "IBM866", WN_CS_SINGLE_BYTE},
+    [WN_ENC_ISO8859_2] = {"ISO-8859-2", "ISO-8859-2", WN_CS_SINGLE_BYTE},
+    [WN_ENC_ISO8859_3] = {"ISO-8859-3", "ISO-8859-3", WN_CS_SINGLE_BYTE},
+    [WN_ENC_ISO8859_4] = {"ISO-8859-4", "ISO-8859-4", WN_CS_SINGLE_BYTE},
+    [WN_ENC_ISO8859_5] = {"ISO-8859-5", "ISO-8859-5", WN_CS_SINGLE_BYTE},
+    [WN_ENC_ISO8859_6] = {"ISO-8859-6", "ISO-8859-6", WN_CS_SINGLE_BYTE},
+    [WN_ENC_ISO8859_7] = {"ISO-8859-7", "ISO-8859-7", WN_CS_SINGLE_BYTE},
+    [WN_ENC_ISO8859_8] = {"ISO-8859-8", "ISO-8859-8", WN_CS_SINGLE_BYTE},
+    [WN_ENC_ISO8859_8I] = {"ISO-8859-8-I", "ISO-8859-8", WN_CS_SINGLE_BYTE},
+    [WN_ENC_ISO8859_10] = {"ISO-8859-10", "ISO-8859-10", WN_CS_SINGLE_BYTE},
+    [WN_ENC_ISO8859_13] = {"ISO-8859-13", "ISO-8859-13", WN_CS_SINGLE_BYTE},
+    [WN_ENC_ISO8859_14] = {"ISO-8859-14", "ISO-8859-14", WN_CS_SINGLE_BYTE},
+    [WN_ENC_ISO8859_15] = {"ISO-8859-15", "ISO-8859-15", WN_CS_SINGLE_BYTE},
+    [WN_ENC_ISO8859_16] = {"ISO-8859-16", "ISO-8859-16", WN_CS_SINGLE_BYTE},
+    [WN_ENC_KOI8R] = {"KOI8-R", "KOI8-R", WN_CS_SINGLE_BYTE},
+    [WN_ENC_KOI8U] = {"KOI8-U", "KOI8-U", WN_CS_SINGLE_BYTE},
+    [WN_ENC_MACINTOSH] = {"macintosh", "MACINTOSH", WN_CS_SINGLE_BYTE},
+    [WN_ENC_WIN874] = {"windows-874", "CP874", WN_CS_SINGLE_BYTE},
+    [WN_ENC_WIN1250] = {"windows-1250", "CP1250", WN_CS_SINGLE_BYTE},
+    [WN_ENC_WIN1251] = {"windows-1251", "CP1251", WN_CS_SINGLE_BYTE},
+    [WN_ENC_WIN1252] = {"windows-1252", "CP1252", WN_CS_SINGLE_BYTE},
+    [WN_ENC_WIN1253] = {"windows-1253", "CP1253", WN_CS_SINGLE_BYTE},
+    [WN_ENC_WIN1254] = {"windows-1254", "CP1254", WN_CS_SINGLE_BYTE},
+    [WN_ENC_WIN1255] = {"windows-1255", "CP1255", WN_CS_SINGLE_BYTE},
+    [WN_ENC_WIN1256] = {"windows-1256", "CP1256", WN_CS_SINGLE_BYTE},
+    [WN_ENC_WIN1257] = {"windows-1257", "CP1257", WN_CS_SINGLE_BYTE},
+    [WN_ENC_WIN1258] = {"windows-1258", "CP1258", WN_CS_SINGLE_BYTE},
+    [WN_ENC_MACCYRILLIC] = {"x-mac-cyrillic", "MAC-CYRILLIC", WN_CS_SINGLE_BYTE},
+    [WN_ENC_GBK] = {"GBK", "GBK", 0},
+    [WN_ENC_GB18030] = {"gb18030", "GB18030", 0},
+    [WN_ENC_BIG5] = {"Big5", "BIG5-HKSCS", 0},
+    [WN_ENC_EUCJP] = {"EUC-JP", "EUC-JP", 0},
+    [WN_ENC_ISO2022JP] = {"ISO-2022-JP", "ISO-2022-JP", 0},
+    [WN_ENC_SHIFTJIS] = {"Shift_JIS", "CP932", 0},
+    [WN_ENC_EUCKR] = {"EUC-KR", "CP949", 0},
+    [WN_ENC_UTF16BE] = {"UTF-16BE", "UTF-16BE", WN_CS_UTF16},
+    [WN_ENC_UTF16LE] = {"UTF-16LE", "UTF-16LE", WN_CS_UTF16},
+};
+
+typedef struct wn_charset_label {
+  const char *label; /* lower case */
+  int encoding;
+} wn_charset_label;
+
+/* The labels of WHATWG Encoding 4.2, plus the names uchardet reports
+ * ("uhc", "mac-cyrillic", "tis-620"...). Linear search: it runs a few
+ * times per page. */
+static const wn_charset_label wn_labels[] = {
+    {"utf-8", WN_ENC_UTF8}, {"utf8", WN_ENC_UTF8},
+    {"unicode-1-1-utf-8", WN_ENC_UTF8}, {"unicode11utf8", WN_ENC_UTF8},
+    {"unicode20utf8", WN_ENC_UTF8}, {"x-unicode20utf8", WN_ENC_UTF8},
+    {"866", WN_ENC_IBM866}, {"cp866", WN_ENC_IBM866},
+    {"csibm866", WN_ENC_IBM866}, {"ibm866", WN_ENC_IBM866},
+    {"csisolatin2", WN_ENC_ISO8859_2}, {"iso-8859-2", WN_ENC_ISO8859_2},
+    {"iso-ir-101", WN_ENC_ISO8859_2}, {"iso8859-2", WN_ENC_ISO8859_2},
+    {"iso88592", WN_ENC_ISO8859_2}, {"iso_8859-2", WN_ENC_ISO8859_2},
+    {"iso_8859-2:1987", WN_ENC_ISO8859_2}, {"l2", WN_ENC_ISO8859_2},
+    {"latin2", WN_ENC_ISO8859_2},
+    {"csisolatin3", WN_ENC_ISO8859_3}, {"iso-8859-3", WN_ENC_ISO8859_3},
+    {"iso-ir-109", WN_ENC_ISO8859_3}, {"iso8859-3", WN_ENC_ISO8859_3},
+    {"iso88593", WN_ENC_ISO8859_3}, {"iso_8859-3", WN_ENC_ISO8859_3},
+    {"iso_8859-3:1988", WN_ENC_ISO8859_3}, {"l3", WN_ENC_ISO8859_3},
+    {"latin3", WN_ENC_ISO8859_3},
+    {"csisolatin4", WN_ENC_ISO8859_4}, {"iso-8859-4", WN_ENC_ISO8859_4},
+    {"iso-ir-110", WN_ENC_ISO8859_4}, {"iso8859-4", WN_ENC_ISO8859_4},
+    {"iso88594", WN_ENC_ISO8859_4}, {"iso_8859-4", WN_ENC_ISO8859_4},
+    {"iso_8859-4:1988", WN_ENC_ISO8859_4}, {"l4", WN_ENC_ISO8859_4},
+    {"latin4", WN_ENC_ISO8859_4},
+    {"csisolatincyrillic", WN_ENC_ISO8859_5}, {"cyrillic", WN_ENC_ISO8859_5},
+    {"iso-8859-5", WN_ENC_ISO8859_5}, {"iso-ir-144", WN_ENC_ISO8859_5},
+    {"iso8859-5", WN_ENC_ISO8859_5}, {"iso88595", WN_ENC_ISO8859_5},
+    {"iso_8859-5", WN_ENC_ISO8859_5}, {"iso_8859-5:1988", WN_ENC_ISO8859_5},
+    {"arabic", WN_ENC_ISO8859_6}, {"asmo-708", WN_ENC_ISO8859_6},
+    {"csiso88596e", WN_ENC_ISO8859_6}, {"csiso88596i", WN_ENC_ISO8859_6},
+    {"csisolatinarabic", WN_ENC_ISO8859_6}, {"ecma-114", WN_ENC_ISO8859_6},
+    {"iso-8859-6", WN_ENC_ISO8859_6}, {"iso-8859-6-e", WN_ENC_ISO8859_6},
+    {"iso-8859-6-i", WN_ENC_ISO8859_6}, {"iso-ir-127", WN_ENC_ISO8859_6},
+    {"iso8859-6", WN_ENC_ISO8859_6}, {"iso88596", WN_ENC_ISO8859_6},
+    {"iso_8859-6", WN_ENC_ISO8859_6}, {"iso_8859-6:1987", WN_ENC_ISO8859_6},
+    {"csisolatingreek", WN_ENC_ISO8859_7}, {"ecma-118", WN_ENC_ISO8859_7},
+    {"elot_928", WN_ENC_ISO8859_7}, {"greek", WN_ENC_ISO8859_7},
+    {"greek8", WN_ENC_ISO8859_7}, {"iso-8859-7", WN_ENC_ISO8859_7},
+    {"iso-ir-126", WN_ENC_ISO8859_7}, {"iso8859-7", WN_ENC_ISO8859_7},
+    {"iso88597", WN_ENC_ISO8859_7}, {"iso_8859-7", WN_ENC_ISO8859_7},
+    {"iso_8859-7:1987", WN_ENC_ISO8859_7}, {"sun_eu_greek", WN_ENC_ISO8859_7},
+    {"csiso88598e", WN_ENC_ISO8859_8}, {"csisolatinhebrew", WN_ENC_ISO8859_8},
+    {"hebrew", WN_ENC_ISO8859_8}, {"iso-8859-8", WN_ENC_ISO8859_8},
+    {"iso-8859-8-e", WN_ENC_ISO8859_8}, {"iso-ir-138", WN_ENC_ISO8859_8},
+    {"iso8859-8", WN_ENC_ISO8859_8}, {"iso88598", WN_ENC_ISO8859_8},
+    {"iso_8859-8", WN_ENC_ISO8859_8}, {"iso_8859-8:1988", WN_ENC_ISO8859_8},
+    {"visual", WN_ENC_ISO8859_8},
+    {"csiso88598i", WN_ENC_ISO8859_8I}, {"iso-8859-8-i", WN_ENC_ISO8859_8I},
+    {"logical", WN_ENC_ISO8859_8I},
+    {"csisolatin6", WN_ENC_ISO8859_10}, {"iso-8859-10", WN_ENC_ISO8859_10},
+    {"iso-ir-157", WN_ENC_ISO8859_10}, {"iso8859-10", WN_ENC_ISO8859_10},
+    {"iso885910", WN_ENC_ISO8859_10}, {"l6", WN_ENC_ISO8859_10},
+    {"latin6", WN_ENC_ISO8859_10},
+    {"iso-8859-13", WN_ENC_ISO8859_13}, {"iso8859-13", WN_ENC_ISO8859_13},
+    {"iso885913", WN_ENC_ISO8859_13},
+    {"iso-8859-14", WN_ENC_ISO8859_14}, {"iso8859-14", WN_ENC_ISO8859_14},
+    {"iso885914", WN_ENC_ISO8859_14},
+    {"csisolatin9", WN_ENC_ISO8859_15}, {"iso-8859-15", WN_ENC_ISO8859_15},
+    {"iso8859-15", WN_ENC_ISO8859_15}, {"iso885915", WN_ENC_ISO8859_15},
+    {"iso_8859-15", WN_ENC_ISO8859_15}, {"l9", WN_ENC_ISO8859_15},
+    {"iso-8859-16", WN_ENC_ISO8859_16},
+    {"cskoi8r", WN_ENC_KOI8R}, {"koi", WN_ENC_KOI8R}, {"koi8", WN_ENC_KOI8R},
+    {"koi8-r", WN_ENC_KOI8R}, {"koi8_r", WN_ENC_KOI8R},
+    {"koi8-ru", WN_ENC_KOI8U}, {"koi8-u", WN_ENC_KOI8U},
+    {"csmacintosh", WN_ENC_MACINTOSH}, {"mac", WN_ENC_MACINTOSH},
+    {"macintosh", WN_ENC_MACINTOSH}, {"x-mac-roman", WN_ENC_MACINTOSH},
+    {"dos-874", WN_ENC_WIN874}, {"iso-8859-11", WN_ENC_WIN874},
+    {"iso8859-11", WN_ENC_WIN874}, {"iso885911", WN_ENC_WIN874},
+    {"tis-620", WN_ENC_WIN874}, {"windows-874", WN_ENC_WIN874},
+    {"cp1250", WN_ENC_WIN1250}, {"windows-1250", WN_ENC_WIN1250},
+    {"x-cp1250", WN_ENC_WIN1250},
+    {"cp1251", WN_ENC_WIN1251}, {"windows-1251", WN_ENC_WIN1251},
+    {"x-cp1251", WN_ENC_WIN1251},
+    {"ansi_x3.4-1968", WN_ENC_WIN1252}, {"ascii", WN_ENC_WIN1252},
+    {"cp1252", WN_ENC_WIN1252}, {"cp819", WN_ENC_WIN1252},
+    {"csisolatin1", WN_ENC_WIN1252}, {"ibm819", WN_ENC_WIN1252},
+    {"iso-8859-1", WN_ENC_WIN1252}, {"iso-ir-100", WN_ENC_WIN1252},
+    {"iso8859-1", WN_ENC_WIN1252}, {"iso88591", WN_ENC_WIN1252},
+    {"iso_8859-1", WN_ENC_WIN1252}, {"iso_8859-1:1987", WN_ENC_WIN1252},
+    {"l1", WN_ENC_WIN1252}, {"latin1", WN_ENC_WIN1252},
+    {"us-ascii", WN_ENC_WIN1252}, {"windows-1252", WN_ENC_WIN1252},
+    {"x-cp1252", WN_ENC_WIN1252},
+    {"cp1253", WN_ENC_WIN1253}, {"windows-1253", WN_ENC_WIN1253},
+    {"x-cp1253", WN_ENC_WIN1253},
+    {"cp1254", WN_ENC_WIN1254}, {"csisolatin5", WN_ENC_WIN1254},
+    {"iso-8859-9", WN_ENC_WIN1254}, {"iso-ir-148", WN_ENC_WIN1254},
+    {"iso8859-9", WN_ENC_WIN1254}, {"iso88599", WN_ENC_WIN1254},
+    {"iso_8859-9", WN_ENC_WIN1254}, {"iso_8859-9:1989", WN_ENC_WIN1254},
+    {"l5", WN_ENC_WIN1254}, {"latin5", WN_ENC_WIN1254},
+    {"windows-1254", WN_ENC_WIN1254}, {"x-cp1254", WN_ENC_WIN1254},
+    {"cp1255", WN_ENC_WIN1255}, {"windows-1255", WN_ENC_WIN1255},
+    {"x-cp1255", WN_ENC_WIN1255},
+    {"cp1256", WN_ENC_WIN1256}, {"windows-1256", WN_ENC_WIN1256},
+    {"x-cp1256", WN_ENC_WIN1256},
+    {"cp1257", WN_ENC_WIN1257}, {"windows-1257", WN_ENC_WIN1257},
+    {"x-cp1257", WN_ENC_WIN1257},
+    {"cp1258", WN_ENC_WIN1258}, {"windows-1258", WN_ENC_WIN1258},
+    {"x-cp1258", WN_ENC_WIN1258},
+    {"x-mac-cyrillic", WN_ENC_MACCYRILLIC}, {"x-mac-ukrainian", WN_ENC_MACCYRILLIC},
+    {"mac-cyrillic", WN_ENC_MACCYRILLIC}, {"maccyrillic", WN_ENC_MACCYRILLIC},
+    {"chinese", WN_ENC_GBK}, {"csgb2312", WN_ENC_GBK},
+    {"csiso58gb231280", WN_ENC_GBK}, {"gb2312", WN_ENC_GBK},
+    {"gb_2312", WN_ENC_GBK}, {"gb_2312-80", WN_ENC_GBK}, {"gbk", WN_ENC_GBK},
+    {"iso-ir-58", WN_ENC_GBK}, {"x-gbk", WN_ENC_GBK}, {"euc-cn", WN_ENC_GBK},
+    {"gb18030", WN_ENC_GB18030},
+    {"big5", WN_ENC_BIG5}, {"big5-hkscs", WN_ENC_BIG5}, {"cn-big5", WN_ENC_BIG5},
+    {"csbig5", WN_ENC_BIG5}, {"x-x-big5", WN_ENC_BIG5},
+    {"cseucpkdfmtjapanese", WN_ENC_EUCJP}, {"euc-jp", WN_ENC_EUCJP},
+    {"x-euc-jp", WN_ENC_EUCJP},
+    {"csiso2022jp", WN_ENC_ISO2022JP}, {"iso-2022-jp", WN_ENC_ISO2022JP},
+    {"csshiftjis", WN_ENC_SHIFTJIS}, {"ms932", WN_ENC_SHIFTJIS},
+    {"ms_kanji", WN_ENC_SHIFTJIS}, {"shift-jis", WN_ENC_SHIFTJIS},
+    {"shift_jis", WN_ENC_SHIFTJIS}, {"sjis", WN_ENC_SHIFTJIS},
+    {"windows-31j", WN_ENC_SHIFTJIS}, {"x-sjis", WN_ENC_SHIFTJIS},
+    {"cp932", WN_ENC_SHIFTJIS},
+    {"cseuckr", WN_ENC_EUCKR}, {"csksc56011987", WN_ENC_EUCKR},
+    {"euc-kr", WN_ENC_EUCKR}, {"iso-ir-149", WN_ENC_EUCKR},
+    {"korean", WN_ENC_EUCKR}, {"ks_c_5601-1987", WN_ENC_EUCKR},
+    {"ks_c_5601-1989", WN_ENC_EUCKR}, {"ksc5601", WN_ENC_EUCKR},
+    {"ksc_5601", WN_ENC_EUCKR}, {"windows-949", WN_ENC_EUCKR},
+    {"uhc", WN_ENC_EUCKR}, {"cp949", WN_ENC_EUCKR},
+    {"unicodefffe", WN_ENC_UTF16BE}, {"utf-16be", WN_ENC_UTF16BE},
+    {"csunicode", WN_ENC_UTF16LE}, {"iso-10646-ucs-2", WN_ENC_UTF16LE},
+    {"ucs-2", WN_ENC_UTF16LE}, {"unicode", WN_ENC_UTF16LE},
+    {"unicodefeff", WN_ENC_UTF16LE}, {"utf-16", WN_ENC_UTF16LE},
+    {"utf-16le", WN_ENC_UTF16LE},
+};
+
+/* A charset we decided on: what we report and how we convert. */
+typedef struct wn_charset_choice {
+  char name[48];
+  unsigned flags;
+  iconv_t cd; /* (iconv_t)-1 for UTF-8, which we decode ourselves */
+} wn_charset_choice;
+
+static const iconv_t wn_no_iconv = (iconv_t)-1;
+
+static void wn_charset_choice_reset(wn_charset_choice *choice) {
+  if (choice->cd != wn_no_iconv)
+    iconv_close(choice->cd);
+  choice->name[0] = '\0';
+  choice->flags = 0;
+  choice->cd = wn_no_iconv;
+}
+
+static int wn_ascii_lower(int c) { return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c; }
+
+/* HTML's ASCII whitespace: TAB, LF, FF, CR, SPACE. */
+static int wn_ascii_space(unsigned char c) {
+  return c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D || c == 0x20;
+}
+
+static void wn_copy_name(char *dst, size_t cap, const char *src) {
+  size_t n = strlen(src);
+  if (n >= cap)
+    n = cap - 1;
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
+/*
+ * Decides whether a label not in our table still names a charset we can
+ * use: iconv must know it and it must read printable ASCII as ASCII (the
+ * page's markup, including the label, was ASCII; this refuses UTF-7,
+ * UTF-32, EBCDIC and the like, which WHATWG refuses too).
+ */
+static int wn_charset_ascii_compatible(iconv_t cd) {
+  char probe[95];
+  char back[sizeof probe * 4];
+  for (size_t i = 0; i < sizeof probe; i++)
+    probe[i] = (char)(0x20 + i);
+  char *in = probe;
+  size_t in_left = sizeof probe;
+  char *outp = back;
+  size_t out_left = sizeof back;
+  size_t rc = iconv(cd, &in, &in_left, &outp, &out_left);
+  int ok = rc != (size_t)-1 && in_left == 0 && (size_t)(outp - back) == sizeof probe &&
+           memcmp(probe, back, sizeof probe) == 0;
+  iconv(cd, NULL, NULL, NULL, NULL); /* back to the initial state */
+  return ok;
+}
+
+/*
+ * Resolves a label (WHATWG Encoding, "get an encoding": ASCII whitespace
+ * trimmed, case-insensitive), trimming quotes too since pages write
+ * charset="'utf-8'" and worse. Returns 1 with *choice filled (and its iconv
+ * descriptor open) when the label names a charset we can decode, else 0.
+ */
+static int wn_charset_resolve(const char *label, size_t len, wn_charset_choice *choice) {
+  while (len > 0 && (wn_ascii_space((unsigned char)label[0]) || label[0] == '"' ||
+                     label[0] == '\'')) {
+    label++;
+    len--;
+  }
+  while (len > 0 && (wn_ascii_space((unsigned char)label[len - 1]) ||
+                     label[len - 1] == '"' || label[len - 1] == '\''))
+    len--;
+  if (len == 0 || len > WN_DECODE_LABEL_MAX)
+    return 0;
+  char lower[WN_DECODE_LABEL_MAX + 1];
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)label[i];
+    /* Only characters charset names use; this also keeps iconv's
+     * "//TRANSLIT" suffixes and control bytes out of iconv_open. */
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '-' || c == '_' || c == '.' || c == ':';
+    if (!ok)
+      return 0;
+    lower[i] = (char)wn_ascii_lower(c);
+  }
+  lower[len] = '\0';
+
+  const wn_charset_encoding *enc = NULL;
+  for (size_t i = 0; i < sizeof wn_labels / sizeof wn_labels[0]; i++) {
+    if (strcmp(wn_labels[i].label, lower) == 0) {
+      enc = &wn_encodings[wn_labels[i].encoding];
+      break;
+    }
+  }
+  if (enc) {
+    iconv_t cd = wn_no_iconv;
+    if (!(enc->flags & WN_CS_UTF8)) {
+      cd = iconv_open("UTF-8", enc->iconv);
+      if (cd == wn_no_iconv)
+        return 0;
+    }
+    wn_charset_choice_reset(choice);
+    wn_copy_name(choice->name, sizeof choice->name, enc->name);
+    choice->flags = enc->flags;
+    choice->cd = cd;
+    return 1;
+  }
+
+  /* Not a WHATWG label: let iconv try it, under the ASCII rule above.
+   * We know nothing of its shape, so no contradiction check applies. */
+  iconv_t cd = iconv_open("UTF-8", lower);
+  if (cd == wn_no_iconv)
+    return 0;
+  if (!wn_charset_ascii_compatible(cd)) {
+    iconv_close(cd);
+    return 0;
+  }
+  wn_charset_choice_reset(choice);
+  for (size_t i = 0; i < len && i + 1 < sizeof choice->name; i++) {
+    int c = lower[i];
+    choice->name[i] = (char)(c >= 'a' && c <= 'z' ? c - ('a' - 'A') : c);
+    choice->name[i + 1] = '\0';
+  }
+  choice->cd = cd;
+  return 1;
+}
+
+/* ---- UTF-8 ---------------------------------------------------------------- */
+
+/*
+ * Length of the well-formed UTF-8 sequence at p (Unicode 15, Table 3-7:
+ * no overlongs, no surrogates, nothing past U+10FFFF), or 0 when it is
+ * ill-formed; then *bad is the length of its maximal subpart, the bytes
+ * one U+FFFD replaces (Unicode 3.9 "U+FFFD Substitution of Maximal
+ * Subparts", which is also what WHATWG's UTF-8 decoder does).
+ */
+static size_t wn_utf8_sequence(const unsigned char *p, size_t left, size_t *bad) {
+  unsigned char c = p[0];
+  if (c < 0x80)
+    return 1;
+  size_t need;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    need = 1;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    need = 2;
+    if (c == 0xE0)
+      lo = 0xA0;
+    else if (c == 0xED)
+      hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    need = 3;
+    if (c == 0xF0)
+      lo = 0x90;
+    else if (c == 0xF4)
+      hi = 0x8F;
+  } else {
+    *bad = 1;
+    return 0;
+  }
+  size_t i = 1;
+  for (; i <= need; i++) {
+    if (i >= left)
+      break;
+    unsigned char b = p[i];
+    if (i == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF))
+      break;
+  }
+  if (i > need)
+    return need + 1;
+  *bad = i;
+  return 0;
+}
+
+typedef struct wn_utf8_scan {
+  int valid;     /* well-formed throughout (NUL counts as well-formed) */
+  int multibyte; /* at least one sequence of two or more bytes */
+} wn_utf8_scan;
+
+/* Whether bytes are UTF-8, as evidence for choosing a charset. A sequence
+ * cut off by the very end of a page that has shown multi-byte UTF-8 before
+ * still counts as valid: fetchers cut pages at a byte cap, and one cut
+ * character must not turn a whole UTF-8 page into windows-1252 (the
+ * cleaner replaces it). */
+static wn_utf8_scan wn_utf8_check(const unsigned char *p, size_t len) {
+  wn_utf8_scan scan = {1, 0};
+  size_t i = 0;
+  while (i < len) {
+    if (p[i] < 0x80) {
+      i++;
+      continue;
+    }
+    size_t bad = 0;
+    size_t n = wn_utf8_sequence(p + i, len - i, &bad);
+    if (n == 0) {
+      int cut_off = scan.multibyte && p[i] >= 0xC2 && p[i] <= 0xF4 && bad == len - i;
+      if (!cut_off)
+        scan.valid = 0;
+      return scan;
+    }
+    scan.multibyte = 1;
+    i += n;
+  }
+  return scan;
+}
+
+/*
+ * Appends UTF-8 text, replacing ill-formed sequences and NUL bytes with
+ * U+FFFD (the parser takes a NUL-terminated string). Well-formed runs are
+ * appended whole.
+ */
+static wn_err wn_utf8_append_clean(wn_buf *out, const unsigned char *p, size_t len) {
+  wn_err err = WN_OK;
+  size_t run = 0, i = 0;
+  while (i < len) {
+    size_t skip = 0;
+    if (p[i] == 0) {
+      skip = 1;
+    } else if (p[i] < 0x80) {
+      i++;
+      continue;
+    } else {
+      size_t n = wn_utf8_sequence(p + i, len - i, &skip);
+      if (n) {
+        i += n;
+        continue;
+      }
+    }
+    if ((err = wn_buf_append(out, p + run, i - run)) != WN_OK)
+      return err;
+    if ((err = wn_buf_append(out, wn_replacement, sizeof wn_replacement)) != WN_OK)
+      return err;
+    i += skip;
+    run = i;
+  }
+  return wn_buf_append(out, p + run, len - run);
+}
+
+/* ---- iconv ------------------------------------------------------------------ */
+
+/*
+ * Converts with iconv. An undecodable sequence (EILSEQ) or one cut off by
+ * the end (EINVAL) becomes one U+FFFD for one code unit (two bytes in
+ * UTF-16, else one), and decoding goes on. Output passes the UTF-8 cleaner
+ * too, so a NUL in the input never reaches the parser.
+ */
+static wn_err wn_iconv_append(wn_buf *out, iconv_t cd, size_t unit, const char *bytes,
+                              size_t len, wn_diag *diag) {
+  wn_err err = WN_OK;
+  char chunk[WN_DECODE_CHUNK];
+  /* POSIX iconv takes char ** for historical reasons; it never writes
+   * through the input pointer. */
+  char *in = (char *)bytes;
+  size_t in_left = len;
+  int flushed = 0;
+  while (!flushed) {
+    char *outp = chunk;
+    size_t out_left = sizeof chunk;
+    size_t rc;
+    if (in_left > 0) {
+      rc = iconv(cd, &in, &in_left, &outp, &out_left);
+    } else {
+      /* Stateful charsets (ISO-2022-JP, windows-1258's combining marks)
+       * may still hold a character. */
+      rc = iconv(cd, NULL, NULL, &outp, &out_left);
+      flushed = rc != (size_t)-1;
+    }
+    int saved = rc == (size_t)-1 ? errno : 0;
+    err = wn_utf8_append_clean(out, (const unsigned char *)chunk, (size_t)(outp - chunk));
+    if (err)
+      goto out;
+    if (saved == 0 || saved == E2BIG)
+      continue;
+    if ((saved == EILSEQ || saved == EINVAL) && in_left > 0) {
+      size_t skip = unit < in_left ? unit : in_left;
+      in += skip;
+      in_left -= skip;
+      err = wn_buf_append(out, wn_replacement, sizeof wn_replacement);
+      if (err)
+        goto out;
+      continue;
+    }
+    err = wn_diag_set(diag, WN_ECHARSET, "decode: iconv failed: %s", strerror(saved));
+    goto out;
+  }
+out:
+  return err;
+}
+
+/* ---- the <meta> prescan (WHATWG HTML 13.2.3.2) --------------------------- */
+
+typedef struct wn_span {
+  const char *p;
+  size_t len;
+} wn_span;
+
+static int wn_span_is(wn_span s, const char *lower) {
+  size_t n = strlen(lower);
+  if (s.len != n)
+    return 0;
+  for (size_t i = 0; i < n; i++)
+    if (wn_ascii_lower((unsigned char)s.p[i]) != lower[i])
+      return 0;
+  return 1;
+}
+
+static int wn_starts_with_ci(const char *p, size_t left, const char *lower) {
+  size_t n = strlen(lower);
+  if (left < n)
+    return 0;
+  for (size_t i = 0; i < n; i++)
+    if (wn_ascii_lower((unsigned char)p[i]) != lower[i])
+      return 0;
+  return 1;
+}
+
+/*
+ * "Get an attribute" (WHATWG HTML 13.2.3.2). Names and values are spans
+ * into the input; the standard lower-cases them, we compare
+ * case-insensitively instead. Returns 0 when there is no further attribute
+ * (a '>' or the end of the window).
+ */
+static int wn_prescan_attribute(const char *s, size_t end, size_t *pos, wn_span *name,
+                                wn_span *value) {
+  size_t i = *pos;
+  while (i < end && (wn_ascii_space((unsigned char)s[i]) || s[i] == '/'))
+    i++;
+  if (i >= end || s[i] == '>') {
+    *pos = i;
+    return 0;
+  }
+  size_t name_start = i;
+  /* The name: an '=' counts only after the first byte. */
+  while (i < end) {
+    unsigned char c = (unsigned char)s[i];
+    if ((c == '=' && i > name_start) || wn_ascii_space(c) || c == '/' || c == '>')
+      break;
+    i++;
+  }
+  *name = (wn_span){s + name_start, i - name_start};
+  *value = (wn_span){s + i, 0};
+  if (i >= end) {
+    *pos = i;
+    return 0;
+  }
+  while (i < end && wn_ascii_space((unsigned char)s[i]))
+    i++;
+  if (i >= end || s[i] != '=') {
+    *pos = i; /* attribute without a value */
+    return 1;
+  }
+  i++;
+  while (i < end && wn_ascii_space((unsigned char)s[i]))
+    i++;
+  if (i >= end) {
+    *pos = i;
+    return 0;
+  }
+  if (s[i] == '"' || s[i] == '\'') {
+    char quote = s[i++];
+    size_t start = i;
+    while (i < end && s[i] != quote)
+      i++;
+    if (i >= end) {
+      *pos = i;
+      return 0;
+    }
+    *value = (wn_span){s + start, i - start};
+    *pos = i + 1;
+    return 1;
+  }
+  if (s[i] == '>') {
+    *pos = i;
+    return 1;
+  }
+  size_t start = i;
+  while (i < end && !wn_ascii_space((unsigned char)s[i]) && s[i] != '>')
+    i++;
+  *value = (wn_span){s + start, i - start};
+  *pos = i;
+  /* A value cut off by the window may be a shorter, valid label
+   * ("koi8" of "koi8-r"): the standard gives up there, and so do we. */
+  return i < end;
+}
+
+/* "Extracting a character encoding from a meta element" (WHATWG HTML
+ * 2.x, used on the content attribute). */
+static int wn_meta_content_charset(wn_span content, wn_span *charset) {
+  const char *s = content.p;
+  size_t n = content.len, i = 0;
+  for (;;) {
+    while (i < n && !wn_starts_with_ci(s + i, n - i, "charset"))
+      i++;
+    if (i >= n)
+      return 0;
+    i += 7;
+    while (i < n && wn_ascii_space((unsigned char)s[i]))
+      i++;
+    if (i < n && s[i] == '=')
+      break;
+  }
+  i++;
+  while (i < n && wn_ascii_space((unsigned char)s[i]))
+    i++;
+  if (i >= n)
+    return 0;
+  if (s[i] == '"' || s[i] == '\'') {
+    char quote = s[i++];
+    size_t start = i;
+    while (i < n && s[i] != quote)
+      i++;
+    if (i >= n)
+      return 0; /* unmatched quote */
+    *charset = (wn_span){s + start, i - start};
+    return 1;
+  }
+  size_t start = i;
+  while (i < n && !wn_ascii_space((unsigned char)s[i]) && s[i] != ';')
+    i++;
+  *charset = (wn_span){s + start, i - start};
+  return 1;
+}
+
+/* Looks at one <meta> whose attributes start at *pos; 1 with *choice set
+ * when it declares a charset we can decode. */
+static int wn_prescan_meta(const char *s, size_t end, size_t *pos, wn_charset_choice *choice) {
+  /* The standard keeps an attribute list so that only the first of
+   * duplicate names counts; only three names matter to us. */
+  int seen_http_equiv = 0, seen_content = 0, seen_charset = 0;
+  int got_pragma = 0;
+  enum { NEED_UNSET, NEED_TRUE, NEED_FALSE } need_pragma = NEED_UNSET;
+  wn_span charset = {NULL, 0};
+  wn_span name, value;
+  /* Each attribute consumes at least one byte, so this ends. */
+  while (wn_prescan_attribute(s, end, pos, &name, &value)) {
+    if (wn_span_is(name, "http-equiv")) {
+      if (seen_http_equiv++)
+        continue;
+      if (wn_span_is(value, "content-type"))
+        got_pragma = 1;
+    } else if (wn_span_is(name, "content")) {
+      if (seen_content++)
+        continue;
+      wn_span found;
+      if (charset.p == NULL && wn_meta_content_charset(value, &found)) {
+        charset = found;
+        need_pragma = NEED_TRUE;
+      }
+    } else if (wn_span_is(name, "charset")) {
+      if (seen_charset++)
+        continue;
+      charset = value;
+      need_pragma = NEED_FALSE;
+    }
+  }
+  if (need_pragma == NEED_UNSET || (need_pragma == NEED_TRUE && !got_pragma))
+    return 0;
+  if (charset.p == NULL)
+    return 0;
+  if (!wn_charset_resolve(charset.p, charset.len, choice))
+    return 0;
+  /* A page whose meta we could read as ASCII is not UTF-16 (WHATWG:
+   * "If charset is UTF-16BE/LE, then set charset to UTF-8"). */
+  if (choice->flags & WN_CS_UTF16) {
+    wn_charset_choice_reset(choice);
+    wn_copy_name(choice->name, sizeof choice->name, wn_encodings[WN_ENC_UTF8].name);
+    choice->flags = WN_CS_UTF8;
+  }
+  return 1;
+}
+
+/*
+ * "Prescan a byte stream to determine its encoding" (WHATWG HTML
+ * 13.2.3.2) over the first WN_DECODE_PRESCAN_BYTES: skips comments and
+ * other tags (attribute values may hold '>'), looks inside <meta> only.
+ * A <meta> whose label we do not know is passed over, as the standard
+ * does.
+ */
+static int wn_prescan(const char *s, size_t len, wn_charset_choice *choice) {
+  size_t end = len < WN_DECODE_PRESCAN_BYTES ? len : WN_DECODE_PRESCAN_BYTES;
+  size_t i = 0;
+  while (i < end) {
+    if (s[i] != '<') {
+      i++;
+      continue;
+    }
+    if (wn_starts_with_ci(s + i, end - i, "<!--")) {
+      /* To the first '>' preceded by "--" after the '<' ("<!-->" ends). */
+      size_t j = i + 4;
+      while (j < end && !(s[j] == '>' && s[j - 1] == '-' && s[j - 2] == '-'))
+        j++;
+      i = j + 1;
+      continue;
+    }
+    if (wn_starts_with_ci(s + i, end - i, "<meta") && i + 5 < end &&
+        (wn_ascii_space((unsigned char)s[i + 5]) || s[i + 5] == '/')) {
+      size_t pos = i + 5;
+      if (wn_prescan_meta(s, end, &pos, choice))
+        return 1;
+      i = pos; /* at the '>' or the end; past i, so the scan moves on */
+      continue;
+    }
+    unsigned char next = i + 1 < end ? (unsigned char)s[i + 1] : 0;
+    unsigned char after = i + 2 < end ? (unsigned char)s[i + 2] : 0;
+    int letter = (wn_ascii_lower(next) >= 'a' && wn_ascii_lower(next) <= 'z');
+    int end_letter = next == '/' && wn_ascii_lower(after) >= 'a' && wn_ascii_lower(after) <= 'z';
+    if (letter || end_letter) {
+      /* A start or end tag: skip its name, then its attributes, so that a
+       * '>' inside a quoted value does not end it. */
+      size_t pos = i + (end_letter ? 2 : 1);
+      while (pos < end && !wn_ascii_space((unsigned char)s[pos]) && s[pos] != '>')
+        pos++;
+      wn_span name, value;
+      while (wn_prescan_attribute(s, end, &pos, &name, &value))
+        ;
+      i = pos + 1;
+      continue;
+    }
+    if (next == '!' || next == '/' || next == '?') {
+      size_t j = i + 2;
+      while (j < end && s[j] != '>')
+        j++;
+      i = j + 1;
+      continue;
+    }
+    i++;
+  }
+  return 0;
+}
+
+/* ---- guessing ------------------------------------------------------------- */
+
+/*
+ * Asks uchardet. Returns 1 with *choice set when it named a charset we can
+ * decode; 0 when it had no answer (or one iconv cannot use), -1 when out of
+ * memory.
+ */
+static int wn_guess(const char *bytes, size_t len, wn_charset_choice *choice) {
+  uchardet_t ud = uchardet_new();
+  if (!ud)
+    return -1;
+  int found = 0;
+  size_t n = len < WN_DECODE_GUESS_BYTES ? len : WN_DECODE_GUESS_BYTES;
+  if (uchardet_handle_data(ud, bytes, n) != 0) {
+    found = -1;
+    goto out;
+  }
+  uchardet_data_end(ud);
+  const char *name = uchardet_get_charset(ud);
+  if (name && name[0] != '\0')
+    found = wn_charset_resolve(name, strlen(name), choice);
+out:
+  uchardet_delete(ud);
+  return found;
+}
+
+static void wn_choose_utf8(wn_charset_choice *choice) {
+  wn_charset_choice_reset(choice);
+  wn_copy_name(choice->name, sizeof choice->name, wn_encodings[WN_ENC_UTF8].name);
+  choice->flags = WN_CS_UTF8;
+}
+
+static void wn_choose_windows_1252(wn_charset_choice *choice) {
+  wn_charset_choice_reset(choice);
+  /* Part of glibc's standard set; if it were missing, the cleaner below
+   * still yields valid UTF-8 with U+FFFD for every non-ASCII byte. */
+  if (!wn_charset_resolve("windows-1252", 12, choice))
+    wn_choose_utf8(choice);
+}
+
+/* ---- the public functions -------------------------------------------------- */
+
+const char *wn_charset_source_name(wn_charset_source source) {
+  switch (source) {
+  case WN_CHARSET_BOM:
+    return "bom";
+  case WN_CHARSET_TRANSPORT:
+    return "transport";
+  case WN_CHARSET_META:
+    return "meta";
+  case WN_CHARSET_GUESS:
+    return "guess";
+  case WN_CHARSET_DEFAULT:
+    return "default";
+  }
+  return "unknown";
+}
+
+void wn_dom_decoded_free(wn_dom_decoded *decoded) {
+  if (!decoded)
+    return;
+  free(decoded->utf8);
+  memset(decoded, 0, sizeof *decoded);
+}
+
+wn_err wn_dom_decode(const char *bytes, size_t len, const char *transport_charset,
+                     size_t max_bytes, wn_dom_decoded *out, wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_charset_choice choice = {.name = "", .flags = 0, .cd = wn_no_iconv};
+  wn_charset_source source = WN_CHARSET_DEFAULT;
+  size_t cap = max_bytes ? max_bytes : WN_DOM_DEFAULT_MAX_BYTES;
+  wn_buf buf;
+  wn_buf_init(&buf, cap);
+
+  if (!out)
+    return wn_diag_set(diag, WN_EINVAL, "decode: no output given");
+  memset(out, 0, sizeof *out);
+  if (!bytes && len > 0)
+    return wn_diag_set(diag, WN_EINVAL, "decode: %zu bytes given as NULL", len);
+  if (!bytes)
+    bytes = "";
+
+  const unsigned char *u = (const unsigned char *)bytes;
+  int decided = 0;
+
+  /* 1. A byte order mark wins over everything and is not content. */
+  if (len >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
+    wn_choose_utf8(&choice);
+    bytes += 3;
+    len -= 3;
+    decided = 1;
+  } else if (len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))) {
+    const char *label = u[0] == 0xFF ? "utf-16le" : "utf-16be";
+    if (wn_charset_resolve(label, strlen(label), &choice)) {
+      bytes += 2;
+      len -= 2;
+      decided = 1;
+    }
+  }
+  if (decided)
+    source = WN_CHARSET_BOM;
+
+  /* 2 and 3. A declaration, from the transport layer, else from a <meta>. */
+  if (!decided && transport_charset &&
+      wn_charset_resolve(transport_charset, strnlen(transport_charset, 256), &choice)) {
+    source = WN_CHARSET_TRANSPORT;
+    decided = 1;
+  }
+  if (!decided && wn_prescan(bytes, len, &choice)) {
+    source = WN_CHARSET_META;
+    decided = 1;
+  }
+
+  /* 5. A declaration the bytes contradict is overruled; 4. with nothing
+   * (usable) declared, a guess. Valid UTF-8 needs no guessing. */
+  if (source != WN_CHARSET_BOM) {
+    wn_utf8_scan scan = wn_utf8_check((const unsigned char *)bytes, len);
+    int contradicted = 0;
+    if (decided && (choice.flags & WN_CS_UTF8) && !scan.valid) {
+      contradicted = 1;
+      decided = 0;
+    } else if (decided && (choice.flags & WN_CS_SINGLE_BYTE) && scan.valid && scan.multibyte) {
+      /* Valid multi-byte UTF-8 is all but impossible in real single-byte
+       * text (it needs an accented capital or a symbol followed by exactly
+       * the right number of C1 bytes): the page lies about its charset. */
+      wn_choose_utf8(&choice);
+      source = WN_CHARSET_GUESS;
+    }
+    if (!decided && scan.valid) {
+      wn_choose_utf8(&choice);
+      source = scan.multibyte ? WN_CHARSET_GUESS : WN_CHARSET_DEFAULT;
+    } else if (!decided) {
+      int found = wn_guess(bytes, len, &choice);
+      if (found < 0) {
+        err = wn_diag_set(diag, WN_ENOMEM, "decode: out of memory in the charset guess");
+        goto out;
+      }
+      /* uchardet may well say UTF-8, even for a page that declared UTF-8
+       * and failed the strict check: it tolerates a few stray bytes in a
+       * UTF-8 page, and the cleaner then replaces just those. */
+      if (found) {
+        source = WN_CHARSET_GUESS;
+      } else {
+        wn_choose_windows_1252(&choice);
+        source = contradicted ? WN_CHARSET_GUESS : WN_CHARSET_DEFAULT;
+      }
+    }
+  }
+
+  /* 7. Conversion. */
+  if (choice.cd == wn_no_iconv)
+    err = wn_utf8_append_clean(&buf, (const unsigned char *)bytes, len);
+  else
+    err = wn_iconv_append(&buf, choice.cd, (choice.flags & WN_CS_UTF16) ? 2 : 1, bytes, len,
+                          diag);
+  if (err == WN_ETOOBIG) {
+    wn_diag_set(diag, err, "decode: page is larger than the cap of %zu bytes once decoded from %s",
+                cap, choice.name);
+    goto out;
+  }
+  if (err) {
+    wn_diag_set(diag, err, "decode: %s while decoding from %s", wn_strerror(err), choice.name);
+    goto out;
+  }
+
+  out->utf8 = wn_buf_take(&buf, &out->len);
+  if (!out->utf8) {
+    err = wn_diag_set(diag, WN_ENOMEM, "decode: out of memory");
+    goto out;
+  }
+  wn_copy_name(out->charset, sizeof out->charset, choice.name);
+  out->source = source;
+out:
+  wn_charset_choice_reset(&choice);
+  wn_buf_free(&buf);
+  return err;
+}

@@ -1,0 +1,911 @@
+/*
+ * store/store.c: site records in an LMDB environment.
+ *
+ * On disk: one LMDB environment (a directory holding data.mdb and lock.mdb)
+ * with one named database, "sites" (a name leaves room for other databases
+ * later without a format change): key = the site name's bytes without a NUL,
+ * value = an encoded record.
+ *
+ * Record format, version 1. All integers little-endian, no padding:
+ *
+ *   "WNSR"              4 bytes  magic
+ *   u32 format version           WN_STORE_FORMAT_VERSION
+ *   u32 algorithm length         < 16, then that many bytes (no NUL)
+ *   i64 learned_at               two's complement
+ *   u64 generation
+ *   u32 n_pages                  <= WN_STORE_MAX_PAGES, then per page:
+ *       u32 name length          <= WN_STORE_MAX_PAGE_NAME, then the bytes (no NUL)
+ *       u64 bytes
+ *       i32 http_status          two's complement
+ *       u32 fetch_ms
+ *   u32 page_nodes
+ *   u32 template_nodes
+ *   u64 template length          <= WN_STORE_MAX_TEMPLATE, then the bytes
+ *   u32 checksum                 64-bit FNV-1a (wn_hash_bytes) of every byte
+ *                                before it, folded to 32 bits (high ^ low)
+ *
+ * Decoding reads the magic and the version before anything else: a later
+ * format may change everything after the version, its checksum included, so
+ * an unknown version is WN_EVERSION and not "corrupt". The rest is parsed
+ * with every length checked against both its cap and the bytes that remain
+ * before anything is copied, then the checksum is compared, so a damaged
+ * record says what is wrong with it (truncated, a length past its cap,
+ * trailing bytes, checksum) and never makes us read past the buffer or
+ * allocate more than the record itself holds.
+ *
+ * Threads: LMDB lets any thread of the process use the environment when it
+ * is opened with MDB_NOTLS, so one handle may serve many threads (ARCHITECTURE:
+ * detection is "safe on many threads, many processes over one read-only
+ * store"). The only shared state we add is map_lock, for MDB_MAP_RESIZED:
+ * when another process has grown the data past our map, LMDB wants
+ * mdb_env_set_mapsize(env, 0) with no transaction of this process active.
+ * Every transaction therefore holds map_lock shared, and adopting the new
+ * size takes it exclusively. No function calls back into user code while it
+ * holds the lock (wn_store_list runs its callback between transactions), so
+ * the lock is never taken twice by one thread.
+ */
+#include "store/store.h"
+
+#include <errno.h>
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define WN_STORE_DB_NAME "sites"
+#define WN_STORE_MAGIC "WNSR"
+#define WN_STORE_MAGIC_LEN 4u
+#define WN_STORE_ALGORITHM_CAP (sizeof(((wn_store_record *)0)->algorithm))
+/* Sites handed to wn_store_list's callback per read transaction: a short
+ * transaction does not pin an old snapshot while the callback works. */
+#define WN_STORE_LIST_BATCH 64u
+/* How often a transaction is retried after adopting a map grown elsewhere. */
+#define WN_STORE_RESIZE_RETRIES 3
+
+struct wn_store {
+  MDB_env *env;
+  MDB_dbi dbi;
+  int read_only;
+  int lock_ready;
+  pthread_rwlock_t map_lock;
+};
+
+/* ---- little-endian integers ------------------------------------------- */
+
+static void le32_put(unsigned char *p, uint32_t v) {
+  for (size_t i = 0; i < 4; i++)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void le64_put(unsigned char *p, uint64_t v) {
+  for (size_t i = 0; i < 8; i++)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t le32_get(const unsigned char *p) {
+  uint32_t v = 0;
+  for (size_t i = 0; i < 4; i++)
+    v |= (uint32_t)p[i] << (8 * i);
+  return v;
+}
+
+static uint64_t le64_get(const unsigned char *p) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; i++)
+    v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+/* Two's complement back to signed without the implementation-defined
+ * conversion of an out-of-range unsigned value. */
+static int64_t i64_from_u64(uint64_t u) {
+  return u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(UINT64_MAX - u) - 1;
+}
+
+static int32_t i32_from_u32(uint32_t u) {
+  return u <= (uint32_t)INT32_MAX ? (int32_t)u : -(int32_t)(UINT32_MAX - u) - 1;
+}
+
+static uint32_t record_checksum(const void *bytes, size_t len) {
+  uint64_t h = wn_hash_bytes(WN_HASH_SEED, bytes, len);
+  return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Inner diagnostics start with "store: "; when a caller wraps one with the
+ * site name, the prefix is not repeated. */
+static const char *diag_detail(const wn_diag *inner, wn_err err) {
+  const char *msg = wn_diag_message(inner, err);
+  static const char prefix[] = "store: ";
+  if (strncmp(msg, prefix, sizeof prefix - 1) == 0)
+    msg += sizeof prefix - 1;
+  return msg;
+}
+
+/* ---- encoding ---------------------------------------------------------- */
+
+static wn_err buf_u32(wn_buf *buf, uint32_t v) {
+  unsigned char b[4];
+  le32_put(b, v);
+  return wn_buf_append(buf, b, sizeof b);
+}
+
+static wn_err buf_u64(wn_buf *buf, uint64_t v) {
+  unsigned char b[8];
+  le64_put(b, v);
+  return wn_buf_append(buf, b, sizeof b);
+}
+
+/* Checks everything encode relies on before a byte is written, so a refused
+ * record leaves the output as it was. */
+static wn_err record_check(const wn_store_record *record, wn_diag *diag) {
+  if (strnlen(record->algorithm, WN_STORE_ALGORITHM_CAP) == WN_STORE_ALGORITHM_CAP)
+    return wn_diag_set(diag, WN_EINVAL,
+                       "store: algorithm name is not NUL-terminated within %zu bytes",
+                       WN_STORE_ALGORITHM_CAP);
+  if (record->n_pages > WN_STORE_MAX_PAGES)
+    return wn_diag_set(diag, WN_EINVAL, "store: record has %u sample pages (cap %u)",
+                       (unsigned)record->n_pages, WN_STORE_MAX_PAGES);
+  if (record->n_pages > 0 && !record->pages)
+    return wn_diag_set(diag, WN_EINVAL, "store: record has %u sample pages but no page array",
+                       (unsigned)record->n_pages);
+  for (uint32_t i = 0; i < record->n_pages; i++) {
+    const char *name = record->pages[i].name;
+    if (name && strnlen(name, WN_STORE_MAX_PAGE_NAME + 1) > WN_STORE_MAX_PAGE_NAME)
+      return wn_diag_set(diag, WN_EINVAL,
+                         "store: name of sample page %u is longer than %u bytes",
+                         (unsigned)i, WN_STORE_MAX_PAGE_NAME);
+  }
+  if (record->template_len > WN_STORE_MAX_TEMPLATE)
+    return wn_diag_set(diag, WN_ETOOBIG, "store: template of %zu bytes is past the cap of %zu",
+                       record->template_len, WN_STORE_MAX_TEMPLATE);
+  if (record->template_len > 0 && !record->template_bytes)
+    return wn_diag_set(diag, WN_EINVAL, "store: template of %zu bytes has no bytes",
+                       record->template_len);
+  return WN_OK;
+}
+
+wn_err wn_store_record_encode(const wn_store_record *record, wn_buf *out, wn_diag *diag) {
+  if (!record || !out)
+    return wn_diag_set(diag, WN_EINVAL, "store: encode needs a record and a buffer");
+  wn_err err = record_check(record, diag);
+  if (err)
+    return err;
+
+  const size_t start = out->len;
+  const size_t alg_len = strlen(record->algorithm); /* < 16: record_check */
+  if ((err = wn_buf_append(out, WN_STORE_MAGIC, WN_STORE_MAGIC_LEN)) ||
+      (err = buf_u32(out, WN_STORE_FORMAT_VERSION)) || (err = buf_u32(out, (uint32_t)alg_len)) ||
+      (err = wn_buf_append(out, record->algorithm, alg_len)) ||
+      (err = buf_u64(out, (uint64_t)record->learned_at)) ||
+      (err = buf_u64(out, record->generation)) || (err = buf_u32(out, record->n_pages)))
+    goto out;
+  for (uint32_t i = 0; i < record->n_pages; i++) {
+    const wn_store_page *page = &record->pages[i];
+    const char *name = page->name ? page->name : "";
+    const size_t name_len = strlen(name); /* <= cap: record_check */
+    if ((err = buf_u32(out, (uint32_t)name_len)) || (err = wn_buf_append(out, name, name_len)) ||
+        (err = buf_u64(out, page->bytes)) || (err = buf_u32(out, (uint32_t)page->http_status)) ||
+        (err = buf_u32(out, page->fetch_ms)))
+      goto out;
+  }
+  if ((err = buf_u32(out, record->page_nodes)) || (err = buf_u32(out, record->template_nodes)) ||
+      (err = buf_u64(out, (uint64_t)record->template_len)) ||
+      (err = wn_buf_append(out, record->template_bytes, record->template_len)))
+    goto out;
+  err = buf_u32(out, record_checksum(out->data + start, out->len - start));
+
+out:
+  if (err) {
+    out->len = start;
+    if (out->data)
+      out->data[start] = '\0';
+    if (err == WN_ETOOBIG)
+      wn_diag_set(diag, err, "store: encoded record is past the output buffer's cap of %zu bytes",
+                  out->cap);
+    else
+      wn_diag_set(diag, err, "store: cannot encode record: %s", wn_strerror(err));
+  }
+  return err;
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+typedef struct record_reader {
+  const unsigned char *bytes;
+  size_t len;
+  size_t pos;
+  wn_diag *diag;
+} record_reader;
+
+static wn_err reader_take(record_reader *r, size_t n, const char *what,
+                          const unsigned char **out) {
+  if (r->len - r->pos < n)
+    return wn_diag_set(r->diag, WN_ECORRUPT,
+                       "store: record truncated: %s needs %zu bytes at offset %zu, %zu remain",
+                       what, n, r->pos, r->len - r->pos);
+  *out = r->bytes + r->pos;
+  r->pos += n;
+  return WN_OK;
+}
+
+static wn_err reader_u32(record_reader *r, const char *what, uint32_t *v) {
+  const unsigned char *p = NULL;
+  wn_err err = reader_take(r, 4, what, &p);
+  if (!err)
+    *v = le32_get(p);
+  return err;
+}
+
+static wn_err reader_u64(record_reader *r, const char *what, uint64_t *v) {
+  const unsigned char *p = NULL;
+  wn_err err = reader_take(r, 8, what, &p);
+  if (!err)
+    *v = le64_get(p);
+  return err;
+}
+
+/* Releases what a record owns, leaving it empty. */
+static void record_release(wn_store_record *record) {
+  if (record->pages) {
+    for (uint32_t i = 0; i < record->n_pages; i++)
+      free(record->pages[i].name);
+    free(record->pages);
+  }
+  free(record->template_bytes);
+  memset(record, 0, sizeof *record);
+}
+
+/* Heap copy of len bytes plus a NUL, so text can be used as a C string. */
+static unsigned char *bytes_dup(const unsigned char *bytes, size_t len) {
+  unsigned char *copy = malloc(len + 1);
+  if (!copy)
+    return NULL;
+  if (len)
+    memcpy(copy, bytes, len);
+  copy[len] = '\0';
+  return copy;
+}
+
+/*
+ * Parses and checks one whole record into *rec. With copy == 0 only the
+ * scalar fields are filled and nothing is allocated (put uses this to read
+ * the old generation without copying the template). With copy != 0 page
+ * names and the template are copied into memory *rec owns. On failure *rec
+ * owns nothing.
+ */
+static wn_err record_parse(const unsigned char *bytes, size_t len, int copy,
+                           wn_store_record *rec, wn_diag *diag) {
+  record_reader r = {bytes, len, 0, diag};
+  const unsigned char *p = NULL;
+  uint32_t u32;
+  uint64_t u64;
+  wn_err err;
+
+  memset(rec, 0, sizeof *rec);
+  if ((err = reader_take(&r, WN_STORE_MAGIC_LEN, "the magic", &p)))
+    goto out;
+  if (memcmp(p, WN_STORE_MAGIC, WN_STORE_MAGIC_LEN) != 0) {
+    err = wn_diag_set(diag, WN_ECORRUPT, "store: record does not start with the %s magic",
+                      WN_STORE_MAGIC);
+    goto out;
+  }
+  if ((err = reader_u32(&r, "the format version", &rec->format_version)))
+    goto out;
+  if (rec->format_version != WN_STORE_FORMAT_VERSION) {
+    err = wn_diag_set(diag, WN_EVERSION,
+                      "store: record format version %u is not supported (this build reads %u)",
+                      (unsigned)rec->format_version, WN_STORE_FORMAT_VERSION);
+    goto out;
+  }
+
+  if ((err = reader_u32(&r, "the algorithm length", &u32)))
+    goto out;
+  if (u32 >= WN_STORE_ALGORITHM_CAP) {
+    err = wn_diag_set(diag, WN_ECORRUPT, "store: algorithm name of %u bytes is past the cap of %zu",
+                      (unsigned)u32, WN_STORE_ALGORITHM_CAP - 1);
+    goto out;
+  }
+  if ((err = reader_take(&r, u32, "the algorithm name", &p)))
+    goto out;
+  if (memchr(p, '\0', u32)) {
+    err = wn_diag_set(diag, WN_ECORRUPT, "store: algorithm name contains a NUL byte");
+    goto out;
+  }
+  memcpy(rec->algorithm, p, u32);
+  rec->algorithm[u32] = '\0';
+
+  if ((err = reader_u64(&r, "learned_at", &u64)))
+    goto out;
+  rec->learned_at = i64_from_u64(u64);
+  if ((err = reader_u64(&r, "the generation", &rec->generation)) ||
+      (err = reader_u32(&r, "the page count", &u32)))
+    goto out;
+  if (u32 > WN_STORE_MAX_PAGES) {
+    err = wn_diag_set(diag, WN_ECORRUPT, "store: record lists %u sample pages, past the cap of %u",
+                      (unsigned)u32, WN_STORE_MAX_PAGES);
+    goto out;
+  }
+  rec->n_pages = u32;
+  if (copy && rec->n_pages > 0) {
+    rec->pages = calloc(rec->n_pages, sizeof *rec->pages);
+    if (!rec->pages) {
+      err = wn_diag_set(diag, WN_ENOMEM, "store: out of memory decoding %u pages",
+                        (unsigned)rec->n_pages);
+      goto out;
+    }
+  }
+  for (uint32_t i = 0; i < rec->n_pages; i++) {
+    uint32_t name_len, status, fetch_ms;
+    uint64_t page_bytes;
+    if ((err = reader_u32(&r, "a page name length", &name_len)))
+      goto out;
+    if (name_len > WN_STORE_MAX_PAGE_NAME) {
+      err = wn_diag_set(diag, WN_ECORRUPT,
+                        "store: name of sample page %u is %u bytes, past the cap of %u",
+                        (unsigned)i, (unsigned)name_len, WN_STORE_MAX_PAGE_NAME);
+      goto out;
+    }
+    if ((err = reader_take(&r, name_len, "a page name", &p)))
+      goto out;
+    if (memchr(p, '\0', name_len)) {
+      err = wn_diag_set(diag, WN_ECORRUPT, "store: name of sample page %u contains a NUL byte",
+                        (unsigned)i);
+      goto out;
+    }
+    if ((err = reader_u64(&r, "a page size", &page_bytes)) ||
+        (err = reader_u32(&r, "a page HTTP status", &status)) ||
+        (err = reader_u32(&r, "a page fetch time", &fetch_ms)))
+      goto out;
+    if (copy) {
+      wn_store_page *page = &rec->pages[i];
+      page->name = (char *)bytes_dup(p, name_len);
+      if (!page->name) {
+        err = wn_diag_set(diag, WN_ENOMEM, "store: out of memory decoding a page name");
+        goto out;
+      }
+      page->bytes = page_bytes;
+      page->http_status = i32_from_u32(status);
+      page->fetch_ms = fetch_ms;
+    }
+  }
+
+  if ((err = reader_u32(&r, "the page node count", &rec->page_nodes)) ||
+      (err = reader_u32(&r, "the template node count", &rec->template_nodes)) ||
+      (err = reader_u64(&r, "the template length", &u64)))
+    goto out;
+  if (u64 > WN_STORE_MAX_TEMPLATE) {
+    err = wn_diag_set(diag, WN_ECORRUPT,
+                      "store: template length %llu is past the cap of %zu bytes",
+                      (unsigned long long)u64, WN_STORE_MAX_TEMPLATE);
+    goto out;
+  }
+  rec->template_len = (size_t)u64;
+  if ((err = reader_take(&r, rec->template_len, "the template", &p)))
+    goto out;
+  if (copy) {
+    rec->template_bytes = bytes_dup(p, rec->template_len);
+    if (!rec->template_bytes) {
+      err = wn_diag_set(diag, WN_ENOMEM, "store: out of memory copying a template of %zu bytes",
+                        rec->template_len);
+      goto out;
+    }
+  }
+
+  const size_t body_len = r.pos;
+  if ((err = reader_u32(&r, "the checksum", &u32)))
+    goto out;
+  if (r.pos != r.len) {
+    err = wn_diag_set(diag, WN_ECORRUPT, "store: record has %zu trailing bytes after its checksum",
+                      r.len - r.pos);
+    goto out;
+  }
+  const uint32_t computed = record_checksum(bytes, body_len);
+  if (u32 != computed) {
+    err = wn_diag_set(diag, WN_ECORRUPT,
+                      "store: record checksum mismatch (stored 0x%08x, computed 0x%08x)",
+                      (unsigned)u32, (unsigned)computed);
+    goto out;
+  }
+
+out:
+  if (err) {
+    if (copy)
+      record_release(rec);
+    else
+      memset(rec, 0, sizeof *rec);
+  }
+  return err;
+}
+
+wn_err wn_store_record_decode(const void *bytes, size_t len, wn_store_record **out,
+                              wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_store_record *rec = NULL;
+  if (!out)
+    return wn_diag_set(diag, WN_EINVAL, "store: decode needs somewhere to put the record");
+  *out = NULL;
+  if (!bytes && len > 0)
+    return wn_diag_set(diag, WN_EINVAL, "store: decode of %zu bytes from NULL", len);
+  rec = malloc(sizeof *rec);
+  if (!rec)
+    return wn_diag_set(diag, WN_ENOMEM, "store: out of memory decoding a record");
+  /* A zero-length record is simply truncated; never hand NULL to memcmp. */
+  static const unsigned char empty[1] = {0};
+  err = record_parse(bytes ? bytes : empty, len, 1, rec, diag);
+  if (err)
+    goto out;
+  *out = rec;
+  rec = NULL;
+out:
+  free(rec);
+  return err;
+}
+
+void wn_store_record_free(wn_store_record *record) {
+  if (!record)
+    return;
+  record_release(record);
+  free(record);
+}
+
+/* ---- site names -------------------------------------------------------- */
+
+static wn_err site_check(const char *site, size_t *len_out, wn_diag *diag) {
+  if (!site)
+    return wn_diag_set(diag, WN_EINVAL, "store: no site name given");
+  const size_t len = strnlen(site, WN_STORE_MAX_SITE + 1);
+  if (len == 0)
+    return wn_diag_set(diag, WN_EINVAL, "store: site name is empty");
+  if (len > WN_STORE_MAX_SITE)
+    return wn_diag_set(diag, WN_EINVAL, "store: site name is longer than %u bytes",
+                       WN_STORE_MAX_SITE);
+  for (size_t i = 0; i < len; i++) {
+    const unsigned char c = (unsigned char)site[i];
+    if (c < 0x20 || c == 0x7f)
+      return wn_diag_set(diag, WN_EINVAL,
+                         "store: site name contains control character 0x%02x at byte %zu",
+                         (unsigned)c, i);
+  }
+  *len_out = len;
+  return WN_OK;
+}
+
+/* LMDB never writes through a key it is given; the cast drops const only to
+ * fit MDB_val. */
+static MDB_val site_key(const char *site, size_t len) {
+  MDB_val key;
+  key.mv_size = len;
+  key.mv_data = (void *)site;
+  return key;
+}
+
+/* ---- transactions and LMDB errors -------------------------------------- */
+
+/* Begins a transaction holding map_lock shared; store_txn_abort/commit let it
+ * go. Returns an LMDB (or errno) code. */
+static int store_txn_begin(wn_store *store, unsigned int flags, MDB_txn **txn) {
+  int rc = 0;
+  *txn = NULL;
+  for (int attempt = 0;; attempt++) {
+    rc = pthread_rwlock_rdlock(&store->map_lock);
+    if (rc != 0)
+      return rc;
+    rc = mdb_txn_begin(store->env, NULL, flags, txn);
+    if (rc == MDB_SUCCESS)
+      return rc;
+    pthread_rwlock_unlock(&store->map_lock);
+    if (rc != MDB_MAP_RESIZED || attempt + 1 >= WN_STORE_RESIZE_RETRIES)
+      return rc;
+    /* Another process grew the data past our map: adopt its size
+     * (lmdb.h, mdb_env_set_mapsize) while no transaction of ours is live. */
+    int lock_rc = pthread_rwlock_wrlock(&store->map_lock);
+    if (lock_rc != 0)
+      return lock_rc;
+    rc = mdb_env_set_mapsize(store->env, 0);
+    pthread_rwlock_unlock(&store->map_lock);
+    if (rc != MDB_SUCCESS)
+      return rc;
+  }
+}
+
+static void store_txn_abort(wn_store *store, MDB_txn *txn) {
+  mdb_txn_abort(txn);
+  pthread_rwlock_unlock(&store->map_lock);
+}
+
+static int store_txn_commit(wn_store *store, MDB_txn *txn) {
+  int rc = mdb_txn_commit(txn);
+  pthread_rwlock_unlock(&store->map_lock);
+  return rc;
+}
+
+/* Maps an LMDB or errno code to our one error enum at the boundary; the
+ * LMDB text goes into the diagnostic. */
+static wn_err store_mdb_error(const wn_store *store, int rc, const char *what, const char *site,
+                              wn_diag *diag) {
+  if (rc == MDB_MAP_FULL) {
+    MDB_envinfo info;
+    size_t map_size = 0;
+    if (mdb_env_info(store->env, &info) == MDB_SUCCESS)
+      map_size = info.me_mapsize;
+    return wn_diag_set(diag, WN_ENOSPACE,
+                       "store: map full while writing site %s (map size %zu bytes; reopen "
+                       "with a larger map_size)",
+                       site, map_size);
+  }
+  if (rc == ENOSPC)
+    return wn_diag_set(diag, WN_ENOSPACE, "store: disk full while writing site %s", site);
+  if (rc == MDB_READERS_FULL)
+    return wn_diag_set(diag, WN_EBUSY, "store: %s for site %s: %s", what, site,
+                       mdb_strerror(rc));
+  return wn_diag_set(diag, WN_ESTORE, "store: %s for site %s: %s", what, site, mdb_strerror(rc));
+}
+
+/* ---- open / close ------------------------------------------------------ */
+
+static wn_err store_prepare_dir(const char *dir, int read_only, wn_diag *diag) {
+  struct stat st;
+  if (!read_only && mkdir(dir, 0755) == 0)
+    return WN_OK;
+  if (!read_only && errno != EEXIST)
+    return wn_diag_set(diag, WN_EIO, "store: cannot create directory %s: %s", dir,
+                       strerror(errno));
+  if (stat(dir, &st) != 0) {
+    if (errno == ENOENT)
+      return wn_diag_set(diag, WN_ENOTFOUND, "store: no store at %s: the directory does not exist",
+                         dir);
+    return wn_diag_set(diag, WN_EIO, "store: cannot read %s: %s", dir, strerror(errno));
+  }
+  if (!S_ISDIR(st.st_mode))
+    return wn_diag_set(diag, WN_EINVAL, "store: %s is not a directory", dir);
+  return WN_OK;
+}
+
+wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **out,
+                     wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_store *store = NULL;
+  MDB_txn *txn = NULL;
+  int rc;
+
+  if (!out)
+    return wn_diag_set(diag, WN_EINVAL, "store: open needs somewhere to put the handle");
+  *out = NULL;
+  if (!dir || !*dir)
+    return wn_diag_set(diag, WN_EINVAL, "store: no directory given");
+  const int read_only = opts && opts->read_only;
+  const size_t map_size = opts && opts->map_size ? opts->map_size : WN_STORE_DEFAULT_MAP_SIZE;
+
+  if ((err = store_prepare_dir(dir, read_only, diag)))
+    goto out;
+  store = calloc(1, sizeof *store);
+  if (!store) {
+    err = wn_diag_set(diag, WN_ENOMEM, "store: out of memory opening %s", dir);
+    goto out;
+  }
+  store->read_only = read_only;
+  if ((rc = pthread_rwlock_init(&store->map_lock, NULL)) != 0) {
+    err = wn_diag_set(diag, WN_ESTORE, "store: cannot create a lock for %s: %s", dir,
+                      strerror(rc));
+    goto out;
+  }
+  store->lock_ready = 1;
+
+  if ((rc = mdb_env_create(&store->env)) != MDB_SUCCESS ||
+      (rc = mdb_env_set_mapsize(store->env, map_size)) != MDB_SUCCESS ||
+      (rc = mdb_env_set_maxdbs(store->env, 1)) != MDB_SUCCESS) {
+    err = wn_diag_set(diag, WN_ESTORE, "store: cannot set up an environment for %s: %s", dir,
+                      mdb_strerror(rc));
+    goto out;
+  }
+  /* Default locking (no MDB_NOLOCK): many reader processes beside one writer. */
+  const unsigned int env_flags = MDB_NOTLS | (read_only ? MDB_RDONLY : 0u);
+  rc = mdb_env_open(store->env, dir, env_flags, 0644);
+  if (rc == ENOENT) {
+    err = wn_diag_set(diag, WN_ENOTFOUND, "store: no store in %s (data.mdb is missing)", dir);
+    goto out;
+  }
+  if (rc != MDB_SUCCESS) {
+    err = wn_diag_set(diag, rc == ENOSPC ? WN_ENOSPACE : WN_ESTORE, "store: cannot open %s: %s",
+                      dir, mdb_strerror(rc));
+    goto out;
+  }
+  /* Free reader slots left by processes that died mid-read. */
+  int dead = 0;
+  if ((rc = mdb_reader_check(store->env, &dead)) != MDB_SUCCESS) {
+    err = wn_diag_set(diag, WN_ESTORE, "store: cannot check readers of %s: %s", dir,
+                      mdb_strerror(rc));
+    goto out;
+  }
+
+  if ((rc = mdb_txn_begin(store->env, NULL, read_only ? MDB_RDONLY : 0u, &txn)) != MDB_SUCCESS) {
+    err = wn_diag_set(diag, WN_ESTORE, "store: cannot begin a transaction in %s: %s", dir,
+                      mdb_strerror(rc));
+    goto out;
+  }
+  rc = mdb_dbi_open(txn, WN_STORE_DB_NAME, read_only ? 0u : MDB_CREATE, &store->dbi);
+  if (rc == MDB_NOTFOUND) {
+    err = wn_diag_set(diag, WN_ENOTFOUND, "store: %s has no \"%s\" database (not a winnow store)",
+                      dir, WN_STORE_DB_NAME);
+    goto out;
+  }
+  if (rc != MDB_SUCCESS) {
+    err = wn_diag_set(diag, WN_ESTORE, "store: cannot open the \"%s\" database in %s: %s",
+                      WN_STORE_DB_NAME, dir, mdb_strerror(rc));
+    goto out;
+  }
+  /* Committing (even a read transaction) makes the DBI handle usable by
+   * later transactions. */
+  rc = mdb_txn_commit(txn);
+  txn = NULL;
+  if (rc != MDB_SUCCESS) {
+    err = wn_diag_set(diag, rc == MDB_MAP_FULL || rc == ENOSPC ? WN_ENOSPACE : WN_ESTORE,
+                      "store: cannot create the \"%s\" database in %s: %s", WN_STORE_DB_NAME, dir,
+                      mdb_strerror(rc));
+    goto out;
+  }
+  *out = store;
+  store = NULL;
+
+out:
+  if (txn)
+    mdb_txn_abort(txn);
+  wn_store_close(store);
+  return err;
+}
+
+void wn_store_close(wn_store *store) {
+  if (!store)
+    return;
+  /* lmdb.h: mdb_env_close also discards an environment that failed to open. */
+  if (store->env)
+    mdb_env_close(store->env);
+  if (store->lock_ready)
+    pthread_rwlock_destroy(&store->map_lock);
+  free(store);
+}
+
+/* ---- records ----------------------------------------------------------- */
+
+static wn_err store_check_writable(const wn_store *store, const char *verb, const char *site,
+                                   wn_diag *diag) {
+  if (store->read_only)
+    return wn_diag_set(diag, WN_EINVAL, "store: opened read-only; cannot %s site %s", verb, site);
+  return WN_OK;
+}
+
+wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *record,
+                    uint64_t *generation_out, wn_diag *diag) {
+  wn_err err = WN_OK;
+  MDB_txn *txn = NULL;
+  wn_buf encoded;
+  wn_diag inner;
+  size_t site_len = 0;
+  int rc;
+
+  wn_buf_init(&encoded, 0);
+  if (!store || !record)
+    return wn_diag_set(diag, WN_EINVAL, "store: put needs a store and a record");
+  if ((err = site_check(site, &site_len, diag)) ||
+      (err = store_check_writable(store, "write", site, diag)))
+    return err;
+
+  if ((rc = store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
+    goto out;
+  }
+  MDB_val key = site_key(site, site_len);
+  MDB_val value;
+  uint64_t old_generation = 0;
+  rc = mdb_get(txn, store->dbi, &key, &value);
+  if (rc == MDB_SUCCESS) {
+    /* An old record that does not decode counts as generation 0 and is
+     * replaced all the same: a new template is the repair. */
+    wn_store_record old;
+    if (record_parse(value.mv_data, value.mv_size, 0, &old, NULL) == WN_OK)
+      old_generation = old.generation;
+  } else if (rc != MDB_NOTFOUND) {
+    err = store_mdb_error(store, rc, "cannot read the old record", site, diag);
+    goto out;
+  }
+  if (old_generation == UINT64_MAX) {
+    err = wn_diag_set(diag, WN_ESTORE, "store: generation of site %s cannot grow past %llu", site,
+                      (unsigned long long)old_generation);
+    goto out;
+  }
+
+  wn_store_record next = *record;
+  next.format_version = WN_STORE_FORMAT_VERSION;
+  next.generation = old_generation + 1;
+  wn_diag_clear(&inner);
+  if ((err = wn_store_record_encode(&next, &encoded, &inner))) {
+    wn_diag_set(diag, err, "store: cannot write site %s: %s", site, diag_detail(&inner, err));
+    goto out;
+  }
+  value.mv_size = encoded.len;
+  value.mv_data = encoded.data;
+  if ((rc = mdb_put(txn, store->dbi, &key, &value, 0)) != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot write the record", site, diag);
+    goto out;
+  }
+  rc = store_txn_commit(store, txn);
+  txn = NULL;
+  if (rc != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot commit the record", site, diag);
+    goto out;
+  }
+  if (generation_out)
+    *generation_out = next.generation;
+
+out:
+  if (txn)
+    store_txn_abort(store, txn);
+  wn_buf_free(&encoded);
+  return err;
+}
+
+wn_err wn_store_get(wn_store *store, const char *site, wn_store_record **out, wn_diag *diag) {
+  wn_err err = WN_OK;
+  MDB_txn *txn = NULL;
+  wn_diag inner;
+  size_t site_len = 0;
+  int rc;
+
+  if (!out)
+    return wn_diag_set(diag, WN_EINVAL, "store: get needs somewhere to put the record");
+  *out = NULL;
+  if (!store)
+    return wn_diag_set(diag, WN_EINVAL, "store: get needs a store");
+  if ((err = site_check(site, &site_len, diag)))
+    return err;
+
+  if ((rc = store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot begin a read transaction", site, diag);
+    goto out;
+  }
+  MDB_val key = site_key(site, site_len);
+  MDB_val value;
+  rc = mdb_get(txn, store->dbi, &key, &value);
+  if (rc == MDB_NOTFOUND) {
+    err = wn_diag_set(diag, WN_ENOTFOUND, "store: no template for site %s", site);
+    goto out;
+  }
+  if (rc != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot read the record", site, diag);
+    goto out;
+  }
+  /* value points into the map, valid only until the transaction ends:
+   * decode copies it first. */
+  wn_diag_clear(&inner);
+  if ((err = wn_store_record_decode(value.mv_data, value.mv_size, out, &inner)))
+    wn_diag_set(diag, err, "store: site %s: %s", site, diag_detail(&inner, err));
+
+out:
+  if (txn)
+    store_txn_abort(store, txn);
+  return err;
+}
+
+wn_err wn_store_delete(wn_store *store, const char *site, wn_diag *diag) {
+  wn_err err = WN_OK;
+  MDB_txn *txn = NULL;
+  size_t site_len = 0;
+  int rc;
+
+  if (!store)
+    return wn_diag_set(diag, WN_EINVAL, "store: delete needs a store");
+  if ((err = site_check(site, &site_len, diag)) ||
+      (err = store_check_writable(store, "delete", site, diag)))
+    return err;
+
+  if ((rc = store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
+    goto out;
+  }
+  MDB_val key = site_key(site, site_len);
+  rc = mdb_del(txn, store->dbi, &key, NULL);
+  if (rc == MDB_NOTFOUND) {
+    err = wn_diag_set(diag, WN_ENOTFOUND, "store: no template for site %s", site);
+    goto out;
+  }
+  if (rc != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot delete the record", site, diag);
+    goto out;
+  }
+  rc = store_txn_commit(store, txn);
+  txn = NULL;
+  if (rc != MDB_SUCCESS)
+    err = store_mdb_error(store, rc, "cannot commit the delete", site, diag);
+
+out:
+  if (txn)
+    store_txn_abort(store, txn);
+  return err;
+}
+
+/*
+ * Sites are read in batches, one short read transaction per batch, and the
+ * callback runs between transactions: it may itself get, put or delete, and
+ * a slow callback does not keep LMDB from reusing pages. Each batch resumes
+ * strictly after the last name handed out, so every site is seen at most
+ * once and in key order; sites added or removed meanwhile may or may not be
+ * seen.
+ */
+wn_err wn_store_list(wn_store *store, wn_store_site_fn fn, void *ctx, wn_diag *diag) {
+  wn_err err = WN_OK;
+  MDB_txn *txn = NULL;
+  MDB_cursor *cursor = NULL;
+  char(*names)[WN_STORE_MAX_SITE + 1] = NULL;
+  char last[WN_STORE_MAX_SITE + 1];
+  size_t last_len = 0;
+  int have_last = 0;
+  int rc;
+
+  if (!store || !fn)
+    return wn_diag_set(diag, WN_EINVAL, "store: list needs a store and a callback");
+  names = malloc(WN_STORE_LIST_BATCH * sizeof *names);
+  if (!names)
+    return wn_diag_set(diag, WN_ENOMEM, "store: out of memory listing sites");
+
+  for (;;) {
+    size_t count = 0;
+    int done = 0;
+    if ((rc = store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS ||
+        (rc = mdb_cursor_open(txn, store->dbi, &cursor)) != MDB_SUCCESS) {
+      err = store_mdb_error(store, rc, "cannot begin listing", "(all)", diag);
+      goto out;
+    }
+    MDB_val key = site_key(last, last_len);
+    MDB_val value;
+    MDB_cursor_op op = have_last ? MDB_SET_RANGE : MDB_FIRST;
+    while (count < WN_STORE_LIST_BATCH) {
+      rc = mdb_cursor_get(cursor, &key, &value, op);
+      if (rc == MDB_NOTFOUND) {
+        done = 1;
+        break;
+      }
+      if (rc != MDB_SUCCESS) {
+        err = store_mdb_error(store, rc, "cannot step through sites", "(all)", diag);
+        goto out;
+      }
+      const int resumed_at_last = op == MDB_SET_RANGE && key.mv_size == last_len &&
+                                  memcmp(key.mv_data, last, last_len) == 0;
+      op = MDB_NEXT;
+      if (resumed_at_last)
+        continue;
+      if (key.mv_size == 0 || key.mv_size > WN_STORE_MAX_SITE ||
+          memchr(key.mv_data, '\0', key.mv_size)) {
+        err = wn_diag_set(diag, WN_ECORRUPT,
+                          "store: a key of %zu bytes is not a site name (not written by winnow)",
+                          key.mv_size);
+        goto out;
+      }
+      memcpy(names[count], key.mv_data, key.mv_size);
+      names[count][key.mv_size] = '\0';
+      count++;
+    }
+    mdb_cursor_close(cursor);
+    cursor = NULL;
+    store_txn_abort(store, txn);
+    txn = NULL;
+
+    for (size_t i = 0; i < count; i++)
+      if (fn(names[i], ctx) != 0)
+        goto out;
+    if (done || count == 0)
+      break;
+    last_len = strlen(names[count - 1]);
+    memcpy(last, names[count - 1], last_len + 1);
+    have_last = 1;
+  }
+
+out:
+  if (cursor)
+    mdb_cursor_close(cursor);
+  if (txn)
+    store_txn_abort(store, txn);
+  free(names);
+  return err;
+}
