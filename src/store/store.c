@@ -825,6 +825,11 @@ out:
   return err;
 }
 
+static wn_err list_error(int rc, wn_diag *diag) {
+  return wn_diag_set(diag, rc == MDB_READERS_FULL ? WN_EBUSY : WN_ESTORE,
+                     "store: cannot list sites: %s", mdb_strerror(rc));
+}
+
 /*
  * Sites are read in batches, one short read transaction per batch, and the
  * callback runs between transactions: it may itself get, put or delete, and
@@ -854,7 +859,7 @@ wn_err wn_store_list(wn_store *store, wn_store_site_fn fn, void *ctx, wn_diag *d
     int done = 0;
     if ((rc = store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS ||
         (rc = mdb_cursor_open(txn, store->dbi, &cursor)) != MDB_SUCCESS) {
-      err = store_mdb_error(store, rc, "cannot begin listing", "(all)", diag);
+      err = list_error(rc, diag);
       goto out;
     }
     MDB_val key = site_key(last, last_len);
@@ -867,7 +872,7 @@ wn_err wn_store_list(wn_store *store, wn_store_site_fn fn, void *ctx, wn_diag *d
         break;
       }
       if (rc != MDB_SUCCESS) {
-        err = store_mdb_error(store, rc, "cannot step through sites", "(all)", diag);
+        err = list_error(rc, diag);
         goto out;
       }
       const int resumed_at_last = op == MDB_SET_RANGE && key.mv_size == last_len &&

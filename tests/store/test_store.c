@@ -1,0 +1,1208 @@
+/*
+ * tests/store/test_store.c: the store against a real LMDB environment in a
+ * temporary directory, and the record codec against every truncation and
+ * every flipped bit of a real record.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "store/store.h"
+
+/* ---- fixture: a fresh directory per test ------------------------------- */
+
+typedef struct fixture {
+  char base[64]; /* mkdtemp directory */
+  char dir[96];  /* base/db: the store, created by wn_store_open */
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  if (!f)
+    return -1;
+  snprintf(f->base, sizeof f->base, "%s", "/tmp/wn_store_test_XXXXXX");
+  if (!mkdtemp(f->base)) {
+    free(f);
+    return -1;
+  }
+  snprintf(f->dir, sizeof f->dir, "%s/db", f->base);
+  *state = f;
+  return 0;
+}
+
+static void remove_store_files(const char *dir) {
+  static const char *const files[] = {"data.mdb", "lock.mdb"};
+  char path[256];
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+    unlink(path);
+  }
+  rmdir(dir);
+}
+
+/* Removes everything a test may have made; fails when something is left, so
+ * a test that leaves stray files is noticed. */
+static int teardown(void **state) {
+  fixture *f = *state;
+  char path[160];
+  remove_store_files(f->dir);
+  snprintf(path, sizeof path, "%s/empty", f->base);
+  remove_store_files(path);
+  snprintf(path, sizeof path, "%s/file", f->base);
+  unlink(path);
+  int rc = rmdir(f->base);
+  free(f);
+  return rc == 0 ? 0 : -1;
+}
+
+/* ---- sample records ----------------------------------------------------- */
+
+typedef struct sample {
+  wn_store_record rec;
+  wn_store_page pages[WN_STORE_MAX_PAGES + 1];
+  char names[3][64];
+  unsigned char tpl[512];
+} sample;
+
+/* A record with 3 pages and a binary template (NUL bytes included);
+ * variant changes every field. */
+static void sample_init(sample *s, unsigned variant) {
+  memset(s, 0, sizeof *s);
+  snprintf(s->rec.algorithm, sizeof s->rec.algorithm, "%s", variant % 2 ? "fastce" : "etdm");
+  s->rec.learned_at = variant == 3 ? -5 : 1700000000 + (int64_t)variant;
+  s->rec.generation = 77; /* the store overwrites it */
+  s->rec.n_pages = 3;
+  s->rec.pages = s->pages;
+  for (unsigned i = 0; i < 3; i++) {
+    snprintf(s->names[i], sizeof s->names[i], "https://site.example/p-%u-%u.html", variant, i);
+    s->pages[i].name = s->names[i];
+    s->pages[i].bytes = UINT64_C(1000) * (i + 1) + variant + (i == 2 ? UINT64_C(1) << 40 : 0);
+    s->pages[i].http_status = i == 2 ? -1 : (int32_t)(200 + i);
+    s->pages[i].fetch_ms = 17 * i + variant;
+  }
+  s->rec.page_nodes = 4321 + variant;
+  s->rec.template_nodes = 987 + variant;
+  for (size_t j = 0; j < sizeof s->tpl; j++)
+    s->tpl[j] = (unsigned char)(j * 31 + variant);
+  s->rec.template_bytes = s->tpl;
+  s->rec.template_len = sizeof s->tpl - variant % 7;
+}
+
+static void assert_record_matches(const wn_store_record *got, const wn_store_record *want) {
+  assert_int_equal(got->format_version, WN_STORE_FORMAT_VERSION);
+  assert_string_equal(got->algorithm, want->algorithm);
+  assert_true(got->learned_at == want->learned_at);
+  assert_int_equal(got->n_pages, want->n_pages);
+  for (uint32_t i = 0; i < want->n_pages; i++) {
+    assert_non_null(got->pages);
+    assert_non_null(got->pages[i].name);
+    assert_string_equal(got->pages[i].name, want->pages[i].name);
+    assert_true(got->pages[i].bytes == want->pages[i].bytes);
+    assert_true(got->pages[i].http_status == want->pages[i].http_status);
+    assert_int_equal(got->pages[i].fetch_ms, want->pages[i].fetch_ms);
+  }
+  assert_int_equal(got->page_nodes, want->page_nodes);
+  assert_int_equal(got->template_nodes, want->template_nodes);
+  assert_int_equal(got->template_len, want->template_len);
+  assert_non_null(got->template_bytes);
+  if (want->template_len)
+    assert_memory_equal(got->template_bytes, want->template_bytes, want->template_len);
+}
+
+static wn_store *open_store(const char *dir, int read_only, size_t map_size) {
+  wn_store_options opts = {map_size, read_only};
+  wn_store *store = NULL;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  wn_err err = wn_store_open(dir, &opts, &store, &diag);
+  if (err)
+    print_error("open %s: %s\n", dir, wn_diag_message(&diag, err));
+  assert_int_equal(err, WN_OK);
+  assert_non_null(store);
+  return store;
+}
+
+/* Encodes a sample record into a malloc'd buffer of exactly its length. */
+static unsigned char *encode_sample(const sample *s, size_t *len) {
+  wn_buf buf;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  wn_buf_init(&buf, 0);
+  assert_int_equal(wn_store_record_encode(&s->rec, &buf, &diag), WN_OK);
+  unsigned char *bytes = (unsigned char *)wn_buf_take(&buf, len);
+  assert_non_null(bytes);
+  return bytes;
+}
+
+/* Decodes a copy of exactly len bytes on the heap, so ASan catches any read
+ * past the end. */
+static wn_err decode_exact(const unsigned char *bytes, size_t len, wn_store_record **out,
+                           wn_diag *diag) {
+  unsigned char *copy = malloc(len ? len : 1);
+  assert_non_null(copy);
+  if (len)
+    memcpy(copy, bytes, len);
+  wn_diag_clear(diag);
+  wn_err err = wn_store_record_decode(len ? copy : NULL, len, out, diag);
+  free(copy);
+  return err;
+}
+
+/* Writes raw bytes under a site with LMDB directly (the store must be
+ * closed: LMDB allows one environment per file per process). */
+static void raw_put(const char *dir, const char *db_name, const char *site, const void *bytes,
+                    size_t len) {
+  MDB_env *env = NULL;
+  MDB_txn *txn = NULL;
+  MDB_dbi dbi;
+  assert_int_equal(mdb_env_create(&env), 0);
+  assert_int_equal(mdb_env_set_maxdbs(env, 2), 0);
+  assert_int_equal(mdb_env_open(env, dir, 0, 0644), 0);
+  assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+  assert_int_equal(mdb_dbi_open(txn, db_name, MDB_CREATE, &dbi), 0);
+  if (site) {
+    MDB_val key = {strlen(site), (void *)site};
+    MDB_val value = {len, (void *)bytes};
+    assert_int_equal(mdb_put(txn, dbi, &key, &value, 0), 0);
+  }
+  assert_int_equal(mdb_txn_commit(txn), 0);
+  mdb_env_close(env);
+}
+
+/* ---- put / get / delete ------------------------------------------------- */
+
+static void test_put_get_round_trip(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  sample s;
+  sample_init(&s, 1);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  uint64_t generation = 0;
+  assert_int_equal(wn_store_put(store, "www.example.com", &s.rec, &generation, &diag), WN_OK);
+  assert_int_equal(generation, 1);
+
+  wn_store_record *got = NULL;
+  assert_int_equal(wn_store_get(store, "www.example.com", &got, &diag), WN_OK);
+  assert_non_null(got);
+  assert_int_equal(got->generation, 1);
+  assert_record_matches(got, &s.rec);
+  wn_store_record_free(got);
+
+  /* Keys are exact: no prefix or case folding. */
+  assert_int_equal(wn_store_get(store, "www.example.co", &got, &diag), WN_ENOTFOUND);
+  assert_null(got);
+  wn_store_close(store);
+}
+
+static void test_generation_increments_on_replace(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  sample s;
+  for (unsigned i = 1; i <= 4; i++) {
+    sample_init(&s, i);
+    uint64_t generation = 0;
+    assert_int_equal(wn_store_put(store, "a.example", &s.rec, &generation, &diag), WN_OK);
+    assert_int_equal(generation, i);
+  }
+  /* Another site counts on its own; NULL generation_out is allowed. */
+  assert_int_equal(wn_store_put(store, "b.example", &s.rec, NULL, &diag), WN_OK);
+
+  wn_store_record *got = NULL;
+  assert_int_equal(wn_store_get(store, "a.example", &got, &diag), WN_OK);
+  assert_int_equal(got->generation, 4);
+  assert_record_matches(got, &s.rec); /* the last one written */
+  wn_store_record_free(got);
+  assert_int_equal(wn_store_get(store, "b.example", &got, &diag), WN_OK);
+  assert_int_equal(got->generation, 1);
+  wn_store_record_free(got);
+  wn_store_close(store);
+}
+
+static void test_get_missing_site(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  wn_store_record *got = (wn_store_record *)&diag; /* must be reset to NULL */
+  assert_int_equal(wn_store_get(store, "nowhere.example", &got, &diag), WN_ENOTFOUND);
+  assert_null(got);
+  assert_string_equal(diag.msg, "store: no template for site nowhere.example");
+  wn_store_close(store);
+}
+
+static void test_delete(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  sample s;
+  sample_init(&s, 2);
+  assert_int_equal(wn_store_put(store, "gone.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "gone.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "kept.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_delete(store, "gone.example", &diag), WN_OK);
+
+  wn_store_record *got = NULL;
+  assert_int_equal(wn_store_get(store, "gone.example", &got, &diag), WN_ENOTFOUND);
+  assert_int_equal(wn_store_get(store, "kept.example", &got, &diag), WN_OK);
+  wn_store_record_free(got);
+
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_delete(store, "gone.example", &diag), WN_ENOTFOUND);
+  assert_non_null(strstr(diag.msg, "gone.example"));
+
+  /* A deleted site starts again at generation 1. */
+  uint64_t generation = 0;
+  assert_int_equal(wn_store_put(store, "gone.example", &s.rec, &generation, &diag), WN_OK);
+  assert_int_equal(generation, 1);
+  wn_store_close(store);
+}
+
+/* ---- list --------------------------------------------------------------- */
+
+#define COLLECT_MAX 200
+
+typedef struct collector {
+  char names[COLLECT_MAX][WN_STORE_MAX_SITE + 1];
+  size_t count;
+  size_t stop_after;  /* 0: never stop */
+  wn_store *deleter;  /* when set, delete each site as it is listed */
+  int delete_failures;
+} collector;
+
+static int collect_site(const char *site, void *ctx) {
+  collector *c = ctx;
+  if (c->count < COLLECT_MAX)
+    snprintf(c->names[c->count], sizeof c->names[c->count], "%s", site);
+  c->count++;
+  if (c->deleter && wn_store_delete(c->deleter, site, NULL) != WN_OK)
+    c->delete_failures++;
+  return c->stop_after && c->count >= c->stop_after;
+}
+
+static void test_list_in_key_order(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  sample s;
+  sample_init(&s, 0);
+  static const char *const inserted[] = {"b.example", "a.example", "c.example", "aa.example",
+                                         "B.example"};
+  static const char *const sorted[] = {"B.example", "a.example", "aa.example", "b.example",
+                                       "c.example"};
+  collector *c = calloc(1, sizeof *c);
+  assert_non_null(c);
+
+  /* An empty store lists nothing. */
+  assert_int_equal(wn_store_list(store, collect_site, c, &diag), WN_OK);
+  assert_int_equal(c->count, 0);
+
+  for (size_t i = 0; i < 5; i++)
+    assert_int_equal(wn_store_put(store, inserted[i], &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_list(store, collect_site, c, &diag), WN_OK);
+  assert_int_equal(c->count, 5);
+  for (size_t i = 0; i < 5; i++)
+    assert_string_equal(c->names[i], sorted[i]);
+
+  /* A nonzero return stops the walk. */
+  memset(c, 0, sizeof *c);
+  c->stop_after = 2;
+  assert_int_equal(wn_store_list(store, collect_site, c, &diag), WN_OK);
+  assert_int_equal(c->count, 2);
+  assert_string_equal(c->names[1], "a.example");
+
+  assert_int_equal(wn_store_list(store, NULL, c, &diag), WN_EINVAL);
+  free(c);
+  wn_store_close(store);
+}
+
+/* More sites than one read batch: order holds across batches, a stop in the
+ * second batch is honoured, and the callback may write to the store. */
+static void test_list_many_sites(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  sample s;
+  sample_init(&s, 0);
+  s.rec.template_len = 8;
+  char site[32];
+  for (unsigned i = 150; i-- > 0;) {
+    snprintf(site, sizeof site, "site-%03u.example", i);
+    assert_int_equal(wn_store_put(store, site, &s.rec, NULL, &diag), WN_OK);
+  }
+  collector *c = calloc(1, sizeof *c);
+  assert_non_null(c);
+  assert_int_equal(wn_store_list(store, collect_site, c, &diag), WN_OK);
+  assert_int_equal(c->count, 150);
+  for (unsigned i = 0; i < 150; i++) {
+    snprintf(site, sizeof site, "site-%03u.example", i);
+    assert_string_equal(c->names[i], site);
+  }
+
+  memset(c, 0, sizeof *c);
+  c->stop_after = 70;
+  assert_int_equal(wn_store_list(store, collect_site, c, &diag), WN_OK);
+  assert_int_equal(c->count, 70);
+  assert_string_equal(c->names[69], "site-069.example");
+
+  memset(c, 0, sizeof *c);
+  c->deleter = store;
+  assert_int_equal(wn_store_list(store, collect_site, c, &diag), WN_OK);
+  assert_int_equal(c->count, 150);
+  assert_int_equal(c->delete_failures, 0);
+  memset(c, 0, sizeof *c);
+  assert_int_equal(wn_store_list(store, collect_site, c, &diag), WN_OK);
+  assert_int_equal(c->count, 0);
+  free(c);
+  wn_store_close(store);
+}
+
+/* ---- codec -------------------------------------------------------------- */
+
+static void test_encode_decode_round_trip(void **state) {
+  (void)state;
+  wn_diag diag;
+  for (unsigned variant = 0; variant < 5; variant++) {
+    sample s;
+    sample_init(&s, variant);
+    size_t len = 0;
+    unsigned char *bytes = encode_sample(&s, &len);
+    assert_memory_equal(bytes, "WNSR", 4);
+    wn_store_record *got = NULL;
+    assert_int_equal(decode_exact(bytes, len, &got, &diag), WN_OK);
+    assert_int_equal(got->generation, 77);
+    assert_record_matches(got, &s.rec);
+    wn_store_record_free(got);
+    free(bytes);
+  }
+
+  /* No pages and an empty template still decode, to an empty template that
+   * is not NULL. */
+  sample s;
+  sample_init(&s, 0);
+  s.rec.n_pages = 0;
+  s.rec.pages = NULL;
+  s.rec.template_len = 0;
+  s.rec.template_bytes = NULL;
+  s.rec.algorithm[0] = '\0';
+  size_t len = 0;
+  unsigned char *bytes = encode_sample(&s, &len);
+  wn_store_record *got = NULL;
+  assert_int_equal(decode_exact(bytes, len, &got, &diag), WN_OK);
+  assert_int_equal(got->n_pages, 0);
+  assert_null(got->pages);
+  assert_int_equal(got->template_len, 0);
+  assert_non_null(got->template_bytes);
+  assert_string_equal(got->algorithm, "");
+  wn_store_record_free(got);
+  free(bytes);
+
+  /* A page with a NULL name is stored as an empty name. */
+  sample_init(&s, 1);
+  s.pages[1].name = NULL;
+  bytes = encode_sample(&s, &len);
+  assert_int_equal(decode_exact(bytes, len, &got, &diag), WN_OK);
+  assert_string_equal(got->pages[1].name, "");
+  wn_store_record_free(got);
+  free(bytes);
+  wn_store_record_free(NULL);
+}
+
+static void test_encode_appends_and_refuses_cleanly(void **state) {
+  (void)state;
+  sample s;
+  sample_init(&s, 1);
+  wn_diag diag;
+  wn_buf buf;
+  wn_buf_init(&buf, 0);
+  assert_int_equal(wn_buf_append(&buf, "xyz", 3), WN_OK);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_record_encode(&s.rec, &buf, &diag), WN_OK);
+  assert_memory_equal(buf.data, "xyz", 3);
+  wn_store_record *got = NULL;
+  assert_int_equal(wn_store_record_decode(buf.data + 3, buf.len - 3, &got, &diag), WN_OK);
+  assert_record_matches(got, &s.rec);
+  wn_store_record_free(got);
+
+  /* Each refusal names its cause and leaves the buffer as it was. */
+  const size_t before = buf.len;
+  memset(s.rec.algorithm, 'a', sizeof s.rec.algorithm);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_record_encode(&s.rec, &buf, &diag), WN_EINVAL);
+  assert_non_null(strstr(diag.msg, "algorithm"));
+  assert_int_equal(buf.len, before);
+
+  sample_init(&s, 1);
+  char long_name[WN_STORE_MAX_PAGE_NAME + 2];
+  memset(long_name, 'n', sizeof long_name - 1);
+  long_name[sizeof long_name - 1] = '\0';
+  s.pages[2].name = long_name;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_record_encode(&s.rec, &buf, &diag), WN_EINVAL);
+  assert_non_null(strstr(diag.msg, "page 2"));
+  assert_int_equal(buf.len, before);
+  long_name[WN_STORE_MAX_PAGE_NAME] = '\0'; /* exactly at the cap is fine */
+  assert_int_equal(wn_store_record_encode(&s.rec, &buf, &diag), WN_OK);
+  buf.len = before;
+
+  sample_init(&s, 1);
+  s.rec.pages = NULL;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_record_encode(&s.rec, &buf, &diag), WN_EINVAL);
+
+  /* The length is refused before any template byte is read. */
+  sample_init(&s, 1);
+  s.rec.template_len = WN_STORE_MAX_TEMPLATE + 1;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_record_encode(&s.rec, &buf, &diag), WN_ETOOBIG);
+  assert_non_null(strstr(diag.msg, "template"));
+  assert_int_equal(buf.len, before);
+  wn_buf_free(&buf);
+
+  /* A record past the output buffer's own cap. */
+  sample_init(&s, 1);
+  wn_buf_init(&buf, 64);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_record_encode(&s.rec, &buf, &diag), WN_ETOOBIG);
+  assert_int_equal(buf.len, 0);
+  wn_buf_free(&buf);
+
+  assert_int_equal(wn_store_record_encode(NULL, &buf, NULL), WN_EINVAL);
+  assert_int_equal(wn_store_record_decode("WNSR", 4, NULL, NULL), WN_EINVAL);
+}
+
+static void test_decode_other_version(void **state) {
+  (void)state;
+  sample s;
+  sample_init(&s, 1);
+  size_t len = 0;
+  unsigned char *bytes = encode_sample(&s, &len);
+  /* Version is the u32 after the magic, little-endian. */
+  bytes[4] = 99;
+  bytes[5] = bytes[6] = bytes[7] = 0;
+  wn_diag diag;
+  wn_store_record *got = (wn_store_record *)&diag;
+  assert_int_equal(decode_exact(bytes, len, &got, &diag), WN_EVERSION);
+  assert_null(got);
+  assert_string_equal(diag.msg,
+                      "store: record format version 99 is not supported (this build reads 1)");
+  /* The version is judged before anything after it, even a short record. */
+  assert_int_equal(decode_exact(bytes, 8, &got, &diag), WN_EVERSION);
+  free(bytes);
+}
+
+static void test_decode_every_truncation(void **state) {
+  (void)state;
+  sample s;
+  sample_init(&s, 2);
+  size_t len = 0;
+  unsigned char *bytes = encode_sample(&s, &len);
+  wn_diag diag;
+  for (size_t cut = 0; cut < len; cut++) {
+    wn_store_record *got = (wn_store_record *)&diag;
+    wn_err err = decode_exact(bytes, cut, &got, &diag);
+    if (err != WN_ECORRUPT)
+      print_error("prefix of %zu/%zu bytes: %s (%s)\n", cut, len, wn_strerror_name(err), diag.msg);
+    assert_int_equal(err, WN_ECORRUPT);
+    assert_null(got);
+    assert_non_null(strstr(diag.msg, "truncated"));
+  }
+  free(bytes);
+}
+
+static void test_decode_every_flipped_bit(void **state) {
+  (void)state;
+  sample s;
+  sample_init(&s, 3);
+  size_t len = 0;
+  unsigned char *bytes = encode_sample(&s, &len);
+  wn_diag diag;
+  for (size_t pos = 0; pos < len; pos++) {
+    for (unsigned bit = 0; bit < 8; bit++) {
+      bytes[pos] ^= (unsigned char)(1u << bit);
+      wn_store_record *got = NULL;
+      wn_err err = decode_exact(bytes, len, &got, &diag);
+      const wn_err want = pos >= 4 && pos < 8 ? WN_EVERSION : WN_ECORRUPT;
+      if (err != want)
+        print_error("bit %u of byte %zu: %s (%s)\n", bit, pos, wn_strerror_name(err), diag.msg);
+      assert_int_equal(err, want);
+      assert_null(got);
+      bytes[pos] ^= (unsigned char)(1u << bit);
+    }
+  }
+  /* The stored checksum itself. */
+  bytes[len - 1] ^= 0x80;
+  assert_int_equal(decode_exact(bytes, len, &(wn_store_record *){NULL}, &diag), WN_ECORRUPT);
+  assert_non_null(strstr(diag.msg, "checksum"));
+  free(bytes);
+}
+
+static void test_decode_structural_damage(void **state) {
+  (void)state;
+  sample s;
+  sample_init(&s, 0); /* algorithm "etdm": 4 bytes */
+  size_t len = 0;
+  unsigned char *bytes = encode_sample(&s, &len);
+  unsigned char *work = malloc(len + 1);
+  assert_non_null(work);
+  wn_diag diag;
+  wn_store_record *got = NULL;
+
+  /* Trailing bytes. */
+  memcpy(work, bytes, len);
+  work[len] = 0;
+  assert_int_equal(decode_exact(work, len + 1, &got, &diag), WN_ECORRUPT);
+  assert_non_null(strstr(diag.msg, "trailing"));
+
+  /* Wrong magic. */
+  memcpy(work, bytes, len);
+  work[0] = 'X';
+  assert_int_equal(decode_exact(work, len, &got, &diag), WN_ECORRUPT);
+  assert_non_null(strstr(diag.msg, "magic"));
+
+  /* Algorithm length at its cap (16 >= 16). */
+  memcpy(work, bytes, len);
+  work[8] = 16;
+  assert_int_equal(decode_exact(work, len, &got, &diag), WN_ECORRUPT);
+  assert_non_null(strstr(diag.msg, "algorithm"));
+
+  /* Page count past its cap: magic 4 + version 4 + length 4 + "etdm" 4 +
+   * learned_at 8 + generation 8 puts it at offset 32. */
+  memcpy(work, bytes, len);
+  assert_int_equal(work[32], 3);
+  work[32] = (unsigned char)(WN_STORE_MAX_PAGES + 1);
+  assert_int_equal(decode_exact(work, len, &got, &diag), WN_ECORRUPT);
+  assert_non_null(strstr(diag.msg, "cap"));
+
+  /* First page name length past its cap (u32 at 36). */
+  memcpy(work, bytes, len);
+  work[36] = 0x01;
+  work[37] = 0x08; /* 0x0801 = 2049 */
+  assert_int_equal(decode_exact(work, len, &got, &diag), WN_ECORRUPT);
+  assert_non_null(strstr(diag.msg, "cap"));
+
+  /* A NUL inside the first page name (its bytes start at 40). */
+  memcpy(work, bytes, len);
+  work[42] = '\0';
+  assert_int_equal(decode_exact(work, len, &got, &diag), WN_ECORRUPT);
+  assert_non_null(strstr(diag.msg, "NUL"));
+
+  /* Template length: u64 just before the template and the checksum. */
+  const size_t tlen_at = len - 4 - s.rec.template_len - 8;
+  memcpy(work, bytes, len);
+  assert_int_equal(work[tlen_at], s.rec.template_len & 0xff);
+  memset(work + tlen_at, 0xff, 8);
+  assert_int_equal(decode_exact(work, len, &got, &diag), WN_ECORRUPT);
+  assert_non_null(strstr(diag.msg, "cap"));
+  /* ... and one byte longer than what is there. */
+  memcpy(work, bytes, len);
+  work[tlen_at] = (unsigned char)(work[tlen_at] + 5);
+  assert_int_equal(decode_exact(work, len, &got, &diag), WN_ECORRUPT);
+  assert_non_null(strstr(diag.msg, "truncated"));
+  assert_null(got);
+
+  free(work);
+  free(bytes);
+}
+
+/* ---- site names --------------------------------------------------------- */
+
+static void test_invalid_site_names(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  sample s;
+  sample_init(&s, 1);
+  char too_long[WN_STORE_MAX_SITE + 2];
+  memset(too_long, 'x', sizeof too_long - 1);
+  too_long[sizeof too_long - 1] = '\0';
+  const char *const bad[] = {"", too_long, "a\nb.example", "tab\there", "del\x7f", "\x01",
+                             "esc\x1b[0m", NULL};
+  const char *const why[] = {"empty", "longer", "control", "control", "control", "control",
+                             "control", "no site"};
+  wn_diag diag;
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    wn_diag_clear(&diag);
+    assert_int_equal(wn_store_put(store, bad[i], &s.rec, NULL, &diag), WN_EINVAL);
+    assert_non_null(strstr(diag.msg, why[i]));
+    wn_store_record *got = (wn_store_record *)&diag;
+    assert_int_equal(wn_store_get(store, bad[i], &got, NULL), WN_EINVAL);
+    assert_null(got);
+    assert_int_equal(wn_store_delete(store, bad[i], NULL), WN_EINVAL);
+  }
+
+  /* Exactly at the cap, and bytes above ASCII, are site names. */
+  too_long[WN_STORE_MAX_SITE] = '\0';
+  assert_int_equal(wn_store_put(store, too_long, &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "b\xc3\xbc" "cher.example", &s.rec, NULL, &diag), WN_OK);
+  wn_store_record *got = NULL;
+  assert_int_equal(wn_store_get(store, too_long, &got, &diag), WN_OK);
+  wn_store_record_free(got);
+
+  /* Nothing invalid was written. */
+  collector *c = calloc(1, sizeof *c);
+  assert_non_null(c);
+  assert_int_equal(wn_store_list(store, collect_site, c, &diag), WN_OK);
+  assert_int_equal(c->count, 2);
+  free(c);
+  wn_store_close(store);
+}
+
+/* ---- read-only, reopening, other processes ------------------------------ */
+
+static void test_read_only_can_get_not_write(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  sample s;
+  sample_init(&s, 1);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "ro.example", &s.rec, NULL, &diag), WN_OK);
+  wn_store_close(store);
+
+  store = open_store(f->dir, 1, 0);
+  wn_store_record *got = NULL;
+  assert_int_equal(wn_store_get(store, "ro.example", &got, &diag), WN_OK);
+  assert_record_matches(got, &s.rec);
+  wn_store_record_free(got);
+
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "ro.example", &s.rec, NULL, &diag), WN_EINVAL);
+  assert_non_null(strstr(diag.msg, "read-only"));
+  assert_non_null(strstr(diag.msg, "ro.example"));
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_delete(store, "ro.example", &diag), WN_EINVAL);
+  assert_non_null(strstr(diag.msg, "read-only"));
+
+  collector *c = calloc(1, sizeof *c);
+  assert_non_null(c);
+  assert_int_equal(wn_store_list(store, collect_site, c, &diag), WN_OK);
+  assert_int_equal(c->count, 1);
+  free(c);
+  wn_store_close(store);
+
+  /* The refused writes changed nothing. */
+  store = open_store(f->dir, 0, 0);
+  uint64_t generation = 0;
+  assert_int_equal(wn_store_put(store, "ro.example", &s.rec, &generation, &diag), WN_OK);
+  assert_int_equal(generation, 2);
+  wn_store_close(store);
+}
+
+static void test_open_errors(void **state) {
+  fixture *f = *state;
+  wn_store *store = (wn_store *)f;
+  wn_store_options ro = {0, 1};
+  wn_diag diag;
+  struct stat st;
+
+  /* Read-only never creates a store. */
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_open(f->dir, &ro, &store, &diag), WN_ENOTFOUND);
+  assert_null(store);
+  assert_non_null(strstr(diag.msg, f->dir));
+  assert_int_equal(stat(f->dir, &st), -1);
+
+  char path[160];
+  snprintf(path, sizeof path, "%s/empty", f->base);
+  assert_int_equal(mkdir(path, 0755), 0);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_open(path, &ro, &store, &diag), WN_ENOTFOUND);
+  assert_non_null(strstr(diag.msg, "data.mdb"));
+
+  /* An LMDB environment without our database is not a store. */
+  raw_put(path, "other", NULL, NULL, 0);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_open(path, &ro, &store, &diag), WN_ENOTFOUND);
+  assert_non_null(strstr(diag.msg, "sites"));
+
+  snprintf(path, sizeof path, "%s/file", f->base);
+  FILE *file = fopen(path, "w");
+  assert_non_null(file);
+  fclose(file);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_open(path, NULL, &store, &diag), WN_EINVAL);
+  assert_non_null(strstr(diag.msg, "not a directory"));
+
+  snprintf(path, sizeof path, "%s/missing/db", f->base);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_open(path, NULL, &store, &diag), WN_EIO);
+  assert_non_null(strstr(diag.msg, "cannot create"));
+
+  assert_int_equal(wn_store_open("", NULL, &store, NULL), WN_EINVAL);
+  assert_int_equal(wn_store_open(NULL, NULL, &store, NULL), WN_EINVAL);
+  assert_int_equal(wn_store_open(f->dir, NULL, NULL, NULL), WN_EINVAL);
+
+  /* NULL options: defaults, and the directory is created. */
+  assert_int_equal(wn_store_open(f->dir, NULL, &store, &diag), WN_OK);
+  assert_int_equal(stat(f->dir, &st), 0);
+  assert_true(S_ISDIR(st.st_mode));
+  wn_store_close(store);
+  wn_store_close(NULL);
+}
+
+static void test_reopen_sees_replaced_record(void **state) {
+  fixture *f = *state;
+  sample s1, s2;
+  sample_init(&s1, 1);
+  sample_init(&s2, 2);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+
+  wn_store *store = open_store(f->dir, 0, 0);
+  assert_int_equal(wn_store_put(store, "re.example", &s1.rec, NULL, &diag), WN_OK);
+  wn_store_close(store);
+  store = open_store(f->dir, 0, 0);
+  assert_int_equal(wn_store_put(store, "re.example", &s2.rec, NULL, &diag), WN_OK);
+  wn_store_close(store);
+
+  store = open_store(f->dir, 1, 0);
+  wn_store_record *got = NULL;
+  assert_int_equal(wn_store_get(store, "re.example", &got, &diag), WN_OK);
+  assert_int_equal(got->generation, 2);
+  assert_record_matches(got, &s2.rec);
+  wn_store_record_free(got);
+  wn_store_close(store);
+}
+
+static int read_byte(int fd) {
+  unsigned char c;
+  ssize_t n;
+  do
+    n = read(fd, &c, 1);
+  while (n < 0 && errno == EINTR);
+  return n == 1 ? c : -1;
+}
+
+static void write_byte(int fd, unsigned char c) {
+  ssize_t n;
+  do
+    n = write(fd, &c, 1);
+  while (n < 0 && errno == EINTR);
+}
+
+/* The child of test_other_process_reads_while_parent_writes: keeps one
+ * read-only handle open across the parent's replacement and reports what it
+ * saw. No cmocka in here; it answers 'y' or 'n' over the pipe. */
+static int child_reader(const char *dir, int from_parent, int to_parent) {
+  wn_store_options ro = {0, 1};
+  wn_store *store = NULL;
+  int ok = 1;
+  if (read_byte(from_parent) != 'g' || wn_store_open(dir, &ro, &store, NULL) != WN_OK)
+    return 1;
+  for (unsigned round = 1; round <= 2 && ok; round++) {
+    if (round == 2 && read_byte(from_parent) != 'g') {
+      ok = 0;
+      break;
+    }
+    sample want;
+    sample_init(&want, round);
+    wn_store_record *got = NULL;
+    ok = wn_store_get(store, "shared.example", &got, NULL) == WN_OK && got->generation == round &&
+         got->template_len == want.rec.template_len &&
+         memcmp(got->template_bytes, want.tpl, want.rec.template_len) == 0 &&
+         strcmp(got->pages[0].name, want.names[0]) == 0;
+    wn_store_record_free(got);
+    write_byte(to_parent, ok ? 'y' : 'n');
+  }
+  wn_store_close(store);
+  return ok ? 0 : 1;
+}
+
+static void test_other_process_reads_while_parent_writes(void **state) {
+  fixture *f = *state;
+  int down[2], up[2];
+  assert_int_equal(pipe(down), 0);
+  assert_int_equal(pipe(up), 0);
+  /* Fork before either side opens the store: LMDB environments must not
+   * cross fork(). */
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    close(down[1]);
+    close(up[0]);
+    _exit(child_reader(f->dir, down[0], up[1]));
+  }
+  close(down[0]);
+  close(up[1]);
+
+  wn_store *store = open_store(f->dir, 0, 0);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  sample s;
+  sample_init(&s, 1);
+  assert_int_equal(wn_store_put(store, "shared.example", &s.rec, NULL, &diag), WN_OK);
+  write_byte(down[1], 'g');
+  assert_int_equal(read_byte(up[0]), 'y');
+  /* The child's handle is still open while we replace the record. */
+  sample_init(&s, 2);
+  assert_int_equal(wn_store_put(store, "shared.example", &s.rec, NULL, &diag), WN_OK);
+  write_byte(down[1], 'g');
+  assert_int_equal(read_byte(up[0]), 'y');
+  wn_store_close(store);
+
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  close(down[1]);
+  close(up[0]);
+}
+
+#define BIG_TEMPLATE ((size_t)4 << 20)
+
+static int child_big_writer(const char *dir, int from_parent) {
+  wn_store_options opts = {(size_t)32 << 20, 0};
+  wn_store *store = NULL;
+  if (read_byte(from_parent) != 'g' || wn_store_open(dir, &opts, &store, NULL) != WN_OK)
+    return 1;
+  sample s;
+  sample_init(&s, 1);
+  unsigned char *big = malloc(BIG_TEMPLATE);
+  if (!big)
+    return 1;
+  for (size_t i = 0; i < BIG_TEMPLATE; i++)
+    big[i] = (unsigned char)(i % 251);
+  s.rec.template_bytes = big;
+  s.rec.template_len = BIG_TEMPLATE;
+  wn_err err = wn_store_put(store, "big.example", &s.rec, NULL, NULL);
+  free(big);
+  wn_store_close(store);
+  return err == WN_OK ? 0 : 1;
+}
+
+/* A reader opened with a small map keeps working after another process
+ * grows the data past it (MDB_MAP_RESIZED is handled, not passed up). */
+static void test_map_grown_by_other_process(void **state) {
+  fixture *f = *state;
+  const size_t small_map = (size_t)1 << 20;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  sample s;
+  sample_init(&s, 2);
+  wn_store *store = open_store(f->dir, 0, small_map);
+  assert_int_equal(wn_store_put(store, "small.example", &s.rec, NULL, &diag), WN_OK);
+  wn_store_close(store);
+
+  int down[2];
+  assert_int_equal(pipe(down), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    close(down[1]);
+    _exit(child_big_writer(f->dir, down[0]));
+  }
+  close(down[0]);
+
+  store = open_store(f->dir, 1, small_map);
+  wn_store_record *got = NULL;
+  assert_int_equal(wn_store_get(store, "small.example", &got, &diag), WN_OK);
+  wn_store_record_free(got);
+  write_byte(down[1], 'g');
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  close(down[1]);
+
+  got = NULL;
+  wn_diag_clear(&diag);
+  wn_err err = wn_store_get(store, "big.example", &got, &diag);
+  if (err)
+    print_error("%s\n", wn_diag_message(&diag, err));
+  assert_int_equal(err, WN_OK);
+  assert_int_equal(got->template_len, BIG_TEMPLATE);
+  for (size_t i = 0; i < BIG_TEMPLATE; i += 4093)
+    assert_int_equal(got->template_bytes[i], i % 251);
+  wn_store_record_free(got);
+  assert_int_equal(wn_store_get(store, "small.example", &got, &diag), WN_OK);
+  assert_record_matches(got, &s.rec);
+  wn_store_record_free(got);
+  wn_store_close(store);
+}
+
+/* ---- limits and damage inside the store -------------------------------- */
+
+static void test_too_many_pages_refused_at_put(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  sample s;
+  sample_init(&s, 1);
+  assert_int_equal(wn_store_put(store, "pages.example", &s.rec, NULL, &diag), WN_OK);
+
+  sample many;
+  sample_init(&many, 2);
+  for (unsigned i = 3; i < WN_STORE_MAX_PAGES + 1; i++)
+    many.pages[i] = many.pages[i % 3];
+  many.rec.n_pages = WN_STORE_MAX_PAGES + 1;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "pages.example", &many.rec, NULL, &diag), WN_EINVAL);
+  assert_non_null(strstr(diag.msg, "pages.example"));
+  assert_non_null(strstr(diag.msg, "65 sample pages"));
+  assert_int_equal(wn_store_put(store, "new.example", &many.rec, NULL, NULL), WN_EINVAL);
+
+  /* The old record is untouched and the refused site was never created. */
+  wn_store_record *got = NULL;
+  assert_int_equal(wn_store_get(store, "pages.example", &got, &diag), WN_OK);
+  assert_int_equal(got->generation, 1);
+  assert_record_matches(got, &s.rec);
+  wn_store_record_free(got);
+  assert_int_equal(wn_store_get(store, "new.example", &got, &diag), WN_ENOTFOUND);
+
+  /* Exactly at the cap is accepted. */
+  many.rec.n_pages = WN_STORE_MAX_PAGES;
+  assert_int_equal(wn_store_put(store, "new.example", &many.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_get(store, "new.example", &got, &diag), WN_OK);
+  assert_record_matches(got, &many.rec);
+  wn_store_record_free(got);
+  wn_store_close(store);
+}
+
+static void test_map_full_is_enospace(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, (size_t)256 << 10);
+  sample s;
+  sample_init(&s, 1);
+  const size_t big_len = (size_t)1 << 20;
+  unsigned char *big = calloc(1, big_len);
+  assert_non_null(big);
+  s.rec.template_bytes = big;
+  s.rec.template_len = big_len;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "full.example", &s.rec, NULL, &diag), WN_ENOSPACE);
+  assert_non_null(strstr(diag.msg, "full.example"));
+  assert_non_null(strstr(diag.msg, "map full"));
+  free(big);
+
+  /* The failed transaction left nothing behind and the store still works. */
+  wn_store_record *got = NULL;
+  assert_int_equal(wn_store_get(store, "full.example", &got, &diag), WN_ENOTFOUND);
+  sample_init(&s, 1);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "full.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_get(store, "full.example", &got, &diag), WN_OK);
+  assert_int_equal(got->generation, 1);
+  wn_store_record_free(got);
+  wn_store_close(store);
+}
+
+static void test_damaged_records_in_store(void **state) {
+  fixture *f = *state;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  sample s;
+  sample_init(&s, 1);
+  wn_store *store = open_store(f->dir, 0, 0);
+  assert_int_equal(wn_store_put(store, "good.example", &s.rec, NULL, &diag), WN_OK);
+  wn_store_close(store);
+
+  size_t len = 0;
+  unsigned char *bytes = encode_sample(&s, &len);
+  raw_put(f->dir, "sites", "bad.example", bytes, len / 2);
+  bytes[4] = 7; /* a future format version */
+  raw_put(f->dir, "sites", "future.example", bytes, len);
+  free(bytes);
+
+  store = open_store(f->dir, 0, 0);
+  wn_store_record *got = (wn_store_record *)&diag;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_get(store, "bad.example", &got, &diag), WN_ECORRUPT);
+  assert_null(got);
+  assert_non_null(strstr(diag.msg, "bad.example"));
+  assert_non_null(strstr(diag.msg, "truncated"));
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_get(store, "future.example", &got, &diag), WN_EVERSION);
+  assert_string_equal(diag.msg, "store: site future.example: record format version 7 is not "
+                                "supported (this build reads 1)");
+
+  /* A record that does not decode is replaced, counting from generation 0. */
+  uint64_t generation = 0;
+  assert_int_equal(wn_store_put(store, "bad.example", &s.rec, &generation, &diag), WN_OK);
+  assert_int_equal(generation, 1);
+  assert_int_equal(wn_store_put(store, "future.example", &s.rec, &generation, &diag), WN_OK);
+  assert_int_equal(generation, 1);
+  assert_int_equal(wn_store_get(store, "bad.example", &got, &diag), WN_OK);
+  assert_record_matches(got, &s.rec);
+  wn_store_record_free(got);
+  wn_store_close(store);
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+#define THREAD_READERS 4
+#define THREAD_WRITES 60
+
+typedef struct reader_ctx {
+  wn_store *store;
+  int reads;
+  int failures;
+} reader_ctx;
+
+/* A record whose every field is derived from its generation, so a reader can
+ * tell a torn or mixed record from a whole one. */
+static void generation_record(wn_store_record *rec, unsigned char *tpl, uint64_t generation) {
+  memset(rec, 0, sizeof *rec);
+  snprintf(rec->algorithm, sizeof rec->algorithm, "%s", "etdm");
+  rec->learned_at = (int64_t)generation;
+  rec->template_len = 1000 + (size_t)generation;
+  memset(tpl, (int)(generation & 0xff), rec->template_len);
+  rec->template_bytes = tpl;
+}
+
+static void *reader_thread(void *arg) {
+  reader_ctx *ctx = arg;
+  for (int i = 0; i < 300; i++) {
+    wn_store_record *got = NULL;
+    if (wn_store_get(ctx->store, "t.example", &got, NULL) != WN_OK) {
+      ctx->failures++;
+      continue;
+    }
+    const uint64_t g = got->generation;
+    int ok = got->learned_at == (int64_t)g && got->template_len == 1000 + g;
+    for (size_t j = 0; ok && j < got->template_len; j++)
+      ok = got->template_bytes[j] == (unsigned char)(g & 0xff);
+    if (!ok)
+      ctx->failures++;
+    ctx->reads++;
+    wn_store_record_free(got);
+  }
+  return NULL;
+}
+
+/* One handle shared by reader threads while another thread writes
+ * (MDB_NOTLS): every read sees one whole record. */
+static void test_threads_share_one_handle(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  unsigned char *tpl = malloc(1000 + THREAD_WRITES + 1);
+  assert_non_null(tpl);
+  wn_store_record rec;
+  generation_record(&rec, tpl, 1);
+  assert_int_equal(wn_store_put(store, "t.example", &rec, NULL, NULL), WN_OK);
+
+  pthread_t threads[THREAD_READERS];
+  reader_ctx ctx[THREAD_READERS];
+  for (int i = 0; i < THREAD_READERS; i++) {
+    ctx[i] = (reader_ctx){store, 0, 0};
+    assert_int_equal(pthread_create(&threads[i], NULL, reader_thread, &ctx[i]), 0);
+  }
+  int write_failures = 0;
+  for (uint64_t g = 2; g <= THREAD_WRITES; g++) {
+    uint64_t got_generation = 0;
+    generation_record(&rec, tpl, g);
+    if (wn_store_put(store, "t.example", &rec, &got_generation, NULL) != WN_OK ||
+        got_generation != g)
+      write_failures++;
+  }
+  for (int i = 0; i < THREAD_READERS; i++) {
+    assert_int_equal(pthread_join(threads[i], NULL), 0);
+    assert_int_equal(ctx[i].failures, 0);
+    assert_int_equal(ctx[i].reads, 300);
+  }
+  assert_int_equal(write_failures, 0);
+  free(tpl);
+  wn_store_close(store);
+}
+
+/* More live threads than LMDB has reader slots (126 by default): with
+ * MDB_NOTLS a finished read gives its slot back, without it every thread
+ * would keep one until it exits and the 127th read would fail. */
+#define MANY_THREADS 140
+
+typedef struct slot_ctx {
+  wn_store *store;
+  pthread_barrier_t *barrier;
+  wn_err err;
+} slot_ctx;
+
+static void *read_once_and_wait(void *arg) {
+  slot_ctx *ctx = arg;
+  wn_store_record *got = NULL;
+  ctx->err = wn_store_get(ctx->store, "t.example", &got, NULL);
+  wn_store_record_free(got);
+  pthread_barrier_wait(ctx->barrier);
+  return NULL;
+}
+
+static void test_many_threads_do_not_hold_reader_slots(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  unsigned char tpl[1001];
+  wn_store_record rec;
+  generation_record(&rec, tpl, 1);
+  assert_int_equal(wn_store_put(store, "t.example", &rec, NULL, NULL), WN_OK);
+
+  pthread_barrier_t barrier;
+  assert_int_equal(pthread_barrier_init(&barrier, NULL, MANY_THREADS + 1), 0);
+  pthread_t *threads = calloc(MANY_THREADS, sizeof *threads);
+  slot_ctx *ctx = calloc(MANY_THREADS, sizeof *ctx);
+  assert_non_null(threads);
+  assert_non_null(ctx);
+  for (int i = 0; i < MANY_THREADS; i++) {
+    ctx[i] = (slot_ctx){store, &barrier, WN_EINVAL};
+    assert_int_equal(pthread_create(&threads[i], NULL, read_once_and_wait, &ctx[i]), 0);
+  }
+  pthread_barrier_wait(&barrier); /* every thread has read and is still alive */
+  int failures = 0;
+  for (int i = 0; i < MANY_THREADS; i++) {
+    assert_int_equal(pthread_join(threads[i], NULL), 0);
+    failures += ctx[i].err != WN_OK;
+  }
+  assert_int_equal(failures, 0);
+  pthread_barrier_destroy(&barrier);
+  free(ctx);
+  free(threads);
+  wn_store_close(store);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_put_get_round_trip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_generation_increments_on_replace, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_get_missing_site, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_list_in_key_order, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_list_many_sites, setup, teardown),
+      cmocka_unit_test(test_encode_decode_round_trip),
+      cmocka_unit_test(test_encode_appends_and_refuses_cleanly),
+      cmocka_unit_test(test_decode_other_version),
+      cmocka_unit_test(test_decode_every_truncation),
+      cmocka_unit_test(test_decode_every_flipped_bit),
+      cmocka_unit_test(test_decode_structural_damage),
+      cmocka_unit_test_setup_teardown(test_invalid_site_names, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_read_only_can_get_not_write, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reopen_sees_replaced_record, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_other_process_reads_while_parent_writes, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_map_grown_by_other_process, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_too_many_pages_refused_at_put, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_map_full_is_enospace, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_damaged_records_in_store, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_threads_share_one_handle, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_many_threads_do_not_hold_reader_slots, setup,
+                                      teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
