@@ -64,6 +64,11 @@ void wn_cli_usage_detect(FILE *out);
 /* Prints "winnow: <message>\n" to stderr. */
 void wn_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Prints "winnow: <message>" and the command's usage to stderr; returns
+ * WN_EXIT_USAGE. */
+int wn_cli_usage_error(void (*usage)(FILE *out), const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* The exit code for a core error met while handling the input: store
  * errors give WN_EXIT_STORE, out of memory WN_EXIT_INTERNAL, the rest
  * WN_EXIT_INPUT. */

@@ -18,6 +18,17 @@ void wn_cli_error(const char *fmt, ...) {
   fputc('\n', stderr);
 }
 
+int wn_cli_usage_error(void (*usage)(FILE *out), const char *fmt, ...) {
+  va_list ap;
+  fputs("winnow: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  usage(stderr);
+  return WN_EXIT_USAGE;
+}
+
 int wn_cli_exit_code(wn_err err) {
   switch (err) {
   case WN_OK:

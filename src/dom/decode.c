@@ -33,8 +33,10 @@
 #define WN_DECODE_GUESS_BYTES ((size_t)1024 * 1024)
 /* iconv converts through a stack buffer of this size. */
 #define WN_DECODE_CHUNK 16384u
-/* Longest charset label we take from a page or caller. */
+/* Longest charset label we take from a page or caller, and how much of a
+ * caller's string we read looking for it (labels may come padded). */
 #define WN_DECODE_LABEL_MAX 40u
+#define WN_DECODE_TRANSPORT_MAX 256u
 
 static const char wn_replacement[3] = {'\xEF', '\xBF', '\xBD'}; /* U+FFFD */
 
@@ -832,6 +834,82 @@ void wn_dom_decoded_free(wn_dom_decoded *decoded) {
   memset(decoded, 0, sizeof *decoded);
 }
 
+/*
+ * Chooses the charset (HTML Living Standard 13.2.3.2, "determining the
+ * character encoding", with our overruling of contradicted declarations).
+ * Moves *bytes past a byte order mark.
+ */
+static wn_err wn_charset_choose(const char **bytes, size_t *len, const char *transport_charset,
+                                wn_charset_choice *choice, wn_charset_source *source,
+                                wn_diag *diag) {
+  const unsigned char *u = (const unsigned char *)*bytes;
+  /* A byte order mark wins over everything and is not content. */
+  if (*len >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
+    wn_choose_utf8(choice);
+    *bytes += 3;
+    *len -= 3;
+    *source = WN_CHARSET_BOM;
+    return WN_OK;
+  }
+  if (*len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))) {
+    const char *label = u[0] == 0xFF ? "utf-16le" : "utf-16be";
+    if (wn_charset_resolve(label, strlen(label), choice)) {
+      *bytes += 2;
+      *len -= 2;
+      *source = WN_CHARSET_BOM;
+      return WN_OK;
+    }
+  }
+
+  /* A declaration: the transport layer's, else a <meta>. */
+  int declared = 0;
+  if (transport_charset &&
+      wn_charset_resolve(transport_charset, strnlen(transport_charset, WN_DECODE_TRANSPORT_MAX),
+                         choice)) {
+    *source = WN_CHARSET_TRANSPORT;
+    declared = 1;
+  } else if (wn_prescan(*bytes, *len, choice)) {
+    *source = WN_CHARSET_META;
+    declared = 1;
+  }
+
+  wn_utf8_scan scan = wn_utf8_check((const unsigned char *)*bytes, *len);
+  int contradicted = 0;
+  if (declared && (choice->flags & WN_CS_UTF8) && !scan.valid) {
+    contradicted = 1;
+  } else if (declared && (choice->flags & WN_CS_SINGLE_BYTE) && scan.valid && scan.multibyte) {
+    /* Valid multi-byte UTF-8 is all but impossible in real single-byte
+     * text (it needs an accented capital or a symbol followed by exactly
+     * the right number of C1 bytes): the page lies about its charset. */
+    wn_choose_utf8(choice);
+    *source = WN_CHARSET_GUESS;
+    return WN_OK;
+  } else if (declared) {
+    return WN_OK;
+  }
+
+  /* Nothing usable declared, or a declared UTF-8 that is not: guess.
+   * Valid UTF-8 needs no guessing; pure ASCII is UTF-8 by default. */
+  if (scan.valid) {
+    wn_choose_utf8(choice);
+    *source = scan.multibyte ? WN_CHARSET_GUESS : WN_CHARSET_DEFAULT;
+    return WN_OK;
+  }
+  int found = wn_guess(*bytes, *len, choice);
+  if (found < 0)
+    return wn_diag_set(diag, WN_ENOMEM, "decode: out of memory in the charset guess");
+  /* uchardet may well say UTF-8, even for a page that declared UTF-8 and
+   * failed the strict check: it tolerates a few stray bytes in a UTF-8
+   * page, and the cleaner then replaces just those. */
+  if (found) {
+    *source = WN_CHARSET_GUESS;
+  } else {
+    wn_choose_windows_1252(choice);
+    *source = contradicted ? WN_CHARSET_GUESS : WN_CHARSET_DEFAULT;
+  }
+  return WN_OK;
+}
+
 wn_err wn_dom_decode(const char *bytes, size_t len, const char *transport_charset,
                      size_t max_bytes, wn_dom_decoded *out, wn_diag *diag) {
   wn_err err = WN_OK;
@@ -849,74 +927,10 @@ wn_err wn_dom_decode(const char *bytes, size_t len, const char *transport_charse
   if (!bytes)
     bytes = "";
 
-  const unsigned char *u = (const unsigned char *)bytes;
-  int decided = 0;
+  err = wn_charset_choose(&bytes, &len, transport_charset, &choice, &source, diag);
+  if (err)
+    goto out;
 
-  /* 1. A byte order mark wins over everything and is not content. */
-  if (len >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
-    wn_choose_utf8(&choice);
-    bytes += 3;
-    len -= 3;
-    decided = 1;
-  } else if (len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))) {
-    const char *label = u[0] == 0xFF ? "utf-16le" : "utf-16be";
-    if (wn_charset_resolve(label, strlen(label), &choice)) {
-      bytes += 2;
-      len -= 2;
-      decided = 1;
-    }
-  }
-  if (decided)
-    source = WN_CHARSET_BOM;
-
-  /* 2 and 3. A declaration, from the transport layer, else from a <meta>. */
-  if (!decided && transport_charset &&
-      wn_charset_resolve(transport_charset, strnlen(transport_charset, 256), &choice)) {
-    source = WN_CHARSET_TRANSPORT;
-    decided = 1;
-  }
-  if (!decided && wn_prescan(bytes, len, &choice)) {
-    source = WN_CHARSET_META;
-    decided = 1;
-  }
-
-  /* 5. A declaration the bytes contradict is overruled; 4. with nothing
-   * (usable) declared, a guess. Valid UTF-8 needs no guessing. */
-  if (source != WN_CHARSET_BOM) {
-    wn_utf8_scan scan = wn_utf8_check((const unsigned char *)bytes, len);
-    int contradicted = 0;
-    if (decided && (choice.flags & WN_CS_UTF8) && !scan.valid) {
-      contradicted = 1;
-      decided = 0;
-    } else if (decided && (choice.flags & WN_CS_SINGLE_BYTE) && scan.valid && scan.multibyte) {
-      /* Valid multi-byte UTF-8 is all but impossible in real single-byte
-       * text (it needs an accented capital or a symbol followed by exactly
-       * the right number of C1 bytes): the page lies about its charset. */
-      wn_choose_utf8(&choice);
-      source = WN_CHARSET_GUESS;
-    }
-    if (!decided && scan.valid) {
-      wn_choose_utf8(&choice);
-      source = scan.multibyte ? WN_CHARSET_GUESS : WN_CHARSET_DEFAULT;
-    } else if (!decided) {
-      int found = wn_guess(bytes, len, &choice);
-      if (found < 0) {
-        err = wn_diag_set(diag, WN_ENOMEM, "decode: out of memory in the charset guess");
-        goto out;
-      }
-      /* uchardet may well say UTF-8, even for a page that declared UTF-8
-       * and failed the strict check: it tolerates a few stray bytes in a
-       * UTF-8 page, and the cleaner then replaces just those. */
-      if (found) {
-        source = WN_CHARSET_GUESS;
-      } else {
-        wn_choose_windows_1252(&choice);
-        source = contradicted ? WN_CHARSET_GUESS : WN_CHARSET_DEFAULT;
-      }
-    }
-  }
-
-  /* 7. Conversion. */
   if (choice.cd == wn_no_iconv)
     err = wn_utf8_append_clean(&buf, (const unsigned char *)bytes, len);
   else

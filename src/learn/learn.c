@@ -37,6 +37,48 @@ out:
   return err;
 }
 
+wn_err wn_learn_medoid(const wn_dom_page *const *pages, size_t n_pages, size_t *base,
+                       wn_diag *diag) {
+  wn_err err = WN_OK;
+  uint64_t total[WN_LEARN_MAX_PAGES] = {0};
+  uint32_t *map = NULL;
+  *base = 0;
+  if (n_pages > WN_LEARN_MAX_PAGES)
+    return wn_diag_set(diag, WN_EINVAL, "learn: more than %u pages", WN_LEARN_MAX_PAGES);
+  uint32_t largest = 0;
+  for (size_t i = 0; i < n_pages; i++) {
+    uint32_t c = 0;
+    wn_dom_nodes(pages[i], &c);
+    if (c > largest)
+      largest = c;
+  }
+  map = malloc((size_t)largest * sizeof *map);
+  if (!map)
+    return wn_diag_set(diag, WN_ENOMEM, "learn: out of memory for %u nodes", largest);
+  /* The ETDM pairs nodes one to one, so its size is symmetric: one mapping
+   * per unordered pair. */
+  for (size_t i = 0; i < n_pages; i++) {
+    wn_etdm_view a = wn_etdm_view_of_page(pages[i]);
+    for (size_t j = i + 1; j < n_pages; j++) {
+      wn_etdm_view b = wn_etdm_view_of_page(pages[j]);
+      uint32_t pairs = 0;
+      err = wn_etdm_map(&a, &b, map, &pairs);
+      if (err) {
+        wn_diag_set(diag, err, "learn: mapping pages %zu and %zu failed", i + 1, j + 1);
+        goto out;
+      }
+      total[i] += pairs;
+      total[j] += pairs;
+    }
+  }
+  for (size_t i = 1; i < n_pages; i++)
+    if (total[i] > total[*base])
+      *base = i;
+out:
+  free(map);
+  return err;
+}
+
 wn_err wn_learn_template(const wn_dom_page *const *pages, size_t n_pages,
                          const wn_learn_options *opts, wn_template **out, wn_diag *diag) {
   wn_err err = WN_OK;
@@ -50,8 +92,23 @@ wn_err wn_learn_template(const wn_dom_page *const *pages, size_t n_pages,
   if (min_count > n_pages)
     return wn_diag_set(diag, WN_EINVAL, "learn: min count %u is more than the %zu pages",
                        min_count, n_pages);
+  /* The key page is the base of the template. The paper takes the page it
+   * is asked about; a site template serves every later page, and a key
+   * page from another layout of the site (an older design, a gallery among
+   * articles) would make a template that fits none of them. So the base is
+   * the medoid: the sample page whose ETDM with the others pairs the most
+   * nodes (the first page on a tie). */
+  size_t base = 0;
+  err = wn_learn_medoid(pages, n_pages, &base, diag);
+  if (err)
+    goto out;
+  const wn_dom_page *others[WN_LEARN_MAX_PAGES];
+  size_t n_others = 0;
+  for (size_t i = 0; i < n_pages; i++)
+    if (i != base)
+      others[n_others++] = pages[i];
   uint32_t count = 0;
-  const wn_dom_node *nodes = wn_dom_nodes(pages[0], &count);
+  const wn_dom_node *nodes = wn_dom_nodes(pages[base], &count);
   occ = malloc((size_t)count * sizeof *occ);
   keep = malloc((size_t)count * sizeof *keep);
   tnodes = calloc(count, sizeof *tnodes);
@@ -59,7 +116,7 @@ wn_err wn_learn_template(const wn_dom_page *const *pages, size_t n_pages,
     err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory for %u nodes", count);
     goto out;
   }
-  err = wn_learn_occurrences(pages[0], pages + 1, n_pages - 1, occ, diag);
+  err = wn_learn_occurrences(pages[base], others, n_others, occ, diag);
   if (err)
     goto out;
   /* The template keeps the key page's nodes that recur, with their count

@@ -33,7 +33,14 @@ typedef struct wn_learn_options {
 wn_err wn_learn_occurrences(const wn_dom_page *key, const wn_dom_page *const *others,
                             size_t n_others, uint32_t *occurrences, wn_diag *diag);
 
-/* Learns a template from pages[0] (the key page) and the others. */
+/* The sample page whose ETDM mappings with the others pair the most nodes
+ * in all (the first on a tie): the base of the template. */
+wn_err wn_learn_medoid(const wn_dom_page *const *pages, size_t n_pages, size_t *base,
+                       wn_diag *diag);
+
+/* Learns a template from the pages: Algorithm 1 with the medoid page as
+ * the key page (pages[0], the page the caller calls key, is preferred on
+ * a tie), keeping the nodes that occur in at least min_count pages. */
 wn_err wn_learn_template(const wn_dom_page *const *pages, size_t n_pages,
                          const wn_learn_options *opts, wn_template **out, wn_diag *diag);
 
