@@ -98,15 +98,15 @@ static void test_medoid(void **state) {
   (void)state;
   /* The first page has another layout than the three after it, so the
    * medoid (most nodes paired with the others) is one of those three.
-  wn_dom_page *pages[4] = {
-      wn_test_parse("<body><table><tr><td>Old layout page</td></tr></table></body>"), 
-      wn_test_parse(key), wn_test_parse(page_b), wn_test_parse(page_c)};
-  size_t base = 99;
-  assert_int_equal(wn_learn_medoid((const wn_dom_page *const *)pages, 4, &base, NULL), WN_OK);
    * Pairs, worked out as in test_occurrences: key-b 10 (html body nav a
    * Home a World main h1 p), key-c 11 (html body nav a Home a main h1 p
    * side Ad), b-c 9, and the old page pairs html and body (2) with each.
    * Totals: key 23, c 22, b 21, old 6: the medoid is key (index 1). */
+  wn_dom_page *pages[4] = {
+      wn_test_parse("<body><table><tr><td>Old layout page</td></tr></table></body>"),
+      wn_test_parse(key), wn_test_parse(page_b), wn_test_parse(page_c)};
+  size_t base = 99;
+  assert_int_equal(wn_learn_medoid((const wn_dom_page *const *)pages, 4, &base, NULL), WN_OK);
   assert_int_equal(base, 1);
   wn_template *tpl = NULL;
   assert_int_equal(wn_learn_template((const wn_dom_page *const *)pages, 4, NULL, &tpl, NULL),
