@@ -279,7 +279,7 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
   uint32_t branch = core;
   while (nodes[branch].parent != WN_DOM_NONE) {
     uint32_t p = nodes[branch].parent;
-    if ((double)(ctext[p] - ctext[core]) > WN_CUE_GROWTH * ctext[core])
+    if ((double)(ctext[p] + clink[p] - ctext[core] - clink[core]) > WN_CUE_GROWTH * ctext[core])
       break;
     branch = p;
   }
@@ -295,14 +295,16 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
   }
   /* Inside the kept subtrees, a block that is mostly link text is a list
    * of links to other pages (related stories, tags); its text is left out.
-   * Inline links inside prose are kept: only blocks are judged. */
+   * Inline links inside prose are kept: only blocks are judged, and never
+   * the core or the blocks around it. */
   for (uint32_t k = 0; k < n; k++) {
     uint32_t i = reduced[k];
     while (i < nodes[reduced[k]].end) {
       if (nodes[i].tag == WN_TAG_TEXT) {
         res->keep[i] = l->cand[i];
       } else if ((nodes[i].flags & WN_DOM_BLOCK) &&
-                 clink[i] > WN_CUE_MAX_LINK_DENSITY * (ctext[i] + clink[i])) {
+                 clink[i] > WN_CUE_MAX_LINK_DENSITY * (ctext[i] + clink[i]) &&
+                 !(i <= core && core < nodes[i].end)) {
         i = nodes[i].end;
         continue;
       }
