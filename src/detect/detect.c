@@ -187,8 +187,10 @@ static void wn_label_lifted(const wn_dom_node *nodes, uint32_t count, wn_labels 
  *    them, blocks that are mostly link text are left out.
  */
 #define WN_CUE_MIN_PARAGRAPH 25u
-#define WN_CUE_GROWTH 0.3
+#define WN_CUE_GROWTH 0.1
 #define WN_CUE_MAX_LINK_DENSITY 0.5
+
+static double wn_tune(const char *name, double def) { const char *v = getenv(name); return v ? strtod(v, NULL) : def; }
 
 static uint32_t wn_count_commas(const char *s, uint32_t len) {
   uint32_t n = 0;
@@ -249,7 +251,7 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
     score[p] += s;
     uint32_t g = nodes[p].parent;
     if (g != WN_DOM_NONE)
-      score[g] += s / 2;
+      score[g] += s * wn_tune("WN_GP", 0.5);
   }
   uint32_t core = WN_DOM_NONE;
   double best = 0;
@@ -279,7 +281,7 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
   uint32_t branch = core;
   while (nodes[branch].parent != WN_DOM_NONE) {
     uint32_t p = nodes[branch].parent;
-    if ((double)(ctext[p] + clink[p] - ctext[core] - clink[core]) > WN_CUE_GROWTH * ctext[core])
+    if ((double)(ctext[p] + clink[p] - ctext[core] - clink[core]) > wn_tune("WN_GROW", WN_CUE_GROWTH) * ctext[core])
       break;
     branch = p;
   }
