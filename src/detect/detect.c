@@ -16,7 +16,6 @@
 
 #include <libxml/HTMLtree.h>
 #include <libxml/tree.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,13 +183,32 @@ static void wn_label_lifted(const wn_dom_node *nodes, uint32_t count, wn_labels 
  *    long as the article does not.
  * 3. That node is the branch (our Algorithm 3); the reduced candidates
  *    inside it are kept (Algorithm 4) and grouped (Algorithm 5). Within
- *    them, blocks that are mostly link text are left out.
+ *    them, link boxes are left out: a block that is mostly link text, or a
+ *    container (table, list, div...) that is more than a fifth link text,
+ *    as Readability's cleaning does.
+ *
+ * The three constants were measured on the crawl-to-the-future and
+ * CleanPortalEval test pages (README, "Accuracy").
  */
 #define WN_CUE_MIN_PARAGRAPH 25u
 #define WN_CUE_GROWTH 0.1
 #define WN_CUE_MAX_LINK_DENSITY 0.5
+#define WN_CUE_MAX_BOX_LINK_DENSITY 0.2
 
-static double wn_tune(const char *name, double def) { const char *v = getenv(name); return v ? strtod(v, NULL) : def; }
+/* A container (a box of its own: table, list, div...) inside the content
+ * that is this much link text is a box of links with blurbs (related
+ * stories, "full coverage"); a single block (a paragraph, a list item) must
+ * be mostly links to be dropped, so that prose with inline links stays. */
+static double wn_link_limit(uint8_t tag) {
+  switch (tag) {
+  case WN_TAG_TABLE: case WN_TAG_UL: case WN_TAG_OL: case WN_TAG_DL: case WN_TAG_DIV:
+  case WN_TAG_SECTION: case WN_TAG_ASIDE: case WN_TAG_NAV: case WN_TAG_FORM:
+  case WN_TAG_CENTER: case WN_TAG_HEADER: case WN_TAG_FOOTER:
+    return WN_CUE_MAX_BOX_LINK_DENSITY;
+  default:
+    return WN_CUE_MAX_LINK_DENSITY;
+  }
+}
 
 static uint32_t wn_count_commas(const char *s, uint32_t len) {
   uint32_t n = 0;
@@ -251,7 +269,7 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
     score[p] += s;
     uint32_t g = nodes[p].parent;
     if (g != WN_DOM_NONE)
-      score[g] += s * wn_tune("WN_GP", 0.5);
+      score[g] += s / 2;
   }
   uint32_t core = WN_DOM_NONE;
   double best = 0;
@@ -273,15 +291,13 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
         core = i;
       }
   }
-  if (getenv("WN_DEBUG"))
-    fprintf(stderr, "core %u score %.1f ctext %u\n", core, best, core == WN_DOM_NONE ? 0 : ctext[core]);
   if (core == WN_DOM_NONE)
     goto out; /* nothing page-specific worth reading */
   /* Step 2: grow while the gain stays small next to the core. */
   uint32_t branch = core;
   while (nodes[branch].parent != WN_DOM_NONE) {
     uint32_t p = nodes[branch].parent;
-    if ((double)(ctext[p] + clink[p] - ctext[core] - clink[core]) > wn_tune("WN_GROW", WN_CUE_GROWTH) * ctext[core])
+    if ((double)(ctext[p] + clink[p] - ctext[core] - clink[core]) > WN_CUE_GROWTH * ctext[core])
       break;
     branch = p;
   }
@@ -304,9 +320,8 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
     while (i < nodes[reduced[k]].end) {
       if (nodes[i].tag == WN_TAG_TEXT) {
         res->keep[i] = l->cand[i];
-      } else if ((nodes[i].flags & WN_DOM_BLOCK) &&
-                 clink[i] > WN_CUE_MAX_LINK_DENSITY * (ctext[i] + clink[i]) &&
-                 !(i <= core && core < nodes[i].end)) {
+      } else if ((nodes[i].flags & WN_DOM_BLOCK) && !(i <= core && core < nodes[i].end) &&
+                 clink[i] > wn_link_limit(nodes[i].tag) * (ctext[i] + clink[i])) {
         i = nodes[i].end;
         continue;
       }
