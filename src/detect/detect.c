@@ -192,6 +192,7 @@ static void wn_label_lifted(const wn_dom_node *nodes, uint32_t count, wn_labels 
  */
 #define WN_CUE_MIN_PARAGRAPH 25u
 #define WN_CUE_GROWTH 0.1
+#define WN_CUE_SIBLING 0.5
 #define WN_CUE_MAX_LINK_DENSITY 0.5
 #define WN_CUE_MAX_BOX_LINK_DENSITY 0.2
 
@@ -293,7 +294,29 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
   }
   if (core == WN_DOM_NONE)
     goto out; /* nothing page-specific worth reading */
-  /* Step 2: grow while the gain stays small next to the core. */
+  /* Step 2a: an article split into sibling blocks (by a picture, an ad
+   * slot) has siblings that score like the core itself: a sibling scoring
+   * at least WN_CUE_SIBLING of the core, with little link text, joins it
+   * and the core becomes their parent (Readability's sibling rule). */
+  for (;;) {
+    uint32_t p = nodes[core].parent;
+    if (p == WN_DOM_NONE)
+      break;
+    double core_score = score[core] * (1.0 - (double)clink[core] / (double)(ctext[core] + clink[core]));
+    int joined = 0;
+    for (uint32_t c = nodes[p].first_child; c != WN_DOM_NONE && !joined; c = nodes[c].next_sibling) {
+      if (c == core || nodes[c].tag == WN_TAG_TEXT || ctext[c] == 0)
+        continue;
+      double density = (double)clink[c] / (double)(ctext[c] + clink[c]);
+      if (density < WN_CUE_MAX_BOX_LINK_DENSITY &&
+          score[c] * (1.0 - density) >= WN_CUE_SIBLING * core_score)
+        joined = 1;
+    }
+    if (!joined)
+      break;
+    core = p;
+  }
+  /* Step 2b: grow while the gain stays small next to the core. */
   uint32_t branch = core;
   while (nodes[branch].parent != WN_DOM_NONE) {
     uint32_t p = nodes[branch].parent;
