@@ -195,17 +195,22 @@ static void wn_label_lifted(const wn_dom_node *nodes, uint32_t count, wn_labels 
 #define WN_CUE_SIBLING 0.5
 #define WN_CUE_MAX_LINK_DENSITY 0.5
 #define WN_CUE_MAX_BOX_LINK_DENSITY 0.2
+/* A box with one link is a byline or a credit, not a list of links: it is
+ * judged like a single block. */
+#define WN_CUE_BOX_MIN_LINKS 2u
 
 /* A container (a box of its own: table, list, div...) inside the content
  * that is this much link text is a box of links with blurbs (related
  * stories, "full coverage"); a single block (a paragraph, a list item) must
  * be mostly links to be dropped, so that prose with inline links stays. */
-static double wn_link_limit(uint8_t tag) {
+static double wn_link_limit(uint8_t tag, uint32_t links) {
   switch (tag) {
   case WN_TAG_TABLE: case WN_TAG_UL: case WN_TAG_OL: case WN_TAG_DL: case WN_TAG_DIV:
   case WN_TAG_SECTION: case WN_TAG_ASIDE: case WN_TAG_NAV: case WN_TAG_FORM:
   case WN_TAG_CENTER: case WN_TAG_HEADER: case WN_TAG_FOOTER:
-    return WN_CUE_MAX_BOX_LINK_DENSITY;
+    if (links >= WN_CUE_BOX_MIN_LINKS)
+      return WN_CUE_MAX_BOX_LINK_DENSITY;
+    return WN_CUE_MAX_LINK_DENSITY;
   default:
     return WN_CUE_MAX_LINK_DENSITY;
   }
@@ -224,11 +229,12 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
   double *score = calloc(count, sizeof *score);
   uint32_t *ctext = calloc(count, sizeof *ctext); /* candidate non-link text */
   uint32_t *clink = calloc(count, sizeof *clink); /* candidate link text */
+  uint32_t *nlinks = calloc(count, sizeof *nlinks); /* candidate link texts */
   uint32_t *para = calloc(count, sizeof *para);   /* per block: its own candidate text */
   uint32_t *commas = calloc(count, sizeof *commas);
   uint32_t *block = malloc((size_t)count * sizeof *block);
   uint32_t *reduced = malloc((size_t)count * sizeof *reduced);
-  if (!score || !ctext || !clink || !para || !commas || !block || !reduced) {
+  if (!score || !ctext || !clink || !nlinks || !para || !commas || !block || !reduced) {
     err = WN_ENOMEM;
     goto out;
   }
@@ -248,15 +254,18 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
   /* Backward: subtree sums. */
   for (uint32_t i = count; i-- > 0;) {
     if (nodes[i].tag == WN_TAG_TEXT && l->cand[i]) {
-      if (nodes[i].flags & WN_DOM_IN_LINK)
+      if (nodes[i].flags & WN_DOM_IN_LINK) {
         clink[i] = nodes[i].own_text_len;
-      else
+        nlinks[i] = 1;
+      } else {
         ctext[i] = nodes[i].own_text_len;
+      }
     }
     uint32_t p = nodes[i].parent;
     if (p != WN_DOM_NONE) {
       ctext[p] += ctext[i];
       clink[p] += clink[i];
+      nlinks[p] += nlinks[i];
     }
   }
   /* Step 1: paragraph scores to parents and grandparents. */
@@ -344,7 +353,7 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
       if (nodes[i].tag == WN_TAG_TEXT) {
         res->keep[i] = l->cand[i];
       } else if ((nodes[i].flags & WN_DOM_BLOCK) && !(i <= core && core < nodes[i].end) &&
-                 clink[i] > wn_link_limit(nodes[i].tag) * (ctext[i] + clink[i])) {
+                 clink[i] > wn_link_limit(nodes[i].tag, nlinks[i]) * (ctext[i] + clink[i])) {
         i = nodes[i].end;
         continue;
       }
@@ -363,6 +372,7 @@ out:
   free(score);
   free(ctext);
   free(clink);
+  free(nlinks);
   free(para);
   free(commas);
   free(block);
