@@ -786,8 +786,9 @@ static wn_err wn_eval_summarise(const wn_eval *ev, wn_eval_summary *s) {
 }
 
 static void wn_eval_print_page(const wn_eval_page *pg) {
-  printf("    %s\t%s\t%.4f\t%.4f\t%.4f\t%zu\t%zu", pg->group, pg->id, pg->score.precision,
-         pg->score.recall, pg->score.f1, pg->score.words_out, pg->score.words_gold);
+  printf("    %s\t%s\t%.4f\t%.4f\t%.4f\t%zu\t%zu\t%.3f", pg->group, pg->id, pg->score.precision,
+         pg->score.recall, pg->score.f1, pg->score.words_out, pg->score.words_gold,
+         pg->confidence);
   if (pg->failed)
     printf("\tFAILED %s", pg->status);
   printf("\n");
@@ -1131,7 +1132,7 @@ static void wn_eval_usage(FILE *f) {
           "gold/<group>/<id>.txt (see ../shared/corpus/README.md).\n"
           "  --min-count N   sample pages a node must occur in to be template (0: default)\n"
           "  --selector S    cues (default) or paper (Algorithms 2 to 5 as stated)\n"
-          "  --per-page      one line per test page: group id P R F1 words_out words_gold\n"
+          "  --per-page      one line per test page: group id P R F1 words_out words_gold confidence\n"
           "  --json          one JSON object with all the figures\n"
           "  --repeat N      timing loops run N times, the best counts (default 3)\n"
           "  --selftest      check the tokeniser and scorer (and, given a corpus, that\n"
