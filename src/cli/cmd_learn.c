@@ -15,7 +15,9 @@ void wn_cli_usage_learn(FILE *out) {
           "\n"
           "Learns SITE's template from a key page and at least one more page of the\n"
           "site (%u pages at most) and stores it in DIR, replacing any template the\n"
-          "site had. Nothing is written if any page cannot be read or parsed.\n"
+          "site had. The template is built on the key page, or on another sample page\n"
+          "if that one matches the rest better. Nothing is written if any page cannot\n"
+          "be read or parsed.\n"
           "Prints one line: learned SITE: pages=P nodes=N template_nodes=T\n"
           "record_bytes=B generation=G\n"
           "\n"
@@ -71,19 +73,26 @@ int wn_cli_learn(int argc, char **argv) {
       rc = WN_EXIT_OK;
       goto out;
     case ':':
-      rc = wn_cli_usage_error(wn_cli_usage_learn, "option '%s' needs an argument", argv[optind - 1]);
+      rc = wn_cli_usage_error(wn_cli_usage_learn, "option '%.100s' needs an argument",
+                              argv[optind - 1]);
       goto out;
     default:
-      rc = wn_cli_usage_error(wn_cli_usage_learn, "unknown option '%s'", argv[optind - 1]);
+      /* An unknown short option is in optopt; an unknown long one is the
+       * argument getopt_long just passed. */
+      if (optopt > 0 && optopt < 128)
+        rc = wn_cli_usage_error(wn_cli_usage_learn, "unknown option '-%c'", optopt);
+      else
+        rc = wn_cli_usage_error(wn_cli_usage_learn, "unknown option '%.100s'",
+                                argv[optind - 1]);
       goto out;
     }
   }
   if (!store_dir) {
-    rc = wn_cli_usage_error(wn_cli_usage_learn, "%s", "learn needs --store DIR");
+    rc = wn_cli_usage_error(wn_cli_usage_learn, "learn needs --store DIR");
     goto out;
   }
   if (!site) {
-    rc = wn_cli_usage_error(wn_cli_usage_learn, "%s", "learn needs --site SITE");
+    rc = wn_cli_usage_error(wn_cli_usage_learn, "learn needs --site SITE");
     goto out;
   }
   if (wn_cli_check_site(site, &diag) != WN_OK) {
@@ -92,7 +101,8 @@ int wn_cli_learn(int argc, char **argv) {
   }
   n_pages = (size_t)(argc - optind);
   if (n_pages < 2) {
-    rc = wn_cli_usage_error(wn_cli_usage_learn, "%s", "learn needs a key page and at least one more page of the site");
+    rc = wn_cli_usage_error(wn_cli_usage_learn,
+                            "learn needs a key page and at least one more page of the site");
     goto out;
   }
   if (n_pages > WN_LEARN_MAX_PAGES) {

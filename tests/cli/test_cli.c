@@ -1,0 +1,1074 @@
+/*
+ * The `winnow` command line, tested as scripts use it: the real binary
+ * (WN_WINNOW, set by ctest) run with fork + exec on the demo news site in
+ * tests/fixtures/site, a real LMDB store in a temporary directory, stdout,
+ * stderr and exit codes captured and checked.
+ */
+#include "wn_test.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "store/store.h"
+#include "template/template.h"
+
+#define SITE "www.harbourgazette.example"
+#define PAGE(n) WN_FIXTURES "/site/article-" #n ".html"
+#define NO_TEMPLATE_MSG(site) \
+  "winnow: no template for site " site "; learn it first with winnow learn\n"
+
+static const char *g_winnow;
+static char g_tmp[PATH_MAX];
+static char g_store[PATH_MAX];
+static char *g_learn_out; /* stdout of the learn run of the group setup */
+static time_t g_learn_time;
+
+/* ---- running the binary --------------------------------------------------- */
+
+typedef struct wn_run {
+  int status; /* exit code, or 128 + signal */
+  char *out;
+  size_t out_len;
+  char *err;
+  size_t err_len;
+} wn_run;
+
+static void wn_run_free(wn_run *r) {
+  free(r->out);
+  free(r->err);
+  memset(r, 0, sizeof *r);
+}
+
+static int wn_temp_file(char *path, size_t size, const char *what) {
+  int n = snprintf(path, size, "%s/%s-XXXXXX", g_tmp, what);
+  assert_true(n > 0 && (size_t)n < size);
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  return fd;
+}
+
+static char *wn_slurp(const char *path, size_t *len) {
+  char *bytes = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_file_read(path, (size_t)64 * 1024 * 1024, &bytes, len, &diag);
+  if (err)
+    fail_msg("%s", wn_diag_message(&diag, err));
+  return bytes;
+}
+
+/* Runs winnow with args (NULL-terminated), stdin from stdin_path (or
+ * /dev/null), and captures both outputs in files (no pipe can fill up). */
+static void wn_run_args(wn_run *r, const char *stdin_path, const char *const *args) {
+  char out_path[PATH_MAX], err_path[PATH_MAX];
+  const char *argv[64];
+  size_t argc = 0;
+  argv[argc++] = g_winnow;
+  for (size_t i = 0; args[i]; i++) {
+    assert_true(argc < 63);
+    argv[argc++] = args[i];
+  }
+  argv[argc] = NULL;
+  int out_fd = wn_temp_file(out_path, sizeof out_path, "stdout");
+  int err_fd = wn_temp_file(err_path, sizeof err_path, "stderr");
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    int in_fd = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
+    if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+      _exit(127);
+    execv(g_winnow, (char *const *)argv);
+    _exit(127);
+  }
+  close(out_fd);
+  close(err_fd);
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, 0) < 0)
+    assert_int_equal(errno, EINTR);
+  r->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  r->out = wn_slurp(out_path, &r->out_len);
+  r->err = wn_slurp(err_path, &r->err_len);
+  unlink(out_path);
+  unlink(err_path);
+}
+
+#define RUN(r, in, ...) wn_run_args((r), (in), (const char *const[]){__VA_ARGS__, NULL})
+
+static void wn_expect_contains(const char *hay, const char *needle) {
+  if (!strstr(hay, needle))
+    fail_msg("expected to find \"%s\" in:\n%s", needle, hay);
+}
+
+static void wn_expect_lacks(const char *hay, const char *needle) {
+  if (strstr(hay, needle))
+    fail_msg("did not expect \"%s\" in:\n%s", needle, hay);
+}
+
+/* Writes bytes to a new file in the temp dir; path receives its name. */
+static void wn_write_temp(char *path, size_t size, const char *what, const char *bytes,
+                          size_t len) {
+  int fd = wn_temp_file(path, size, what);
+  size_t done = 0;
+  while (done < len) {
+    ssize_t n = write(fd, bytes + done, len - done);
+    assert_true(n > 0);
+    done += (size_t)n;
+  }
+  close(fd);
+}
+
+static void wn_join(char *out, size_t size, const char *dir, const char *name) {
+  int n = snprintf(out, size, "%s/%s", dir, name);
+  assert_true(n > 0 && (size_t)n < size);
+}
+
+/* Our own temp dir is two levels deep at most (tmp/store/data.mdb): the
+ * recursion depth is ours, not the input's. */
+static void wn_remove_tree(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return;
+  if (S_ISDIR(st.st_mode)) {
+    DIR *d = opendir(path);
+    if (d) {
+      struct dirent *e;
+      while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+          continue;
+        char child[PATH_MAX];
+        int n = snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+        if (n > 0 && (size_t)n < sizeof child)
+          wn_remove_tree(child);
+      }
+      closedir(d);
+    }
+    rmdir(path);
+  } else {
+    unlink(path);
+  }
+}
+
+/* The record of a site, through the library (read-only), or NULL with
+ * *err set. */
+static wn_store_record *wn_get_record(const char *dir, const char *site, wn_err *err) {
+  wn_store *store = NULL;
+  wn_store_record *rec = NULL;
+  wn_diag diag = {{0}};
+  wn_store_options opts = {.read_only = 1};
+  *err = wn_store_open(dir, &opts, &store, &diag);
+  if (*err == WN_OK)
+    *err = wn_store_get(store, site, &rec, &diag);
+  wn_store_close(store);
+  return rec;
+}
+
+/* ---- the demo site's articles ---------------------------------------------- */
+
+/* What a reader should get from article-6 and article-7, and what is
+ * boilerplate of every page (header, nav, search, sidebar, footer) or of
+ * that page (its "Most popular" and "Related stories" links). */
+static const char *const g_article6_content[] = {
+    "Council backs sea wall repairs after a winter of storms",
+    "Councillors voted unanimously to spend four million pounds on the crumbling wall",
+    "The sea wall along the South Parade was built in the 1930s and has been patched many "
+    "times since.",
+    "Engineers told Thursday's meeting that the wall was not in danger of immediate collapse",
+    "Using the dredged shingle saves money on both projects, the council said",
+    "My grandchildren used to play on that beach, she said.",
+    "The council will also install tide gauges along the wall so that it can see how quickly "
+    "the beach is lost in future winters.",
+    NULL};
+static const char *const g_article6_boilerplate[] = {
+    "Storm damage bill tops a million pounds",         /* its related stories */
+    "Lifeboat crew called out six times in one night", /* its related stories */
+    "Youth rowers take regional title in a photo finish", /* its most popular */
+    "Residents split over parking charges on the seafront", NULL};
+static const char *const g_article7_content[] = {
+    "Youth rowers take regional title in a photo finish",
+    "won the regional championship by a quarter of a second",
+    "The club had never won the regional title in its ninety-year history.",
+    "The judges needed the photo to separate the boats.",
+    "A season on borrowed oars",
+    "raised money for new oars by washing cars outside the supermarket.",
+    "The club runs taster sessions for beginners aged twelve and over on Wednesday evenings "
+    "from the boathouse on Ferry Lane.",
+    NULL};
+static const char *const g_article7_boilerplate[] = {
+    "Snow brings down rowing club boathouse roof",                 /* related stories */
+    "Regatta draws crews from across the coast",                   /* related stories */
+    "Council backs sea wall repairs after a winter of storms",     /* most popular */
+    "Bus route to the hospital will run on Sundays",               /* most popular */
+    NULL};
+static const char *const g_site_boilerplate[] = {
+    "Local News", "Business", "Opinion", "Weather", "Search the Gazette",
+    "News from Port Ellery and the Saltmarsh Coast", "Most popular", "Related stories",
+    "Morning Tide newsletter", "Sign up", "All rights reserved", "\xc2\xa9 2024",
+    "Contact the newsroom", "Terms of use", NULL};
+
+static void wn_expect_article(const char *text, const char *const *content,
+                              const char *const *boilerplate) {
+  for (size_t i = 0; content[i]; i++)
+    wn_expect_contains(text, content[i]);
+  for (size_t i = 0; boilerplate[i]; i++)
+    wn_expect_lacks(text, boilerplate[i]);
+  for (size_t i = 0; g_site_boilerplate[i]; i++)
+    wn_expect_lacks(text, g_site_boilerplate[i]);
+}
+
+/* ---- setup: learn the demo site once ---------------------------------------- */
+
+static int wn_group_setup(void **state) {
+  (void)state;
+  g_winnow = getenv("WN_WINNOW");
+  if (!g_winnow || !*g_winnow)
+    g_winnow = WN_BINARY_DIR "/winnow";
+  if (access(g_winnow, X_OK) != 0) {
+    fprintf(stderr, "winnow binary not found at %s\n", g_winnow);
+    return -1;
+  }
+  const char *tmpdir = getenv("TMPDIR");
+  int n = snprintf(g_tmp, sizeof g_tmp, "%s/wn-cli-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+  if (n <= 0 || (size_t)n >= sizeof g_tmp || !mkdtemp(g_tmp))
+    return -1;
+  wn_join(g_store, sizeof g_store, g_tmp, "store");
+  g_learn_time = time(NULL);
+  wn_run r;
+  RUN(&r, NULL, "learn", "--store", g_store, "--site", SITE, PAGE(1), PAGE(2), PAGE(3), PAGE(4),
+      PAGE(5));
+  if (r.status != 0) {
+    fprintf(stderr, "learn failed (%d): %s", r.status, r.err);
+    wn_run_free(&r);
+    return -1;
+  }
+  g_learn_out = r.out;
+  r.out = NULL;
+  wn_run_free(&r);
+  return 0;
+}
+
+static int wn_group_teardown(void **state) {
+  (void)state;
+  free(g_learn_out);
+  if (g_tmp[0])
+    wn_remove_tree(g_tmp);
+  return 0;
+}
+
+/* ---- help and usage ----------------------------------------------------------- */
+
+static void test_help(void **state) {
+  (void)state;
+  wn_run r;
+  RUN(&r, NULL, "--help");
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "usage: winnow <command>");
+  wn_expect_contains(r.out, "winnow learn --store DIR --site SITE");
+  wn_expect_contains(r.out, "winnow detect --store DIR --jsonl");
+  assert_int_equal(r.err_len, 0);
+  wn_run_free(&r);
+
+  RUN(&r, NULL, "learn", "--help");
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "usage: winnow learn");
+  wn_expect_contains(r.out, "--min-count N");
+  assert_int_equal(r.err_len, 0);
+  wn_run_free(&r);
+
+  /* --help wins over the other arguments, even incomplete ones. */
+  RUN(&r, NULL, "detect", "--format", "json", "--help");
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "usage: winnow detect");
+  wn_expect_contains(r.out, "--jsonl");
+  wn_expect_contains(r.out, "--selector");
+  assert_int_equal(r.err_len, 0);
+  wn_run_free(&r);
+}
+
+typedef struct wn_usage_case {
+  const char *args[16];
+  const char *message; /* expected in stderr */
+} wn_usage_case;
+
+static void test_usage_errors(void **state) {
+  (void)state;
+  const wn_usage_case cases[] = {
+      {{NULL}, "winnow: no command given"},
+      {{"frobnicate"}, "winnow: unknown command 'frobnicate'"},
+      {{"learn", "--bogus", "x"}, "winnow: unknown option '--bogus'"},
+      {{"learn", "--site", SITE, "--store"}, "winnow: option '--store' needs an argument"},
+      {{"learn", "--site", SITE, PAGE(1), PAGE(2)}, "learn needs --store DIR"},
+      {{"learn", "--store", g_store, PAGE(1), PAGE(2)}, "learn needs --site SITE"},
+      {{"learn", "--store", g_store, "--site", "", PAGE(1), PAGE(2)}, "site name is empty"},
+      {{"learn", "--store", g_store, "--site", "one.example", PAGE(1)},
+       "learn needs a key page and at least one more page"},
+      {{"learn", "--store", g_store, "--site", "x.example"}, "learn needs a key page"},
+      {{"learn", "--store", g_store, "--site", "x.example", "--min-count", "abc", PAGE(1),
+        PAGE(2)},
+       "--min-count must be a number from 1 to 2"},
+      {{"learn", "--store", g_store, "--site", "x.example", "--min-count", "0", PAGE(1), PAGE(2)},
+       "--min-count must be"},
+      {{"learn", "--store", g_store, "--site", "x.example", "--min-count", "3", PAGE(1), PAGE(2)},
+       "--min-count must be"},
+      {{"learn", "--store", g_store, "--site", "x.example", "--min-count", "-1", PAGE(1),
+        PAGE(2)},
+       "--min-count must be"},
+      {{"learn", "--store", g_store, "--site", "x.example", "--min-count", "2x", PAGE(1),
+        PAGE(2)},
+       "--min-count must be"},
+      {{"detect", "--site", SITE, PAGE(6)}, "detect needs --store DIR"},
+      {{"detect", "--store", g_store, PAGE(6)}, "detect needs one of --site SITE or --url URL"},
+      {{"detect", "--store", g_store, "--site", SITE, "--url", "https://" SITE "/", PAGE(6)},
+       "detect needs one of --site SITE or --url URL"},
+      {{"detect", "--store", g_store, "--site", SITE}, "detect needs a page"},
+      {{"detect", "--store", g_store, "--site", SITE, PAGE(6), PAGE(7)},
+       "detect takes one input, got 2"},
+      {{"detect", "--store", g_store, "--site", SITE, "--format", "xml", PAGE(6)},
+       "--format is text, html or json, not 'xml'"},
+      {{"detect", "--store", g_store, "--site", SITE, "--selector", "magic", PAGE(6)},
+       "--selector is cues or paper, not 'magic'"},
+      {{"detect", "--store", g_store, "--site", SITE, PAGE(6), "--format"},
+       "option '--format' needs an argument"},
+      {{"detect", "--store", g_store, "--jsonl", "--format", "json"}, "--jsonl always writes JSON"},
+      {{"detect", "--store", g_store, "--jsonl", "--site", SITE}, "--jsonl takes the site"},
+      {{"detect", "--store", g_store, "-x", PAGE(6)}, "unknown option '-x'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    wn_run r;
+    wn_run_args(&r, NULL, cases[i].args);
+    if (r.status != 2)
+      fail_msg("case %zu (%s): exit %d, stderr: %s", i, cases[i].message, r.status, r.err);
+    assert_int_equal(r.out_len, 0);
+    wn_expect_contains(r.err, cases[i].message);
+    /* The error line comes first, then the usage. */
+    assert_memory_equal(r.err, "winnow: ", 8);
+    wn_expect_contains(r.err, "usage: winnow");
+    wn_run_free(&r);
+  }
+  /* None of those wrote a record. */
+  wn_err err;
+  assert_null(wn_get_record(g_store, "one.example", &err));
+  assert_int_equal(err, WN_ENOTFOUND);
+  assert_null(wn_get_record(g_store, "x.example", &err));
+  assert_int_equal(err, WN_ENOTFOUND);
+}
+
+/* ---- learn ---------------------------------------------------------------------- */
+
+static uint64_t wn_file_size(const char *path) {
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  return (uint64_t)st.st_size;
+}
+
+static void test_learn_summary(void **state) {
+  (void)state;
+  char site[256];
+  unsigned pages = 0, nodes = 0, tnodes = 0;
+  unsigned long long record_bytes = 0, generation = 0;
+  int end = 0;
+  int got = sscanf(g_learn_out,
+                   "learned %255[^:]: pages=%u nodes=%u template_nodes=%u record_bytes=%llu "
+                   "generation=%llu\n%n",
+                   site, &pages, &nodes, &tnodes, &record_bytes, &generation, &end);
+  if (got != 6)
+    fail_msg("unexpected summary: %s", g_learn_out);
+  /* Exactly one line. */
+  assert_int_equal((size_t)end, strlen(g_learn_out));
+  assert_string_equal(site, SITE);
+  assert_int_equal(pages, 5);
+  assert_int_equal(generation, 1);
+  /* nodes is the sum of the pages' node counts; the template keeps part
+   * of the key page. */
+  const char *names[] = {PAGE(1), PAGE(2), PAGE(3), PAGE(4), PAGE(5)};
+  uint32_t sum = 0, key_nodes = 0;
+  for (size_t i = 0; i < 5; i++) {
+    size_t len = 0;
+    char *bytes = wn_test_read(names[i], &len);
+    wn_dom_page *page = NULL;
+    assert_int_equal(wn_dom_parse(bytes, len, NULL, &page, NULL), WN_OK);
+    uint32_t count = 0;
+    wn_dom_nodes(page, &count);
+    sum += count;
+    if (i == 0)
+      key_nodes = count;
+    wn_dom_free(page);
+    free(bytes);
+  }
+  assert_int_equal(nodes, sum);
+  assert_true(tnodes > 20 && tnodes < key_nodes);
+  assert_true(record_bytes > 0);
+
+  /* The stored record says the same. */
+  wn_err err;
+  wn_store_record *rec = wn_get_record(g_store, SITE, &err);
+  assert_int_equal(err, WN_OK);
+  assert_string_equal(rec->algorithm, "etdm");
+  assert_int_equal(rec->generation, 1);
+  assert_int_equal(rec->n_pages, 5);
+  assert_int_equal(rec->page_nodes, nodes);
+  assert_int_equal(rec->template_nodes, tnodes);
+  assert_true(rec->learned_at >= (int64_t)g_learn_time - 5 &&
+              rec->learned_at <= (int64_t)time(NULL) + 5);
+  for (uint32_t i = 0; i < 5; i++) {
+    assert_string_equal(rec->pages[i].name, names[i]);
+    assert_int_equal(rec->pages[i].bytes, wn_file_size(names[i]));
+  }
+  wn_buf encoded;
+  wn_buf_init(&encoded, 0);
+  assert_int_equal(wn_store_record_encode(rec, &encoded, NULL), WN_OK);
+  assert_int_equal(encoded.len, record_bytes);
+  wn_buf_free(&encoded);
+  /* The template bytes decode to a template of the stated size. */
+  wn_template *tpl = NULL;
+  assert_int_equal(wn_template_decode(rec->template_bytes, rec->template_len, &tpl, NULL), WN_OK);
+  wn_template_stats stats;
+  wn_template_get_stats(tpl, &stats);
+  assert_int_equal(stats.nodes, tnodes);
+  assert_int_equal(stats.sample_pages, 5);
+  assert_int_equal(stats.min_count, 2);
+  wn_template_free(tpl);
+  wn_store_record_free(rec);
+}
+
+static void test_learn_generation_and_failures_write_nothing(void **state) {
+  (void)state;
+  wn_run r;
+  RUN(&r, NULL, "learn", "--store", g_store, "--site", "second.example", PAGE(1), PAGE(2));
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "learned second.example: pages=2 nodes=");
+  wn_expect_contains(r.out, " generation=1\n");
+  wn_run_free(&r);
+
+  RUN(&r, NULL, "learn", "--min-count", "3", "--store", g_store, "--site", "second.example",
+      PAGE(3), PAGE(4), PAGE(5));
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "learned second.example: pages=3 nodes=");
+  wn_expect_contains(r.out, " generation=2\n");
+  assert_int_equal(r.err_len, 0);
+  wn_run_free(&r);
+
+  /* A missing page: exit 1, the file named, and the record untouched. */
+  RUN(&r, NULL, "learn", "--store", g_store, "--site", "second.example", PAGE(1),
+      WN_FIXTURES "/site/no-such-article.html", PAGE(2));
+  assert_int_equal(r.status, 1);
+  assert_int_equal(r.out_len, 0);
+  assert_memory_equal(r.err, "winnow: ", 8);
+  wn_expect_contains(r.err, "no-such-article.html");
+  wn_run_free(&r);
+
+  /* A page past the byte cap: exit 1, the file named, record untouched. */
+  char big[PATH_MAX];
+  size_t big_len = WN_DOM_DEFAULT_MAX_BYTES + 1;
+  char *spaces = malloc(big_len);
+  assert_non_null(spaces);
+  memset(spaces, ' ', big_len);
+  wn_write_temp(big, sizeof big, "big.html", spaces, big_len);
+  free(spaces);
+  RUN(&r, NULL, "learn", "--store", g_store, "--site", "second.example", PAGE(1), big);
+  assert_int_equal(r.status, 1);
+  assert_int_equal(r.out_len, 0);
+  wn_expect_contains(r.err, big);
+  wn_expect_contains(r.err, "cap");
+  wn_run_free(&r);
+  unlink(big);
+
+  wn_err err;
+  wn_store_record *rec = wn_get_record(g_store, "second.example", &err);
+  assert_int_equal(err, WN_OK);
+  assert_int_equal(rec->generation, 2);
+  assert_int_equal(rec->n_pages, 3);
+  assert_string_equal(rec->pages[0].name, PAGE(3));
+  wn_store_record_free(rec);
+}
+
+static void test_learn_missing_file_fresh_store(void **state) {
+  (void)state;
+  char fresh[PATH_MAX];
+  wn_join(fresh, sizeof fresh, g_tmp, "fresh-store");
+  wn_run r;
+  RUN(&r, NULL, "learn", "--store", fresh, "--site", SITE, PAGE(1), PAGE(2),
+      WN_FIXTURES "/site/missing.html");
+  assert_int_equal(r.status, 1);
+  assert_int_equal(r.out_len, 0);
+  wn_expect_contains(r.err, "winnow: ");
+  wn_expect_contains(r.err, WN_FIXTURES "/site/missing.html");
+  wn_run_free(&r);
+
+  /* The store has no record... */
+  wn_err err;
+  assert_null(wn_get_record(fresh, SITE, &err));
+  assert_int_equal(err, WN_ENOTFOUND);
+  /* ...so detect says there is no template. */
+  RUN(&r, NULL, "detect", "--store", fresh, "--site", SITE, PAGE(6));
+  assert_int_equal(r.status, 1);
+  assert_int_equal(r.out_len, 0);
+  assert_string_equal(r.err, NO_TEMPLATE_MSG(SITE));
+  wn_run_free(&r);
+  wn_remove_tree(fresh);
+}
+
+static void wn_expect_error_line(const char *line, const json_t *id, const char *message);
+
+/* ---- detect ----------------------------------------------------------------------- */
+
+static void test_detect_text(void **state) {
+  (void)state;
+  wn_run r;
+  RUN(&r, NULL, "detect", "--store", g_store, "--site", SITE, PAGE(6));
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.err_len, 0);
+  wn_expect_article(r.out, g_article6_content, g_article6_boilerplate);
+  /* One line per block: the title first, each paragraph on its own line. */
+  assert_memory_equal(r.out, "Council backs sea wall repairs after a winter of storms\n",
+                      strlen("Council backs sea wall repairs after a winter of storms\n"));
+  wn_expect_contains(r.out, "\nThe sea wall along the South Parade was built in the 1930s");
+  wn_expect_contains(r.out, "in future winters.\n");
+  assert_int_equal(r.out[r.out_len - 1], '\n');
+  wn_run_free(&r);
+
+  RUN(&r, NULL, "detect", "--format", "text", "--store", g_store, "--site", SITE, PAGE(7));
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.err_len, 0);
+  wn_expect_article(r.out, g_article7_content, g_article7_boilerplate);
+  /* The subheading inside the story is a line of its own. */
+  wn_expect_contains(r.out, "\nA season on borrowed oars\n");
+  wn_run_free(&r);
+}
+
+static void test_detect_json(void **state) {
+  (void)state;
+  const char *const pages[] = {PAGE(6), PAGE(7)};
+  const char *const titles[] = {"Council backs sea wall repairs after a winter of storms",
+                                "Youth rowers take regional title in a photo finish"};
+  for (size_t p = 0; p < 2; p++) {
+    wn_run r;
+    RUN(&r, NULL, "detect", "--store", g_store, "--site", SITE, "--format", "json", pages[p]);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.err_len, 0);
+    json_error_t jerr;
+    json_t *root = json_loads(r.out, 0, &jerr);
+    if (!root)
+      fail_msg("not JSON (%s): %s", jerr.text, r.out);
+    assert_true(json_is_object(root));
+    assert_int_equal(json_object_size(root), 7);
+    assert_string_equal(json_string_value(json_object_get(root, "site")), SITE);
+    assert_string_equal(json_string_value(json_object_get(root, "method")), "template");
+    json_t *conf = json_object_get(root, "confidence");
+    assert_true(json_is_real(conf));
+    assert_true(json_real_value(conf) > 0.5 && json_real_value(conf) <= 1.0);
+    const char *charset = json_string_value(json_object_get(root, "charset"));
+    assert_non_null(charset);
+    assert_true(strcasecmp(charset, "utf-8") == 0);
+    assert_string_equal(json_string_value(json_object_get(root, "charset_source")), "meta");
+    json_t *nodes = json_object_get(root, "nodes");
+    assert_true(json_is_array(nodes));
+    assert_true(json_array_size(nodes) > 0);
+    for (size_t i = 0; i < json_array_size(nodes); i++) {
+      const char *path = json_string_value(json_array_get(nodes, i));
+      assert_non_null(path);
+      assert_memory_equal(path, "/html", 5);
+      wn_expect_contains(path, "/body");
+      /* The story lives in <main>; nothing selected from the sidebar,
+       * header or footer. */
+      wn_expect_contains(path, "/main");
+    }
+    const char *text = json_string_value(json_object_get(root, "text"));
+    assert_non_null(text);
+    wn_expect_contains(text, titles[p]);
+    if (p == 0)
+      wn_expect_article(text, g_article6_content, g_article6_boilerplate);
+    else
+      wn_expect_article(text, g_article7_content, g_article7_boilerplate);
+    json_decref(root);
+    wn_run_free(&r);
+  }
+
+  /* The paper's selector says so in "method". */
+  wn_run r;
+  RUN(&r, NULL, "detect", "--store", g_store, "--site", SITE, "--format", "json", "--selector",
+      "paper", PAGE(6));
+  assert_int_equal(r.status, 0);
+  json_t *root = json_loads(r.out, 0, NULL);
+  assert_non_null(root);
+  assert_string_equal(json_string_value(json_object_get(root, "method")), "template-paper");
+  json_decref(root);
+  wn_run_free(&r);
+}
+
+static void test_detect_html(void **state) {
+  (void)state;
+  wn_run r;
+  RUN(&r, NULL, "detect", "--store", g_store, "--site", SITE, "--format", "html", PAGE(6));
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.err_len, 0);
+  wn_expect_contains(r.out, "<h1");
+  wn_expect_contains(r.out, "Council backs sea wall repairs after a winter of storms</h1>");
+  wn_expect_contains(r.out, "<p>The sea wall along the South Parade");
+  wn_expect_lacks(r.out, "<html");
+  wn_expect_lacks(r.out, "<nav");
+  wn_expect_lacks(r.out, "site-footer");
+  wn_expect_lacks(r.out, "Most popular");
+  wn_expect_lacks(r.out, "Related stories");
+  wn_run_free(&r);
+}
+
+static void test_detect_url_and_stdin(void **state) {
+  (void)state;
+  wn_run by_site, r;
+  RUN(&by_site, NULL, "detect", "--store", g_store, "--site", SITE, PAGE(7));
+  assert_int_equal(by_site.status, 0);
+  assert_true(by_site.out_len > 100);
+
+  /* The site is the URL's host. */
+  RUN(&r, NULL, "detect", "--store", g_store, "--url",
+      "https://" SITE "/sport/2024/03/rowing-final?ref=home#comments", PAGE(7));
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.out_len, by_site.out_len);
+  assert_memory_equal(r.out, by_site.out, r.out_len);
+  wn_run_free(&r);
+
+  RUN(&r, NULL, "detect", "--store", g_store, "--url", "http://user@" SITE ":8080/x", "--format",
+      "json", PAGE(7));
+  assert_int_equal(r.status, 0);
+  json_t *root = json_loads(r.out, 0, NULL);
+  assert_non_null(root);
+  assert_string_equal(json_string_value(json_object_get(root, "site")), SITE);
+  json_decref(root);
+  wn_run_free(&r);
+
+  /* The page on stdin. */
+  RUN(&r, PAGE(7), "detect", "--store", g_store, "--site", SITE, "-");
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.out_len, by_site.out_len);
+  assert_memory_equal(r.out, by_site.out, r.out_len);
+  wn_run_free(&r);
+  wn_run_free(&by_site);
+
+  /* Another host has no template. */
+  RUN(&r, NULL, "detect", "--store", g_store, "--url", "https://other.example/a.html", PAGE(7));
+  assert_int_equal(r.status, 1);
+  assert_int_equal(r.out_len, 0);
+  assert_string_equal(r.err, NO_TEMPLATE_MSG("other.example"));
+  wn_run_free(&r);
+
+  /* Not a URL: an input problem, not a usage one. */
+  RUN(&r, NULL, "detect", "--store", g_store, "--url", "not a url", PAGE(7));
+  assert_int_equal(r.status, 1);
+  assert_int_equal(r.out_len, 0);
+  wn_expect_contains(r.err, "winnow: invalid URL 'not a url'");
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--store", g_store, "--url", "file:///etc/hosts", PAGE(7));
+  assert_int_equal(r.status, 1);
+  assert_int_equal(r.out_len, 0);
+  wn_expect_contains(r.err, "winnow: ");
+  wn_run_free(&r);
+}
+
+static void test_detect_failures(void **state) {
+  (void)state;
+  wn_run r;
+  RUN(&r, NULL, "detect", "--store", g_store, "--site", "unknown.example", PAGE(6));
+  assert_int_equal(r.status, 1);
+  assert_int_equal(r.out_len, 0);
+  assert_string_equal(r.err, NO_TEMPLATE_MSG("unknown.example"));
+  wn_run_free(&r);
+
+  RUN(&r, NULL, "detect", "--store", g_store, "--site", SITE, WN_FIXTURES "/site/nope.html");
+  assert_int_equal(r.status, 1);
+  assert_int_equal(r.out_len, 0);
+  assert_memory_equal(r.err, "winnow: ", 8);
+  wn_expect_contains(r.err, WN_FIXTURES "/site/nope.html");
+  wn_run_free(&r);
+
+  /* A record whose template bytes do not decode: exit 1 naming the site,
+   * and an error line in a stream. */
+  {
+    wn_store *store = NULL;
+    wn_diag diag = {{0}};
+    assert_int_equal(wn_store_open(g_store, NULL, &store, &diag), WN_OK);
+    unsigned char junk[] = "not a template";
+    wn_store_page sample = {.name = (char *)"junk.html", .bytes = 1};
+    wn_store_record rec = {.algorithm = "etdm", .n_pages = 1, .pages = &sample,
+                           .template_bytes = junk, .template_len = sizeof junk - 1};
+    wn_err err = wn_store_put(store, "corrupt.example", &rec, NULL, &diag);
+    if (err)
+      fail_msg("%s", wn_diag_message(&diag, err));
+    wn_store_close(store);
+  }
+  RUN(&r, NULL, "detect", "--store", g_store, "--site", "corrupt.example", PAGE(6));
+  assert_int_equal(r.status, 1);
+  assert_int_equal(r.out_len, 0);
+  wn_expect_contains(r.err, "winnow: template of site corrupt.example: ");
+  wn_run_free(&r);
+  char in_path[PATH_MAX];
+  const char line[] = "{\"id\": 3, \"site\": \"corrupt.example\", \"path\": \"" PAGE(6) "\"}\n";
+  wn_write_temp(in_path, sizeof in_path, "corrupt.jsonl", line, sizeof line - 1);
+  RUN(&r, in_path, "detect", "--store", g_store, "--jsonl");
+  assert_int_equal(r.status, 0);
+  json_t *id = json_integer(3);
+  assert_int_equal(r.out[r.out_len - 1], '\n');
+  r.out[r.out_len - 1] = '\0';
+  wn_expect_error_line(r.out, id, "template of site corrupt.example: ");
+  json_decref(id);
+  wn_run_free(&r);
+  unlink(in_path);
+
+  /* A store that cannot be opened: exit 3, for detect and learn. */
+  char file[PATH_MAX], under_file[PATH_MAX];
+  wn_write_temp(file, sizeof file, "a-file", "x", 1);
+  wn_join(under_file, sizeof under_file, file, "store");
+  RUN(&r, NULL, "detect", "--store", under_file, "--site", SITE, PAGE(6));
+  assert_int_equal(r.status, 3);
+  assert_int_equal(r.out_len, 0);
+  assert_memory_equal(r.err, "winnow: ", 8);
+  wn_run_free(&r);
+  RUN(&r, NULL, "learn", "--store", under_file, "--site", SITE, PAGE(1), PAGE(2));
+  assert_int_equal(r.status, 3);
+  assert_int_equal(r.out_len, 0);
+  assert_memory_equal(r.err, "winnow: ", 8);
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--store", under_file, "--jsonl", PAGE(6));
+  assert_int_equal(r.status, 3);
+  assert_int_equal(r.out_len, 0);
+  wn_run_free(&r);
+  /* Detection never creates a store. */
+  char absent[PATH_MAX];
+  wn_join(absent, sizeof absent, g_tmp, "absent-store");
+  RUN(&r, NULL, "detect", "--store", absent, "--site", SITE, PAGE(6));
+  assert_int_equal(r.status, 3);
+  assert_int_equal(r.out_len, 0);
+  wn_run_free(&r);
+  struct stat st;
+  assert_int_not_equal(stat(absent, &st), 0);
+  unlink(file);
+}
+
+/* ---- detect --jsonl -------------------------------------------------------------- */
+
+/* Splits output into lines; returns how many (each NUL-terminated in place). */
+static size_t wn_lines(char *out, size_t len, char **lines, size_t max) {
+  size_t n = 0;
+  char *p = out;
+  while (p < out + len) {
+    char *nl = memchr(p, '\n', (size_t)(out + len - p));
+    assert_non_null(nl); /* every line is terminated */
+    *nl = '\0';
+    assert_true(n < max);
+    lines[n++] = p;
+    p = nl + 1;
+  }
+  return n;
+}
+
+static json_t *wn_parse_line(const char *line) {
+  json_error_t jerr;
+  json_t *obj = json_loads(line, 0, &jerr);
+  if (!obj || !json_is_object(obj))
+    fail_msg("output line is not a JSON object (%s): %s", jerr.text, line);
+  return obj;
+}
+
+static void wn_expect_error_line(const char *line, const json_t *id, const char *message) {
+  json_t *obj = wn_parse_line(line);
+  assert_int_equal(json_object_size(obj), 2);
+  assert_true(json_equal(json_object_get(obj, "id"), (json_t *)id));
+  const char *err = json_string_value(json_object_get(obj, "error"));
+  if (!err)
+    fail_msg("expected an error object: %s", line);
+  wn_expect_contains(err, message);
+  json_decref(obj);
+}
+
+static void wn_expect_result_line(const char *line, const json_t *id, const char *const *content,
+                                  const char *const *boilerplate, int with_html) {
+  json_t *obj = wn_parse_line(line);
+  if (json_object_get(obj, "error"))
+    fail_msg("unexpected error: %s", line);
+  assert_int_equal(json_object_size(obj), with_html ? 6 : 5);
+  /* Keys in the documented order. */
+  const char *keys[] = {"id", "site", "method", "confidence", "text", "html"};
+  size_t k = 0;
+  const char *key;
+  json_t *value;
+  json_object_foreach(obj, key, value) {
+    assert_string_equal(key, keys[k]);
+    k++;
+  }
+  assert_true(json_equal(json_object_get(obj, "id"), (json_t *)id));
+  assert_string_equal(json_string_value(json_object_get(obj, "site")), SITE);
+  assert_string_equal(json_string_value(json_object_get(obj, "method")), "template");
+  double conf = json_real_value(json_object_get(obj, "confidence"));
+  assert_true(conf > 0.5 && conf <= 1.0);
+  wn_expect_article(json_string_value(json_object_get(obj, "text")), content, boilerplate);
+  if (with_html) {
+    const char *html = json_string_value(json_object_get(obj, "html"));
+    assert_non_null(html);
+    wn_expect_contains(html, "<h1");
+    wn_expect_contains(html, content[0]);
+    wn_expect_lacks(html, "Most popular");
+  }
+  json_decref(obj);
+}
+
+static char *wn_json_line(json_t *obj) {
+  char *s = json_dumps(obj, JSON_COMPACT);
+  assert_non_null(s);
+  json_decref(obj);
+  return s;
+}
+
+static void test_jsonl_stream(void **state) {
+  (void)state;
+  size_t page_len = 0;
+  char *page6 = wn_test_read(PAGE(6), &page_len);
+  char *good_html = wn_json_line(json_pack("{s:i, s:s, s:s#}", "id", 1, "site", SITE, "html",
+                                           page6, (int)page_len));
+  char *good_path = wn_json_line(
+      json_pack("{s:s, s:s, s:s}", "id", "two", "url", "https://" SITE "/sport/x", "path",
+                PAGE(7)));
+  char *no_site = wn_json_line(json_pack("{s:i, s:s}", "id", 5, "html", "<p>a page</p>"));
+  char *unknown = wn_json_line(
+      json_pack("{s:s, s:s, s:s}", "id", "six", "site", "unknown.example", "path", PAGE(6)));
+  wn_buf in;
+  wn_buf_init(&in, 0);
+  assert_int_equal(wn_buf_printf(&in, "%s\n%s\n%s\n%s\n%s\n%s\n", good_html, good_path,
+                                 "this is not JSON", "[1, 2, 3]", no_site, unknown),
+                   WN_OK);
+  char in_path[PATH_MAX];
+  wn_write_temp(in_path, sizeof in_path, "stream.jsonl", in.data, in.len);
+
+  wn_run r;
+  RUN(&r, in_path, "detect", "--store", g_store, "--jsonl");
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.err_len, 0);
+  char *lines[16];
+  assert_int_equal(wn_lines(r.out, r.out_len, lines, 16), 6);
+
+  json_t *id1 = json_integer(1), *id2 = json_string("two"), *id5 = json_integer(5),
+         *id6 = json_string("six");
+  wn_expect_result_line(lines[0], id1, g_article6_content, g_article6_boilerplate, 0);
+  wn_expect_result_line(lines[1], id2, g_article7_content, g_article7_boilerplate, 0);
+  wn_expect_error_line(lines[2], json_null(), "not JSON");
+  wn_expect_error_line(lines[3], json_null(), "not a JSON object");
+  wn_expect_error_line(lines[4], id5, "\"site\" or \"url\"");
+  wn_expect_error_line(lines[5], id6, "no template for site unknown.example");
+  json_decref(id1);
+  json_decref(id2);
+  json_decref(id5);
+  json_decref(id6);
+  wn_run_free(&r);
+
+  unlink(in_path);
+  wn_buf_free(&in);
+  free(good_html);
+  free(good_path);
+  free(no_site);
+  free(unknown);
+  free(page6);
+}
+
+static void test_jsonl_bad_lines_and_html(void **state) {
+  (void)state;
+  wn_buf in;
+  wn_buf_init(&in, 0);
+  char *lines_in[16];
+  size_t n_in = 0;
+  lines_in[n_in++] = wn_json_line(json_pack("{s:[i,s], s:s, s:s, s:s}", "id", 1, "a", "site",
+                                            SITE, "html", "<p>x</p>", "path", PAGE(6)));
+  lines_in[n_in++] = wn_json_line(json_pack("{s:b, s:s}", "id", 1, "site", SITE));
+  lines_in[n_in++] = wn_json_line(
+      json_pack("{s:f, s:s, s:s}", "id", 4.5, "site", SITE, "path", "/nonexistent/page.html"));
+  lines_in[n_in++] = wn_json_line(
+      json_pack("{s:s, s:s, s:s}", "id", "u", "url", "not a url", "html", "<p>x</p>"));
+  lines_in[n_in++] = wn_json_line(json_pack("{s:i, s:i, s:s}", "id", 6, "site", 42, "html", "x"));
+  lines_in[n_in++] = wn_json_line(json_pack("{s:{s:i}, s:s, s:s}", "id", "k", 7, "url",
+                                            "https://" SITE "/a", "path", PAGE(7)));
+  lines_in[n_in++] =
+      wn_json_line(json_pack("{s:n, s:s, s:s}", "id", "site", SITE, "path", PAGE(6)));
+  /* An empty line first, then the lines above; then a line past the cap,
+   * a good line after it, and a last line without a newline. */
+  assert_int_equal(wn_buf_append_char(&in, '\n'), WN_OK);
+  for (size_t i = 0; i < n_in; i++) {
+    assert_int_equal(wn_buf_printf(&in, "%s\n", lines_in[i]), WN_OK);
+    free(lines_in[i]);
+  }
+  const char head[] = "{\"id\": 8, \"site\": \"" SITE "\", \"html\": \"";
+  assert_int_equal(wn_buf_append_str(&in, head), WN_OK);
+  size_t filler = (size_t)33 * 1024 * 1024;
+  char *big = malloc(filler);
+  assert_non_null(big);
+  memset(big, 'a', filler);
+  assert_int_equal(wn_buf_append(&in, big, filler), WN_OK);
+  free(big);
+  assert_int_equal(wn_buf_append_str(&in, "\"}\n"), WN_OK);
+  char *after = wn_json_line(json_pack("{s:i, s:s, s:s}", "id", 9, "site", SITE, "path", PAGE(7)));
+  char *last = wn_json_line(json_pack("{s:i, s:s, s:s}", "id", 10, "site", SITE, "path", PAGE(6)));
+  assert_int_equal(wn_buf_printf(&in, "%s\n%s", after, last), WN_OK);
+  free(after);
+  free(last);
+  char in_path[PATH_MAX];
+  wn_write_temp(in_path, sizeof in_path, "bad.jsonl", in.data, in.len);
+  wn_buf_free(&in);
+
+  /* The stream as a FILE argument, with HTML output. */
+  wn_run r;
+  RUN(&r, NULL, "detect", "--store", g_store, "--jsonl", "--format", "html", in_path);
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.err_len, 0);
+  char *lines[32];
+  assert_int_equal(wn_lines(r.out, r.out_len, lines, 32), 11);
+
+  json_t *id;
+  wn_expect_error_line(lines[0], json_null(), "empty line");
+  id = json_pack("[i,s]", 1, "a");
+  wn_expect_error_line(lines[1], id, "not both");
+  json_decref(id);
+  wn_expect_error_line(lines[2], json_true(), "\"html\" (the page) or \"path\" (a file)");
+  id = json_real(4.5);
+  wn_expect_error_line(lines[3], id, "/nonexistent/page.html");
+  json_decref(id);
+  id = json_string("u");
+  wn_expect_error_line(lines[4], id, "invalid URL");
+  json_decref(id);
+  id = json_integer(6);
+  wn_expect_error_line(lines[5], id, "\"site\" must be a string");
+  json_decref(id);
+  id = json_pack("{s:i}", "k", 7);
+  wn_expect_result_line(lines[6], id, g_article7_content, g_article7_boilerplate, 1);
+  json_decref(id);
+  wn_expect_result_line(lines[7], json_null(), g_article6_content, g_article6_boilerplate, 1);
+  /* The line past the cap is reported without its id (it was not read)
+   * and the stream picks up at the next line. */
+  wn_expect_error_line(lines[8], json_null(), "longer than the cap");
+  id = json_integer(9);
+  wn_expect_result_line(lines[9], id, g_article7_content, g_article7_boilerplate, 1);
+  json_decref(id);
+  id = json_integer(10);
+  wn_expect_result_line(lines[10], id, g_article6_content, g_article6_boilerplate, 1);
+  json_decref(id);
+  wn_run_free(&r);
+  unlink(in_path);
+}
+
+static void test_jsonl_many_lines_two_sites(void **state) {
+  (void)state;
+  /* Lines of three sites interleaved (one without a template): the
+   * template cache must hand each line its own site's template. */
+  wn_run r;
+  RUN(&r, NULL, "learn", "--store", g_store, "--site", "third.example", PAGE(2), PAGE(3),
+      PAGE(4));
+  assert_int_equal(r.status, 0);
+  wn_run_free(&r);
+  wn_buf in;
+  wn_buf_init(&in, 0);
+  const size_t n = 40;
+  for (size_t i = 0; i < n; i++) {
+    const char *site = i % 3 == 0 ? "third.example" : i % 3 == 1 ? SITE : "missing.example";
+    char *line = wn_json_line(json_pack("{s:i, s:s, s:s}", "id", (int)i, "site", site, "path",
+                                        i % 2 ? PAGE(6) : PAGE(7)));
+    assert_int_equal(wn_buf_printf(&in, "%s\n", line), WN_OK);
+    free(line);
+  }
+  char in_path[PATH_MAX];
+  wn_write_temp(in_path, sizeof in_path, "many.jsonl", in.data, in.len);
+  wn_buf_free(&in);
+  RUN(&r, in_path, "detect", "--store", g_store, "--jsonl", "-");
+  assert_int_equal(r.status, 0);
+  char *lines[64];
+  assert_int_equal(wn_lines(r.out, r.out_len, lines, 64), n);
+  for (size_t i = 0; i < n; i++) {
+    json_t *obj = wn_parse_line(lines[i]);
+    assert_int_equal(json_integer_value(json_object_get(obj, "id")), (json_int_t)i);
+    if (i % 3 == 2) {
+      wn_expect_contains(json_string_value(json_object_get(obj, "error")),
+                         "no template for site missing.example");
+    } else {
+      const char *site = json_string_value(json_object_get(obj, "site"));
+      assert_string_equal(site, i % 3 == 0 ? "third.example" : SITE);
+      wn_expect_contains(json_string_value(json_object_get(obj, "text")),
+                         i % 2 ? "Council backs sea wall repairs"
+                               : "Youth rowers take regional title");
+    }
+    json_decref(obj);
+  }
+  wn_run_free(&r);
+
+  unlink(in_path);
+
+  /* A page given inline is UTF-8 (it is a JSON string), whatever its
+   * <meta> says. (The decoder would also overrule this <meta>, as the bytes
+   * are valid UTF-8; winnow says UTF-8 so that nothing is left to guess.) */
+  size_t page_len = 0;
+  char *page = wn_slurp(PAGE(6), &page_len);
+  const char *meta = "<meta charset=\"utf-8\">", *name = "Margaret Oyelaran";
+  assert_non_null(strstr(page, meta));
+  assert_non_null(strstr(page, name));
+  size_t meta_at = (size_t)(strstr(page, meta) - page);
+  size_t name_at = (size_t)(strstr(page, name) - page);
+  assert_true(meta_at < name_at);
+  size_t after_meta = meta_at + strlen(meta);
+  wn_buf changed;
+  wn_buf_init(&changed, 0);
+  assert_int_equal(wn_buf_append(&changed, page, meta_at), WN_OK);
+  assert_int_equal(wn_buf_append_str(&changed, "<meta charset=\"windows-1252\">"), WN_OK);
+  assert_int_equal(wn_buf_append(&changed, page + after_meta, name_at - after_meta), WN_OK);
+  assert_int_equal(wn_buf_append_str(&changed, "Margar\xc3\xa9t \xc3\x93yelaran"), WN_OK);
+  assert_int_equal(wn_buf_append_str(&changed, page + name_at + strlen(name)), WN_OK);
+  free(page);
+  char *line = wn_json_line(json_pack("{s:i, s:s, s:s#}", "id", 1, "site", SITE, "html",
+                                      changed.data, (int)changed.len));
+  wn_buf_free(&changed);
+  wn_write_temp(in_path, sizeof in_path, "meta.jsonl", line, strlen(line));
+  free(line);
+  RUN(&r, in_path, "detect", "--store", g_store, "--jsonl");
+  assert_int_equal(r.status, 0);
+  json_t *obj = wn_parse_line(r.out);
+  const char *text = json_string_value(json_object_get(obj, "text"));
+  assert_non_null(text);
+  wn_expect_contains(text, "Margar\xc3\xa9t \xc3\x93yelaran, who has lived on the parade");
+  json_decref(obj);
+  wn_run_free(&r);
+  unlink(in_path);
+
+  /* An input that cannot be opened: exit 1, nothing on stdout. */
+  RUN(&r, NULL, "detect", "--store", g_store, "--jsonl", WN_FIXTURES "/site/none.jsonl");
+  assert_int_equal(r.status, 1);
+  assert_int_equal(r.out_len, 0);
+  wn_expect_contains(r.err, "winnow: cannot open " WN_FIXTURES "/site/none.jsonl");
+  wn_run_free(&r);
+
+  /* An empty stream: no output, success. */
+  RUN(&r, NULL, "detect", "--store", g_store, "--jsonl");
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.out_len, 0);
+  wn_run_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_help),
+      cmocka_unit_test(test_usage_errors),
+      cmocka_unit_test(test_learn_summary),
+      cmocka_unit_test(test_learn_generation_and_failures_write_nothing),
+      cmocka_unit_test(test_learn_missing_file_fresh_store),
+      cmocka_unit_test(test_detect_text),
+      cmocka_unit_test(test_detect_json),
+      cmocka_unit_test(test_detect_html),
+      cmocka_unit_test(test_detect_url_and_stdin),
+      cmocka_unit_test(test_detect_failures),
+      cmocka_unit_test(test_jsonl_stream),
+      cmocka_unit_test(test_jsonl_bad_lines_and_html),
+      cmocka_unit_test(test_jsonl_many_lines_two_sites),
+  };
+  return cmocka_run_group_tests(tests, wn_group_setup, wn_group_teardown);
+}
