@@ -90,32 +90,45 @@ static int wn_cmp_u32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+typedef struct wn_member {
+  uint32_t parent;
+  uint32_t node;
+} wn_member;
+
+static int wn_cmp_member(const void *a, const void *b) {
+  const wn_member *x = a, *y = b;
+  if (x->parent != y->parent)
+    return x->parent < y->parent ? -1 : 1;
+  return x->node < y->node ? -1 : x->node > y->node;
+}
+
 uint32_t wn_detect_group(const wn_dom_page *page, uint32_t *set, uint32_t n) {
   const wn_dom_node *nodes = wn_dom_nodes(page, NULL);
+  wn_member *m = malloc(((size_t)n + 1) * sizeof *m);
+  if (!m)
+    return n; /* out of memory: the set stays ungrouped, still correct */
   /* Algorithm 5, to a fixed point: siblings are replaced by their parent;
-   * a parent brought in this way absorbs members of its subtree. Each round
-   * lifts at least one node one level, so rounds are bounded by the depth. */
+   * a parent brought in this way absorbs members of its subtree. Sorting
+   * by parent finds the siblings in O(n log n) a round; each round lifts at
+   * least one node a level, so rounds are bounded by the depth. */
   int changed = 1;
   while (changed && n > 1) {
     changed = 0;
-    qsort(set, n, sizeof *set, wn_cmp_u32);
-    uint32_t out = 0;
     for (uint32_t k = 0; k < n; k++) {
-      uint32_t p = nodes[set[k]].parent;
-      int has_sibling = 0;
-      if (p != WN_DOM_NONE)
-        for (uint32_t j = 0; j < n; j++)
-          if (j != k && nodes[set[j]].parent == p) {
-            has_sibling = 1;
-            break;
-          }
-      set[out++] = has_sibling ? p : set[k];
-      changed |= has_sibling;
+      m[k].parent = nodes[set[k]].parent;
+      m[k].node = set[k];
     }
-    n = out;
+    qsort(m, n, sizeof *m, wn_cmp_member);
+    for (uint32_t k = 0; k < n; k++) {
+      int sibling = m[k].parent != WN_DOM_NONE &&
+                    ((k > 0 && m[k - 1].parent == m[k].parent) ||
+                     (k + 1 < n && m[k + 1].parent == m[k].parent));
+      set[k] = sibling ? m[k].parent : m[k].node;
+      changed |= sibling;
+    }
     qsort(set, n, sizeof *set, wn_cmp_u32);
     /* Drop duplicates and members inside an earlier member's subtree. */
-    out = 0;
+    uint32_t out = 0;
     for (uint32_t k = 0; k < n; k++) {
       if (out > 0 && set[k] < nodes[set[out - 1]].end)
         continue;
@@ -123,6 +136,9 @@ uint32_t wn_detect_group(const wn_dom_page *page, uint32_t *set, uint32_t n) {
     }
     n = out;
   }
+  if (n > 1)
+    qsort(set, n, sizeof *set, wn_cmp_u32);
+  free(m);
   return n;
 }
 
