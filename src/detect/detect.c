@@ -193,10 +193,11 @@ static void wn_label_lifted(const wn_dom_node *nodes, uint32_t count, wn_labels 
  *    score, its grandparent half of it. A subtree's score is then scaled by
  *    1 - its link density. The best subtree is the core of the content:
  *    many long, comma-rich paragraphs under one parent.
- * 2. The core grows towards the root while what it gains is small next to
- *    it (at most WN_CUE_GROWTH of its text): the headline, byline and date
- *    that sit just above an article body come in; a comment section as
- *    long as the article does not.
+ * 2. Siblings of the core that score like it join it (an article split by
+ *    a picture). Then the core grows towards the root while what it gains
+ *    is small next to it (at most WN_CUE_GROWTH of its text, or
+ *    WN_CUE_GROWTH_MIN_BYTES): the headline, standfirst, byline and date
+ *    above an article body come in; a comment thread does not.
  * 3. That node is the branch (our Algorithm 3); the reduced candidates
  *    inside it are kept (Algorithm 4) and grouped (Algorithm 5). Within
  *    them, link boxes are left out: a block that is mostly link text, or a
@@ -208,6 +209,8 @@ static void wn_label_lifted(const wn_dom_node *nodes, uint32_t count, wn_labels 
  */
 #define WN_CUE_MIN_PARAGRAPH 25u
 #define WN_CUE_GROWTH 0.1
+/* ...but never less than a headline, standfirst and byline take. */
+#define WN_CUE_GROWTH_MIN_BYTES 200.0
 #define WN_CUE_SIBLING 0.5
 #define WN_CUE_MAX_LINK_DENSITY 0.5
 #define WN_CUE_MAX_BOX_LINK_DENSITY 0.2
@@ -345,7 +348,10 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
   uint32_t branch = core;
   while (nodes[branch].parent != WN_DOM_NONE) {
     uint32_t p = nodes[branch].parent;
-    if ((double)(ctext[p] + clink[p] - ctext[core] - clink[core]) > WN_CUE_GROWTH * ctext[core])
+    double allowed = WN_CUE_GROWTH * ctext[core];
+    if (allowed < WN_CUE_GROWTH_MIN_BYTES)
+      allowed = WN_CUE_GROWTH_MIN_BYTES;
+    if ((double)(ctext[p] + clink[p] - ctext[core] - clink[core]) > allowed)
       break;
     branch = p;
   }

@@ -147,7 +147,7 @@ size_t wn_dom_memory(const wn_dom_page *page);
 /* The libxml2 document (htmlDocPtr) when parsed with keep_xml, else NULL. */
 void *wn_dom_xml_doc(const wn_dom_page *page);
 
-/* Appends an XPath-like path of node i, e.g. "/html/body/div[2]/p[1]"
+/* Appends an XPath-like path of node i, e.g. "/html[1]/body[1]/div[2]/p[1]"
  * (positions count same-name element siblings in the compact tree). */
 wn_err wn_dom_node_path(const wn_dom_page *page, uint32_t i, wn_buf *out);
 
