@@ -9,22 +9,24 @@
 
 #include <curl/curl.h>
 
+__attribute__((format(printf, 1, 0))) static void wn_cli_verror(const char *fmt, va_list ap) {
+  fputs("winnow: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
+
 void wn_cli_error(const char *fmt, ...) {
   va_list ap;
-  fputs("winnow: ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  wn_cli_verror(fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
 }
 
 int wn_cli_usage_error(void (*usage)(FILE *out), const char *fmt, ...) {
   va_list ap;
-  fputs("winnow: ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  wn_cli_verror(fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
   usage(stderr);
   return WN_EXIT_USAGE;
 }

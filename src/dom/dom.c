@@ -26,49 +26,94 @@ struct wn_dom_page {
 typedef struct wn_tag_entry {
   const char *name;
   uint8_t tag;
-  uint8_t block;
+  uint8_t block; /* 1: block-level; WN_SKIP: not content, subtree left out */
 } wn_tag_entry;
 
-/* Block-level elements break a line in text output (HTML's flow content
- * that starts a new line when rendered). Sorted by name for bsearch. */
-static const wn_tag_entry wn_tags[] = {
-    {"a", WN_TAG_A, 0},          {"address", WN_TAG_OTHER, 1},
-    {"article", WN_TAG_ARTICLE, 1}, {"aside", WN_TAG_ASIDE, 1},
-    {"b", WN_TAG_B, 0},          {"blockquote", WN_TAG_BLOCKQUOTE, 1},
-    {"body", WN_TAG_BODY, 1},    {"br", WN_TAG_BR, 1},
-    {"button", WN_TAG_BUTTON, 0}, {"caption", WN_TAG_OTHER, 1},
-    {"center", WN_TAG_CENTER, 1}, {"dd", WN_TAG_DD, 1},
-    {"details", WN_TAG_OTHER, 1}, {"dir", WN_TAG_OTHER, 1},
-    {"div", WN_TAG_DIV, 1},      {"dl", WN_TAG_DL, 1},
-    {"dt", WN_TAG_DT, 1},        {"em", WN_TAG_EM, 0},
-    {"fieldset", WN_TAG_OTHER, 1}, {"figcaption", WN_TAG_FIGCAPTION, 1},
-    {"figure", WN_TAG_FIGURE, 1}, {"font", WN_TAG_FONT, 0},
-    {"footer", WN_TAG_FOOTER, 1}, {"form", WN_TAG_FORM, 1},
-    {"frame", WN_TAG_OTHER, 1},  {"frameset", WN_TAG_OTHER, 1},
-    {"h1", WN_TAG_H1, 1},        {"h2", WN_TAG_H2, 1},
-    {"h3", WN_TAG_H3, 1},        {"h4", WN_TAG_H4, 1},
-    {"h5", WN_TAG_H5, 1},        {"h6", WN_TAG_H6, 1},
-    {"header", WN_TAG_HEADER, 1}, {"hr", WN_TAG_HR, 1},
-    {"html", WN_TAG_HTML, 1},    {"i", WN_TAG_I, 0},
-    {"img", WN_TAG_IMG, 0},      {"input", WN_TAG_INPUT, 0},
-    {"label", WN_TAG_LABEL, 0},  {"legend", WN_TAG_OTHER, 1},
-    {"li", WN_TAG_LI, 1},        {"main", WN_TAG_MAIN, 1},
-    {"menu", WN_TAG_OTHER, 1},   {"nav", WN_TAG_NAV, 1},
-    {"ol", WN_TAG_OL, 1},        {"option", WN_TAG_OPTION, 1},
-    {"p", WN_TAG_P, 1},          {"pre", WN_TAG_PRE, 1},
-    {"section", WN_TAG_SECTION, 1}, {"select", WN_TAG_SELECT, 1},
-    {"span", WN_TAG_SPAN, 0},    {"strong", WN_TAG_STRONG, 0},
-    {"summary", WN_TAG_OTHER, 1}, {"table", WN_TAG_TABLE, 1},
-    {"tbody", WN_TAG_TBODY, 1},  {"td", WN_TAG_TD, 1},
-    {"textarea", WN_TAG_TEXTAREA, 1}, {"tfoot", WN_TAG_TFOOT, 1},
-    {"th", WN_TAG_TH, 1},        {"thead", WN_TAG_THEAD, 1},
-    {"tr", WN_TAG_TR, 1},        {"ul", WN_TAG_UL, 1},
-};
+#define WN_SKIP 2u
 
-/* Not content: their subtrees are left out of the tree. */
-static const char *const wn_skipped[] = {
-    "canvas", "datalist", "embed",  "head",  "iframe",   "math",     "noembed", "noframes",
-    "noscript", "object", "script", "select", "style", "svg", "template", "textarea", "title",
+/* Block-level elements break a line in text output (HTML's flow content
+ * that starts a new line when rendered). Not content, so left out of the
+ * tree with their subtrees: <head>, scripts and styles, embedded documents
+ * and graphics, and the form controls whose text is user interface.
+ * Sorted by name for bsearch. */
+static const wn_tag_entry wn_tags[] = {
+    {"a", WN_TAG_A, 0},
+    {"address", WN_TAG_OTHER, 1},
+    {"article", WN_TAG_ARTICLE, 1},
+    {"aside", WN_TAG_ASIDE, 1},
+    {"b", WN_TAG_B, 0},
+    {"blockquote", WN_TAG_BLOCKQUOTE, 1},
+    {"body", WN_TAG_BODY, 1},
+    {"br", WN_TAG_BR, 1},
+    {"button", WN_TAG_BUTTON, 0},
+    {"canvas", WN_TAG_OTHER, WN_SKIP},
+    {"caption", WN_TAG_OTHER, 1},
+    {"center", WN_TAG_CENTER, 1},
+    {"datalist", WN_TAG_OTHER, WN_SKIP},
+    {"dd", WN_TAG_DD, 1},
+    {"details", WN_TAG_OTHER, 1},
+    {"dir", WN_TAG_OTHER, 1},
+    {"div", WN_TAG_DIV, 1},
+    {"dl", WN_TAG_DL, 1},
+    {"dt", WN_TAG_DT, 1},
+    {"em", WN_TAG_EM, 0},
+    {"embed", WN_TAG_OTHER, WN_SKIP},
+    {"fieldset", WN_TAG_OTHER, 1},
+    {"figcaption", WN_TAG_FIGCAPTION, 1},
+    {"figure", WN_TAG_FIGURE, 1},
+    {"font", WN_TAG_FONT, 0},
+    {"footer", WN_TAG_FOOTER, 1},
+    {"form", WN_TAG_FORM, 1},
+    {"frame", WN_TAG_OTHER, 1},
+    {"frameset", WN_TAG_OTHER, 1},
+    {"h1", WN_TAG_H1, 1},
+    {"h2", WN_TAG_H2, 1},
+    {"h3", WN_TAG_H3, 1},
+    {"h4", WN_TAG_H4, 1},
+    {"h5", WN_TAG_H5, 1},
+    {"h6", WN_TAG_H6, 1},
+    {"head", WN_TAG_OTHER, WN_SKIP},
+    {"header", WN_TAG_HEADER, 1},
+    {"hr", WN_TAG_HR, 1},
+    {"html", WN_TAG_HTML, 1},
+    {"i", WN_TAG_I, 0},
+    {"iframe", WN_TAG_OTHER, WN_SKIP},
+    {"img", WN_TAG_IMG, 0},
+    {"input", WN_TAG_INPUT, 0},
+    {"label", WN_TAG_LABEL, 0},
+    {"legend", WN_TAG_OTHER, 1},
+    {"li", WN_TAG_LI, 1},
+    {"main", WN_TAG_MAIN, 1},
+    {"math", WN_TAG_OTHER, WN_SKIP},
+    {"menu", WN_TAG_OTHER, 1},
+    {"nav", WN_TAG_NAV, 1},
+    {"noembed", WN_TAG_OTHER, WN_SKIP},
+    {"noframes", WN_TAG_OTHER, WN_SKIP},
+    {"noscript", WN_TAG_OTHER, WN_SKIP},
+    {"object", WN_TAG_OTHER, WN_SKIP},
+    {"ol", WN_TAG_OL, 1},
+    {"option", WN_TAG_OPTION, 1},
+    {"p", WN_TAG_P, 1},
+    {"pre", WN_TAG_PRE, 1},
+    {"script", WN_TAG_OTHER, WN_SKIP},
+    {"section", WN_TAG_SECTION, 1},
+    {"select", WN_TAG_OTHER, WN_SKIP},
+    {"span", WN_TAG_SPAN, 0},
+    {"strong", WN_TAG_STRONG, 0},
+    {"style", WN_TAG_OTHER, WN_SKIP},
+    {"summary", WN_TAG_OTHER, 1},
+    {"svg", WN_TAG_OTHER, WN_SKIP},
+    {"table", WN_TAG_TABLE, 1},
+    {"tbody", WN_TAG_TBODY, 1},
+    {"td", WN_TAG_TD, 1},
+    {"template", WN_TAG_OTHER, WN_SKIP},
+    {"textarea", WN_TAG_OTHER, WN_SKIP},
+    {"tfoot", WN_TAG_TFOOT, 1},
+    {"th", WN_TAG_TH, 1},
+    {"thead", WN_TAG_THEAD, 1},
+    {"title", WN_TAG_OTHER, WN_SKIP},
+    {"tr", WN_TAG_TR, 1},
+    {"ul", WN_TAG_UL, 1},
 };
 
 static int wn_tag_cmp(const void *key, const void *entry) {
@@ -78,13 +123,6 @@ static int wn_tag_cmp(const void *key, const void *entry) {
 static const wn_tag_entry *wn_tag_lookup(const char *name) {
   return bsearch(name, wn_tags, sizeof wn_tags / sizeof wn_tags[0], sizeof wn_tags[0],
                  wn_tag_cmp);
-}
-
-static int wn_is_skipped(const char *name) {
-  for (size_t i = 0; i < sizeof wn_skipped / sizeof wn_skipped[0]; i++)
-    if (strcmp(name, wn_skipped[i]) == 0)
-      return 1;
-  return 0;
 }
 
 static int wn_is_space(const unsigned char *p, size_t left, size_t *width) {
@@ -177,17 +215,14 @@ static uint64_t wn_text_sig(const char *text) {
   return wn_hash_shape(wn_hash_bytes(WN_HASH_SEED, "\"", 1), text);
 }
 
-static char *wn_lower_name(wn_arena *arena, const char *name) {
-  size_t len = strlen(name);
-  if (len > 64)
-    len = 64; /* names are bounded like everything else */
-  char *out = wn_arena_strndup(arena, name, len);
-  if (!out)
-    return NULL;
-  for (size_t i = 0; i < len; i++)
-    if (out[i] >= 'A' && out[i] <= 'Z')
-      out[i] = (char)(out[i] - 'A' + 'a');
-  return out;
+/* Lower-cases a tag name into out (names are bounded like everything
+ * else: longer ones are cut; no HTML tag comes near). */
+#define WN_MAX_TAG_NAME 64u
+static void wn_lower_name(const char *name, char out[WN_MAX_TAG_NAME + 1]) {
+  size_t i = 0;
+  for (; name[i] && i < WN_MAX_TAG_NAME; i++)
+    out[i] = (name[i] >= 'A' && name[i] <= 'Z') ? (char)(name[i] - 'A' + 'a') : name[i];
+  out[i] = '\0';
 }
 
 static const char *wn_attr(wn_arena *arena, xmlNodePtr node, const char *attr, int *oom) {
@@ -270,10 +305,10 @@ static wn_err wn_build(wn_builder *b, xmlNodePtr root, uint32_t max_depth, int k
     int descend = 0;
     const char *raw = (const char *)cur->name;
     if (cur->type == XML_ELEMENT_NODE && raw) {
-      char *name = wn_lower_name(page->arena, raw);
-      if (!name)
-        return WN_ENOMEM;
-      if (!wn_is_skipped(name)) {
+      char name[WN_MAX_TAG_NAME + 1];
+      wn_lower_name(raw, name);
+      const wn_tag_entry *entry = wn_tag_lookup(name);
+      if (!entry || entry->block != WN_SKIP) {
         if (top > max_depth)
           return wn_diag_set(diag, WN_ETOODEEP, "page nests elements deeper than the cap of %u",
                              max_depth);
@@ -282,10 +317,12 @@ static wn_err wn_build(wn_builder *b, xmlNodePtr root, uint32_t max_depth, int k
         wn_dom_node *node = wn_add_node(b, parent, prev, (uint16_t)top, &err);
         if (!node)
           goto fail;
-        const wn_tag_entry *entry = wn_tag_lookup(name);
         node->tag = entry ? entry->tag : WN_TAG_OTHER;
         node->flags = entry && entry->block ? WN_DOM_BLOCK : 0;
-        node->name = entry ? entry->name : name;
+        /* Known names are interned in the table; others are copied once. */
+        node->name = entry ? entry->name : wn_arena_strndup(page->arena, name, strlen(name));
+        if (!node->name)
+          return WN_ENOMEM;
         node->id = wn_attr(page->arena, cur, "id", &oom);
         node->cls = wn_attr(page->arena, cur, "class", &oom);
         if (oom)
