@@ -13,21 +13,13 @@
  *    measurements behind each step.
  */
 #include "detect/detect.h"
+#include "detect/detect_impl.h"
 
 #include <libxml/HTMLtree.h>
 #include <libxml/tree.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct wn_detect_result {
-  uint32_t *selected;
-  uint32_t n_selected;
-  uint8_t *tmpl; /* per page node: covered by the template */
-  uint8_t *keep; /* per page node: a text node that is main content */
-  uint32_t count;
-  double confidence;
-  const char *method;
-};
 
 /* ---- the paper's steps ------------------------------------------------------ */
 
@@ -436,21 +428,16 @@ wn_err wn_detect_run(const wn_dom_page *page, const wn_template *tpl,
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   const wn_template_node *tnodes = wn_template_nodes(tpl, &tcount);
 
-  wn_detect_result *res = calloc(1, sizeof *res);
+  wn_detect_result *res =
+      wn_detect_result_alloc(count, selector == WN_SELECT_PAPER ? "template-paper" : "template");
   map = malloc((size_t)count * sizeof *map);
   seen = calloc(tcount, 1);
   l.mapped = malloc(count);
   l.cand = malloc(count);
-  if (res) {
-    res->tmpl = calloc(count, 1);
-    res->keep = calloc(count, 1);
-  }
-  if (!res || !map || !seen || !l.mapped || !l.cand || !res->tmpl || !res->keep) {
+  if (!res || !map || !seen || !l.mapped || !l.cand) {
     err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
     goto out;
   }
-  res->count = count;
-  res->method = selector == WN_SELECT_PAPER ? "template-paper" : "template";
 
   uint32_t pairs = 0;
   err = wn_template_match(tpl, page, map, &pairs);
@@ -494,6 +481,21 @@ out:
   if (err == WN_ENOMEM)
     wn_diag_set(diag, err, "detect: out of memory");
   return err;
+}
+
+wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method) {
+  wn_detect_result *res = calloc(1, sizeof *res);
+  if (!res)
+    return NULL;
+  res->tmpl = calloc(count ? count : 1, 1);
+  res->keep = calloc(count ? count : 1, 1);
+  if (!res->tmpl || !res->keep) {
+    wn_detect_result_free(res);
+    return NULL;
+  }
+  res->count = count;
+  res->method = method;
+  return res;
 }
 
 void wn_detect_result_free(wn_detect_result *result) {

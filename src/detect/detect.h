@@ -55,6 +55,25 @@ wn_err wn_detect_render_text(const wn_dom_page *page, const wn_detect_result *re
 wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *result,
                              wn_buf *out, wn_diag *diag);
 
+/* ---- single-page methods (cnr.c, danag.c): no template, one page -------- */
+
+typedef enum wn_single_method {
+  WN_SINGLE_CNR = 0, /* chars-nodes ratio (../shared/papers/cnr-chars-nodes-ratio.txt) */
+  WN_SINGLE_DANAG    /* content and code density of the source lines
+                        (../shared/papers/danag-content-code-density.txt) */
+} wn_single_method;
+
+/* "cnr" / "danag"; NULL for an unknown value. */
+const char *wn_single_method_name(wn_single_method method);
+/* Parses "cnr" / "danag"; -1 if unknown. */
+int wn_single_method_parse(const char *name, wn_single_method *out);
+
+/* The page's main content by a single-page method. The result is used like
+ * a template result (selected subtrees, render_text / render_html); its
+ * method is the method's name and its confidence 0 (no template fit). */
+wn_err wn_detect_single(const wn_dom_page *page, wn_single_method method,
+                        wn_detect_result **out, wn_diag *diag);
+
 /* ---- the paper's steps, on a candidate set (exposed for tests) ---------- */
 
 /* Algorithm 2: the candidates whose parent is not a candidate, in document

@@ -31,7 +31,13 @@
   X(WN_EEMPTY, "page has no content")                                        \
   X(WN_ENOTEMPLATE, "site has no template")                                  \
   X(WN_ENOSPACE, "store is full")                                            \
-  X(WN_EBUSY, "resource is busy")
+  X(WN_EBUSY, "resource is busy")                                           \
+  X(WN_ENET, "network error")                                                \
+  X(WN_ETIMEOUT, "timed out")                                                \
+  X(WN_EHTTP, "HTTP error status")                                           \
+  X(WN_EROBOTS, "disallowed by robots.txt")                                  \
+  X(WN_ENOTHTML, "not an HTML page")                                         \
+  X(WN_EREDIRECT, "too many redirects")
 
 typedef enum wn_err {
 #define WN_ERROR_ENUM(code, msg) code,

@@ -1,0 +1,29 @@
+/*
+ * detect_impl.h: the result type shared by the files of src/detect (the
+ * template method in detect.c, the single-page methods in cnr.c and
+ * danag.c). Not part of the public interface: callers see the opaque
+ * wn_detect_result of detect.h.
+ */
+#ifndef WN_DETECT_IMPL_H
+#define WN_DETECT_IMPL_H
+
+#include <stdint.h>
+
+#include "detect/detect.h"
+
+struct wn_detect_result {
+  uint32_t *selected;   /* subtree roots, document order (malloc'd) */
+  uint32_t n_selected;
+  uint8_t *tmpl;        /* per page node: boilerplate (template or, for a
+                           single-page method, not content) */
+  uint8_t *keep;        /* per page node: a text node that is main content */
+  uint32_t count;       /* page nodes */
+  double confidence;    /* template fit; see wn_detect_confidence */
+  const char *method;   /* static string */
+};
+
+/* A zeroed result for a page of count nodes with tmpl and keep allocated
+ * (all 0); NULL when out of memory. */
+wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method);
+
+#endif /* WN_DETECT_IMPL_H */
