@@ -2,9 +2,11 @@
  * store/store.c: site records in an LMDB environment.
  *
  * On disk: one LMDB environment (a directory holding data.mdb and lock.mdb)
- * with one named database, "sites" (a name leaves room for other databases
- * later without a format change): key = the site name's bytes without a NUL,
- * value = an encoded record.
+ * with two named databases, both keyed by the site name's bytes without a
+ * NUL: "sites", whose values are encoded records, and "stats", the detection
+ * counters of each site's current template (see wn_store_count; kept apart
+ * so that counting never rewrites a template). Stores written before the
+ * counters existed have no "stats" database; a writable open adds it.
  *
  * Record format, version 1. All integers little-endian, no padding:
  *
@@ -53,8 +55,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define WN_STORE_DB_NAME "sites"
+#define WN_STORE_STATS_DB_NAME "stats"
+#define WN_STORE_STATS_MAGIC "WNST"
+#define WN_STORE_STATS_VERSION 1u
+#define WN_STORE_STATS_LEN 52u
 #define WN_STORE_MAGIC "WNSR"
 #define WN_STORE_MAGIC_LEN 4u
 #define WN_STORE_ALGORITHM_CAP (sizeof(((wn_store_record *)0)->algorithm))
@@ -67,6 +74,8 @@
 struct wn_store {
   MDB_env *env;
   MDB_dbi dbi;
+  MDB_dbi stats_dbi;
+  int have_stats; /* 0: a read-only open of a store written before counters */
   int read_only;
   int lock_ready;
   pthread_rwlock_t map_lock;
@@ -595,7 +604,7 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
 
   if ((rc = mdb_env_create(&store->env)) != MDB_SUCCESS ||
       (rc = mdb_env_set_mapsize(store->env, map_size)) != MDB_SUCCESS ||
-      (rc = mdb_env_set_maxdbs(store->env, 1)) != MDB_SUCCESS) {
+      (rc = mdb_env_set_maxdbs(store->env, 2)) != MDB_SUCCESS) {
     err = wn_diag_set(diag, WN_ESTORE, "store: cannot set up an environment for %s: %s", dir,
                       mdb_strerror(rc));
     goto out;
@@ -634,6 +643,16 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
   if (rc != MDB_SUCCESS) {
     err = wn_diag_set(diag, WN_ESTORE, "store: cannot open the \"%s\" database in %s: %s",
                       WN_STORE_DB_NAME, dir, mdb_strerror(rc));
+    goto out;
+  }
+  /* The counters live in their own database, so counting never touches a
+   * record. A read-only open of a store that never counted has none. */
+  rc = mdb_dbi_open(txn, WN_STORE_STATS_DB_NAME, read_only ? 0u : MDB_CREATE, &store->stats_dbi);
+  if (rc == MDB_SUCCESS) {
+    store->have_stats = 1;
+  } else if (!(rc == MDB_NOTFOUND && read_only)) {
+    err = wn_diag_set(diag, WN_ESTORE, "store: cannot open the \"%s\" database in %s: %s",
+                      WN_STORE_STATS_DB_NAME, dir, mdb_strerror(rc));
     goto out;
   }
   /* Committing (even a read transaction) makes the DBI handle usable by
@@ -730,6 +749,12 @@ wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *re
     err = store_mdb_error(store, rc, "cannot write the record", site, diag);
     goto out;
   }
+  /* A new template starts its counters afresh, in the same transaction. */
+  rc = mdb_del(txn, store->stats_dbi, &key, NULL);
+  if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
+    err = store_mdb_error(store, rc, "cannot reset the counters", site, diag);
+    goto out;
+  }
   rc = store_txn_commit(store, txn);
   txn = NULL;
   if (rc != MDB_SUCCESS) {
@@ -812,6 +837,11 @@ wn_err wn_store_delete(wn_store *store, const char *site, wn_diag *diag) {
   }
   if (rc != MDB_SUCCESS) {
     err = store_mdb_error(store, rc, "cannot delete the record", site, diag);
+    goto out;
+  }
+  rc = mdb_del(txn, store->stats_dbi, &key, NULL);
+  if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
+    err = store_mdb_error(store, rc, "cannot delete the counters", site, diag);
     goto out;
   }
   rc = store_txn_commit(store, txn);
@@ -913,4 +943,174 @@ out:
     store_txn_abort(store, txn);
   free(names);
   return err;
+}
+
+/* ---- detection counters ------------------------------------------------- */
+
+/*
+ * Counters record, version 1, WN_STORE_STATS_LEN bytes, little-endian:
+ *   "WNST", u32 version, u64 generation, u64 pages, u64 low,
+ *   u32 recent_pages, u32 recent_low, i64 updated_at,
+ *   u32 checksum (as for records, of the 48 bytes before it)
+ * A counters record that does not decode is not worth failing a detection
+ * for: it is started afresh (the counts are advisory; the template is not).
+ */
+static void stats_encode(const wn_store_stats *st, unsigned char *b) {
+  memcpy(b, WN_STORE_STATS_MAGIC, 4);
+  le32_put(b + 4, WN_STORE_STATS_VERSION);
+  le64_put(b + 8, st->generation);
+  le64_put(b + 16, st->pages);
+  le64_put(b + 24, st->low);
+  le32_put(b + 32, st->recent_pages);
+  le32_put(b + 36, st->recent_low);
+  le64_put(b + 40, (uint64_t)st->updated_at);
+  le32_put(b + 48, record_checksum(b, 48));
+}
+
+static int stats_decode(const void *bytes, size_t len, wn_store_stats *st) {
+  const unsigned char *b = bytes;
+  if (len != WN_STORE_STATS_LEN || memcmp(b, WN_STORE_STATS_MAGIC, 4) != 0 ||
+      le32_get(b + 4) != WN_STORE_STATS_VERSION || le32_get(b + 48) != record_checksum(b, 48))
+    return -1;
+  st->generation = le64_get(b + 8);
+  st->pages = le64_get(b + 16);
+  st->low = le64_get(b + 24);
+  st->recent_pages = le32_get(b + 32);
+  st->recent_low = le32_get(b + 36);
+  st->updated_at = i64_from_u64(le64_get(b + 40));
+  if (st->low > st->pages || st->recent_low > st->recent_pages)
+    return -1;
+  return 0;
+}
+
+/* The site's record generation and its counters within txn; counters of
+ * another generation (or damaged ones) read as fresh ones. */
+static wn_err stats_read(wn_store *store, MDB_txn *txn, const char *site, MDB_val *key,
+                         wn_store_stats *st, wn_diag *diag) {
+  MDB_val value;
+  memset(st, 0, sizeof *st);
+  int rc = mdb_get(txn, store->dbi, key, &value);
+  if (rc == MDB_NOTFOUND)
+    return wn_diag_set(diag, WN_ENOTFOUND, "store: no template for site %s", site);
+  if (rc != MDB_SUCCESS)
+    return store_mdb_error(store, rc, "cannot read the record", site, diag);
+  wn_store_record rec;
+  wn_diag inner;
+  wn_diag_clear(&inner);
+  wn_err err = record_parse(value.mv_data, value.mv_size, 0, &rec, &inner);
+  if (err)
+    return wn_diag_set(diag, err, "store: site %s: %s", site, diag_detail(&inner, err));
+  if (!store->have_stats) {
+    st->generation = rec.generation;
+    return WN_OK;
+  }
+  rc = mdb_get(txn, store->stats_dbi, key, &value);
+  if (rc == MDB_SUCCESS) {
+    wn_store_stats old;
+    if (stats_decode(value.mv_data, value.mv_size, &old) == 0 &&
+        old.generation == rec.generation)
+      *st = old;
+  } else if (rc != MDB_NOTFOUND) {
+    return store_mdb_error(store, rc, "cannot read the counters", site, diag);
+  }
+  st->generation = rec.generation;
+  return WN_OK;
+}
+
+wn_err wn_store_count(wn_store *store, const char *site, uint64_t generation, uint32_t pages,
+                      uint32_t low, int *counted, wn_store_stats *after, wn_diag *diag) {
+  wn_err err = WN_OK;
+  MDB_txn *txn = NULL;
+  size_t site_len = 0;
+  wn_store_stats st;
+  int rc;
+
+  if (counted)
+    *counted = 0;
+  if (!store)
+    return wn_diag_set(diag, WN_EINVAL, "store: count needs a store");
+  if (low > pages)
+    return wn_diag_set(diag, WN_EINVAL, "store: %u low-confidence pages out of %u counted",
+                       (unsigned)low, (unsigned)pages);
+  if ((err = site_check(site, &site_len, diag)) ||
+      (err = store_check_writable(store, "count pages of", site, diag)))
+    return err;
+  if ((rc = store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
+    goto out;
+  }
+  MDB_val key = site_key(site, site_len);
+  if ((err = stats_read(store, txn, site, &key, &st, diag)))
+    goto out;
+  if (generation != 0 && generation != st.generation) {
+    /* Detected with a template that has since been replaced. */
+    if (after)
+      *after = st;
+    goto out;
+  }
+  st.pages = st.pages + pages < st.pages ? UINT64_MAX : st.pages + pages;
+  st.low = st.low + low < st.low ? UINT64_MAX : st.low + low;
+  if (st.low > st.pages)
+    st.low = st.pages;
+  uint64_t rp = (uint64_t)st.recent_pages + pages, rl = (uint64_t)st.recent_low + low;
+  /* Halve while past the window: the share stays, old pages fade. */
+  while (rp > WN_STORE_RECENT_WINDOW) {
+    rl = (rl * (rp / 2)) / rp;
+    rp /= 2;
+  }
+  st.recent_pages = (uint32_t)rp;
+  st.recent_low = (uint32_t)rl;
+  st.updated_at = (int64_t)time(NULL);
+  unsigned char bytes[WN_STORE_STATS_LEN];
+  stats_encode(&st, bytes);
+  MDB_val value = {.mv_size = sizeof bytes, .mv_data = bytes};
+  if ((rc = mdb_put(txn, store->stats_dbi, &key, &value, 0)) != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot write the counters", site, diag);
+    goto out;
+  }
+  rc = store_txn_commit(store, txn);
+  txn = NULL;
+  if (rc != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot commit the counters", site, diag);
+    goto out;
+  }
+  if (counted)
+    *counted = 1;
+  if (after)
+    *after = st;
+out:
+  if (txn)
+    store_txn_abort(store, txn);
+  return err;
+}
+
+wn_err wn_store_stats_get(wn_store *store, const char *site, wn_store_stats *out,
+                          wn_diag *diag) {
+  wn_err err = WN_OK;
+  MDB_txn *txn = NULL;
+  size_t site_len = 0;
+  int rc;
+  if (!store || !out)
+    return wn_diag_set(diag, WN_EINVAL, "store: stats needs a store and somewhere to put them");
+  memset(out, 0, sizeof *out);
+  if ((err = site_check(site, &site_len, diag)))
+    return err;
+  if ((rc = store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot begin a read transaction", site, diag);
+    goto out;
+  }
+  MDB_val key = site_key(site, site_len);
+  err = stats_read(store, txn, site, &key, out, diag);
+out:
+  if (txn)
+    store_txn_abort(store, txn);
+  return err;
+}
+
+int wn_store_drifting(const wn_store_stats *stats, const wn_store_drift_policy *policy) {
+  const uint32_t min_pages = policy ? policy->min_pages : WN_STORE_DRIFT_MIN_PAGES;
+  const double share = policy ? policy->max_low_share : WN_STORE_DRIFT_SHARE;
+  if (!stats || stats->recent_pages == 0 || stats->recent_pages < min_pages)
+    return 0;
+  return (double)stats->recent_low >= share * (double)stats->recent_pages;
 }

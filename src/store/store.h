@@ -80,6 +80,57 @@ wn_err wn_store_delete(wn_store *store, const char *site, wn_diag *diag);
 typedef int (*wn_store_site_fn)(const char *site, void *ctx);
 wn_err wn_store_list(wn_store *store, wn_store_site_fn fn, void *ctx, wn_diag *diag);
 
+/* ---- detection counters and drift ------------------------------------------
+ *
+ * Per site, beside its record, the store counts the pages detected with the
+ * site's current template and how many of them fitted it badly (match
+ * confidence below the caller's threshold, served by the fallback). The
+ * counters belong to one template generation: storing a new template (put)
+ * or deleting the site starts them afresh. Counting is one small write
+ * transaction and never rewrites the template.
+ *
+ * "Recent" counts cover about the last WN_STORE_RECENT_WINDOW pages: when
+ * recent_pages passes the window, both recent counts are halved (keeping
+ * their ratio), so old pages fade out geometrically and a redesign shows up
+ * within a few hundred pages however long the template has served.
+ */
+#define WN_STORE_RECENT_WINDOW 512u
+
+typedef struct wn_store_stats {
+  uint64_t generation;    /* template generation the counts belong to */
+  uint64_t pages;         /* pages counted since that template was stored */
+  uint64_t low;           /* of which below the confidence threshold */
+  uint32_t recent_pages;  /* the recent window (see above) */
+  uint32_t recent_low;
+  int64_t updated_at;     /* Unix seconds of the last count; 0 if never */
+} wn_store_stats;
+
+/* When a site counts as drifting: at least min_pages recent pages, and a
+ * share of low-confidence pages among them of at least max_low_share. */
+typedef struct wn_store_drift_policy {
+  uint32_t min_pages;   /* default WN_STORE_DRIFT_MIN_PAGES */
+  double max_low_share; /* default WN_STORE_DRIFT_SHARE */
+} wn_store_drift_policy;
+#define WN_STORE_DRIFT_MIN_PAGES 20u
+#define WN_STORE_DRIFT_SHARE 0.25
+
+/* Adds pages detections, low of them low-confidence, to the site's
+ * counters, if the site's current template generation is generation (the
+ * one the caller detected with; 0 means whatever is current). Counts for a
+ * generation that has since been replaced are dropped (*counted = 0), as
+ * are counts for a site without a record (WN_ENOTFOUND). after (may be
+ * NULL) receives the counters as stored. low > pages is WN_EINVAL. */
+wn_err wn_store_count(wn_store *store, const char *site, uint64_t generation, uint32_t pages,
+                      uint32_t low, int *counted, wn_store_stats *after, wn_diag *diag);
+
+/* The site's counters (all zero but generation when nothing was counted
+ * for its current template). WN_ENOTFOUND when the site has no record. */
+wn_err wn_store_stats_get(wn_store *store, const char *site, wn_store_stats *out,
+                          wn_diag *diag);
+
+/* 1 if the counters say the site drifts under the policy (NULL: defaults). */
+int wn_store_drifting(const wn_store_stats *stats, const wn_store_drift_policy *policy);
+
 void wn_store_record_free(wn_store_record *record);
 
 /* Encodes/decodes a record to/from its stored bytes (exposed for tests and

@@ -1176,9 +1176,128 @@ static void test_many_threads_do_not_hold_reader_slots(void **state) {
   wn_store_close(store);
 }
 
+
+/* ---- detection counters --------------------------------------------------- */
+
+static void test_counters_count_and_reset(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  sample s;
+  sample_init(&s, 1);
+  wn_store_stats st;
+  int counted = -1;
+  /* No record: nothing to count against. */
+  assert_int_equal(wn_store_count(store, "a.example", 0, 3, 1, &counted, &st, &diag),
+                   WN_ENOTFOUND);
+  assert_int_equal(counted, 0);
+  assert_int_equal(wn_store_put(store, "a.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_stats_get(store, "a.example", &st, &diag), WN_OK);
+  assert_int_equal(st.generation, 1);
+  assert_int_equal(st.pages, 0);
+  assert_int_equal(st.updated_at, 0);
+
+  assert_int_equal(wn_store_count(store, "a.example", 0, 10, 2, &counted, &st, &diag), WN_OK);
+  assert_int_equal(counted, 1);
+  assert_int_equal(wn_store_count(store, "a.example", 1, 5, 4, &counted, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_stats_get(store, "a.example", &st, &diag), WN_OK);
+  assert_int_equal(st.pages, 15);
+  assert_int_equal(st.low, 6);
+  assert_int_equal(st.recent_pages, 15);
+  assert_int_equal(st.recent_low, 6);
+  assert_true(st.updated_at > 0);
+
+  /* Counts for a generation that is not current are dropped. */
+  assert_int_equal(wn_store_count(store, "a.example", 7, 5, 5, &counted, &st, &diag), WN_OK);
+  assert_int_equal(counted, 0);
+  assert_int_equal(st.pages, 15);
+  /* More low than pages is refused. */
+  assert_int_equal(wn_store_count(store, "a.example", 0, 1, 2, &counted, &st, &diag), WN_EINVAL);
+
+  /* A new template starts the counters afresh. */
+  assert_int_equal(wn_store_put(store, "a.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_stats_get(store, "a.example", &st, &diag), WN_OK);
+  assert_int_equal(st.generation, 2);
+  assert_int_equal(st.pages, 0);
+  assert_int_equal(st.low, 0);
+  /* And so does deleting the site. */
+  assert_int_equal(wn_store_count(store, "a.example", 2, 4, 4, &counted, &st, &diag), WN_OK);
+  assert_int_equal(wn_store_delete(store, "a.example", &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "a.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_stats_get(store, "a.example", &st, &diag), WN_OK);
+  assert_int_equal(st.pages, 0);
+  wn_store_close(store);
+
+  /* Read-only handles read the counters but cannot count. */
+  store = open_store(f->dir, 1, 0);
+  assert_int_equal(wn_store_stats_get(store, "a.example", &st, &diag), WN_OK);
+  assert_int_equal(wn_store_count(store, "a.example", 0, 1, 0, &counted, &st, &diag), WN_EINVAL);
+  wn_store_close(store);
+}
+
+static void test_counters_window_and_drift(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  sample s;
+  sample_init(&s, 1);
+  assert_int_equal(wn_store_put(store, "b.example", &s.rec, NULL, &diag), WN_OK);
+  wn_store_stats st;
+  int counted = 0;
+  /* 1000 good pages: the window halves 512+ down, no drift. */
+  for (int i = 0; i < 10; i++)
+    assert_int_equal(wn_store_count(store, "b.example", 0, 100, 0, &counted, &st, &diag), WN_OK);
+  assert_int_equal(st.pages, 1000);
+  assert_true(st.recent_pages <= WN_STORE_RECENT_WINDOW);
+  assert_true(st.recent_pages > WN_STORE_RECENT_WINDOW / 2);
+  assert_int_equal(st.recent_low, 0);
+  assert_false(wn_store_drifting(&st, NULL));
+  /* Then the site is redesigned: 200 pages, all low. The lifetime share is
+   * 1/6, under the 0.25 threshold; the recent share is past it. */
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(wn_store_count(store, "b.example", 0, 50, 50, &counted, &st, &diag), WN_OK);
+  assert_int_equal(st.pages, 1200);
+  assert_int_equal(st.low, 200);
+  assert_true((double)st.low / (double)st.pages < WN_STORE_DRIFT_SHARE);
+  assert_true(st.recent_low * 4 >= st.recent_pages);
+  assert_true(wn_store_drifting(&st, NULL));
+  /* Too few pages never drift, whatever their share. */
+  wn_store_stats few = {.generation = 1, .pages = 5, .low = 5, .recent_pages = 5, .recent_low = 5};
+  assert_false(wn_store_drifting(&few, NULL));
+  wn_store_drift_policy lax = {.min_pages = 5, .max_low_share = 0.9};
+  assert_true(wn_store_drifting(&few, &lax));
+  wn_store_close(store);
+}
+
+static void test_damaged_counters_start_afresh(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  sample s;
+  sample_init(&s, 1);
+  assert_int_equal(wn_store_put(store, "c.example", &s.rec, NULL, &diag), WN_OK);
+  wn_store_close(store);
+  raw_put(f->dir, "stats", "c.example", "garbage", 7);
+  store = open_store(f->dir, 0, 0);
+  wn_store_stats st;
+  int counted = 0;
+  assert_int_equal(wn_store_stats_get(store, "c.example", &st, &diag), WN_OK);
+  assert_int_equal(st.pages, 0);
+  assert_int_equal(wn_store_count(store, "c.example", 0, 2, 1, &counted, &st, &diag), WN_OK);
+  assert_int_equal(st.pages, 2);
+  assert_int_equal(st.low, 1);
+  wn_store_close(store);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_put_get_round_trip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_counters_count_and_reset, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_counters_window_and_drift, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_damaged_counters_start_afresh, setup, teardown),
       cmocka_unit_test_setup_teardown(test_generation_increments_on_replace, setup, teardown),
       cmocka_unit_test_setup_teardown(test_get_missing_site, setup, teardown),
       cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
