@@ -45,19 +45,29 @@ typedef enum wn_cli_format {
   WN_FORMAT_JSON
 } wn_cli_format;
 
+/* How `winnow detect` detects: what the options chose. */
+typedef struct wn_cli_detect_config {
+  wn_cli_format format;
+  wn_detect_options detect; /* selector, min_confidence, fallback */
+  int count;                /* count detections in the store (drift) */
+  wn_store_drift_policy drift;
+} wn_cli_detect_config;
+
 /* ---- commands (each returns an exit code) --------------------------------- */
 
 int wn_cli_learn(int argc, char **argv);
 int wn_cli_detect(int argc, char **argv);
+int wn_cli_sites(int argc, char **argv);
 
 /* The JSONL stream of `winnow detect --jsonl`: reads input ("-" for stdin)
- * line by line and writes one JSON object per line to stdout. */
-int wn_cli_detect_stream(wn_store *store, const char *input, wn_cli_format format,
-                         wn_detect_selector selector);
+ * line by line and writes one JSON object per line to stdout. store may be
+ * NULL (every page by the single-page method). */
+int wn_cli_detect_stream(wn_store *store, const char *input, const wn_cli_detect_config *config);
 
 void wn_cli_usage_main(FILE *out);
 void wn_cli_usage_learn(FILE *out);
 void wn_cli_usage_detect(FILE *out);
+void wn_cli_usage_sites(FILE *out);
 
 /* ---- shared helpers (common.c) ------------------------------------------- */
 
@@ -89,9 +99,28 @@ wn_err wn_cli_site_from_url(const char *url, char *site, size_t site_size, wn_di
 
 /* Reads and decodes a site's template from the store. A site without a
  * record is WN_ENOTEMPLATE with the message "no template for site X; learn
- * it first with winnow learn". *out is freed with wn_template_free. */
+ * it first with winnow learn". *out is freed with wn_template_free;
+ * *generation (may be NULL) receives the record's generation. */
 wn_err wn_cli_load_template(wn_store *store, const char *site, wn_template **out,
-                            wn_diag *diag);
+                            uint64_t *generation, wn_diag *diag);
+
+/* Counts detections of a site in the store (wn_store_count) and, the first
+ * time a site is seen drifting in this process, prints a warning line to
+ * stderr. Failures to count are warned about, never fatal: counters are
+ * advisory. after (may be NULL) receives the counters; returns 1 if they
+ * were counted. */
+int wn_cli_count(wn_store *store, const char *site, uint64_t generation, uint32_t pages,
+                 uint32_t low, const wn_cli_detect_config *config, wn_store_stats *after);
+
+/* Adds "fallback" (null, "no template" or "low confidence") and, when
+ * stats is not NULL, "drift": {"pages", "low", "recent_pages",
+ * "recent_low", "drifting"} to a JSON object (a json_t *). 0 ok, -1 out of
+ * memory. */
+int wn_cli_json_verdict(void *obj, const wn_detect_result *result, const wn_store_stats *stats,
+                        const wn_cli_detect_config *config);
+
+/* Parses a decimal fraction in [0, 1] ("0.5", "1", ".25"). 0 ok, -1 not. */
+int wn_cli_parse_share(const char *s, double *out);
 
 /* Writes len bytes to stdout. Returns 0, or -1 on a write error. */
 int wn_cli_write(const void *data, size_t len);

@@ -11,37 +11,58 @@
 #include "dom/dom.h"
 
 void wn_cli_usage_detect(FILE *out) {
-  fputs("usage: winnow detect --store DIR (--site SITE | --url URL)\n"
-        "                     [--format text|html|json] [--selector cues|paper] FILE|-\n"
-        "       winnow detect --store DIR --jsonl [--format text|html]\n"
-        "                     [--selector cues|paper] [FILE|-]\n"
-        "\n"
-        "Extracts the main content of a page (FILE, or - for stdin) with the template\n"
-        "learned for its site. The store is opened read-only.\n"
-        "\n"
-        "  --store DIR          the template store written by winnow learn\n"
-        "  --site SITE          the page's site, as given to winnow learn\n"
-        "  --url URL            the page's URL; the site is its host\n"
-        "  --format FORMAT      text (default): the content, one line per block;\n"
-        "                       html: the content's elements as HTML;\n"
-        "                       json: {\"site\", \"method\", \"confidence\", \"charset\",\n"
-        "                       \"charset_source\", \"nodes\", \"text\"}\n"
-        "  --selector SELECTOR  cues (default): template filter, then text and link\n"
-        "                       density; paper: the paper's Algorithms 2 to 5\n"
-        "  --jsonl              read a stream (FILE, default stdin) of JSON objects, one\n"
-        "                       per line: {\"id\": any, \"site\" or \"url\", \"html\" (the\n"
-        "                       page) or \"path\" (a file)}; \"site\" wins over \"url\"\n"
-        "                       when both are given. Writes one line per input line,\n"
-        "                       in order: {\"id\", \"site\", \"method\", \"confidence\",\n"
-        "                       \"text\"} (and \"html\" with --format html), or\n"
-        "                       {\"id\", \"error\"} for a line that cannot be handled.\n"
-        "                       Templates are read once per site and kept for the\n"
-        "                       rest of the stream.\n"
-        "  -h, --help           show this help\n",
-        out);
+  fprintf(out,
+          "usage: winnow detect [--store DIR] [--site SITE | --url URL] [options] FILE|-\n"
+          "       winnow detect [--store DIR] --jsonl [options] [FILE|-]\n"
+          "\n"
+          "Extracts the main content of a page (FILE, or - for stdin) with the template\n"
+          "learned for its site. Pages of a site without a template, pages that fit\n"
+          "their template badly (match confidence below --min-confidence) and, without\n"
+          "--store, every page are served by a single-page method instead; \"method\"\n"
+          "and \"fallback\" in the JSON output say which and why. Each page detected with\n"
+          "a template is counted in the store; a site whose recent pages fit badly is\n"
+          "reported as drifting (a warning on stderr, \"drift\" in the JSON output).\n"
+          "\n"
+          "  --store DIR           the template store written by winnow learn\n"
+          "  --site SITE           the page's site, as given to winnow learn\n"
+          "  --url URL             the page's URL; the site is its host\n"
+          "  --format FORMAT       text (default): the content, one line per block;\n"
+          "                        html: the content's elements as HTML;\n"
+          "                        json: {\"site\", \"method\", \"confidence\", \"fallback\",\n"
+          "                        \"drift\", \"charset\", \"charset_source\", \"nodes\", \"text\"}\n"
+          "  --selector SELECTOR   cues (default): template filter, then text and link\n"
+          "                        density; paper: the paper's Algorithms 2 to 5\n"
+          "  --fallback METHOD     single-page method: cnr (default) or danag\n"
+          "  --min-confidence X    below this match confidence (0 to 1) a page is served\n"
+          "                        by the fallback (default %.2f; 0: never)\n"
+          "  --drift-share X       a site drifts when at least this share of its recent\n"
+          "                        pages fall below --min-confidence (default %.2f)\n"
+          "  --no-count            do not count detections (opens the store read-only)\n"
+          "  --jsonl               read a stream (FILE, default stdin) of JSON objects, one\n"
+          "                        per line: {\"id\": any, \"site\" or \"url\", \"html\" (the\n"
+          "                        page) or \"path\" (a file)}; \"site\" wins over \"url\"\n"
+          "                        when both are given. Writes one line per input line,\n"
+          "                        in order: {\"id\", \"site\", \"method\", \"confidence\",\n"
+          "                        \"fallback\", \"text\"} (and \"html\" with --format html),\n"
+          "                        or {\"id\", \"error\"} for a line that cannot be handled.\n"
+          "                        Templates are read once per site and kept for the\n"
+          "                        rest of the stream; counts are written at the end.\n"
+          "  -h, --help            show this help\n",
+          WN_DETECT_DEFAULT_MIN_CONFIDENCE, WN_STORE_DRIFT_SHARE);
 }
 
-enum { WN_OPT_STORE = 256, WN_OPT_SITE, WN_OPT_URL, WN_OPT_FORMAT, WN_OPT_SELECTOR, WN_OPT_JSONL };
+enum {
+  WN_OPT_STORE = 256,
+  WN_OPT_SITE,
+  WN_OPT_URL,
+  WN_OPT_FORMAT,
+  WN_OPT_SELECTOR,
+  WN_OPT_JSONL,
+  WN_OPT_FALLBACK,
+  WN_OPT_MIN_CONFIDENCE,
+  WN_OPT_DRIFT_SHARE,
+  WN_OPT_NO_COUNT
+};
 
 static const struct option wn_detect_options_long[] = {
     {"store", required_argument, NULL, WN_OPT_STORE},
@@ -50,13 +71,19 @@ static const struct option wn_detect_options_long[] = {
     {"format", required_argument, NULL, WN_OPT_FORMAT},
     {"selector", required_argument, NULL, WN_OPT_SELECTOR},
     {"jsonl", no_argument, NULL, WN_OPT_JSONL},
+    {"fallback", required_argument, NULL, WN_OPT_FALLBACK},
+    {"min-confidence", required_argument, NULL, WN_OPT_MIN_CONFIDENCE},
+    {"drift-share", required_argument, NULL, WN_OPT_DRIFT_SHARE},
+    {"no-count", no_argument, NULL, WN_OPT_NO_COUNT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
-/* The single-page JSON object: site, method, confidence, charset,
- * charset_source, nodes, text, in that order. */
+/* The single-page JSON object: site, method, confidence, fallback, drift,
+ * charset, charset_source, nodes, text, in that order. */
 static wn_err wn_detect_json(const wn_dom_page *page, const wn_detect_result *result,
-                             const char *site, const wn_buf *text, char **out, wn_diag *diag) {
+                             const char *site, const wn_store_stats *stats,
+                             const wn_cli_detect_config *config, const wn_buf *text, char **out,
+                             wn_diag *diag) {
   wn_err err = WN_ENOMEM;
   json_t *obj = json_object();
   json_t *nodes = json_array();
@@ -68,7 +95,7 @@ static wn_err wn_detect_json(const wn_dom_page *page, const wn_detect_result *re
    * place. */
   if (!obj || !nodes)
     goto out;
-  json_t *site_value = json_string(site);
+  json_t *site_value = site ? json_string(site) : json_null();
   if (!site_value) {
     err = wn_diag_set(diag, WN_EINVAL, "site name is not valid UTF-8");
     goto out;
@@ -76,6 +103,7 @@ static wn_err wn_detect_json(const wn_dom_page *page, const wn_detect_result *re
   if (json_object_set_new(obj, "site", site_value) != 0 ||
       json_object_set_new(obj, "method", json_string(wn_detect_method(result))) != 0 ||
       json_object_set_new(obj, "confidence", json_real(wn_detect_confidence(result))) != 0 ||
+      wn_cli_json_verdict(obj, result, stats, config) != 0 ||
       json_object_set_new(obj, "charset", json_string(wn_dom_charset(page))) != 0 ||
       json_object_set_new(obj, "charset_source",
                           json_string(wn_charset_source_name(wn_dom_charset_source(page)))) != 0 ||
@@ -114,9 +142,9 @@ out:
   return err;
 }
 
-/* One page: read, parse, detect, render. */
+/* One page: read, parse, detect, render. site is NULL without a store. */
 static int wn_detect_one(wn_store *store, const char *site, const char *input,
-                         wn_cli_format format, wn_detect_selector selector) {
+                         const wn_cli_detect_config *config) {
   int rc = WN_EXIT_INPUT;
   wn_template *tpl = NULL;
   wn_dom_page *page = NULL;
@@ -124,15 +152,21 @@ static int wn_detect_one(wn_store *store, const char *site, const char *input,
   char *bytes = NULL;
   char *json = NULL;
   size_t len = 0;
+  uint64_t generation = 0;
   wn_diag diag = {{0}};
   wn_buf text;
   wn_buf_init(&text, WN_CLI_MAX_OUTPUT_BYTES);
 
-  wn_err err = wn_cli_load_template(store, site, &tpl, &diag);
-  if (err) {
-    wn_cli_error("%s", wn_diag_message(&diag, err));
-    rc = wn_cli_exit_code(err);
-    goto out;
+  wn_err err = WN_OK;
+  if (store && site) {
+    err = wn_cli_load_template(store, site, &tpl, &generation, &diag);
+    /* No template is no error: the fallback serves the page. */
+    if (err && err != WN_ENOTEMPLATE) {
+      wn_cli_error("%s", wn_diag_message(&diag, err));
+      rc = wn_cli_exit_code(err);
+      goto out;
+    }
+    wn_diag_clear(&diag);
   }
   err = wn_file_read(input, WN_DOM_DEFAULT_MAX_BYTES, &bytes, &len, &diag);
   if (err) {
@@ -140,7 +174,7 @@ static int wn_detect_one(wn_store *store, const char *site, const char *input,
     rc = wn_cli_exit_code(err);
     goto out;
   }
-  wn_dom_options parse_opts = {.keep_xml = format == WN_FORMAT_HTML};
+  wn_dom_options parse_opts = {.keep_xml = config->format == WN_FORMAT_HTML};
   err = wn_dom_parse(bytes, len, &parse_opts, &page, &diag);
   if (err) {
     wn_cli_error("%s: %s", strcmp(input, "-") == 0 ? "stdin" : input,
@@ -150,19 +184,25 @@ static int wn_detect_one(wn_store *store, const char *site, const char *input,
   }
   free(bytes);
   bytes = NULL;
-  wn_detect_options detect_opts = {.selector = selector};
-  err = wn_detect_run(page, tpl, &detect_opts, &result, &diag);
+  err = wn_detect_page(page, tpl, &config->detect, &result, &diag);
   if (err) {
     wn_cli_error("%s", wn_diag_message(&diag, err));
     rc = wn_cli_exit_code(err);
     goto out;
   }
-  if (format == WN_FORMAT_HTML)
+  wn_store_stats stats;
+  int counted = 0;
+  if (tpl) {
+    const int low = wn_detect_fallback_reason(result) == WN_FALLBACK_LOW_CONFIDENCE;
+    counted = wn_cli_count(store, site, generation, 1, (uint32_t)low, config, &stats);
+  }
+  if (config->format == WN_FORMAT_HTML)
     err = wn_detect_render_html(page, result, &text, &diag);
   else
     err = wn_detect_render_text(page, result, &text);
-  if (!err && format == WN_FORMAT_JSON)
-    err = wn_detect_json(page, result, site, &text, &json, &diag);
+  if (!err && config->format == WN_FORMAT_JSON)
+    err = wn_detect_json(page, result, site, counted ? &stats : NULL, config, &text, &json,
+                         &diag);
   if (err) {
     wn_cli_error("rendering the content: %s", wn_diag_message(&diag, err));
     rc = wn_cli_exit_code(err);
@@ -189,8 +229,13 @@ out:
 int wn_cli_detect(int argc, char **argv) {
   int rc = WN_EXIT_USAGE;
   const char *store_dir = NULL, *site_arg = NULL, *url = NULL;
-  wn_cli_format format = WN_FORMAT_TEXT;
-  wn_detect_selector selector = WN_SELECT_CUES;
+  wn_cli_detect_config config = {
+      .format = WN_FORMAT_TEXT,
+      .detect = {.selector = WN_SELECT_CUES,
+                 .min_confidence = WN_DETECT_DEFAULT_MIN_CONFIDENCE,
+                 .fallback = WN_SINGLE_CNR},
+      .count = 1,
+      .drift = {.min_pages = WN_STORE_DRIFT_MIN_PAGES, .max_low_share = WN_STORE_DRIFT_SHARE}};
   int jsonl = 0;
   wn_store *store = NULL;
   wn_diag diag = {{0}};
@@ -213,11 +258,11 @@ int wn_cli_detect(int argc, char **argv) {
       break;
     case WN_OPT_FORMAT:
       if (strcmp(optarg, "text") == 0) {
-        format = WN_FORMAT_TEXT;
+        config.format = WN_FORMAT_TEXT;
       } else if (strcmp(optarg, "html") == 0) {
-        format = WN_FORMAT_HTML;
+        config.format = WN_FORMAT_HTML;
       } else if (strcmp(optarg, "json") == 0) {
-        format = WN_FORMAT_JSON;
+        config.format = WN_FORMAT_JSON;
       } else {
         rc = wn_cli_usage_error(wn_cli_usage_detect,
                                 "--format is text, html or json, not '%.40s'", optarg);
@@ -226,14 +271,38 @@ int wn_cli_detect(int argc, char **argv) {
       break;
     case WN_OPT_SELECTOR:
       if (strcmp(optarg, "cues") == 0) {
-        selector = WN_SELECT_CUES;
+        config.detect.selector = WN_SELECT_CUES;
       } else if (strcmp(optarg, "paper") == 0) {
-        selector = WN_SELECT_PAPER;
+        config.detect.selector = WN_SELECT_PAPER;
       } else {
         rc = wn_cli_usage_error(wn_cli_usage_detect,
                                 "--selector is cues or paper, not '%.40s'", optarg);
         goto out;
       }
+      break;
+    case WN_OPT_FALLBACK:
+      if (wn_single_method_parse(optarg, &config.detect.fallback) != 0) {
+        rc = wn_cli_usage_error(wn_cli_usage_detect, "--fallback is cnr or danag, not '%.40s'",
+                                optarg);
+        goto out;
+      }
+      break;
+    case WN_OPT_MIN_CONFIDENCE:
+      if (wn_cli_parse_share(optarg, &config.detect.min_confidence) != 0) {
+        rc = wn_cli_usage_error(wn_cli_usage_detect,
+                                "--min-confidence is a number from 0 to 1, not '%.40s'", optarg);
+        goto out;
+      }
+      break;
+    case WN_OPT_DRIFT_SHARE:
+      if (wn_cli_parse_share(optarg, &config.drift.max_low_share) != 0) {
+        rc = wn_cli_usage_error(wn_cli_usage_detect,
+                                "--drift-share is a number from 0 to 1, not '%.40s'", optarg);
+        goto out;
+      }
+      break;
+    case WN_OPT_NO_COUNT:
+      config.count = 0;
       break;
     case WN_OPT_JSONL:
       jsonl = 1;
@@ -258,10 +327,6 @@ int wn_cli_detect(int argc, char **argv) {
   }
   int n_inputs = argc - optind;
   const char *input = n_inputs > 0 ? argv[optind] : NULL;
-  if (!store_dir) {
-    rc = wn_cli_usage_error(wn_cli_usage_detect, "detect needs --store DIR");
-    goto out;
-  }
   if (n_inputs > 1) {
     rc = wn_cli_usage_error(wn_cli_usage_detect, "detect takes one input, got %d", n_inputs);
     goto out;
@@ -272,43 +337,79 @@ int wn_cli_detect(int argc, char **argv) {
                               "--jsonl takes the site from each line, not from --site or --url");
       goto out;
     }
-    if (format == WN_FORMAT_JSON) {
+    if (config.format == WN_FORMAT_JSON) {
       rc = wn_cli_usage_error(wn_cli_usage_detect,
                               "--jsonl always writes JSON; its --format is text or html");
       goto out;
     }
   } else {
-    if (!site_arg == !url) {
-      rc = wn_cli_usage_error(wn_cli_usage_detect, "detect needs one of --site SITE or --url URL");
+    if (site_arg && url) {
+      rc = wn_cli_usage_error(wn_cli_usage_detect, "give --site SITE or --url URL, not both");
+      goto out;
+    }
+    if (store_dir && !site_arg && !url) {
+      rc = wn_cli_usage_error(wn_cli_usage_detect,
+                              "detect with --store needs --site SITE or --url URL");
       goto out;
     }
     if (!input) {
       rc = wn_cli_usage_error(wn_cli_usage_detect, "detect needs a page: FILE, or - for stdin");
       goto out;
     }
-    wn_err err = site_arg ? wn_cli_check_site(site_arg, &diag)
-                          : wn_cli_site_from_url(url, site, sizeof site, &diag);
-    if (err) {
-      wn_cli_error("%s", wn_diag_message(&diag, err));
-      rc = wn_cli_exit_code(err);
-      goto out;
+    if (site_arg || url) {
+      wn_err err = site_arg ? wn_cli_check_site(site_arg, &diag)
+                            : wn_cli_site_from_url(url, site, sizeof site, &diag);
+      if (err) {
+        wn_cli_error("%s", wn_diag_message(&diag, err));
+        rc = wn_cli_exit_code(err);
+        goto out;
+      }
+      if (site_arg)
+        memcpy(site, site_arg, strlen(site_arg) + 1); /* checked: <= WN_STORE_MAX_SITE */
     }
-    if (site_arg)
-      memcpy(site, site_arg, strlen(site_arg) + 1); /* checked: <= WN_STORE_MAX_SITE */
   }
 
-  /* Read-only: any number of detectors may run while learn writes. */
-  wn_store_options store_opts = {.read_only = 1};
-  wn_err err = wn_store_open(store_dir, &store_opts, &store, &diag);
-  if (err) {
-    wn_cli_error("%s", wn_diag_message(&diag, err));
-    rc = err == WN_ENOMEM ? WN_EXIT_INTERNAL : WN_EXIT_STORE;
-    goto out;
+  if (store_dir) {
+    /* Counting needs a write transaction per page (one per site and stream
+     * for --jsonl); LMDB serialises writers, readers never wait. */
+    /* Read-only first: a mistyped --store must be an error, not a new
+     * empty store that sends every page to the fallback. */
+    wn_store_options store_opts = {.read_only = 1};
+    wn_err err = wn_store_open(store_dir, &store_opts, &store, &diag);
+    if (err) {
+      wn_cli_error("%s", wn_diag_message(&diag, err));
+      rc = err == WN_ENOMEM ? WN_EXIT_INTERNAL : WN_EXIT_STORE;
+      goto out;
+    }
+    if (config.count) {
+      wn_store *writable = NULL;
+      wn_store_close(store);
+      store = NULL;
+      store_opts.read_only = 0;
+      err = wn_store_open(store_dir, &store_opts, &writable, &diag);
+      if (err) {
+        /* Counting is advisory: detect without it rather than not at all. */
+        wn_cli_error("warning: not counting detections: %s", wn_diag_message(&diag, err));
+        wn_diag_clear(&diag);
+        config.count = 0;
+        store_opts.read_only = 1;
+        err = wn_store_open(store_dir, &store_opts, &store, &diag);
+        if (err) {
+          wn_cli_error("%s", wn_diag_message(&diag, err));
+          rc = err == WN_ENOMEM ? WN_EXIT_INTERNAL : WN_EXIT_STORE;
+          goto out;
+        }
+      } else {
+        store = writable;
+      }
+    }
+  } else {
+    config.count = 0;
   }
   if (jsonl)
-    rc = wn_cli_detect_stream(store, input ? input : "-", format, selector);
+    rc = wn_cli_detect_stream(store, input ? input : "-", &config);
   else
-    rc = wn_detect_one(store, site, input, format, selector);
+    rc = wn_detect_one(store, site[0] ? site : NULL, input, &config);
 out:
   wn_store_close(store);
   return rc;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <curl/curl.h>
+#include <jansson.h>
 
 __attribute__((format(printf, 1, 0))) static void wn_cli_verror(const char *fmt, va_list ap) {
   fputs("winnow: ", stderr);
@@ -119,10 +120,12 @@ out:
 }
 
 wn_err wn_cli_load_template(wn_store *store, const char *site, wn_template **out,
-                            wn_diag *diag) {
+                            uint64_t *generation, wn_diag *diag) {
   wn_store_record *record = NULL;
   wn_diag inner = {{0}};
   *out = NULL;
+  if (generation)
+    *generation = 0;
   wn_err err = wn_store_get(store, site, &record, &inner);
   if (err == WN_ENOTFOUND) {
     err = wn_diag_set(diag, WN_ENOTEMPLATE,
@@ -138,6 +141,8 @@ wn_err wn_cli_load_template(wn_store *store, const char *site, wn_template **out
     wn_diag_set(diag, err, "template of site %s: %s", site, wn_diag_message(&inner, err));
     goto out;
   }
+  if (generation)
+    *generation = record->generation;
 out:
   wn_store_record_free(record);
   return err;
@@ -145,6 +150,81 @@ out:
 
 int wn_cli_write(const void *data, size_t len) {
   if (len > 0 && fwrite(data, 1, len, stdout) != len)
+    return -1;
+  return 0;
+}
+
+int wn_cli_count(wn_store *store, const char *site, uint64_t generation, uint32_t pages,
+                 uint32_t low, const wn_cli_detect_config *config, wn_store_stats *after) {
+  /* Warn once per site and process: a stream of a drifting site would
+   * otherwise print the same line for every page. A small table suffices;
+   * past it, warnings stop rather than memory grow. */
+  static char warned[64][WN_STORE_MAX_SITE + 1];
+  static size_t n_warned;
+  wn_store_stats st;
+  wn_diag diag = {{0}};
+  int counted = 0;
+  if (!store || !config->count)
+    return 0;
+  wn_err err = wn_store_count(store, site, generation, pages, low, &counted, &st, &diag);
+  if (err) {
+    if (err != WN_ENOTFOUND) /* the site was deleted meanwhile: nothing to count */
+      wn_cli_error("warning: %s", wn_diag_message(&diag, err));
+    return 0;
+  }
+  if (after)
+    *after = st;
+  if (counted && wn_store_drifting(&st, &config->drift)) {
+    for (size_t i = 0; i < n_warned; i++)
+      if (strcmp(warned[i], site) == 0)
+        return counted;
+    if (n_warned < sizeof warned / sizeof warned[0]) {
+      memcpy(warned[n_warned++], site, strlen(site) + 1);
+      wn_cli_error("warning: site %s is drifting: %u of its last %u pages fit its template "
+                   "badly (confidence below %.2f); relearn it with winnow learn",
+                   site, (unsigned)st.recent_low, (unsigned)st.recent_pages,
+                   config->detect.min_confidence);
+    }
+  }
+  return counted;
+}
+
+int wn_cli_parse_share(const char *s, double *out) {
+  /* Digits and one point only: no sign, exponent, hex, inf or nan. */
+  size_t digits = 0, points = 0;
+  for (const char *p = s; *p; p++) {
+    if (*p >= '0' && *p <= '9')
+      digits++;
+    else if (*p == '.' && points == 0)
+      points++;
+    else
+      return -1;
+  }
+  if (digits == 0 || strlen(s) > 32)
+    return -1;
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno != 0 || !end || *end != '\0' || !(v >= 0.0 && v <= 1.0))
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int wn_cli_json_verdict(void *obj_ptr, const wn_detect_result *result, const wn_store_stats *stats,
+                        const wn_cli_detect_config *config) {
+  json_t *obj = obj_ptr;
+  const char *reason = wn_detect_fallback_name(wn_detect_fallback_reason(result));
+  if (json_object_set_new(obj, "fallback", reason ? json_string(reason) : json_null()) != 0)
+    return -1;
+  if (!stats)
+    return 0;
+  json_t *drift = json_pack("{s:I, s:I, s:I, s:I, s:b}", "pages", (json_int_t)stats->pages,
+                            "low", (json_int_t)stats->low, "recent_pages",
+                            (json_int_t)stats->recent_pages, "recent_low",
+                            (json_int_t)stats->recent_low, "drifting",
+                            wn_store_drifting(stats, &config->drift));
+  if (!drift || json_object_set_new(obj, "drift", drift) != 0)
     return -1;
   return 0;
 }

@@ -4,10 +4,11 @@
  *
  * Every input line gets exactly one output line, in order, so a caller can
  * pair them up by position alone: a line that cannot be handled (not JSON,
- * missing fields, unreadable page, no template, ...) gets an
- * {"id", "error"} object and the stream goes on. Only a store that cannot
- * be opened (before the stream starts) or an input that cannot be read
- * stops it.
+ * missing fields, unreadable page, a damaged template, ...) gets an
+ * {"id", "error"} object and the stream goes on. A site without a template
+ * is no error: the single-page fallback serves its pages. Only a store
+ * that cannot be opened (before the stream starts) or an input that cannot
+ * be read stops it.
  */
 #include "cli/cli.h"
 
@@ -83,42 +84,60 @@ static int wn_line_read(wn_line_reader *r, wn_buf *line, wn_err *line_err) {
  * template learned while the stream runs is seen by the next stream. */
 typedef struct wn_cache_entry {
   char site[WN_STORE_MAX_SITE + 1];
-  wn_template *tpl;
+  int used;            /* the slot holds a site */
+  wn_template *tpl;    /* NULL: the site has no template (the fallback serves it) */
+  uint64_t generation;
   uint64_t last_used;
+  uint32_t pages, low; /* detections not yet counted in the store */
 } wn_cache_entry;
 
 typedef struct wn_stream {
   wn_store *store;
-  wn_cli_format format;
-  wn_detect_selector selector;
+  const wn_cli_detect_config *config;
   wn_cache_entry *cache; /* WN_CLI_TEMPLATE_CACHE entries */
   uint64_t clock;
 } wn_stream;
 
-static wn_err wn_stream_template(wn_stream *s, const char *site, const wn_template **out,
+/* Writes a slot's pending counts: one write transaction per site and
+ * stream (or eviction), not per page. */
+static void wn_stream_flush(wn_stream *s, wn_cache_entry *e) {
+  if (e->used && e->tpl && e->pages > 0)
+    wn_cli_count(s->store, e->site, e->generation, e->pages, e->low, s->config, NULL);
+  e->pages = e->low = 0;
+}
+
+/* The site's slot, loading its template (or learning it has none). */
+static wn_err wn_stream_template(wn_stream *s, const char *site, wn_cache_entry **out,
                                  wn_diag *diag) {
   wn_cache_entry *slot = &s->cache[0];
   for (uint32_t i = 0; i < WN_CLI_TEMPLATE_CACHE; i++) {
     wn_cache_entry *e = &s->cache[i];
-    if (e->tpl && strcmp(e->site, site) == 0) {
+    if (e->used && strcmp(e->site, site) == 0) {
       e->last_used = ++s->clock;
-      *out = e->tpl;
+      *out = e;
       return WN_OK;
     }
     /* The victim: an empty slot, else the least recently used. */
-    if (slot->tpl && (!e->tpl || e->last_used < slot->last_used))
+    if (slot->used && (!e->used || e->last_used < slot->last_used))
       slot = e;
   }
   wn_template *tpl = NULL;
-  wn_err err = wn_cli_load_template(s->store, site, &tpl, diag);
-  if (err)
-    return err;
+  uint64_t generation = 0;
+  if (s->store) {
+    wn_err err = wn_cli_load_template(s->store, site, &tpl, &generation, diag);
+    if (err && err != WN_ENOTEMPLATE)
+      return err;
+    wn_diag_clear(diag);
+  }
+  wn_stream_flush(s, slot);
   wn_template_free(slot->tpl);
   size_t len = strlen(site); /* checked: <= WN_STORE_MAX_SITE */
   memcpy(slot->site, site, len + 1);
+  slot->used = 1;
   slot->tpl = tpl;
+  slot->generation = generation;
   slot->last_used = ++s->clock;
-  *out = tpl;
+  *out = slot;
   return WN_OK;
 }
 
@@ -169,9 +188,14 @@ static wn_err wn_stream_detect(wn_stream *s, const json_t *root, json_t *out, wn
   wn_buf_init(&html, WN_CLI_MAX_OUTPUT_BYTES);
   char site[WN_STORE_MAX_SITE + 1];
 
-  err = wn_stream_site(root, site, sizeof site, diag);
-  if (err)
-    goto out;
+  /* Without a store every page goes to the single-page method: a line
+   * may then leave out its site. */
+  site[0] = '\0';
+  if (s->store || json_object_get(root, "site") || json_object_get(root, "url")) {
+    err = wn_stream_site(root, site, sizeof site, diag);
+    if (err)
+      goto out;
+  }
   const json_t *html_value = json_object_get(root, "html");
   const json_t *path_value = json_object_get(root, "path");
   if (html_value && path_value) {
@@ -196,8 +220,8 @@ static wn_err wn_stream_detect(wn_stream *s, const json_t *root, json_t *out, wn
     goto out;
   }
 
-  const wn_template *tpl = NULL;
-  err = wn_stream_template(s, site, &tpl, diag);
+  wn_cache_entry *entry = NULL;
+  err = wn_stream_template(s, site, &entry, diag);
   if (err)
     goto out;
 
@@ -215,17 +239,20 @@ static wn_err wn_stream_detect(wn_stream *s, const json_t *root, json_t *out, wn
   }
   /* A JSON string is Unicode, which jansson hands us as UTF-8: a <meta>
    * inside the page names the charset of bytes it no longer has. */
-  wn_dom_options parse_opts = {.keep_xml = s->format == WN_FORMAT_HTML,
+  wn_dom_options parse_opts = {.keep_xml = s->config->format == WN_FORMAT_HTML,
                                .transport_charset = html_value ? "UTF-8" : NULL};
   err = wn_dom_parse(bytes, len, &parse_opts, &page, diag);
   if (err)
     goto out;
-  wn_detect_options detect_opts = {.selector = s->selector};
-  err = wn_detect_run(page, tpl, &detect_opts, &result, diag);
+  err = wn_detect_page(page, entry->tpl, &s->config->detect, &result, diag);
   if (err)
     goto out;
+  if (entry->tpl && entry->pages < UINT32_MAX) {
+    entry->pages++;
+    entry->low += wn_detect_fallback_reason(result) == WN_FALLBACK_LOW_CONFIDENCE;
+  }
   err = wn_detect_render_text(page, result, &text);
-  if (!err && s->format == WN_FORMAT_HTML)
+  if (!err && s->config->format == WN_FORMAT_HTML)
     err = wn_detect_render_html(page, result, &html, diag);
   if (err) {
     wn_diag_set(diag, err, "rendering the content failed");
@@ -233,14 +260,15 @@ static wn_err wn_stream_detect(wn_stream *s, const json_t *root, json_t *out, wn
   }
 
   json_t *text_value = json_stringn(text.data ? text.data : "", text.len);
-  json_t *html_out = s->format == WN_FORMAT_HTML
+  json_t *html_out = s->config->format == WN_FORMAT_HTML
                          ? json_stringn(html.data ? html.data : "", html.len)
                          : json_null();
-  int failed = json_object_set_new(out, "site", json_string(site)) != 0;
+  int failed = json_object_set_new(out, "site", site[0] ? json_string(site) : json_null()) != 0;
   failed |= json_object_set_new(out, "method", json_string(wn_detect_method(result))) != 0;
   failed |= json_object_set_new(out, "confidence", json_real(wn_detect_confidence(result))) != 0;
+  failed |= wn_cli_json_verdict(out, result, NULL, s->config) != 0;
   failed |= json_object_set_new(out, "text", text_value) != 0;
-  if (s->format == WN_FORMAT_HTML)
+  if (s->config->format == WN_FORMAT_HTML)
     failed |= json_object_set_new(out, "html", html_out) != 0;
   else
     json_decref(html_out);
@@ -318,12 +346,11 @@ out:;
 
 /* ---- the stream ------------------------------------------------------------ */
 
-int wn_cli_detect_stream(wn_store *store, const char *input, wn_cli_format format,
-                         wn_detect_selector selector) {
+int wn_cli_detect_stream(wn_store *store, const char *input, const wn_cli_detect_config *config) {
   int rc = WN_EXIT_INPUT;
   int is_stdin = strcmp(input, "-") == 0;
   wn_line_reader *reader = NULL;
-  wn_stream s = {.store = store, .format = format, .selector = selector};
+  wn_stream s = {.store = store, .config = config};
   wn_buf line;
   wn_buf_init(&line, WN_CLI_MAX_LINE_BYTES);
 
@@ -372,9 +399,13 @@ out:
   if (reader && !is_stdin && reader->fd >= 0)
     close(reader->fd);
   free(reader);
+  /* Counts are written even when the stream stopped early: the pages
+   * before the stop were detected. */
   if (s.cache)
-    for (uint32_t i = 0; i < WN_CLI_TEMPLATE_CACHE; i++)
+    for (uint32_t i = 0; i < WN_CLI_TEMPLATE_CACHE; i++) {
+      wn_stream_flush(&s, &s.cache[i]);
       wn_template_free(s.cache[i].tpl);
+    }
   free(s.cache);
   wn_buf_free(&line);
   return rc;

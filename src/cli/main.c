@@ -5,11 +5,11 @@
  * Usage
  *
  *   winnow learn --store DIR --site SITE [--min-count N] KEY.html PAGE.html...
- *   winnow detect --store DIR (--site SITE | --url URL)
- *                 [--format text|html|json] [--selector cues|paper] FILE|-
- *   winnow detect --store DIR --jsonl [--format text|html]
- *                 [--selector cues|paper] [FILE|-]
- *   winnow --help | winnow learn --help | winnow detect --help
+ *   winnow learn --store DIR [--site SITE] [--n N] [crawl options] URL
+ *   winnow detect [--store DIR] [--site SITE | --url URL] [options] FILE|-
+ *   winnow detect [--store DIR] --jsonl [options] [FILE|-]
+ *   winnow sites --store DIR [--json] [SITE...]
+ *   winnow --help | winnow <command> --help
  *
  * Exit codes (a contract: scripts rely on them; codes are only appended)
  *
@@ -42,14 +42,17 @@ void wn_cli_usage_main(FILE *out) {
         "main content of the site's other pages.\n"
         "\n"
         "commands:\n"
-        "  learn    learn a site's template from sample pages and store it\n"
-        "  detect   extract the main content of a page with its site's template\n"
+        "  learn    learn a site's template (from sample pages, or by crawling from\n"
+        "           a URL) and store it\n"
+        "  detect   extract the main content of a page with its site's template, or\n"
+        "           by a single-page method when there is none or the page fits badly\n"
+        "  sites    list the stored sites, their templates and whether they drift\n"
         "\n"
         "  winnow learn --store DIR --site SITE [--min-count N] KEY.html PAGE.html...\n"
-        "  winnow detect --store DIR (--site SITE | --url URL) [--format text|html|json]\n"
-        "                [--selector cues|paper] FILE|-\n"
-        "  winnow detect --store DIR --jsonl [--format text|html] [--selector cues|paper]\n"
-        "                [FILE|-]\n"
+        "  winnow learn --store DIR [--site SITE] [--n N] [crawl options] URL\n"
+        "  winnow detect [--store DIR] [--site SITE | --url URL] [options] FILE|-\n"
+        "  winnow detect [--store DIR] --jsonl [options] [FILE|-]\n"
+        "  winnow sites --store DIR [--json] [SITE...]\n"
         "\n"
         "'winnow <command> --help' describes a command's options.\n"
         "\n"
@@ -73,6 +76,8 @@ int main(int argc, char **argv) {
     rc = wn_cli_learn(argc - 1, argv + 1);
   } else if (strcmp(cmd, "detect") == 0) {
     rc = wn_cli_detect(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "sites") == 0) {
+    rc = wn_cli_sites(argc - 1, argv + 1);
   } else {
     wn_cli_error("unknown command '%.100s'", cmd);
     wn_cli_usage_main(stderr);

@@ -507,6 +507,56 @@ void wn_detect_result_free(wn_detect_result *result) {
   free(result);
 }
 
+wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
+                      const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag) {
+  *out = NULL;
+  const double min_confidence = opts ? opts->min_confidence : 0.0;
+  const wn_single_method fallback = opts ? opts->fallback : WN_SINGLE_CNR;
+  wn_detect_result *res = NULL;
+  double confidence = 0.0;
+  wn_detect_fallback reason = WN_FALLBACK_NO_TEMPLATE;
+  if (tpl) {
+    wn_err err = wn_detect_run(page, tpl, opts, &res, diag);
+    if (err)
+      return err;
+    if (!(res->confidence < min_confidence)) {
+      *out = res;
+      return WN_OK;
+    }
+    /* The page does not look like the pages the template was learned
+     * from (a redesign, another section of the site, another site under
+     * one name): whatever the template's selection says rests on a match
+     * that did not happen, so a method that needs no template decides. */
+    confidence = res->confidence;
+    reason = WN_FALLBACK_LOW_CONFIDENCE;
+    wn_detect_result_free(res);
+    res = NULL;
+  }
+  wn_err err = wn_detect_single(page, fallback, &res, diag);
+  if (err)
+    return err;
+  res->confidence = confidence;
+  res->fallback = reason;
+  *out = res;
+  return WN_OK;
+}
+
+wn_detect_fallback wn_detect_fallback_reason(const wn_detect_result *result) {
+  return result->fallback;
+}
+
+const char *wn_detect_fallback_name(wn_detect_fallback reason) {
+  switch (reason) {
+  case WN_FALLBACK_NO_TEMPLATE:
+    return "no template";
+  case WN_FALLBACK_LOW_CONFIDENCE:
+    return "low confidence";
+  case WN_FALLBACK_NONE:
+  default:
+    return NULL;
+  }
+}
+
 double wn_detect_confidence(const wn_detect_result *result) { return result->confidence; }
 const char *wn_detect_method(const wn_detect_result *result) { return result->method; }
 const uint32_t *wn_detect_selected(const wn_detect_result *result, uint32_t *count) {

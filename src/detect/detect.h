@@ -23,9 +23,32 @@ typedef enum wn_detect_selector {
   WN_SELECT_PAPER     /* Algorithms 2 to 5 exactly as the paper states them */
 } wn_detect_selector;
 
+/* Single-page methods: no template, one page (cnr.c, danag.c). */
+typedef enum wn_single_method {
+  WN_SINGLE_CNR = 0, /* chars-nodes ratio (../shared/papers/cnr-chars-nodes-ratio.txt) */
+  WN_SINGLE_DANAG    /* content and code density of the source lines
+                        (../shared/papers/danag-content-code-density.txt) */
+} wn_single_method;
+
+/* Below this match confidence a page is taken not to fit its template (see
+ * wn_detect_page). Chosen by measurement; see the README. */
+#define WN_DETECT_DEFAULT_MIN_CONFIDENCE 0.5
+
 typedef struct wn_detect_options {
   wn_detect_selector selector;
+  /* wn_detect_page only: pages whose confidence is below min_confidence
+   * are served by the single-page method `fallback`. 0 never falls
+   * back; callers wanting the default set WN_DETECT_DEFAULT_MIN_CONFIDENCE. */
+  double min_confidence;
+  wn_single_method fallback;
 } wn_detect_options;
+
+/* Why a result came from a single-page method. */
+typedef enum wn_detect_fallback {
+  WN_FALLBACK_NONE = 0,        /* the template served the page */
+  WN_FALLBACK_NO_TEMPLATE,     /* the site has no template */
+  WN_FALLBACK_LOW_CONFIDENCE   /* the page did not fit the template */
+} wn_detect_fallback;
 
 typedef struct wn_detect_result wn_detect_result;
 
@@ -34,6 +57,17 @@ typedef struct wn_detect_result wn_detect_result;
 wn_err wn_detect_run(const wn_dom_page *page, const wn_template *tpl,
                      const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag);
 void wn_detect_result_free(wn_detect_result *result);
+
+/* The whole detection policy: with a template (tpl may be NULL), match
+ * and select; when there is no template, or the page's confidence is below
+ * opts->min_confidence, the single-page method opts->fallback serves the
+ * page instead. The result then says so (wn_detect_fallback_reason) and
+ * keeps the template's confidence (0 without a template). */
+wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
+                      const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag);
+wn_detect_fallback wn_detect_fallback_reason(const wn_detect_result *result);
+/* "no template", "low confidence"; NULL for WN_FALLBACK_NONE. */
+const char *wn_detect_fallback_name(wn_detect_fallback reason);
 
 /* How well the page fits the template, in [0, 1]: the share of the
  * template's nodes, weighted by their occurrence counts, that the ETDM
@@ -56,12 +90,6 @@ wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *re
                              wn_buf *out, wn_diag *diag);
 
 /* ---- single-page methods (cnr.c, danag.c): no template, one page -------- */
-
-typedef enum wn_single_method {
-  WN_SINGLE_CNR = 0, /* chars-nodes ratio (../shared/papers/cnr-chars-nodes-ratio.txt) */
-  WN_SINGLE_DANAG    /* content and code density of the source lines
-                        (../shared/papers/danag-content-code-density.txt) */
-} wn_single_method;
 
 /* "cnr" / "danag"; NULL for an unknown value. */
 const char *wn_single_method_name(wn_single_method method);

@@ -20,6 +20,7 @@ struct wn_detect_result {
   uint32_t count;       /* page nodes */
   double confidence;    /* template fit; see wn_detect_confidence */
   const char *method;   /* static string */
+  wn_detect_fallback fallback; /* set by wn_detect_page */
 };
 
 /* A zeroed result for a page of count nodes with tmpl and keep allocated

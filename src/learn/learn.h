@@ -164,4 +164,107 @@ wn_err wn_crawl_fetch(wn_crawl *crawl, const char *const *urls, size_t n, wn_fet
 /* Frees what a wn_fetch holds and zeroes it. */
 void wn_fetch_clear(wn_fetch *fetch);
 
+/* ---- the n-SET (nset.c): site-level paper, Sec. 2.1 -------------------------
+ *
+ * The paper ranks the key page's same-site links by "hyperlink distance"
+ * (as close to zero as possible) and breaks ties by "DOM distance" (links
+ * as far apart as possible in the key page's DOM), without formulas. Ours:
+ *
+ *  hyperlink distance h(K, U) between the key URL K and a link U: split
+ *  both paths at '/' into segments (K = k1..km, U = u1..un; "/a/b/" has
+ *  the segments a, b and ""), then
+ *      h = |m - n| + #{ i <= min(m, n) : k_i !~ u_i } + (query K !~ query U)
+ *  where x !~ y means the two differ after each run of digits is folded to
+ *  one digit (story-123.html ~ story-9.html, 2015/11/20 ~ 2015/12/01: pages
+ *  that differ only in numbers are the likeliest to share a template).
+ *  Links to the key page itself, to other sites and duplicates of an
+ *  earlier link are not candidates.
+ *
+ *  DOM distance between two link nodes: the number of edges on the tree
+ *  path between them, depth(a) + depth(b) - 2 depth(lowest common
+ *  ancestor).
+ *
+ *  Ranking: by h ascending; within one h, greedily for spread (farthest-
+ *  first): the next candidate is the one whose smallest DOM distance to the
+ *  candidates ranked so far (of any h) is largest, earlier in document
+ *  order on a tie; the very first is the first in document order. Links in
+ *  one menu point to pages of one kind; spread samples the page's regions.
+ */
+
+/* h as defined above for two normalised URLs; UINT32_MAX if either does
+ * not parse. */
+uint32_t wn_learn_hyperlink_distance(const char *key_url, const char *url);
+/* Edges between nodes a and b of the page. */
+uint32_t wn_learn_dom_distance(const wn_dom_page *page, uint32_t a, uint32_t b);
+
+typedef struct wn_nset_candidate {
+  size_t link;                 /* index in the links array */
+  uint32_t hyperlink_distance;
+  uint32_t dom_distance;       /* smallest DOM distance to the candidates
+                                  ranked before it; UINT32_MAX for the first */
+} wn_nset_candidate;
+
+#define WN_NSET_MAX_CANDIDATES 4096u /* distinct same-site links considered */
+
+/* Ranks the key page's links (from wn_learn_links) as above; the first
+ * max_ranked (0: 64) are written to *out (malloc'd), best first. */
+wn_err wn_learn_nset_rank(const wn_dom_page *key, const char *key_url, const wn_link *links,
+                          size_t n_links, int by_domain, size_t max_ranked,
+                          wn_nset_candidate **out, size_t *n_out, wn_diag *diag);
+
+/* ---- learning a site by crawling (nset.c) ----------------------------------- */
+
+typedef struct wn_learn_crawl_options {
+  uint32_t n;             /* pages in the n-SET besides the key page;
+                             default 4, the paper's best (Sec. 3, Table 1) */
+  uint32_t max_fetches;   /* candidate pages fetched at most; default 4 n */
+  double min_share;       /* a page must pair this share of the key page's
+                             template nodes to join; default 0.5 */
+  int by_domain;          /* same site = registrable domain, not host */
+  wn_learn_options learn;
+  wn_dom_options dom;     /* caps for parsing; transport_charset is ignored */
+} wn_learn_crawl_options;
+
+/* One page the crawl fetched (the key page first, then each candidate in
+ * the order fetched). */
+typedef struct wn_learn_crawl_page {
+  char *url;               /* malloc'd */
+  char *final_url;         /* after redirects, malloc'd, may be NULL */
+  long http_status;
+  uint64_t bytes;
+  uint32_t fetch_ms;
+  uint32_t hyperlink_distance; /* 0 for the key page */
+  uint32_t dom_distance;       /* UINT32_MAX for the key page and the first */
+  double share;            /* of the key page's template nodes it pairs */
+  int used;                /* 1: learned from */
+  wn_err err;              /* WN_OK, or why it was not used */
+  char message[256];
+} wn_learn_crawl_page;
+
+typedef struct wn_learn_crawl_result {
+  wn_template *tpl;        /* owned; NULL after wn_learn_crawl failed */
+  wn_learn_crawl_page *pages;
+  size_t n_pages;
+  size_t n_used;           /* pages learned from, the key page included */
+  size_t n_links;          /* <a href> links on the key page */
+  size_t n_candidates;     /* ranked candidates */
+  uint32_t page_nodes;     /* nodes of the pages learned from */
+  double network_ms;       /* wall time spent waiting in wn_crawl_fetch */
+  double compute_ms;       /* wall time of our own work (parse, links,
+                              rank, map, learn) */
+} wn_learn_crawl_result;
+
+/* Fetches the key page, ranks its links, fetches the best candidates,
+ * keeps those that share the key page's template (replacing a page that
+ * failed or does not with the next candidate, up to max_fetches), and
+ * learns the template from the key page and the pages kept. A key page
+ * that cannot be fetched or parsed fails with its fetch error and a message
+ * naming the URL; so does a site where no candidate qualifies (WN_EEMPTY).
+ * Fewer than n good pages is not an error: n_used says how many. *out is
+ * set even on failure when the key page was fetched (for reporting); free
+ * it with wn_learn_crawl_result_free. */
+wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl_options *opts,
+                      wn_learn_crawl_result **out, wn_diag *diag);
+void wn_learn_crawl_result_free(wn_learn_crawl_result *result);
+
 #endif /* WN_LEARN_H */

@@ -21,11 +21,13 @@
 
 #include "store/store.h"
 #include "template/template.h"
+#include "wn_httpd.h"
 
 #define SITE "www.harbourgazette.example"
 #define PAGE(n) WN_FIXTURES "/site/article-" #n ".html"
-#define NO_TEMPLATE_MSG(site) \
-  "winnow: no template for site " site "; learn it first with winnow learn\n"
+/* Parses stdout as one JSON object and checks a page of a site without a
+ * template was served by the single-page fallback, saying so. */
+static void wn_expect_fallback_json(const char *out, const char *method, const char *reason);
 
 static const char *g_winnow;
 static char g_tmp[PATH_MAX];
@@ -273,7 +275,8 @@ static void test_help(void **state) {
   assert_int_equal(r.status, 0);
   wn_expect_contains(r.out, "usage: winnow <command>");
   wn_expect_contains(r.out, "winnow learn --store DIR --site SITE");
-  wn_expect_contains(r.out, "winnow detect --store DIR --jsonl");
+  wn_expect_contains(r.out, "winnow detect [--store DIR] --jsonl");
+  wn_expect_contains(r.out, "winnow sites --store DIR");
   assert_int_equal(r.err_len, 0);
   wn_run_free(&r);
 
@@ -310,8 +313,8 @@ static void test_usage_errors(void **state) {
       {{"learn", "--store", g_store, PAGE(1), PAGE(2)}, "learn needs --site SITE"},
       {{"learn", "--store", g_store, "--site", "", PAGE(1), PAGE(2)}, "site name is empty"},
       {{"learn", "--store", g_store, "--site", "one.example", PAGE(1)},
-       "learn needs a key page and at least one more page"},
-      {{"learn", "--store", g_store, "--site", "x.example"}, "learn needs a key page"},
+       "learn needs a URL, or a key page and at least one more page"},
+      {{"learn", "--store", g_store, "--site", "x.example"}, "learn needs a URL, or a key page"},
       {{"learn", "--store", g_store, "--site", "x.example", "--min-count", "abc", PAGE(1),
         PAGE(2)},
        "--min-count must be a number from 1 to 2"},
@@ -325,10 +328,21 @@ static void test_usage_errors(void **state) {
       {{"learn", "--store", g_store, "--site", "x.example", "--min-count", "2x", PAGE(1),
         PAGE(2)},
        "--min-count must be"},
-      {{"detect", "--site", SITE, PAGE(6)}, "detect needs --store DIR"},
-      {{"detect", "--store", g_store, PAGE(6)}, "detect needs one of --site SITE or --url URL"},
+      {{"detect", "--store", g_store, PAGE(6)}, "detect with --store needs --site SITE or --url"},
       {{"detect", "--store", g_store, "--site", SITE, "--url", "https://" SITE "/", PAGE(6)},
-       "detect needs one of --site SITE or --url URL"},
+       "give --site SITE or --url URL, not both"},
+      {{"detect", "--fallback", "readability", PAGE(6)}, "--fallback is cnr or danag"},
+      {{"detect", "--min-confidence", "1.5", PAGE(6)}, "--min-confidence is a number from 0 to 1"},
+      {{"detect", "--min-confidence", "-0", PAGE(6)}, "--min-confidence is a number"},
+      {{"detect", "--min-confidence", "nan", PAGE(6)}, "--min-confidence is a number"},
+      {{"detect", "--drift-share", "x", PAGE(6)}, "--drift-share is a number"},
+      {{"learn", "--store", g_store, "--n", "0", "http://127.0.0.1:1/"}, "--n must be a number"},
+      {{"learn", "--store", g_store, "--algo", "fastce", "http://127.0.0.1:1/"},
+       "--algo: unknown algorithm 'fastce'"},
+      {{"learn", "--store", g_store, "--site", "x.example", "--n", "3", PAGE(1), PAGE(2)},
+       "are for learning from a URL"},
+      {{"sites"}, "sites needs --store DIR"},
+      {{"sites", "--store", g_store, "--drift-share", "2"}, "--drift-share is a number"},
       {{"detect", "--store", g_store, "--site", SITE}, "detect needs a page"},
       {{"detect", "--store", g_store, "--site", SITE, PAGE(6), PAGE(7)},
        "detect takes one input, got 2"},
@@ -508,11 +522,11 @@ static void test_learn_missing_file_fresh_store(void **state) {
   wn_err err;
   assert_null(wn_get_record(fresh, SITE, &err));
   assert_int_equal(err, WN_ENOTFOUND);
-  /* ...so detect says there is no template. */
-  RUN(&r, NULL, "detect", "--store", fresh, "--site", SITE, PAGE(6));
-  assert_int_equal(r.status, 1);
-  assert_int_equal(r.out_len, 0);
-  assert_string_equal(r.err, NO_TEMPLATE_MSG(SITE));
+  /* ...so detect serves the page by the fallback, and says why. */
+  RUN(&r, NULL, "detect", "--store", fresh, "--site", SITE, "--format", "json", PAGE(6));
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.err_len, 0);
+  wn_expect_fallback_json(r.out, "cnr", "no template");
   wn_run_free(&r);
   wn_remove_tree(fresh);
 }
@@ -545,6 +559,23 @@ static void test_detect_text(void **state) {
   wn_run_free(&r);
 }
 
+static void wn_expect_fallback_json(const char *out, const char *method, const char *reason) {
+  json_error_t jerr;
+  json_t *root = json_loads(out, 0, &jerr);
+  if (!root)
+    fail_msg("not JSON (%s): %s", jerr.text, out);
+  assert_string_equal(json_string_value(json_object_get(root, "method")), method);
+  assert_string_equal(json_string_value(json_object_get(root, "fallback")), reason);
+  /* No template was used, so nothing was counted. */
+  assert_null(json_object_get(root, "drift"));
+  const char *text = json_string_value(json_object_get(root, "text"));
+  assert_non_null(text);
+  /* Whatever the method, the story's headline is content. */
+  assert_true(strstr(text, "Council backs sea wall repairs") ||
+              strstr(text, "Youth rowers take regional title"));
+  json_decref(root);
+}
+
 static void test_detect_json(void **state) {
   (void)state;
   const char *const pages[] = {PAGE(6), PAGE(7)};
@@ -560,9 +591,17 @@ static void test_detect_json(void **state) {
     if (!root)
       fail_msg("not JSON (%s): %s", jerr.text, r.out);
     assert_true(json_is_object(root));
-    assert_int_equal(json_object_size(root), 7);
+    /* site, method, confidence, fallback, drift, charset, charset_source,
+     * nodes, text */
+    assert_int_equal(json_object_size(root), 9);
     assert_string_equal(json_string_value(json_object_get(root, "site")), SITE);
     assert_string_equal(json_string_value(json_object_get(root, "method")), "template");
+    assert_true(json_is_null(json_object_get(root, "fallback")));
+    json_t *drift = json_object_get(root, "drift");
+    assert_true(json_is_object(drift));
+    assert_true(json_integer_value(json_object_get(drift, "pages")) >= 1);
+    assert_int_equal(json_integer_value(json_object_get(drift, "low")), 0);
+    assert_true(json_is_false(json_object_get(drift, "drifting")));
     json_t *conf = json_object_get(root, "confidence");
     assert_true(json_is_real(conf));
     assert_true(json_real_value(conf) > 0.5 && json_real_value(conf) <= 1.0);
@@ -654,11 +693,11 @@ static void test_detect_url_and_stdin(void **state) {
   wn_run_free(&r);
   wn_run_free(&by_site);
 
-  /* Another host has no template. */
-  RUN(&r, NULL, "detect", "--store", g_store, "--url", "https://other.example/a.html", PAGE(7));
-  assert_int_equal(r.status, 1);
-  assert_int_equal(r.out_len, 0);
-  assert_string_equal(r.err, NO_TEMPLATE_MSG("other.example"));
+  /* Another host has no template: the fallback serves it. */
+  RUN(&r, NULL, "detect", "--store", g_store, "--url", "https://other.example/a.html", "--format",
+      "json", PAGE(7));
+  assert_int_equal(r.status, 0);
+  wn_expect_fallback_json(r.out, "cnr", "no template");
   wn_run_free(&r);
 
   /* Not a URL: an input problem, not a usage one. */
@@ -677,10 +716,10 @@ static void test_detect_url_and_stdin(void **state) {
 static void test_detect_failures(void **state) {
   (void)state;
   wn_run r;
-  RUN(&r, NULL, "detect", "--store", g_store, "--site", "unknown.example", PAGE(6));
-  assert_int_equal(r.status, 1);
-  assert_int_equal(r.out_len, 0);
-  assert_string_equal(r.err, NO_TEMPLATE_MSG("unknown.example"));
+  RUN(&r, NULL, "detect", "--store", g_store, "--site", "unknown.example", "--format", "json",
+      "--fallback", "danag", PAGE(6));
+  assert_int_equal(r.status, 0);
+  wn_expect_fallback_json(r.out, "danag", "no template");
   wn_run_free(&r);
 
   RUN(&r, NULL, "detect", "--store", g_store, "--site", SITE, WN_FIXTURES "/site/nope.html");
@@ -794,9 +833,9 @@ static void wn_expect_result_line(const char *line, const json_t *id, const char
   json_t *obj = wn_parse_line(line);
   if (json_object_get(obj, "error"))
     fail_msg("unexpected error: %s", line);
-  assert_int_equal(json_object_size(obj), with_html ? 6 : 5);
+  assert_int_equal(json_object_size(obj), with_html ? 7 : 6);
   /* Keys in the documented order. */
-  const char *keys[] = {"id", "site", "method", "confidence", "text", "html"};
+  const char *keys[] = {"id", "site", "method", "confidence", "fallback", "text", "html"};
   size_t k = 0;
   const char *key;
   json_t *value;
@@ -861,7 +900,15 @@ static void test_jsonl_stream(void **state) {
   wn_expect_error_line(lines[2], json_null(), "not JSON");
   wn_expect_error_line(lines[3], json_null(), "not a JSON object");
   wn_expect_error_line(lines[4], id5, "\"site\" or \"url\"");
-  wn_expect_error_line(lines[5], id6, "no template for site unknown.example");
+  /* A site without a template: served by the fallback, which says so. */
+  {
+    json_t *obj = wn_parse_line(lines[5]);
+    assert_true(json_equal(json_object_get(obj, "id"), id6));
+    assert_string_equal(json_string_value(json_object_get(obj, "method")), "cnr");
+    assert_string_equal(json_string_value(json_object_get(obj, "fallback")), "no template");
+    wn_expect_contains(json_string_value(json_object_get(obj, "text")), g_article6_content[0]);
+    json_decref(obj);
+  }
   json_decref(id1);
   json_decref(id2);
   json_decref(id5);
@@ -989,16 +1036,15 @@ static void test_jsonl_many_lines_two_sites(void **state) {
   for (size_t i = 0; i < n; i++) {
     json_t *obj = wn_parse_line(lines[i]);
     assert_int_equal(json_integer_value(json_object_get(obj, "id")), (json_int_t)i);
-    if (i % 3 == 2) {
-      wn_expect_contains(json_string_value(json_object_get(obj, "error")),
-                         "no template for site missing.example");
-    } else {
-      const char *site = json_string_value(json_object_get(obj, "site"));
-      assert_string_equal(site, i % 3 == 0 ? "third.example" : SITE);
-      wn_expect_contains(json_string_value(json_object_get(obj, "text")),
-                         i % 2 ? "Council backs sea wall repairs"
-                               : "Youth rowers take regional title");
-    }
+    const char *site = json_string_value(json_object_get(obj, "site"));
+    assert_string_equal(site, i % 3 == 0 ? "third.example" : i % 3 == 1 ? SITE
+                                                                       : "missing.example");
+    /* The site without a template is served by the fallback. */
+    assert_string_equal(json_string_value(json_object_get(obj, "method")),
+                        i % 3 == 2 ? "cnr" : "template");
+    wn_expect_contains(json_string_value(json_object_get(obj, "text")),
+                       i % 2 ? "Council backs sea wall repairs"
+                             : "Youth rowers take regional title");
     json_decref(obj);
   }
   wn_run_free(&r);
@@ -1054,6 +1100,187 @@ static void test_jsonl_many_lines_two_sites(void **state) {
   wn_run_free(&r);
 }
 
+
+/* ---- single-page fallback, confidence and drift ------------------------------ */
+
+static void test_detect_without_store(void **state) {
+  (void)state;
+  wn_run r;
+  RUN(&r, NULL, "detect", PAGE(6));
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.err_len, 0);
+  wn_expect_contains(r.out, g_article6_content[0]);
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--format", "json", "--fallback", "cnr", PAGE(6));
+  assert_int_equal(r.status, 0);
+  wn_expect_fallback_json(r.out, "cnr", "no template");
+  json_t *root = json_loads(r.out, 0, NULL);
+  assert_true(json_is_null(json_object_get(root, "site")));
+  json_decref(root);
+  wn_run_free(&r);
+  /* A stream without a store: lines need no site. */
+  char in_path[PATH_MAX];
+  const char line[] = "{\"id\": 1, \"path\": \"" PAGE(7) "\"}\n";
+  wn_write_temp(in_path, sizeof in_path, "nostore.jsonl", line, sizeof line - 1);
+  RUN(&r, in_path, "detect", "--jsonl");
+  assert_int_equal(r.status, 0);
+  json_t *obj = json_loads(r.out, 0, NULL);
+  assert_non_null(obj);
+  assert_string_equal(json_string_value(json_object_get(obj, "method")), "cnr");
+  wn_expect_contains(json_string_value(json_object_get(obj, "text")), g_article7_content[0]);
+  json_decref(obj);
+  wn_run_free(&r);
+  unlink(in_path);
+}
+
+/* A page of another site's layout, detected under the demo site's name:
+ * it does not fit the template, the fallback serves it, the miss is
+ * counted, and after enough such pages the site is reported drifting. */
+static void test_low_confidence_and_drift(void **state) {
+  (void)state;
+  char store[PATH_MAX];
+  wn_join(store, sizeof store, g_tmp, "drift-store");
+  wn_run r;
+  RUN(&r, NULL, "learn", "--store", store, "--site", SITE, PAGE(1), PAGE(2), PAGE(3), PAGE(4),
+      PAGE(5));
+  assert_int_equal(r.status, 0);
+  wn_run_free(&r);
+  const char *other = WN_FIXTURES "/nset-site/news/2015/article-7.html";
+  RUN(&r, NULL, "detect", "--store", store, "--site", SITE, "--format", "json", other);
+  assert_int_equal(r.status, 0);
+  json_t *root = json_loads(r.out, 0, NULL);
+  assert_non_null(root);
+  assert_string_equal(json_string_value(json_object_get(root, "method")), "cnr");
+  assert_string_equal(json_string_value(json_object_get(root, "fallback")), "low confidence");
+  double conf = json_real_value(json_object_get(root, "confidence"));
+  assert_true(conf < 0.5);
+  wn_expect_contains(json_string_value(json_object_get(root, "text")),
+                     "River levels fall after a week of rain");
+  json_t *drift = json_object_get(root, "drift");
+  assert_int_equal(json_integer_value(json_object_get(drift, "pages")), 1);
+  assert_int_equal(json_integer_value(json_object_get(drift, "low")), 1);
+  assert_true(json_is_false(json_object_get(drift, "drifting"))); /* too few pages yet */
+  json_decref(root);
+  wn_run_free(&r);
+  /* --min-confidence 0 keeps the template whatever the fit. */
+  RUN(&r, NULL, "detect", "--store", store, "--site", SITE, "--format", "json",
+      "--min-confidence", "0", "--no-count", other);
+  assert_int_equal(r.status, 0);
+  root = json_loads(r.out, 0, NULL);
+  assert_string_equal(json_string_value(json_object_get(root, "method")), "template");
+  assert_null(json_object_get(root, "drift")); /* --no-count */
+  json_decref(root);
+  wn_run_free(&r);
+
+  /* 9 pages that fit and 20 that do not, in one stream: counted at the
+   * end, 21 of 30 low, past the 0.25 share: drifting, with a warning. */
+  wn_buf in;
+  wn_buf_init(&in, 0);
+  for (int i = 0; i < 29; i++)
+    assert_int_equal(wn_buf_printf(&in, "{\"id\": %d, \"site\": \"%s\", \"path\": \"%s\"}\n", i,
+                                   SITE, i % 3 == 0 ? PAGE(6) : other),
+                     WN_OK);
+  char in_path[PATH_MAX];
+  wn_write_temp(in_path, sizeof in_path, "drift.jsonl", in.data, in.len);
+  RUN(&r, in_path, "detect", "--store", store, "--jsonl");
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.err, "warning: site " SITE " is drifting: 20 of its last 30 pages");
+  wn_run_free(&r);
+  RUN(&r, NULL, "sites", "--store", store);
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, SITE " generation=1 ");
+  wn_expect_contains(r.out, "detected=30 low=20 recent=30/20 drifting=yes");
+  wn_run_free(&r);
+  RUN(&r, NULL, "sites", "--store", store, "--json", SITE);
+  assert_int_equal(r.status, 0);
+  root = json_loads(r.out, 0, NULL);
+  assert_non_null(root);
+  assert_true(json_is_true(json_object_get(root, "drifting")));
+  assert_int_equal(json_array_size(json_object_get(root, "pages")), 5);
+  json_decref(root);
+  wn_run_free(&r);
+  /* A stricter share: not drifting. */
+  RUN(&r, NULL, "sites", "--store", store, "--drift-share", "0.9");
+  wn_expect_contains(r.out, "drifting=no");
+  wn_run_free(&r);
+  /* Relearning starts the counters afresh. */
+  RUN(&r, NULL, "learn", "--store", store, "--site", SITE, PAGE(1), PAGE(2), PAGE(3));
+  assert_int_equal(r.status, 0);
+  wn_run_free(&r);
+  RUN(&r, NULL, "sites", "--store", store);
+  wn_expect_contains(r.out, SITE " generation=2 ");
+  wn_expect_contains(r.out, "detected=0 low=0 recent=0/0 drifting=no");
+  wn_run_free(&r);
+  /* A site that is not there. */
+  RUN(&r, NULL, "sites", "--store", store, "nowhere.example");
+  assert_int_equal(r.status, 1);
+  wn_expect_contains(r.err, "nowhere.example");
+  wn_run_free(&r);
+  unlink(in_path);
+  wn_buf_free(&in);
+  wn_remove_tree(store);
+}
+
+/* ---- learn by crawling ----------------------------------------------------------- */
+
+static void test_learn_url(void **state) {
+  (void)state;
+  wn_httpd *srv = wn_httpd_start(WN_FIXTURES "/nset-site");
+  assert_non_null(srv);
+  char url[256], store[PATH_MAX];
+  wn_join(store, sizeof store, g_tmp, "crawl-store");
+  wn_httpd_url(srv, "/news/2015/article-7.html", url, sizeof url);
+  wn_run r;
+  RUN(&r, NULL, "learn", "--store", store, "--n", "3", "--delay-ms", "0", url);
+  if (r.status != 0)
+    fail_msg("learn %s: %d %s", url, r.status, r.err);
+  assert_int_equal(r.err_len, 0);
+  wn_expect_contains(r.out, "key  used h=0 ");
+  wn_expect_contains(r.out, "/news/2015/article-8.html");
+  wn_expect_contains(r.out, "status=404");
+  wn_expect_contains(r.out, "another layout");
+  wn_expect_contains(r.out, "time: network ");
+  wn_expect_contains(r.out, "learned 127.0.0.1: pages=4 ");
+  wn_run_free(&r);
+  wn_err err;
+  wn_store_record *rec = wn_get_record(store, "127.0.0.1", &err);
+  assert_non_null(rec);
+  assert_int_equal(rec->n_pages, 4);
+  assert_string_equal(rec->pages[0].name, url);
+  for (uint32_t i = 0; i < rec->n_pages; i++) {
+    assert_int_equal(rec->pages[i].http_status, 200);
+    assert_true(rec->pages[i].bytes > 500);
+    assert_memory_equal(rec->pages[i].name, "http://127.0.0.1:", 17);
+  }
+  wn_store_record_free(rec);
+  /* A key page that fails: a clear error, exit 1, the old record kept. */
+  wn_httpd_url(srv, "/news/2015/article-9.html", url, sizeof url);
+  RUN(&r, NULL, "learn", "--store", store, "--delay-ms", "0", url);
+  assert_int_equal(r.status, 1);
+  wn_expect_contains(r.err, "winnow: key page ");
+  wn_expect_contains(r.err, "404");
+  wn_run_free(&r);
+  rec = wn_get_record(store, "127.0.0.1", &err);
+  assert_non_null(rec);
+  assert_int_equal(rec->generation, 1);
+  wn_store_record_free(rec);
+  /* Fewer good pages than asked: learned, with a warning. */
+  wn_httpd_url(srv, "/news/2015/article-7.html", url, sizeof url);
+  RUN(&r, NULL, "learn", "--store", store, "--n", "6", "--delay-ms", "0", "--site",
+      "courier.example", url);
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.err, "warning: courier.example: only 3 of the 6 pages wanted");
+  wn_expect_contains(r.out, "learned courier.example: pages=4 ");
+  wn_run_free(&r);
+  /* Nothing listens there: a network error. */
+  RUN(&r, NULL, "learn", "--store", store, "--timeout-ms", "2000", "http://127.0.0.1:1/x.html");
+  assert_int_equal(r.status, 1);
+  wn_expect_contains(r.err, "winnow: key page http://127.0.0.1:1/x.html: ");
+  wn_run_free(&r);
+  wn_httpd_stop(srv);
+  wn_remove_tree(store);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_help),
@@ -1069,6 +1296,9 @@ int main(void) {
       cmocka_unit_test(test_jsonl_stream),
       cmocka_unit_test(test_jsonl_bad_lines_and_html),
       cmocka_unit_test(test_jsonl_many_lines_two_sites),
+      cmocka_unit_test(test_detect_without_store),
+      cmocka_unit_test(test_low_confidence_and_drift),
+      cmocka_unit_test(test_learn_url),
   };
   return cmocka_run_group_tests(tests, wn_group_setup, wn_group_teardown);
 }

@@ -1,0 +1,550 @@
+/*
+ * learn/nset.c: the n-SET of the site-level paper (Sec. 2.1): rank the key
+ * page's same-site links by hyperlink distance and DOM distance (defined in
+ * learn.h), fetch the best, keep the pages that share the key page's
+ * template, and learn from them (Algorithm 1 via wn_learn_template).
+ */
+#include "learn/learn.h"
+
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WN_NSET_DEFAULT_RANKED 64u
+#define WN_NSET_DEFAULT_N 4u
+#define WN_NSET_DEFAULT_SHARE 0.5
+
+/* ---- hyperlink distance ----------------------------------------------------- */
+
+/* Path and query of a URL by curl's URL API. *path and *query are curl
+ * strings (curl_free); *query is NULL when there is none. */
+static int wn_url_path_query(const char *url, char **path, char **query) {
+  *path = NULL;
+  *query = NULL;
+  CURLU *h = curl_url();
+  if (!h)
+    return -1;
+  int rc = -1;
+  if (curl_url_set(h, CURLUPART_URL, url, 0) != CURLUE_OK ||
+      curl_url_get(h, CURLUPART_PATH, path, 0) != CURLUE_OK)
+    goto out;
+  if (curl_url_get(h, CURLUPART_QUERY, query, 0) != CURLUE_OK)
+    *query = NULL;
+  rc = 0;
+out:
+  curl_url_cleanup(h);
+  if (rc) {
+    curl_free(*path);
+    *path = NULL;
+  }
+  return rc;
+}
+
+static int wn_is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* 1 if the byte ranges differ once each run of digits counts as one digit. */
+static int wn_folded_differ(const char *a, size_t alen, const char *b, size_t blen) {
+  size_t i = 0, j = 0;
+  while (i < alen && j < blen) {
+    if (wn_is_digit(a[i]) && wn_is_digit(b[j])) {
+      while (i < alen && wn_is_digit(a[i]))
+        i++;
+      while (j < blen && wn_is_digit(b[j]))
+        j++;
+      continue;
+    }
+    if (a[i] != b[j])
+      return 1;
+    i++;
+    j++;
+  }
+  return i != alen || j != blen;
+}
+
+/* Splits a path (which starts with '/') into at most cap segments:
+ * starts[k], lens[k]. Returns the count (segments past the cap are cut:
+ * paths that deep are far apart anyway). */
+static size_t wn_split_path(const char *path, const char **starts, size_t *lens, size_t cap) {
+  size_t n = 0;
+  const char *p = path;
+  if (*p == '/')
+    p++;
+  for (;;) {
+    const char *slash = strchr(p, '/');
+    size_t len = slash ? (size_t)(slash - p) : strlen(p);
+    if (n < cap) {
+      starts[n] = p;
+      lens[n] = len;
+      n++;
+    }
+    if (!slash)
+      break;
+    p = slash + 1;
+  }
+  return n;
+}
+
+#define WN_NSET_MAX_SEGMENTS 64u
+
+uint32_t wn_learn_hyperlink_distance(const char *key_url, const char *url) {
+  char *kp = NULL, *kq = NULL, *up = NULL, *uq = NULL;
+  uint32_t d = UINT32_MAX;
+  if (wn_url_path_query(key_url, &kp, &kq) != 0 || wn_url_path_query(url, &up, &uq) != 0)
+    goto out;
+  const char *ks[WN_NSET_MAX_SEGMENTS], *us[WN_NSET_MAX_SEGMENTS];
+  size_t kl[WN_NSET_MAX_SEGMENTS], ul[WN_NSET_MAX_SEGMENTS];
+  size_t m = wn_split_path(kp, ks, kl, WN_NSET_MAX_SEGMENTS);
+  size_t n = wn_split_path(up, us, ul, WN_NSET_MAX_SEGMENTS);
+  size_t common = m < n ? m : n;
+  d = (uint32_t)(m > n ? m - n : n - m);
+  for (size_t i = 0; i < common; i++)
+    d += (uint32_t)wn_folded_differ(ks[i], kl[i], us[i], ul[i]);
+  const char *a = kq ? kq : "", *b = uq ? uq : "";
+  d += (uint32_t)wn_folded_differ(a, strlen(a), b, strlen(b));
+out:
+  curl_free(kp);
+  curl_free(kq);
+  curl_free(up);
+  curl_free(uq);
+  return d;
+}
+
+/* ---- DOM distance ------------------------------------------------------------- */
+
+uint32_t wn_learn_dom_distance(const wn_dom_page *page, uint32_t a, uint32_t b) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  if (a >= count || b >= count)
+    return UINT32_MAX;
+  uint32_t d = 0;
+  /* Climb the deeper node to the other's depth, then both to the common
+   * ancestor: O(depth), and depth is capped by the parser. */
+  while (nodes[a].depth > nodes[b].depth) {
+    a = nodes[a].parent;
+    d++;
+  }
+  while (nodes[b].depth > nodes[a].depth) {
+    b = nodes[b].parent;
+    d++;
+  }
+  while (a != b) {
+    a = nodes[a].parent;
+    b = nodes[b].parent;
+    d += 2;
+  }
+  return d;
+}
+
+/* ---- ranking -------------------------------------------------------------------- */
+
+typedef struct wn_rank_item {
+  size_t link;
+  uint32_t h;
+  uint32_t min_dist; /* to the candidates ranked so far */
+  int ranked;
+} wn_rank_item;
+
+wn_err wn_learn_nset_rank(const wn_dom_page *key, const char *key_url, const wn_link *links,
+                          size_t n_links, int by_domain, size_t max_ranked,
+                          wn_nset_candidate **out, size_t *n_out, wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_rank_item *items = NULL;
+  const char **seen = NULL;
+  size_t n_items = 0, n_seen = 0;
+  *out = NULL;
+  *n_out = 0;
+  if (max_ranked == 0)
+    max_ranked = WN_NSET_DEFAULT_RANKED;
+  size_t cap = n_links < WN_NSET_MAX_CANDIDATES ? n_links : WN_NSET_MAX_CANDIDATES;
+  items = calloc(cap ? cap : 1, sizeof *items);
+  seen = calloc(cap + 1, sizeof *seen);
+  if (!items || !seen) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory ranking %zu links", n_links);
+    goto out;
+  }
+  /* The key page itself is "seen" from the start. Duplicates are found by
+   * a sorted array kept small: binary search, insertion (cap is bounded). */
+  seen[n_seen++] = key_url;
+  for (size_t i = 0; i < n_links && n_items < cap; i++) {
+    const char *u = links[i].url;
+    if (!u || !wn_url_same_site(key_url, u, by_domain))
+      continue;
+    size_t lo = 0, hi = n_seen;
+    int found = 0;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      int c = strcmp(seen[mid], u);
+      if (c == 0) {
+        found = 1;
+        break;
+      }
+      if (c < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (found)
+      continue;
+    uint32_t h = wn_learn_hyperlink_distance(key_url, u);
+    if (h == UINT32_MAX)
+      continue;
+    memmove(seen + lo + 1, seen + lo, (n_seen - lo) * sizeof *seen);
+    seen[lo] = u;
+    n_seen++;
+    items[n_items].link = i;
+    items[n_items].h = h;
+    items[n_items].min_dist = UINT32_MAX;
+    n_items++;
+  }
+
+  size_t want = n_items < max_ranked ? n_items : max_ranked;
+  wn_nset_candidate *ranked = calloc(want ? want : 1, sizeof *ranked);
+  if (!ranked) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory ranking %zu links", n_links);
+    goto out;
+  }
+  for (size_t r = 0; r < want; r++) {
+    /* Best: lowest h; then largest distance to those ranked; then document
+     * order (items are in document order, so the first found wins). */
+    size_t best = SIZE_MAX;
+    for (size_t k = 0; k < n_items; k++) {
+      if (items[k].ranked)
+        continue;
+      if (best == SIZE_MAX || items[k].h < items[best].h ||
+          (items[k].h == items[best].h && items[k].min_dist > items[best].min_dist))
+        best = k;
+    }
+    wn_rank_item *b = &items[best];
+    b->ranked = 1;
+    ranked[r].link = b->link;
+    ranked[r].hyperlink_distance = b->h;
+    ranked[r].dom_distance = b->min_dist;
+    /* Farthest-first: every remaining candidate's distance to the ranked
+     * set shrinks to include the new member. */
+    for (size_t k = 0; k < n_items; k++) {
+      if (items[k].ranked)
+        continue;
+      uint32_t d = wn_learn_dom_distance(key, links[items[k].link].node, links[b->link].node);
+      if (d < items[k].min_dist)
+        items[k].min_dist = d;
+    }
+  }
+  *out = ranked;
+  *n_out = want;
+out:
+  free(items);
+  free(seen);
+  return err;
+}
+
+/* ---- learning by crawling -------------------------------------------------------- */
+
+static double wn_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+static char *wn_strdup_or_null(const char *s) {
+  if (!s)
+    return NULL;
+  size_t n = strlen(s);
+  char *d = malloc(n + 1);
+  if (d)
+    memcpy(d, s, n + 1);
+  return d;
+}
+
+void wn_learn_crawl_result_free(wn_learn_crawl_result *result) {
+  if (!result)
+    return;
+  for (size_t i = 0; i < result->n_pages; i++) {
+    free(result->pages[i].url);
+    free(result->pages[i].final_url);
+  }
+  free(result->pages);
+  wn_template_free(result->tpl);
+  free(result);
+}
+
+/* Records a fetch in the report; copies what it keeps. */
+static wn_err wn_report_fetch(wn_learn_crawl_result *res, const wn_fetch *f, uint32_t h,
+                              uint32_t dom, size_t *index) {
+  wn_learn_crawl_page *p = &res->pages[res->n_pages];
+  memset(p, 0, sizeof *p);
+  p->url = wn_strdup_or_null(f->url);
+  p->final_url = wn_strdup_or_null(f->final_url);
+  if (!p->url || (f->final_url && !p->final_url)) {
+    free(p->url);
+    free(p->final_url);
+    return WN_ENOMEM;
+  }
+  p->http_status = f->http_status;
+  p->bytes = f->body_len;
+  p->fetch_ms = f->fetch_ms;
+  p->hyperlink_distance = h;
+  p->dom_distance = dom;
+  p->err = f->err;
+  snprintf(p->message, sizeof p->message, "%s", f->err ? f->message : "");
+  *index = res->n_pages++;
+  return WN_OK;
+}
+
+/* Parses a fetched body with the transport charset from its headers. */
+static wn_err wn_parse_fetch(const wn_fetch *f, const wn_dom_options *base, int keep_xml,
+                             wn_dom_page **page, wn_diag *diag) {
+  wn_dom_options o = base ? *base : (wn_dom_options){0};
+  o.transport_charset = f->charset[0] ? f->charset : NULL;
+  o.keep_xml = keep_xml;
+  return wn_dom_parse(f->body, f->body_len, &o, page, diag);
+}
+
+/*
+ * The template check of Sec. 2.1's output: the key page's template nodes
+ * are the nodes that at least two of the pages fetched so far pair (ETDM,
+ * Algorithm 1's counters; with one page, the nodes it pairs); a page joins
+ * when its own mapping covers at least min_share of them. Two, not a
+ * majority: pages of another layout (a section front, a gallery) pair
+ * little beyond the site-wide chrome, and when they outnumber the good
+ * pages a majority would shrink "the template" to that chrome and let them
+ * all in; two good pages that agree are enough to define it.
+ */
+static wn_err wn_share_check(const wn_dom_page *key, wn_dom_page *const *pages, size_t n,
+                             double *share, wn_diag *diag) {
+  wn_err err = WN_OK;
+  uint32_t count = 0;
+  wn_dom_nodes(key, &count);
+  uint32_t *occ = calloc(count, sizeof *occ);
+  uint8_t *mapped = malloc((size_t)count * n);
+  uint32_t *map = malloc((size_t)count * sizeof *map);
+  if (!occ || !mapped || !map) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory checking %zu pages", n);
+    goto out;
+  }
+  wn_etdm_view kv = wn_etdm_view_of_page(key);
+  for (size_t p = 0; p < n; p++) {
+    wn_etdm_view pv = wn_etdm_view_of_page(pages[p]);
+    uint32_t pairs = 0;
+    if ((err = wn_etdm_map(&kv, &pv, map, &pairs))) {
+      wn_diag_set(diag, err, "learn: mapping a candidate page against the key page failed");
+      goto out;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+      mapped[p * count + i] = map[i] != WN_DOM_NONE;
+      occ[i] += mapped[p * count + i];
+    }
+  }
+  const uint32_t agree = n >= 2 ? 2u : 1u;
+  uint32_t total = 0;
+  for (uint32_t i = 0; i < count; i++)
+    total += occ[i] >= agree;
+  for (size_t p = 0; p < n; p++) {
+    uint32_t have = 0;
+    for (uint32_t i = 0; i < count; i++)
+      have += occ[i] >= agree && mapped[p * count + i];
+    share[p] = total ? (double)have / (double)total : 0.0;
+  }
+out:
+  free(occ);
+  free(mapped);
+  free(map);
+  return err;
+}
+
+wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl_options *opts,
+                      wn_learn_crawl_result **out, wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_learn_crawl_result *res = NULL;
+  wn_fetch key_fetch;
+  wn_fetch *batch = NULL;
+  wn_dom_page *key = NULL;
+  wn_dom_page **cand_pages = NULL; /* parsed candidates, by report index */
+  wn_link *links = NULL;
+  size_t n_links = 0, n_ranked = 0, next = 0;
+  wn_nset_candidate *ranked = NULL;
+  const char **urls = NULL;
+  double *share = NULL;
+  wn_dom_page **check = NULL;
+  size_t *check_index = NULL;
+  memset(&key_fetch, 0, sizeof key_fetch);
+  *out = NULL;
+
+  wn_learn_crawl_options o = opts ? *opts : (wn_learn_crawl_options){0};
+  if (o.n == 0)
+    o.n = WN_NSET_DEFAULT_N;
+  if (o.n >= WN_LEARN_MAX_PAGES)
+    return wn_diag_set(diag, WN_EINVAL, "learn: an n-SET of %u pages is past the cap of %u",
+                       o.n, WN_LEARN_MAX_PAGES - 1);
+  if (o.max_fetches == 0)
+    o.max_fetches = 4 * o.n;
+  if (o.max_fetches < o.n)
+    o.max_fetches = o.n;
+  if (!(o.min_share > 0))
+    o.min_share = WN_NSET_DEFAULT_SHARE;
+
+  res = calloc(1, sizeof *res);
+  if (res)
+    res->pages = calloc((size_t)o.max_fetches + 1, sizeof *res->pages);
+  cand_pages = calloc((size_t)o.max_fetches + 1, sizeof *cand_pages);
+  if (!res || !res->pages || !cand_pages) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory");
+    goto out;
+  }
+
+  /* The key page. */
+  double t0 = wn_now_ms();
+  const char *key_list[1] = {key_url};
+  if ((err = wn_crawl_fetch(crawl, key_list, 1, &key_fetch, diag)))
+    goto out;
+  res->network_ms += wn_now_ms() - t0;
+  double c0 = wn_now_ms();
+  size_t key_index = 0;
+  if (wn_report_fetch(res, &key_fetch, 0, UINT32_MAX, &key_index) != WN_OK) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory");
+    goto out;
+  }
+  if (key_fetch.err) {
+    err = wn_diag_set(diag, key_fetch.err, "key page %s: %s", key_url, key_fetch.message);
+    goto out;
+  }
+  const char *base_url = key_fetch.final_url ? key_fetch.final_url : key_url;
+  wn_diag inner = {{0}};
+  if ((err = wn_parse_fetch(&key_fetch, &o.dom, 1, &key, &inner))) {
+    wn_diag_set(diag, err, "key page %s: %s", key_url, wn_diag_message(&inner, err));
+    goto out;
+  }
+  if ((err = wn_learn_links(key, base_url, 0, &links, &n_links, diag)))
+    goto out;
+  res->n_links = n_links;
+  if ((err = wn_learn_nset_rank(key, base_url, links, n_links, o.by_domain, o.max_fetches,
+                                &ranked, &n_ranked, diag)))
+    goto out;
+  res->n_candidates = n_ranked;
+  res->compute_ms += wn_now_ms() - c0;
+
+  urls = calloc((size_t)o.n + 1, sizeof *urls);
+  batch = calloc((size_t)o.n + 1, sizeof *batch);
+  share = calloc((size_t)o.max_fetches + 1, sizeof *share);
+  check = calloc((size_t)o.max_fetches + 1, sizeof *check);
+  check_index = calloc((size_t)o.max_fetches + 1, sizeof *check_index);
+  if (!urls || !batch || !share || !check || !check_index) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory");
+    goto out;
+  }
+
+  /* Rounds: fetch as many of the next candidates as pages are missing,
+   * then re-check every page fetched so far against the key page. */
+  size_t good = 0;
+  while (good < o.n && next < n_ranked) {
+    size_t want = o.n - good, nb = 0;
+    size_t first_rank = next;
+    while (nb < want && next < n_ranked)
+      urls[nb++] = links[ranked[next++].link].url;
+    t0 = wn_now_ms();
+    if ((err = wn_crawl_fetch(crawl, urls, nb, batch, diag)))
+      goto out;
+    res->network_ms += wn_now_ms() - t0;
+    c0 = wn_now_ms();
+    for (size_t b = 0; b < nb; b++) {
+      const wn_nset_candidate *c = &ranked[first_rank + b];
+      size_t idx = 0;
+      if (wn_report_fetch(res, &batch[b], c->hyperlink_distance, c->dom_distance, &idx)) {
+        err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory");
+        goto out;
+      }
+      if (!batch[b].err) {
+        wn_diag pd = {{0}};
+        wn_err perr = wn_parse_fetch(&batch[b], &o.dom, 0, &cand_pages[idx], &pd);
+        if (perr) {
+          res->pages[idx].err = perr;
+          snprintf(res->pages[idx].message, sizeof res->pages[idx].message, "%s",
+                   wn_diag_message(&pd, perr));
+        }
+      }
+      wn_fetch_clear(&batch[b]);
+    }
+    /* Every parsed page so far takes part in the majority. */
+    size_t nc = 0;
+    for (size_t i = 1; i < res->n_pages; i++)
+      if (cand_pages[i]) {
+        check[nc] = cand_pages[i];
+        check_index[nc++] = i;
+      }
+    if (nc > 0 && (err = wn_share_check(key, check, nc, share, diag)))
+      goto out;
+    good = 0;
+    for (size_t k = 0; k < nc; k++) {
+      wn_learn_crawl_page *p = &res->pages[check_index[k]];
+      p->share = share[k];
+      p->used = share[k] >= o.min_share && good < o.n;
+      if (p->used) {
+        good++;
+        p->err = WN_OK;
+        p->message[0] = '\0';
+      } else if (share[k] < o.min_share) {
+        p->err = WN_EEMPTY;
+        snprintf(p->message, sizeof p->message,
+                 "pairs %.0f%% of the key page's template nodes (needs %.0f%%): another layout",
+                 100.0 * share[k], 100.0 * o.min_share);
+      } else {
+        p->err = WN_OK;
+        snprintf(p->message, sizeof p->message, "not needed: the n-SET is full");
+      }
+    }
+    res->compute_ms += wn_now_ms() - c0;
+  }
+
+  c0 = wn_now_ms();
+  if (good == 0) {
+    err = wn_diag_set(diag, WN_EEMPTY,
+                      "key page %s: none of the %zu same-site pages fetched shares its template "
+                      "(%zu links, %zu candidates)",
+                      key_url, res->n_pages - 1, n_links, n_ranked);
+    goto out;
+  }
+  /* Learn: the key page first (wn_learn_template prefers it on a tie). */
+  const wn_dom_page *learn_pages[WN_LEARN_MAX_PAGES];
+  size_t np = 0;
+  learn_pages[np++] = key;
+  res->pages[key_index].used = 1;
+  for (size_t i = 1; i < res->n_pages && np < WN_LEARN_MAX_PAGES; i++)
+    if (res->pages[i].used)
+      learn_pages[np++] = cand_pages[i];
+  res->n_used = np;
+  uint32_t nodes_total = 0;
+  for (size_t i = 0; i < np; i++) {
+    uint32_t c = 0;
+    wn_dom_nodes(learn_pages[i], &c);
+    nodes_total += c;
+  }
+  res->page_nodes = nodes_total;
+  if ((err = wn_learn_template(learn_pages, np, &o.learn, &res->tpl, diag)))
+    goto out;
+  res->compute_ms += wn_now_ms() - c0;
+
+out:
+  if (res && res->n_pages > 0) {
+    *out = res;
+    res = NULL;
+  }
+  wn_learn_crawl_result_free(res);
+  wn_fetch_clear(&key_fetch);
+  if (batch)
+    for (size_t i = 0; i <= o.n; i++)
+      wn_fetch_clear(&batch[i]);
+  free(batch);
+  wn_dom_free(key);
+  if (cand_pages)
+    for (size_t i = 0; i <= o.max_fetches; i++)
+      wn_dom_free(cand_pages[i]);
+  free(cand_pages);
+  wn_links_free(links, n_links);
+  free(ranked);
+  free(urls);
+  free(share);
+  free(check);
+  free(check_index);
+  return err;
+}
