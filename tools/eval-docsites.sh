@@ -1,0 +1,171 @@
+#!/bin/sh
+# End-to-end evaluation of learning by crawling (issue 3) on real
+# documentation sites from Debian packages, served on loopback:
+#
+#   1. serve the package's HTML on 127.0.0.1 (python3 -m http.server);
+#   2. `winnow learn URL` from one key page: the crawler ranks the key page's
+#      links, fetches its n-SET, checks each page shares the key page's
+#      template and learns; its report (the n-SET chosen, the time split
+#      into network wait and compute) is printed;
+#   3. every other HTML page of the site is detected with the template the
+#      crawl chose, and scored against the gold text of the corpus tool
+#      docgold.py (../shared/corpus/tools/docgold.py) by winnow-eval, which
+#      learns from exactly the pages the crawl chose (key page first).
+#
+# usage: tools/eval-docsites.sh [--build DIR] [--out DIR] [--n N] [--docgold PATH]
+#                               [PKG...] [-- WINNOW_EVAL_ARGS...]
+#   --build DIR      build directory with winnow and winnow-eval (default: build)
+#   --out DIR        work directory outside the repository (default: /tmp/winnow-docsites)
+#   --n N            n-SET size (default: winnow's, 4)
+#   --docgold PATH   the gold extractor (default: ../shared/corpus/tools/docgold.py)
+#   PKG              python3.11-doc and/or postgresql-doc-15 (default: both)
+#   after "--":      passed to winnow-eval (e.g. --per-page)
+#
+# Needs: apt-get install python3 python3.11-doc postgresql-doc-15
+set -eu
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=$repo/build
+out=/tmp/winnow-docsites
+n=
+docgold=$repo/../shared/corpus/tools/docgold.py
+pkgs=
+
+usage() {
+  sed -n '15,23p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build) [ $# -ge 2 ] || { usage >&2; exit 2; }; build=$2; shift 2 ;;
+    --out) [ $# -ge 2 ] || { usage >&2; exit 2; }; out=$2; shift 2 ;;
+    --n) [ $# -ge 2 ] || { usage >&2; exit 2; }; n=$2; shift 2 ;;
+    --docgold) [ $# -ge 2 ] || { usage >&2; exit 2; }; docgold=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; break ;;
+    -*) echo "eval-docsites.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+    *) pkgs="$pkgs $1"; shift ;;
+  esac
+done
+[ -n "$pkgs" ] || pkgs="python3.11-doc postgresql-doc-15"
+
+for tool in winnow winnow-eval; do
+  if [ ! -x "$build/$tool" ]; then
+    echo "eval-docsites.sh: $build/$tool not found; build first (cmake -S . -B $build && cmake --build $build)" >&2
+    exit 1
+  fi
+done
+if [ ! -f "$docgold" ]; then
+  echo "eval-docsites.sh: gold extractor $docgold not found (--docgold PATH)" >&2
+  exit 1
+fi
+case $out in
+  "$repo"|"$repo"/*) echo "eval-docsites.sh: --out $out is inside the repository" >&2; exit 1 ;;
+esac
+
+server=
+cleanup() {
+  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; fi
+}
+trap cleanup EXIT INT TERM
+
+status=0
+for pkg in $pkgs; do
+  case $pkg in
+    python3.11-doc) root=/usr/share/doc/python3.11/html; key=library/os.html ;;
+    postgresql-doc-15) root=/usr/share/doc/postgresql-doc-15/html; key=sql-select.html ;;
+    *) echo "eval-docsites.sh: unknown package $pkg (python3.11-doc or postgresql-doc-15)" >&2; exit 2 ;;
+  esac
+  if [ ! -f "$root/$key" ]; then
+    echo "eval-docsites.sh: $root/$key not found: apt-get install $pkg" >&2
+    exit 1
+  fi
+  work=$out/$pkg
+  rm -rf "$work"
+  mkdir -p "$work"
+  echo "== $pkg: gold text from $root"
+  python3 "$docgold" "$pkg" "$root" "$work/docgold" >/dev/null
+
+  # A free port: bind to 0 and read what the kernel gave.
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+  python3 -m http.server "$port" --bind 127.0.0.1 --directory "$root" >"$work/server.log" 2>&1 &
+  server=$!
+  i=0
+  until python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port/$key')" 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -lt 50 ] || { echo "eval-docsites.sh: the server did not come up" >&2; exit 1; }
+    sleep 0.1
+  done
+
+  url=http://127.0.0.1:$port/$key
+  echo "== $pkg: winnow learn $url"
+  # Loopback: no politeness delay needed against our own server.
+  if ! "$build/winnow" learn --store "$work/store" --delay-ms 0 ${n:+--n "$n"} "$url" \
+      >"$work/learn.txt" 2>"$work/learn.err"; then
+    cat "$work/learn.txt" "$work/learn.err"
+    echo "eval-docsites.sh: learning $pkg failed" >&2
+    status=1
+    kill "$server" 2>/dev/null || true
+    server=
+    continue
+  fi
+  cat "$work/learn.txt" "$work/learn.err"
+  kill "$server" 2>/dev/null || true
+  server=
+
+  # The corpus: the pages the crawl learned from (key page first) as the
+  # train split, every other page with gold as the test split.
+  python3 - "$root" "$work" "$port" <<'PY'
+import os, sys
+root, work, port = sys.argv[1], sys.argv[2], sys.argv[3]
+prefix = "http://127.0.0.1:%s/" % port
+used = []
+for line in open(os.path.join(work, "learn.txt")):
+    f = line.split()
+    if len(f) > 2 and f[1] == "used":
+        u = [x for x in f if x.startswith(prefix)][0]
+        used.append(u[len(prefix):])
+gold_root = os.path.join(work, "docgold", "gold")
+corpus = os.path.join(work, "corpus")
+group = os.path.basename(work)
+os.makedirs(os.path.join(corpus, "html", group))
+os.makedirs(os.path.join(corpus, "gold", group))
+rows = []
+def add(rel, split, rank):
+    gold = os.path.join(gold_root, rel + ".txt")
+    if not os.path.exists(gold):
+        gold = os.path.join(gold_root, rel[:-5] + ".txt") if rel.endswith(".html") else gold
+    if not os.path.exists(gold):
+        return False
+    ident = rel.replace("/", "__")
+    if ident.endswith(".html"):
+        ident = ident[:-5]
+    # Train ids sort in the crawl's order (the key page first).
+    ident = ("a%02d_" % rank if split == "train" else "p_") + ident
+    os.symlink(os.path.join(root, rel), os.path.join(corpus, "html", group, ident + ".html"))
+    os.symlink(gold, os.path.join(corpus, "gold", group, ident + ".txt"))
+    rows.append((group, ident, split))
+    return True
+for k, rel in enumerate(used):
+    if not add(rel, "train", k):
+        sys.exit("no gold for learned page %s" % rel)
+seen = set(used)
+for dirpath, dirs, files in os.walk(root):
+    dirs.sort()
+    for name in sorted(files):
+        if not name.endswith(".html"):
+            continue
+        rel = os.path.relpath(os.path.join(dirpath, name), root)
+        if rel not in seen:
+            add(rel, "test", 0)
+with open(os.path.join(corpus, "pages.tsv"), "w") as f:
+    f.write("group\tid\tsplit\n")
+    for r in rows:
+        f.write("\t".join(r) + "\n")
+print("== %s: n-SET %s; %d pages scored" % (group, ", ".join(used), sum(1 for r in rows if r[2] == "test")))
+PY
+  echo "== $pkg: detection of every other page"
+  "$build/winnow-eval" "$@" "$work/corpus" || status=1
+  echo
+done
+exit $status
