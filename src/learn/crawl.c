@@ -485,9 +485,14 @@ static wn_err map_curl_error(const wn_crawl_options *o, CURL *e, CURLcode rc, co
   const char *text = errbuf[0] ? errbuf : curl_easy_strerror(rc);
   switch (rc) {
   case CURLE_OPERATION_TIMEDOUT: {
-    curl_off_t connect_us = 0;
-    curl_easy_getinfo(e, CURLINFO_CONNECT_TIME_T, &connect_us);
-    if (connect_us == 0)
+    /* curl says which limit fired only in prose; the elapsed time says it
+     * too: the limit nearer to it. */
+    curl_off_t total_us = 0;
+    curl_easy_getinfo(e, CURLINFO_TOTAL_TIME_T, &total_us);
+    int64_t ms = (int64_t)(total_us / 1000);
+    int64_t to_connect = ms - (int64_t)o->connect_timeout_ms;
+    int64_t to_total = ms - (int64_t)o->timeout_ms;
+    if (llabs(to_connect) < llabs(to_total))
       snprintf(msg, msg_size, "connect timed out after %u ms", o->connect_timeout_ms);
     else
       snprintf(msg, msg_size, "timed out after %u ms", o->timeout_ms);
