@@ -702,13 +702,15 @@ wn_err wn_crawl_fetch(wn_crawl *crawl, const char *const *urls, size_t n, wn_fet
   batch b = {0};
   if (!crawl || (n && (!urls || !out)))
     return wn_diag_set(diag, WN_EINVAL, "crawl: no crawl or no URLs");
+  if (!n)
+    return WN_OK;
   memset(out, 0, n * sizeof *out);
   b.crawl = crawl;
   b.out = out;
   b.n = n;
   b.started_ms = now_ms();
   crawl->batch++;
-  b.jobs = calloc(n ? n : 1, sizeof *b.jobs);
+  b.jobs = calloc(n, sizeof *b.jobs);
   if (!b.jobs)
     return wn_diag_set(diag, WN_ENOMEM, "crawl: out of memory");
 
