@@ -123,7 +123,12 @@ typedef struct wn_crawl_options {
   int obey_robots;              /* default 1 */
 } wn_crawl_options;
 
-/* Fills opts with the defaults above. */
+/* Fills opts with the defaults above. wn_crawl_create also reads 0 in
+ * connect_timeout_ms, timeout_ms, max_body_bytes, host_parallel and
+ * total_parallel (and a NULL or empty user_agent) as the default; 0 in
+ * host_delay_ms, max_crawl_delay_ms (Crawl-delay ignored) and
+ * max_redirects (no redirect followed) means 0. max_redirects above 5 is
+ * taken as 5. */
 void wn_crawl_options_init(wn_crawl_options *opts);
 
 /* One fetch's outcome. err is WN_OK only for a 2xx answer whose media type
@@ -131,7 +136,11 @@ void wn_crawl_options_init(wn_crawl_options *opts);
  * other outcome keeps err and a one-line message saying what happened
  * (e.g. "HTTP 404", "robots.txt disallows /private/", "timed out after
  * 30000 ms", "not HTML: application/pdf", "body larger than 8388608
- * bytes", "more than 5 redirects", "could not resolve host"). */
+ * bytes", "more than 5 redirects", "could not resolve host"). When the
+ * host's robots.txt could not be fetched at all (refused, unresolvable,
+ * timed out), its pages are not fetched either and carry that error
+ * (WN_ENET, WN_ETIMEOUT) with a message starting "robots.txt: "; a
+ * robots.txt answering 5xx makes every page WN_EROBOTS. */
 typedef struct wn_fetch {
   char *url;            /* as asked (malloc'd copy) */
   char *final_url;      /* after redirects (malloc'd) or NULL */
@@ -157,8 +166,13 @@ void wn_crawl_destroy(wn_crawl *crawl);
  * and parallel cap; Crawl-delay), out[i] for urls[i]. Returns WN_OK when
  * every fetch ran to an outcome (each out[i].err says which); another
  * error only when the batch itself failed (out of memory, curl could not
- * start). Compressed transfers are decoded; the body cap counts decoded
- * bytes. */
+ * start), and then out[] may hold partial results: wn_fetch_clear each.
+ * Compressed transfers are decoded; the body cap counts decoded bytes.
+ * A "host" is an origin (scheme, host, port: what robots.txt covers,
+ * RFC 9309 2.3); the crawl remembers 1024 of them, forgetting the least
+ * recently used when full. Redirects are followed by curl within the one
+ * request: the robots.txt and delay of a redirect target on another
+ * origin are not consulted (final_url says where the page came from). */
 wn_err wn_crawl_fetch(wn_crawl *crawl, const char *const *urls, size_t n, wn_fetch *out,
                       wn_diag *diag);
 /* Frees what a wn_fetch holds and zeroes it. */

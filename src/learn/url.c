@@ -1,0 +1,306 @@
+/*
+ * learn/url.c: URLs resolved and normalised by libcurl's URL API, sites
+ * compared by host or by registrable domain (libpsl), and a page's links.
+ *
+ * Nothing here takes a URL apart by hand: curl_url parses, resolves
+ * (RFC 3986, 5.2) and removes dot segments. We only decide which
+ * references to hand it and fix up the few places where curl 7.88 differs
+ * from the RFC (see wn_url_resolve).
+ */
+#include "learn/learn.h"
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+#include <libpsl.h>
+#include <libxml/tree.h>
+
+#define WN_LINKS_DEFAULT_MAX 10000u
+/* The libxml2 walk for <base> gives up after this many nodes: <base> sits
+ * in <head>, at the top of the document. */
+#define WN_BASE_SEARCH_MAX_NODES 100000u
+
+static int is_html_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+}
+
+/* Lower-cases the ASCII letters of the host in place through the URL API:
+ * curl 7.88 keeps the host as written, and our normal form is lower-case
+ * (host names compare case-insensitively, RFC 3986 3.2.2). */
+static CURLUcode lower_host(CURLU *h) {
+  char *host = NULL;
+  CURLUcode rc = curl_url_get(h, CURLUPART_HOST, &host, 0);
+  if (rc)
+    return rc;
+  int changed = 0;
+  for (char *p = host; *p; p++) {
+    if (*p >= 'A' && *p <= 'Z') {
+      *p = (char)(*p - 'A' + 'a');
+      changed = 1;
+    }
+  }
+  if (changed)
+    rc = curl_url_set(h, CURLUPART_HOST, host, 0);
+  curl_free(host);
+  return rc;
+}
+
+/* Parses an absolute http(s) URL into a handle, checking the scheme. */
+static wn_err parse_http(CURLU *h, const char *url, const char *what, wn_diag *diag) {
+  CURLUcode rc = curl_url_set(h, CURLUPART_URL, url, 0);
+  if (rc)
+    return wn_diag_set(diag, WN_EINVAL, "url: %s does not parse: %s", what,
+                       curl_url_strerror(rc));
+  char *scheme = NULL;
+  rc = curl_url_get(h, CURLUPART_SCHEME, &scheme, 0);
+  if (rc)
+    return wn_diag_set(diag, WN_EINVAL, "url: %s has no scheme", what);
+  int ok = strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0;
+  wn_err err = ok ? WN_OK
+                  : wn_diag_set(diag, WN_EINVAL, "url: %s is not http(s) but %s:", what, scheme);
+  curl_free(scheme);
+  return err;
+}
+
+wn_err wn_url_resolve(const char *base, const char *href, char **out, wn_diag *diag) {
+  wn_err err = WN_OK;
+  CURLU *h = NULL;
+  char *url = NULL;
+  char *trimmed = NULL;
+  *out = NULL;
+  if (!href)
+    return wn_diag_set(diag, WN_EINVAL, "url: no href");
+  /* An href attribute is trimmed of ASCII whitespace before it is parsed
+   * (HTML, "valid URL potentially surrounded by spaces"). */
+  size_t len = strlen(href);
+  while (len && is_html_space(*href)) {
+    href++;
+    len--;
+  }
+  while (len && is_html_space(href[len - 1]))
+    len--;
+  if (len > WN_URL_MAX)
+    return wn_diag_set(diag, WN_EINVAL, "url: longer than %zu bytes", WN_URL_MAX);
+  trimmed = malloc(len + 1);
+  if (!trimmed)
+    return wn_diag_set(diag, WN_ENOMEM, "url: out of memory");
+  memcpy(trimmed, href, len);
+  trimmed[len] = '\0';
+
+  h = curl_url();
+  if (!h) {
+    err = wn_diag_set(diag, WN_ENOMEM, "url: out of memory");
+    goto out;
+  }
+  if (base) {
+    err = parse_http(h, base, "base URL", diag);
+    if (err)
+      goto out;
+  }
+  /* An empty reference or a bare fragment names the base document itself
+   * (RFC 3986, 5.2.2); curl 7.88 resolves those to the base's directory,
+   * so they keep the base as it is. */
+  if (!base || (trimmed[0] != '\0' && trimmed[0] != '#')) {
+    CURLUcode rc = curl_url_set(h, CURLUPART_URL, trimmed, 0);
+    if (rc) {
+      err = wn_diag_set(diag, WN_EINVAL, "url: %.200s does not resolve: %s", trimmed,
+                        curl_url_strerror(rc));
+      goto out;
+    }
+  }
+  char *scheme = NULL;
+  if (curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK) {
+    err = wn_diag_set(diag, WN_EINVAL, "url: %.200s has no scheme", trimmed);
+    goto out;
+  }
+  int http = strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0;
+  curl_free(scheme);
+  if (!http) {
+    err = wn_diag_set(diag, WN_EINVAL, "url: %.200s is not http(s)", trimmed);
+    goto out;
+  }
+  if (curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK || lower_host(h) != CURLUE_OK ||
+      curl_url_get(h, CURLUPART_URL, &url, CURLU_NO_DEFAULT_PORT) != CURLUE_OK) {
+    err = wn_diag_set(diag, WN_EINVAL, "url: %.200s cannot be normalised", trimmed);
+    goto out;
+  }
+  len = strlen(url);
+  if (len > WN_URL_MAX) {
+    err = wn_diag_set(diag, WN_EINVAL, "url: longer than %zu bytes", WN_URL_MAX);
+    goto out;
+  }
+  /* Hand the caller malloc'd memory, not curl's. */
+  *out = malloc(len + 1);
+  if (!*out) {
+    err = wn_diag_set(diag, WN_ENOMEM, "url: out of memory");
+    goto out;
+  }
+  memcpy(*out, url, len + 1);
+out:
+  curl_free(url);
+  curl_url_cleanup(h);
+  free(trimmed);
+  return err;
+}
+
+wn_err wn_url_host(const char *url, char *host, size_t host_size, wn_diag *diag) {
+  wn_err err = WN_OK;
+  char *got = NULL;
+  if (host_size)
+    host[0] = '\0';
+  CURLU *h = curl_url();
+  if (!h)
+    return wn_diag_set(diag, WN_ENOMEM, "url: out of memory");
+  err = parse_http(h, url, "URL", diag);
+  if (err)
+    goto out;
+  if (lower_host(h) != CURLUE_OK || curl_url_get(h, CURLUPART_HOST, &got, 0) != CURLUE_OK) {
+    err = wn_diag_set(diag, WN_EINVAL, "url: no host in URL");
+    goto out;
+  }
+  size_t len = strlen(got);
+  if (len >= host_size) {
+    err = wn_diag_set(diag, WN_ETOOBIG, "url: host longer than %zu bytes", host_size);
+    goto out;
+  }
+  memcpy(host, got, len + 1);
+out:
+  curl_free(got);
+  curl_url_cleanup(h);
+  return err;
+}
+
+/* An IP literal has no registrable domain, whatever the suffix list would
+ * make of its last labels ("127.0.0.1" is not a name under "0.1"). */
+static int is_ip_literal(const char *host) {
+  unsigned char addr[16];
+  if (host[0] == '[')
+    return 1;
+  return inet_pton(AF_INET, host, addr) == 1 || inet_pton(AF_INET6, host, addr) == 1;
+}
+
+int wn_url_same_site(const char *a, const char *b, int by_domain) {
+  char ha[256], hb[256];
+  if (!a || !b || wn_url_host(a, ha, sizeof ha, NULL) || wn_url_host(b, hb, sizeof hb, NULL))
+    return 0;
+  if (strcmp(ha, hb) == 0)
+    return 1;
+  if (!by_domain || is_ip_literal(ha) || is_ip_literal(hb))
+    return 0;
+  /* The built-in list is compiled into libpsl: no file to find at run
+   * time. A host that is itself a public suffix has no registrable domain
+   * (NULL) and only matches itself. */
+  const psl_ctx_t *psl = psl_builtin();
+  if (!psl)
+    return 0;
+  const char *da = psl_registrable_domain(psl, ha);
+  const char *db = psl_registrable_domain(psl, hb);
+  return da && db && strcmp(da, db) == 0;
+}
+
+/* The first <base href> of the document, walked without recursion. */
+static xmlChar *find_base_href(xmlNode *root) {
+  xmlNode *node = root;
+  uint32_t seen = 0;
+  while (node && seen++ < WN_BASE_SEARCH_MAX_NODES) {
+    if (node->type == XML_ELEMENT_NODE && node->name &&
+        xmlStrcasecmp(node->name, (const xmlChar *)"base") == 0) {
+      xmlChar *href = xmlGetProp(node, (const xmlChar *)"href");
+      if (href)
+        return href;
+    }
+    if (node->children) {
+      node = node->children;
+      continue;
+    }
+    while (node && !node->next && node != root)
+      node = node->parent;
+    if (!node || node == root)
+      break;
+    node = node->next;
+  }
+  return NULL;
+}
+
+void wn_links_free(wn_link *links, size_t n) {
+  if (!links)
+    return;
+  for (size_t i = 0; i < n; i++)
+    free(links[i].url);
+  free(links);
+}
+
+wn_err wn_learn_links(const wn_dom_page *page, const char *page_url, size_t max_links,
+                      wn_link **out, size_t *n_out, wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_link *links = NULL;
+  size_t n = 0, alloc = 0;
+  char *base = NULL;
+  xmlChar *base_href = NULL;
+  *out = NULL;
+  *n_out = 0;
+  if (!max_links)
+    max_links = WN_LINKS_DEFAULT_MAX;
+  xmlDoc *doc = wn_dom_xml_doc(page);
+  if (!doc)
+    return wn_diag_set(diag, WN_EINVAL, "links: page was parsed without keep_xml");
+  /* The page URL must itself be a valid base. */
+  err = wn_url_resolve(NULL, page_url, &base, diag);
+  if (err)
+    goto out;
+  base_href = find_base_href(xmlDocGetRootElement(doc));
+  if (base_href) {
+    char *resolved = NULL;
+    /* A <base href> that does not resolve is ignored, as browsers do. */
+    if (wn_url_resolve(base, (const char *)base_href, &resolved, NULL) == WN_OK) {
+      free(base);
+      base = resolved;
+    }
+  }
+
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  for (uint32_t i = 0; i < count && n < max_links; i++) {
+    if (nodes[i].tag != WN_TAG_A || !nodes[i].xml)
+      continue;
+    xmlChar *href = xmlGetProp((xmlNode *)nodes[i].xml, (const xmlChar *)"href");
+    if (!href)
+      continue;
+    char *url = NULL;
+    wn_err rerr = wn_url_resolve(base, (const char *)href, &url, NULL);
+    xmlFree(href);
+    if (rerr == WN_ENOMEM) {
+      err = wn_diag_set(diag, WN_ENOMEM, "links: out of memory");
+      goto out;
+    }
+    if (rerr)
+      continue; /* mailto:, javascript:, unparsable: not a page to crawl */
+    if (n == alloc) {
+      size_t next = alloc ? alloc * 2 : 32;
+      if (next > max_links)
+        next = max_links;
+      wn_link *grown = realloc(links, next * sizeof *links);
+      if (!grown) {
+        free(url);
+        err = wn_diag_set(diag, WN_ENOMEM, "links: out of memory");
+        goto out;
+      }
+      links = grown;
+      alloc = next;
+    }
+    links[n].url = url;
+    links[n].node = i;
+    n++;
+  }
+  *out = links;
+  *n_out = n;
+  links = NULL;
+  n = 0;
+out:
+  wn_links_free(links, n);
+  xmlFree(base_href);
+  free(base);
+  return err;
+}
