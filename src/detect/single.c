@@ -94,6 +94,132 @@ out:
   return err;
 }
 
+/*
+ * Link boxes (WN_SINGLE_STEP_LINKS). Both papers keep everything inside
+ * the chosen block or area, and in a news page that takes in the lists of
+ * related stories, tags and share links beside the article. A block that
+ * is mostly link text is such a list; a container (table, list, div...)
+ * holding several links needs less to be one, as in Readability's cleaning
+ * and in the template method's cue selector (detect.c): a container with
+ * at least two links and more than a fifth link text, any block with more
+ * than half. Never the container that holds most of the content itself:
+ * only blocks holding less than half of the kept text are judged.
+ */
+#define WN_SINGLE_MAX_LINK_DENSITY 0.5
+#define WN_SINGLE_MAX_BOX_LINK_DENSITY 0.2
+#define WN_SINGLE_BOX_MIN_LINKS 2u
+
+static int wn_single_is_box(uint8_t tag) {
+  switch (tag) {
+  case WN_TAG_TABLE: case WN_TAG_UL: case WN_TAG_OL: case WN_TAG_DL: case WN_TAG_DIV:
+  case WN_TAG_SECTION: case WN_TAG_ASIDE: case WN_TAG_NAV: case WN_TAG_FORM:
+  case WN_TAG_CENTER: case WN_TAG_HEADER: case WN_TAG_FOOTER: case WN_TAG_TBODY:
+  case WN_TAG_TR: case WN_TAG_TD:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t *kept = calloc(count ? count : 1, sizeof *kept);   /* kept text bytes */
+  uint32_t *links = calloc(count ? count : 1, sizeof *links); /* link text nodes */
+  if (!kept || !links) {
+    free(kept);
+    free(links);
+    return WN_ENOMEM;
+  }
+  for (uint32_t i = count; i-- > 0;) {
+    if (nodes[i].tag == WN_TAG_TEXT) {
+      kept[i] = res->keep[i] ? nodes[i].own_text_len : 0;
+      links[i] = (nodes[i].flags & WN_DOM_IN_LINK) != 0;
+    }
+    uint32_t p = nodes[i].parent;
+    if (p != WN_DOM_NONE) {
+      kept[p] += kept[i];
+      links[p] += links[i];
+    }
+  }
+  uint32_t total = count ? kept[0] : 0;
+  for (uint32_t i = 0; i < count;) {
+    const wn_dom_node *n = &nodes[i];
+    if (n->tag != WN_TAG_TEXT && (n->flags & WN_DOM_BLOCK) && kept[i] > 0 &&
+        2 * (uint64_t)kept[i] < total) {
+      double limit = wn_single_is_box(n->tag) && links[i] >= WN_SINGLE_BOX_MIN_LINKS
+                         ? WN_SINGLE_MAX_BOX_LINK_DENSITY
+                         : WN_SINGLE_MAX_LINK_DENSITY;
+      if ((double)n->link_text_len > limit * (double)n->text_len) {
+        for (uint32_t j = i; j < n->end; j++)
+          res->keep[j] = 0;
+        i = n->end;
+        continue;
+      }
+    }
+    i++;
+  }
+  free(kept);
+  free(links);
+  return WN_OK;
+}
+
+/*
+ * Headline recovery (WN_SINGLE_STEP_TITLE). The block with most text is
+ * the article body; its headline, byline and date often sit in a sibling
+ * container above it, and both papers lose them. A gold standard of news
+ * (and a reader) counts them as content. The headline of a page is marked
+ * up as <h1> by convention: when no kept text lies in an <h1>, the last
+ * <h1> before the first kept text joins the content, and so does the text
+ * between them if it is short (a byline and a date, not a teaser list):
+ * at most WN_SINGLE_TITLE_GAP_BYTES and never link-dense.
+ */
+#define WN_SINGLE_TITLE_GAP_BYTES 300u
+#define WN_SINGLE_TITLE_MAX_BYTES 400u
+
+wn_err wn_single_add_title(const wn_dom_page *page, wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t first = WN_DOM_NONE;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag == WN_TAG_H1 && i < count) {
+      for (uint32_t j = i; j < nodes[i].end; j++)
+        if (res->keep[j])
+          return WN_OK; /* the content has its headline */
+    }
+    if (res->keep[i]) {
+      first = i;
+      break;
+    }
+  }
+  if (first == WN_DOM_NONE)
+    return WN_OK;
+  uint32_t h1 = WN_DOM_NONE;
+  for (uint32_t i = first; i-- > 0;)
+    if (nodes[i].tag == WN_TAG_H1 && nodes[i].end <= first) {
+      h1 = i;
+      break;
+    }
+  if (h1 == WN_DOM_NONE || nodes[h1].text_len == 0 || nodes[h1].text_len > WN_SINGLE_TITLE_MAX_BYTES ||
+      2 * nodes[h1].link_text_len > nodes[h1].text_len)
+    return WN_OK;
+  uint32_t gap = 0, gap_links = 0;
+  for (uint32_t i = nodes[h1].end; i < first; i++)
+    if (nodes[i].tag == WN_TAG_TEXT) {
+      gap += nodes[i].own_text_len;
+      if (nodes[i].flags & WN_DOM_IN_LINK)
+        gap_links += nodes[i].own_text_len;
+    }
+  for (uint32_t i = h1; i < nodes[h1].end; i++)
+    if (nodes[i].tag == WN_TAG_TEXT)
+      res->keep[i] = 1;
+  if (gap <= WN_SINGLE_TITLE_GAP_BYTES && 2 * gap_links <= gap)
+    for (uint32_t i = nodes[h1].end; i < first; i++)
+      if (nodes[i].tag == WN_TAG_TEXT)
+        res->keep[i] = 1;
+  return WN_OK;
+}
+
 uint32_t wn_single_default_steps(wn_single_method method) {
   switch (method) {
   case WN_SINGLE_CNR:
@@ -120,6 +246,10 @@ wn_err wn_detect_single_steps(const wn_dom_page *page, wn_single_method method, 
   }
   err = method == WN_SINGLE_CNR ? wn_cnr_select(page, steps, res)
                                 : wn_danag_select(page, steps, res);
+  if (!err && (steps & WN_SINGLE_STEP_LINKS))
+    err = wn_single_drop_links(page, res);
+  if (!err && (steps & WN_SINGLE_STEP_TITLE))
+    err = wn_single_add_title(page, res);
   if (!err)
     err = wn_single_finish(nodes, count, res);
   if (err) {

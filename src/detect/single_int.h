@@ -32,6 +32,13 @@ uint32_t wn_single_default_steps(wn_single_method method);
 wn_err wn_detect_single_steps(const wn_dom_page *page, wn_single_method method, uint32_t steps,
                               wn_detect_result **out, wn_diag *diag);
 
+/* WN_SINGLE_STEP_LINKS on a method's keep[]: unkeeps the text of link
+ * boxes (single.c). */
+wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res);
+
+/* WN_SINGLE_STEP_TITLE: adds the headline above the content (single.c). */
+wn_err wn_single_add_title(const wn_dom_page *page, wn_detect_result *res);
+
 /* Method bodies: fill res->keep (text nodes that are content). */
 wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *res);
 wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *res);
