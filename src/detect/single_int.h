@@ -39,6 +39,10 @@ wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res);
 /* WN_SINGLE_STEP_TITLE: adds the headline above the content (single.c). */
 wn_err wn_single_add_title(const wn_dom_page *page, wn_detect_result *res);
 
+/* WN_SINGLE_STEP_BOXES and WN_SINGLE_STEP_HTML5 (single.c). */
+wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res);
+wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res);
+
 /* Method bodies: fill res->keep (text nodes that are content). */
 wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *res);
 wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *res);
