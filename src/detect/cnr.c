@@ -129,7 +129,14 @@ wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *
   wn_cnr_ratios_menus(page, menu, weight, chars, ratio);
   if (chars[body] == 0)
     goto out; /* no text: nothing is selected (detect.h) */
-  double threshold = WN_CNR_TOP * ratio[body];
+  double threshold = WN_CNR_TOP * ratio[body], top = 0;
+  for (uint32_t i = body; i < nodes[body].end; i++)
+    if (ratio[i] > top)
+      top = ratio[i];
+  /* A page of even text (no node reaches the multiple) still has top
+   * rated nodes: the best ones. */
+  if (threshold > top)
+    threshold = top;
   uint32_t n = 0;
   for (uint32_t i = body; i < nodes[body].end; i++)
     if (chars[i] > 0 && ratio[i] >= threshold)
