@@ -181,16 +181,17 @@ wn_err wn_single_add_title(const wn_dom_page *page, wn_detect_result *res) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   uint32_t first = WN_DOM_NONE;
-  for (uint32_t i = 0; i < count; i++) {
-    if (nodes[i].tag == WN_TAG_H1 && i < count) {
+  for (uint32_t i = 0; i < count;) {
+    if (nodes[i].tag == WN_TAG_H1) {
       for (uint32_t j = i; j < nodes[i].end; j++)
         if (res->keep[j])
           return WN_OK; /* the content has its headline */
+      i = nodes[i].end; /* each node is looked at once */
+      continue;
     }
-    if (res->keep[i]) {
+    if (res->keep[i] && first == WN_DOM_NONE)
       first = i;
-      break;
-    }
+    i++;
   }
   if (first == WN_DOM_NONE)
     return WN_OK;
