@@ -8,7 +8,8 @@
 #   --out DIR      where the laid-out corpora live (default: /tmp/winnow-corpora)
 #   CORPUS_ROOT    folder with the corpus archives (default: ../shared/corpus
 #                  relative to the repository)
-#   after "--":    passed to winnow-eval (e.g. --selector paper --per-page --json)
+#   after "--":    passed to winnow-eval (e.g. --selector paper --per-page --json,
+#                  or --method danag for a single-page method on every page)
 #
 # The layout is made only when OUT/ctf or OUT/cpe is missing; remove OUT to
 # redo it.
@@ -20,7 +21,7 @@ out=/tmp/winnow-corpora
 src=$repo/../shared/corpus
 
 usage() {
-  sed -n '6,12p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '6,13p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do

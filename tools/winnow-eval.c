@@ -23,7 +23,15 @@
  * per-page detection cost (parse to compact tree, detect, render text,
  * free). Each loop runs --repeat times and the best run counts.
  *
+ * With --method cnr|danag, a single-page method instead (no template):
+ * every page of the corpus, train and test, is detected and scored; the
+ * figures are given over all pages and over the test pages alone (the
+ * pages the template method is scored on, for a side-by-side), and the
+ * throughput loops run over all pages.
+ *
  * usage: winnow-eval [--min-count N] [--selector cues|paper] [--per-page]
+ *                    [--json] [--repeat N] CORPUS_DIR
+ *        winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]
  *                    [--json] [--repeat N] CORPUS_DIR
  *        winnow-eval --selftest [CORPUS_DIR]
  */
@@ -44,6 +52,7 @@
 #include <libxml/parser.h>
 
 #include "detect/detect.h"
+#include "detect/single_int.h"
 #include "dom/dom.h"
 #include "learn/learn.h"
 #include "template/template.h"
@@ -265,6 +274,9 @@ typedef struct wn_eval_group {
   uint32_t tpl_nodes;
   char status[WN_EVAL_STATUS_LEN]; /* why no template */
   double sum_p, sum_r, sum_f1, sum_conf;
+  /* single-page mode: over all pages (sum_* are over the test pages) */
+  size_t n_all;
+  double all_p, all_r, all_f1;
 } wn_eval_group;
 
 typedef struct wn_eval_timing {
@@ -280,6 +292,9 @@ typedef struct wn_eval_opts {
   int json;
   unsigned repeat;
   int selftest;
+  int single;                /* --method given: a single-page method */
+  wn_single_method method;
+  uint32_t steps;            /* its steps (single_int.h) */
   const char *corpus;
 } wn_eval_opts;
 
@@ -301,6 +316,9 @@ typedef struct wn_eval {
   size_t peak_memory_input;
   wn_eval_timing parse_time;
   wn_eval_timing detect_time;
+  /* single-page mode: over all pages */
+  size_t n_all;
+  double all_p, all_r, all_f1;
 } wn_eval;
 
 static const char *wn_eval_selector_name(wn_detect_selector s) {
@@ -674,7 +692,7 @@ static void wn_eval_time_parse(wn_eval *ev) {
     double t0 = wn_eval_now();
     for (size_t i = 0; i < ev->n_pages; i++) {
       const wn_eval_page *pg = &ev->pages[i];
-      if (pg->is_train || !pg->html || pg->html_len > INT_MAX)
+      if ((pg->is_train && !ev->opts.single) || !pg->html || pg->html_len > INT_MAX)
         continue;
       htmlDocPtr doc = htmlReadMemory(pg->html, (int)pg->html_len, NULL, NULL,
                                       HTML_PARSE_RECOVER | HTML_PARSE_NOERROR |
@@ -1008,6 +1026,259 @@ out:
   return rc;
 }
 
+/* ---- single-page mode ------------------------------------------------------ */
+
+/* Detects one page (train or test) with the single-page method and scores
+ * it; keeps the html bytes on the page for the timing loops. Returns
+ * nonzero only for out of memory in the scorer itself. */
+static wn_err wn_eval_single_page(wn_eval *ev, wn_eval_page *pg) {
+  wn_err err = WN_OK;
+  char *gold = NULL;
+  size_t gold_len = 0;
+  wn_dom_page *page = NULL;
+  wn_detect_result *res = NULL;
+  wn_buf text;
+  wn_diag diag;
+  wn_buf_init(&text, WN_EVAL_MAX_TEXT_BYTES);
+
+  wn_diag_clear(&diag);
+  wn_err e = wn_eval_read(ev, pg, "html", "html", &pg->html, &pg->html_len, &diag);
+  if (e) {
+    wn_eval_fail(pg, "read", wn_diag_message(&diag, e));
+    goto out;
+  }
+  wn_diag_clear(&diag);
+  e = wn_eval_read(ev, pg, "gold", "txt", &gold, &gold_len, &diag);
+  if (e) {
+    wn_eval_fail(pg, "gold", wn_diag_message(&diag, e));
+    goto out;
+  }
+  wn_diag_clear(&diag);
+  e = wn_dom_parse(pg->html, pg->html_len, NULL, &page, &diag);
+  if (e) {
+    wn_eval_fail(pg, "parse", wn_diag_message(&diag, e));
+    goto out;
+  }
+  wn_eval_note_memory(ev, pg, page);
+  wn_diag_clear(&diag);
+  e = wn_detect_single_steps(page, ev->opts.method, ev->opts.steps, &res, &diag);
+  if (e) {
+    wn_eval_fail(pg, "detect", wn_diag_message(&diag, e));
+    goto out;
+  }
+  e = wn_detect_render_text(page, res, &text);
+  if (e) {
+    wn_eval_fail(pg, "render", wn_strerror(e));
+    goto out;
+  }
+  e = wn_eval_score_texts(text.data ? text.data : "", text.len, gold, gold_len, &pg->score);
+  if (e) {
+    wn_eval_fail(pg, "score", wn_strerror(e));
+    err = e;
+    goto out;
+  }
+out:
+  wn_buf_free(&text);
+  wn_detect_result_free(res);
+  wn_dom_free(page);
+  free(gold);
+  return err;
+}
+
+/* The single-page method's whole per-page cost over all pages: decode and
+ * parse to the compact tree, the method, render the text, free it all. */
+static void wn_eval_time_single(wn_eval *ev) {
+  wn_eval_timing *t = &ev->detect_time;
+  t->best_seconds = -1.0;
+  for (unsigned r = 0; r < ev->opts.repeat; r++) {
+    size_t pages = 0, bytes = 0;
+    double t0 = wn_eval_now();
+    for (size_t i = 0; i < ev->n_pages; i++) {
+      const wn_eval_page *pg = &ev->pages[i];
+      if (!pg->html)
+        continue;
+      wn_dom_page *page = NULL;
+      wn_detect_result *res = NULL;
+      wn_buf text;
+      wn_buf_init(&text, WN_EVAL_MAX_TEXT_BYTES);
+      if (wn_dom_parse(pg->html, pg->html_len, NULL, &page, NULL) == WN_OK &&
+          wn_detect_single_steps(page, ev->opts.method, ev->opts.steps, &res, NULL) == WN_OK)
+        (void)wn_detect_render_text(page, res, &text);
+      wn_buf_free(&text);
+      wn_detect_result_free(res);
+      wn_dom_free(page);
+      pages++;
+      bytes += pg->html_len;
+    }
+    double dt = wn_eval_now() - t0;
+    t->pages = pages;
+    t->bytes = bytes;
+    if (t->best_seconds < 0 || dt < t->best_seconds)
+      t->best_seconds = dt;
+  }
+}
+
+static void wn_eval_single_print_text(const wn_eval *ev) {
+  const char *name = wn_single_method_name(ev->opts.method);
+  printf("corpus %s  (single-page method %s, steps 0x%02x%s, repeat %u)\n\n", ev->opts.corpus,
+         name, (unsigned)ev->opts.steps,
+         ev->opts.steps == wn_single_default_steps(ev->opts.method) ? " = default" : "",
+         ev->opts.repeat);
+  printf("%-34s %5s %7s %7s %7s   %5s %7s %7s %7s %6s\n", "group", "all", "P", "R", "F1", "test",
+         "P", "R", "F1", "failed");
+  double sum_group_f1 = 0;
+  size_t scored = 0;
+  for (size_t i = 0; i < ev->n_groups; i++) {
+    const wn_eval_group *g = &ev->groups[i];
+    double na = (double)g->n_all, nt = (double)g->n_test;
+    if (g->n_all) {
+      printf("%-34s %5zu %7.4f %7.4f %7.4f", g->name, g->n_all, g->all_p / na, g->all_r / na,
+             g->all_f1 / na);
+      sum_group_f1 += g->all_f1 / na;
+      scored++;
+    } else {
+      printf("%-34s %5zu %7s %7s %7s", g->name, g->n_all, "-", "-", "-");
+    }
+    if (g->n_test)
+      printf("   %5zu %7.4f %7.4f %7.4f", g->n_test, g->sum_p / nt, g->sum_r / nt, g->sum_f1 / nt);
+    else
+      printf("   %5zu %7s %7s %7s", g->n_test, "-", "-", "-");
+    printf(" %6zu\n", g->n_failed);
+    if (ev->opts.per_page)
+      for (size_t k = 0; k < g->n; k++)
+        wn_eval_print_page(&ev->pages[g->first + k]);
+  }
+  double na = ev->n_all ? (double)ev->n_all : 1.0, nt = ev->n_test ? (double)ev->n_test : 1.0;
+  printf("\naccuracy, all pages (macro over %zu pages in %zu groups; %zu failed, scored 0)\n",
+         ev->n_all, ev->n_groups, ev->n_failed);
+  printf("  P %.4f  R %.4f  F1 %.4f\n", ev->all_p / na, ev->all_r / na, ev->all_f1 / na);
+  printf("  macro mean of the per-group F1: %.4f (%zu groups)\n",
+         scored ? sum_group_f1 / (double)scored : 0.0, scored);
+  printf("accuracy, the template method's test pages (macro over %zu pages)\n", ev->n_test);
+  printf("  P %.4f  R %.4f  F1 %.4f\n", ev->sum_p / nt, ev->sum_r / nt, ev->sum_f1 / nt);
+  const wn_eval_timing *a = &ev->parse_time, *b = &ev->detect_time;
+  printf("\nthroughput over %zu pages (train and test), %.2f MB, best of %u\n", a->pages,
+         (double)a->bytes / 1e6, ev->opts.repeat);
+  printf("  libxml2 parse only   : %9.1f pages/s %8.2f MB/s  (%.3f s)\n",
+         wn_eval_rate((double)a->pages, a->best_seconds),
+         wn_eval_rate((double)a->bytes / 1e6, a->best_seconds), a->best_seconds);
+  printf("  winnow %-5s (whole) : %9.1f pages/s %8.2f MB/s  (%.3f s, %zu pages)\n", name,
+         wn_eval_rate((double)b->pages, b->best_seconds),
+         wn_eval_rate((double)b->bytes / 1e6, b->best_seconds), b->best_seconds, b->pages);
+  if (a->best_seconds > 0 && a->bytes && b->bytes)
+    printf("  %s/parse time per byte: %.2fx\n", name,
+           (b->best_seconds / (double)b->bytes) / (a->best_seconds / (double)a->bytes));
+  if (ev->peak_memory_page)
+    printf("\npeak per-page memory (wn_dom_memory): %zu bytes, %s/%s (%zu input bytes)\n",
+           ev->peak_memory, ev->peak_memory_page->group, ev->peak_memory_page->id,
+           ev->peak_memory_input);
+}
+
+static int wn_eval_single_print_json(const wn_eval *ev) {
+  int bad = 0;
+  int rc = 1;
+  json_t *root = json_object();
+  json_t *opts = json_object();
+  wn_eval_jset(opts, "corpus", json_string(ev->opts.corpus), &bad);
+  wn_eval_jset(opts, "method", json_string(wn_single_method_name(ev->opts.method)), &bad);
+  wn_eval_jset(opts, "steps", json_integer(ev->opts.steps), &bad);
+  wn_eval_jset(opts, "repeat", json_integer(ev->opts.repeat), &bad);
+  wn_eval_jset(root, "options", opts, &bad);
+  json_t *groups = json_array();
+  json_t *pages = ev->opts.per_page ? json_array() : NULL;
+  for (size_t i = 0; i < ev->n_groups; i++) {
+    const wn_eval_group *g = &ev->groups[i];
+    json_t *o = json_object();
+    double na = g->n_all ? (double)g->n_all : 1.0, nt = g->n_test ? (double)g->n_test : 1.0;
+    wn_eval_jset(o, "name", json_string(g->name), &bad);
+    wn_eval_jset(o, "pages", wn_eval_jsize(g->n_all), &bad);
+    wn_eval_jset(o, "precision", json_real(g->all_p / na), &bad);
+    wn_eval_jset(o, "recall", json_real(g->all_r / na), &bad);
+    wn_eval_jset(o, "f1", json_real(g->all_f1 / na), &bad);
+    wn_eval_jset(o, "test_pages", wn_eval_jsize(g->n_test), &bad);
+    wn_eval_jset(o, "test_f1", json_real(g->sum_f1 / nt), &bad);
+    wn_eval_jset(o, "failed_pages", wn_eval_jsize(g->n_failed), &bad);
+    if (!groups || json_array_append_new(groups, o) != 0)
+      bad = 1;
+    for (size_t k = 0; pages && k < g->n; k++)
+      if (json_array_append_new(pages, wn_eval_json_page(&ev->pages[g->first + k], &bad)))
+        bad = 1;
+  }
+  wn_eval_jset(root, "groups", groups, &bad);
+  if (pages)
+    wn_eval_jset(root, "pages", pages, &bad);
+  double na = ev->n_all ? (double)ev->n_all : 1.0, nt = ev->n_test ? (double)ev->n_test : 1.0;
+  json_t *all = json_object();
+  wn_eval_jset(all, "pages", wn_eval_jsize(ev->n_all), &bad);
+  wn_eval_jset(all, "failed_pages", wn_eval_jsize(ev->n_failed), &bad);
+  wn_eval_jset(all, "precision", json_real(ev->all_p / na), &bad);
+  wn_eval_jset(all, "recall", json_real(ev->all_r / na), &bad);
+  wn_eval_jset(all, "f1", json_real(ev->all_f1 / na), &bad);
+  wn_eval_jset(root, "accuracy", all, &bad);
+  json_t *test = json_object();
+  wn_eval_jset(test, "pages", wn_eval_jsize(ev->n_test), &bad);
+  wn_eval_jset(test, "precision", json_real(ev->sum_p / nt), &bad);
+  wn_eval_jset(test, "recall", json_real(ev->sum_r / nt), &bad);
+  wn_eval_jset(test, "f1", json_real(ev->sum_f1 / nt), &bad);
+  wn_eval_jset(root, "accuracy_test_pages", test, &bad);
+  json_t *thr = json_object();
+  wn_eval_jset(thr, "parse", wn_eval_json_timing(&ev->parse_time, &bad), &bad);
+  wn_eval_jset(thr, "detect", wn_eval_json_timing(&ev->detect_time, &bad), &bad);
+  wn_eval_jset(root, "throughput", thr, &bad);
+  if (bad) {
+    fprintf(stderr, "winnow-eval: out of memory building the JSON report\n");
+    goto out;
+  }
+  if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) != 0) {
+    fprintf(stderr, "winnow-eval: cannot write the JSON report\n");
+    goto out;
+  }
+  printf("\n");
+  rc = 0;
+out:
+  json_decref(root);
+  return rc;
+}
+
+/* Every page, train and test, with the single-page method; no template. */
+static int wn_eval_run_single(wn_eval *ev) {
+  for (size_t gi = 0; gi < ev->n_groups; gi++) {
+    wn_eval_group *g = &ev->groups[gi];
+    for (size_t k = 0; k < g->n; k++) {
+      wn_eval_page *pg = &ev->pages[g->first + k];
+      if (wn_eval_single_page(ev, pg)) {
+        fprintf(stderr, "winnow-eval: out of memory\n");
+        return 1;
+      }
+      g->n_all++;
+      g->all_p += pg->score.precision;
+      g->all_r += pg->score.recall;
+      g->all_f1 += pg->score.f1;
+      g->n_failed += (size_t)pg->failed;
+      if (!pg->is_train) {
+        g->sum_p += pg->score.precision;
+        g->sum_r += pg->score.recall;
+        g->sum_f1 += pg->score.f1;
+      }
+    }
+    ev->n_all += g->n_all;
+    ev->n_test += g->n_test;
+    ev->n_failed += g->n_failed;
+    ev->all_p += g->all_p;
+    ev->all_r += g->all_r;
+    ev->all_f1 += g->all_f1;
+    ev->sum_p += g->sum_p;
+    ev->sum_r += g->sum_r;
+    ev->sum_f1 += g->sum_f1;
+  }
+  wn_eval_time_parse(ev);
+  wn_eval_time_single(ev);
+  if (ev->opts.json)
+    return wn_eval_single_print_json(ev);
+  wn_eval_single_print_text(ev);
+  return 0;
+}
+
 /* ---- selftest -------------------------------------------------------------- */
 
 static int wn_eval_expect(const char *name, const char *out, const char *gold, double p, double r,
@@ -1126,6 +1397,8 @@ static void wn_eval_usage(FILE *f) {
   fprintf(f,
           "usage: winnow-eval [--min-count N] [--selector cues|paper] [--per-page] [--json]\n"
           "                   [--repeat N] CORPUS_DIR\n"
+          "       winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]\n"
+          "                   [--json] [--repeat N] CORPUS_DIR\n"
           "       winnow-eval --selftest [CORPUS_DIR]\n"
           "\n"
           "CORPUS_DIR holds pages.tsv (group, id, split), html/<group>/<id>.html and\n"
@@ -1135,6 +1408,11 @@ static void wn_eval_usage(FILE *f) {
           "  --per-page      one line per test page: group id P R F1 words_out words_gold confidence\n"
           "  --json          one JSON object with all the figures\n"
           "  --repeat N      timing loops run N times, the best counts (default 3)\n"
+          "  --method M      a single-page method, cnr or danag, on every page (train\n"
+          "                  and test) instead of the template method; figures over all\n"
+          "                  pages and over the test pages\n"
+          "  --steps S       the method's added steps (ablation): paper (none), default,\n"
+          "                  or a bit mask (src/detect/single_int.h)\n"
           "  --selftest      check the tokeniser and scorer (and, given a corpus, that\n"
           "                  every gold file scores 1 against itself and 0 against nothing)\n");
 }
@@ -1155,6 +1433,8 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
   memset(o, 0, sizeof *o);
   o->selector = WN_SELECT_CUES;
   o->repeat = 3;
+  uint32_t steps = 0;
+  int steps_given = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     unsigned long v = 0;
@@ -1184,6 +1464,30 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
         return 2;
       }
       o->repeat = (unsigned)v;
+    } else if (strcmp(a, "--method") == 0) {
+      if (i + 1 >= argc || wn_single_method_parse(argv[++i], &o->method) != 0) {
+        fprintf(stderr, "winnow-eval: --method needs cnr or danag\n");
+        return 2;
+      }
+      o->single = 1;
+    } else if (strcmp(a, "--steps") == 0) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "winnow-eval: --steps needs paper, default or a number\n");
+        return 2;
+      }
+      const char *s = argv[++i];
+      if (strcmp(s, "paper") == 0) {
+        steps = WN_SINGLE_STEPS_PAPER;
+      } else if (strcmp(s, "default") == 0) {
+        steps_given = 0;
+        continue;
+      } else if (wn_eval_parse_uint(s, 0xffff, &v)) {
+        fprintf(stderr, "winnow-eval: --steps needs paper, default or a number up to 65535\n");
+        return 2;
+      } else {
+        steps = (uint32_t)v;
+      }
+      steps_given = 1;
     } else if (strcmp(a, "--per-page") == 0) {
       o->per_page = 1;
     } else if (strcmp(a, "--json") == 0) {
@@ -1208,6 +1512,11 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
     wn_eval_usage(stderr);
     return 2;
   }
+  if (steps_given && !o->single) {
+    fprintf(stderr, "winnow-eval: --steps goes with --method\n");
+    return 2;
+  }
+  o->steps = steps_given ? steps : wn_single_default_steps(o->method);
   return 0;
 }
 
@@ -1245,6 +1554,16 @@ int main(int argc, char **argv) {
   xmlInitParser();
   if (wn_eval_load_index(&ev))
     goto out;
+  if (ev.opts.single) {
+    if (wn_eval_run_single(&ev))
+      goto out;
+    if (fflush(stdout) != 0) {
+      fprintf(stderr, "winnow-eval: cannot write the report: %s\n", strerror(errno));
+      goto out;
+    }
+    rc = 0;
+    goto out;
+  }
   for (size_t gi = 0; gi < ev.n_groups; gi++) {
     wn_eval_group *g = &ev.groups[gi];
     if (wn_eval_learn_group(&ev, g))

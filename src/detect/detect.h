@@ -98,7 +98,12 @@ int wn_single_method_parse(const char *name, wn_single_method *out);
 
 /* The page's main content by a single-page method. The result is used like
  * a template result (selected subtrees, render_text / render_html); its
- * method is the method's name and its confidence 0 (no template fit). */
+ * method is the method's name and its confidence 0 (no template fit).
+ * A page without text (empty, or only images, scripts, markup) is no
+ * error: WN_OK with no selected node, so its text renders empty; callers
+ * that need content test wn_detect_selected()'s count. WN_EINVAL for an
+ * unknown method, WN_ENOMEM when out of memory. Runs in time linear in the
+ * page's nodes (plus a sort in CNR's Algorithm 2), without recursion. */
 wn_err wn_detect_single(const wn_dom_page *page, wn_single_method method,
                         wn_detect_result **out, wn_diag *diag);
 

@@ -1,0 +1,201 @@
+/*
+ * detect/danag.c: DANAg, content and code density of the lines of a
+ * normalised source (../shared/papers/danag-content-code-density.txt).
+ *
+ *   Sec. 3.1  per line, T1 = characters of content, T2 = characters of code;
+ *   Sec. 3.2  Formula 1 smooths T1 - T2 over neighbouring lines; the run of
+ *             lines above the axis with most content is the first paragraph;
+ *   Sec. 3.3  runs within a gap of 20 lines before and after it join it;
+ *   Sec. 3.4  the text of that area is the main content.
+ *
+ * The normalised source. The paper finds the lines of a normalised HTML
+ * file and searches its tokens in them. We write the source from the
+ * compact tree instead, so that every line maps back to text nodes without
+ * searching: a line breaks before and after every block element (the
+ * places where a normalising pretty-printer breaks lines), inline elements
+ * and text stay on their line. Code is the length the tags would have in
+ * such a source: "<name id=".." class="..">", "</name>". The tree keeps
+ * no other attributes, so an <a> is charged WN_DANAG_HREF_CODE more for
+ * its href and an <img> WN_DANAG_SRC_CODE for its src: in real sources
+ * these are the bulk of a menu's code. Script, style and comments are not
+ * in the tree, which is the paper's preprocessing step.
+ */
+#include "detect/single_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* An href or a src as the source would spell it: ` href="..."` with a
+ * path of some thirty characters. */
+#define WN_DANAG_HREF_CODE 40u
+#define WN_DANAG_SRC_CODE 40u
+/* Sec. 3.3: "We configure the gap parameter with a value of 20." */
+#define WN_DANAG_GAP 20u
+
+static uint32_t wn_danag_start_code(const wn_dom_node *n) {
+  uint32_t len = 2u + (uint32_t)strlen(n->name); /* "<name>" */
+  if (n->id)
+    len += 6u + (uint32_t)strlen(n->id); /* ` id=""` */
+  if (n->cls)
+    len += 9u + (uint32_t)strlen(n->cls); /* ` class=""` */
+  if (n->tag == WN_TAG_A)
+    len += WN_DANAG_HREF_CODE;
+  if (n->tag == WN_TAG_IMG)
+    len += WN_DANAG_SRC_CODE;
+  return len;
+}
+
+static int wn_danag_void(const wn_dom_node *n) {
+  return n->tag == WN_TAG_BR || n->tag == WN_TAG_HR || n->tag == WN_TAG_IMG ||
+         n->tag == WN_TAG_INPUT;
+}
+
+/* Characters (not bytes) of a text: UTF-8 continuation bytes do not count. */
+static uint32_t wn_danag_text_chars(const char *s, uint32_t len) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < len; i++)
+    n += ((unsigned char)s[i] & 0xC0u) != 0x80u;
+  return n;
+}
+
+typedef struct wn_danag_writer {
+  uint32_t *content;
+  uint32_t *code;
+  uint32_t line;
+  int used; /* the current line holds something */
+} wn_danag_writer;
+
+static void wn_danag_break(wn_danag_writer *w) {
+  if (w->used) {
+    w->line++;
+    w->content[w->line] = 0;
+    w->code[w->line] = 0;
+    w->used = 0;
+  }
+}
+
+/* Closes element e: its end tag, and a line break after a block. */
+static void wn_danag_close(wn_danag_writer *w, const wn_dom_node *e) {
+  if (!wn_danag_void(e)) {
+    w->code[w->line] += 3u + (uint32_t)strlen(e->name);
+    w->used = 1;
+  }
+  if (e->flags & WN_DOM_BLOCK)
+    wn_danag_break(w);
+}
+
+uint32_t wn_danag_lines(const wn_dom_page *page, uint32_t *content, uint32_t *code,
+                        uint32_t *line_of) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  wn_danag_writer w = {content, code, 0, 0};
+  content[0] = 0;
+  code[0] = 0;
+  uint32_t prev = WN_DOM_NONE; /* the last node opened */
+  for (uint32_t i = 0; i < count; i++) {
+    /* End tags of the elements that closed before i: climb from the last
+     * node while its subtree ends at or before i (bounded by the depth
+     * cap; each element is closed once). */
+    for (uint32_t e = prev; e != WN_DOM_NONE && nodes[e].end <= i; e = nodes[e].parent)
+      if (nodes[e].tag != WN_TAG_TEXT)
+        wn_danag_close(&w, &nodes[e]);
+    const wn_dom_node *n = &nodes[i];
+    if (n->tag == WN_TAG_TEXT) {
+      line_of[i] = w.line;
+      w.content[w.line] += wn_danag_text_chars(n->text, n->own_text_len);
+      w.used = 1;
+    } else {
+      if (n->flags & WN_DOM_BLOCK)
+        wn_danag_break(&w);
+      line_of[i] = w.line;
+      w.code[w.line] += wn_danag_start_code(n);
+      w.used = 1;
+    }
+    prev = i;
+  }
+  for (uint32_t e = prev; e != WN_DOM_NONE; e = nodes[e].parent)
+    if (nodes[e].tag != WN_TAG_TEXT)
+      wn_danag_close(&w, &nodes[e]);
+  return w.used ? w.line + 1 : w.line;
+}
+
+void wn_danag_smooth(const uint32_t *content, const uint32_t *code, uint32_t n, int64_t *diff) {
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t d = 0;
+    for (uint32_t j = i ? i - 1 : 0; j <= i + 1 && j < n; j++)
+      d += (int64_t)content[j] - (int64_t)code[j];
+    diff[i] = d;
+  }
+}
+
+int wn_danag_area(const uint32_t *content, const int64_t *diff, uint32_t n, uint32_t gap,
+                  uint32_t *first, uint32_t *last) {
+  /* Sec. 3.2: among the runs of lines above the axis, the one with the
+   * most characters of content. */
+  uint64_t best = 0;
+  int found = 0;
+  for (uint32_t i = 0; i < n;) {
+    if (diff[i] <= 0) {
+      i++;
+      continue;
+    }
+    uint32_t j = i;
+    uint64_t sum = 0;
+    while (j < n && diff[j] > 0)
+      sum += content[j++];
+    if (!found || sum > best) {
+      best = sum;
+      *first = i;
+      *last = j - 1;
+      found = 1;
+    }
+    i = j;
+  }
+  if (!found)
+    return 0;
+  /* Sec. 3.3: runs at most gap lines away join the area, on both sides,
+   * until none is that close. */
+  uint32_t f = *first, l = *last;
+  for (uint32_t i = l + 1; i < n && i - l - 1 <= gap; i++)
+    if (diff[i] > 0)
+      l = i;
+  for (uint32_t i = f; i-- > 0 && f - i - 1 <= gap;)
+    if (diff[i] > 0)
+      f = i;
+  *first = f;
+  *last = l;
+  return 1;
+}
+
+wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *res) {
+  (void)steps;
+  wn_err err = WN_OK;
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  size_t lines = 2 * (size_t)count + 2;
+  uint32_t *content = malloc(lines * sizeof *content);
+  uint32_t *code = malloc(lines * sizeof *code);
+  int64_t *diff = malloc(lines * sizeof *diff);
+  uint32_t *line_of = malloc(((size_t)count + 1) * sizeof *line_of);
+  if (!content || !code || !diff || !line_of) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  if (count == 0)
+    goto out;
+  uint32_t n = wn_danag_lines(page, content, code, line_of);
+  wn_danag_smooth(content, code, n, diff);
+  uint32_t first = 0, last = 0;
+  if (!wn_danag_area(content, diff, n, WN_DANAG_GAP, &first, &last))
+    goto out; /* no line where content outweighs code: nothing selected */
+  /* Sec. 3.4: the area goes to the parser whole; its text is the content. */
+  for (uint32_t i = 0; i < count; i++)
+    if (nodes[i].tag == WN_TAG_TEXT && line_of[i] >= first && line_of[i] <= last)
+      res->keep[i] = 1;
+out:
+  free(content);
+  free(code);
+  free(diff);
+  free(line_of);
+  return err;
+}

@@ -1,0 +1,80 @@
+/*
+ * single_int.h: internals of the single-page methods (single.c, cnr.c,
+ * danag.c), shared between those files and exposed for the tests in
+ * tests/detect/test_single.c and for the ablation mode of
+ * tools/winnow-eval.c. Not part of the public interface (detect.h).
+ */
+#ifndef WN_SINGLE_INT_H
+#define WN_SINGLE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "detect/detect.h"
+#include "detect/detect_impl.h"
+
+/* Steps added to the papers' methods; wn_detect_single() runs the
+ * default set of each method. Each was kept only because it raised the
+ * word F1 on crawl-to-the-future (README, "Single-page methods"). A step
+ * a method does not know is ignored. */
+#define WN_SINGLE_STEP_LINKS 0x01u    /* drop link boxes inside the block */
+#define WN_SINGLE_STEP_MENUS 0x02u    /* CNR: the conclusion's links/nodes menu ratio */
+#define WN_SINGLE_STEP_HTML5 0x04u    /* <main>/<article> as hints */
+#define WN_SINGLE_STEP_TITLE 0x08u    /* recover the headline above the block */
+#define WN_SINGLE_STEP_SCORE 0x10u    /* CNR: top-rated nodes by paragraph text */
+#define WN_SINGLE_STEP_BOXES 0x20u    /* drop boxes named like comments/nav/footer */
+#define WN_SINGLE_STEPS_PAPER 0u      /* the paper's method as stated */
+
+/* The default steps of a method (those the measurements kept). */
+uint32_t wn_single_default_steps(wn_single_method method);
+
+/* wn_detect_single with an explicit set of steps (ablation). */
+wn_err wn_detect_single_steps(const wn_dom_page *page, wn_single_method method, uint32_t steps,
+                              wn_detect_result **out, wn_diag *diag);
+
+/* WN_SINGLE_STEP_LINKS on a method's keep[]: unkeeps the text of link
+ * boxes (single.c). */
+wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res);
+
+/* WN_SINGLE_STEP_TITLE: adds the headline above the content (single.c). */
+wn_err wn_single_add_title(const wn_dom_page *page, wn_detect_result *res);
+
+/* WN_SINGLE_STEP_BOXES and WN_SINGLE_STEP_HTML5 (single.c). */
+wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res);
+wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res);
+
+/* Method bodies: fill res->keep (text nodes that are content). */
+wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *res);
+wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *res);
+
+/*
+ * CNR, Algorithm 1 (exposed for tests): per node, weight (nodes in the
+ * subtree, a non-content node counting 1), chars (non-space characters of
+ * its text, 0 under a non-content node) and ratio = chars / weight. Arrays
+ * of the page's node count, written by the caller-owned pointers.
+ */
+void wn_cnr_ratios(const wn_dom_page *page, uint32_t *weight, uint32_t *chars, double *ratio);
+
+/* Characters of UTF-8 text that are not white space (the paper counts
+ * characters "ignoring special characters such as spaces"). */
+uint32_t wn_single_chars(const char *text, uint32_t len);
+
+/*
+ * DANAg's normalised source (exposed for tests): one line per block
+ * boundary of the compact tree. Writes per line the content (T1) and code
+ * (T2) lengths, and per page node the line it starts on. Returns the
+ * number of lines (at most 2 * nodes + 1); arrays are caller-owned, the
+ * line arrays sized for 2 * count + 1.
+ */
+uint32_t wn_danag_lines(const wn_dom_page *page, uint32_t *content, uint32_t *code,
+                        uint32_t *line_of);
+/* Formula 1: diff[i] = sum of T1 - sum of T2 over lines i-1, i, i+1
+ * (lines outside [0, n) count 0). */
+void wn_danag_smooth(const uint32_t *content, const uint32_t *code, uint32_t n, int64_t *diff);
+/* Sections 3.2 and 3.3: the run of diff > 0 with most content, then the
+ * runs within gap lines before and after it, repeatedly. Writes the first
+ * and last line of the area; returns 0 when no line has diff > 0. */
+int wn_danag_area(const uint32_t *content, const int64_t *diff, uint32_t n, uint32_t gap,
+                  uint32_t *first, uint32_t *last);
+
+#endif /* WN_SINGLE_INT_H */
