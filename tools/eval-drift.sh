@@ -62,8 +62,14 @@ jsonl() { # group split site
 # Count of lines of a JSONL output whose method is "template".
 served() { grep -c '"method":"template"' "$1" || true; }
 lines() { grep -c '' "$1" || true; }
+# Lowest, median and highest match confidence in a JSONL output.
+confs() {
+  sed -n 's/.*"confidence":\([0-9.eE+-]*\).*/\1/p' "$1" | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR) printf "%.2f/%.2f/%.2f", v[1], v[int((NR + 1) / 2)], v[NR]; else printf "-" }'
+}
 
-printf '%-24s %14s %9s %14s %9s\n' site "$from served" drifting "$to served" drifting
+printf '%-24s %14s %14s %9s %14s %14s %9s\n' site "$from served" "conf min/med/max" drifting \
+  "$to served" "conf min/med/max" drifting
 tot_a=0; tot_an=0; tot_b=0; tot_bn=0; ok_a=0; ok_b=0; sites=0
 for g in $(awk -F'\t' -v y="-$from" 'NR > 1 && substr($1, length($1) - 4) == y { print $1 }' "$corpus/pages.tsv" | sort -u); do
   site=${g%-"$from"}
@@ -80,7 +86,8 @@ for g in $(awk -F'\t' -v y="-$from" 'NR > 1 && substr($1, length($1) - 4) == y {
   db=$("$winnow" sites --store "$store" "$site" | sed -n 's/.*drifting=\([a-z]*\).*/\1/p')
   a=$(served "$work/a.out"); an=$(lines "$work/a.out")
   b=$(served "$work/b.out"); bn=$(lines "$work/b.out")
-  printf '%-24s %8s/%-5s %9s %8s/%-5s %9s\n' "$site" "$a" "$an" "$da" "$b" "$bn" "$db"
+  printf '%-24s %8s/%-5s %16s %9s %8s/%-5s %16s %9s\n' "$site" "$a" "$an" "$(confs "$work/a.out")" \
+    "$da" "$b" "$bn" "$(confs "$work/b.out")" "$db"
   tot_a=$((tot_a + a)); tot_an=$((tot_an + an)); tot_b=$((tot_b + b)); tot_bn=$((tot_bn + bn))
   [ "$da" = no ] && ok_a=$((ok_a + 1))
   [ "$db" = yes ] && ok_b=$((ok_b + 1))

@@ -255,8 +255,13 @@ typedef struct wn_eval_page {
   size_t html_len;
   int failed;
   char status[WN_EVAL_STATUS_LEN]; /* why it failed */
-  wn_eval_score score;
+  wn_eval_score score;          /* what the run reports (policy applied) */
   double confidence;
+  /* --min-confidence / --sweep: both methods' scores on a test page */
+  wn_eval_score tpl_score;
+  wn_eval_score single_score;
+  int have_single;
+  int fell_back;
 } wn_eval_page;
 
 typedef struct wn_eval_group {
@@ -295,6 +300,10 @@ typedef struct wn_eval_opts {
   int single;                /* --method given: a single-page method */
   wn_single_method method;
   uint32_t steps;            /* its steps (single_int.h) */
+  /* template mode: the detection policy (wn_detect_page) */
+  double min_confidence;     /* 0: the template serves every page */
+  wn_single_method fallback;
+  int sweep;                 /* also tabulate F1 over a range of thresholds */
   const char *corpus;
 } wn_eval_opts;
 
@@ -319,6 +328,8 @@ typedef struct wn_eval {
   /* single-page mode: over all pages */
   size_t n_all;
   double all_p, all_r, all_f1;
+  /* policy: test pages served by the fallback */
+  size_t n_fell_back;
 } wn_eval;
 
 static const char *wn_eval_selector_name(wn_detect_selector s) {
@@ -618,7 +629,7 @@ static wn_err wn_eval_test_page(wn_eval *ev, const wn_eval_group *g, wn_eval_pag
   char *gold = NULL;
   size_t gold_len = 0;
   wn_dom_page *page = NULL;
-  wn_detect_result *res = NULL;
+  wn_detect_result *res = NULL, *single = NULL;
   wn_buf text;
   wn_diag diag;
   wn_buf_init(&text, WN_EVAL_MAX_TEXT_BYTES);
@@ -667,8 +678,39 @@ static wn_err wn_eval_test_page(wn_eval *ev, const wn_eval_group *g, wn_eval_pag
     err = e;
     goto out;
   }
+  pg->tpl_score = pg->score;
+  if (ev->opts.min_confidence > 0 || ev->opts.sweep) {
+    /* The fallback's score on the same page, so that any threshold can be
+     * applied afterwards; the reported score follows --min-confidence,
+     * exactly as wn_detect_page decides (confidence below it: fallback). */
+    wn_diag_clear(&diag);
+    e = wn_detect_single(page, ev->opts.fallback, &single, &diag);
+    if (e) {
+      wn_eval_fail(pg, "fallback", wn_diag_message(&diag, e));
+      goto out;
+    }
+    text.len = 0;
+    e = wn_detect_render_text(page, single, &text);
+    if (e) {
+      wn_eval_fail(pg, "render", wn_strerror(e));
+      goto out;
+    }
+    e = wn_eval_score_texts(text.data ? text.data : "", text.len, gold, gold_len,
+                            &pg->single_score);
+    if (e) {
+      wn_eval_fail(pg, "score", wn_strerror(e));
+      err = e;
+      goto out;
+    }
+    pg->have_single = 1;
+    if (pg->confidence < ev->opts.min_confidence) {
+      pg->fell_back = 1;
+      pg->score = pg->single_score;
+    }
+  }
 out:
   wn_buf_free(&text);
+  wn_detect_result_free(single);
   wn_detect_result_free(res);
   wn_dom_free(page);
   free(gold);
@@ -717,6 +759,8 @@ static void wn_eval_time_detect(wn_eval *ev) {
   wn_detect_options dopts;
   memset(&dopts, 0, sizeof dopts);
   dopts.selector = ev->opts.selector;
+  dopts.min_confidence = ev->opts.min_confidence;
+  dopts.fallback = ev->opts.fallback;
   t->best_seconds = -1.0;
   for (unsigned r = 0; r < ev->opts.repeat; r++) {
     size_t pages = 0, bytes = 0;
@@ -731,7 +775,7 @@ static void wn_eval_time_detect(wn_eval *ev) {
       wn_buf text;
       wn_buf_init(&text, WN_EVAL_MAX_TEXT_BYTES);
       if (wn_dom_parse(pg->html, pg->html_len, NULL, &page, NULL) == WN_OK &&
-          wn_detect_run(page, tpl, &dopts, &res, NULL) == WN_OK)
+          wn_detect_page(page, tpl, &dopts, &res, NULL) == WN_OK)
         (void)wn_detect_render_text(page, res, &text);
       wn_buf_free(&text);
       wn_detect_result_free(res);
@@ -807,9 +851,56 @@ static void wn_eval_print_page(const wn_eval_page *pg) {
   printf("    %s\t%s\t%.4f\t%.4f\t%.4f\t%zu\t%zu\t%.3f", pg->group, pg->id, pg->score.precision,
          pg->score.recall, pg->score.f1, pg->score.words_out, pg->score.words_gold,
          pg->confidence);
+  if (pg->have_single)
+    printf("\ttemplate_F1 %.4f\tfallback_F1 %.4f%s", pg->tpl_score.f1, pg->single_score.f1,
+           pg->fell_back ? "\tfell_back" : "");
   if (pg->failed)
     printf("\tFAILED %s", pg->status);
   printf("\n");
+}
+
+/* F1 of the policy at each threshold: a page whose confidence is below it
+ * is scored by the fallback. Pages that failed count 0 either way. */
+#define WN_EVAL_SWEEP_STEPS 20
+static void wn_eval_sweep_at(const wn_eval *ev, double t, size_t *fell, double *f1) {
+  *fell = 0;
+  *f1 = 0;
+  for (size_t i = 0; i < ev->n_pages; i++) {
+    const wn_eval_page *pg = &ev->pages[i];
+    if (pg->is_train || pg->failed || !pg->have_single)
+      continue;
+    if (pg->confidence < t) {
+      (*fell)++;
+      *f1 += pg->single_score.f1;
+    } else {
+      *f1 += pg->tpl_score.f1;
+    }
+  }
+  if (ev->n_test)
+    *f1 /= (double)ev->n_test;
+}
+
+static void wn_eval_print_sweep(const wn_eval *ev) {
+  printf("\npolicy sweep (fallback %s; a page below the threshold is served by it)\n",
+         wn_single_method_name(ev->opts.fallback));
+  printf("  %9s %9s %7s\n", "threshold", "fell_back", "F1");
+  for (int k = 0; k <= WN_EVAL_SWEEP_STEPS; k++) {
+    double t = (double)k / WN_EVAL_SWEEP_STEPS;
+    size_t fell;
+    double f1;
+    wn_eval_sweep_at(ev, t, &fell, &f1);
+    printf("  %9.2f %9zu %7.4f\n", t, fell, f1);
+  }
+  /* Every page by whichever method scored higher: the most any threshold
+   * rule could reach. */
+  double best = 0;
+  for (size_t i = 0; i < ev->n_pages; i++) {
+    const wn_eval_page *pg = &ev->pages[i];
+    if (!pg->is_train && !pg->failed && pg->have_single)
+      best += pg->tpl_score.f1 > pg->single_score.f1 ? pg->tpl_score.f1 : pg->single_score.f1;
+  }
+  printf("  oracle (the better method per page): F1 %.4f\n",
+         ev->n_test ? best / (double)ev->n_test : 0.0);
 }
 
 static void wn_eval_print_text(const wn_eval *ev, const wn_eval_summary *s) {
@@ -846,6 +937,12 @@ static void wn_eval_print_text(const wn_eval *ev, const wn_eval_summary *s) {
   printf("  P %.4f  R %.4f  F1 %.4f\n", s->p, s->r, s->f1);
   printf("  macro mean of the per-group F1: %.4f (%zu groups with test pages)\n",
          s->group_macro_f1, s->scored_groups);
+  if (ev->opts.min_confidence > 0)
+    printf("  policy: min-confidence %.2f, fallback %s: %zu of %zu test pages fell back\n",
+           ev->opts.min_confidence, wn_single_method_name(ev->opts.fallback), ev->n_fell_back,
+           ev->n_test);
+  if (ev->opts.sweep)
+    wn_eval_print_sweep(ev);
   if (ev->n_train_failed)
     printf("  train pages that could not be read or parsed: %zu\n", ev->n_train_failed);
   printf("\ntemplate record bytes over %zu groups: min %zu  median %zu  max %zu\n", s->tpl_groups,
@@ -919,8 +1016,11 @@ static int wn_eval_print_json(const wn_eval *ev, const wn_eval_summary *s) {
   wn_eval_jset(opts, "min_count", json_integer(ev->opts.min_count), &bad);
   wn_eval_jset(opts, "selector", json_string(wn_eval_selector_name(ev->opts.selector)), &bad);
   wn_eval_jset(opts, "repeat", json_integer(ev->opts.repeat), &bad);
+  wn_eval_jset(opts, "min_confidence", json_real(ev->opts.min_confidence), &bad);
+  wn_eval_jset(opts, "fallback", json_string(wn_single_method_name(ev->opts.fallback)), &bad);
   wn_eval_jset(root, "corpus", json_string(ev->opts.corpus), &bad);
   wn_eval_jset(root, "options", opts, &bad);
+  wn_eval_jset(root, "fell_back", wn_eval_jsize(ev->n_fell_back), &bad);
 
   json_t *groups = json_array();
   json_t *pages = ev->opts.per_page ? json_array() : NULL;
@@ -1396,6 +1496,7 @@ static int wn_eval_selftest(const char *corpus) {
 static void wn_eval_usage(FILE *f) {
   fprintf(f,
           "usage: winnow-eval [--min-count N] [--selector cues|paper] [--per-page] [--json]\n"
+          "                   [--min-confidence X] [--fallback cnr|danag] [--sweep]\n"
           "                   [--repeat N] CORPUS_DIR\n"
           "       winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]\n"
           "                   [--json] [--repeat N] CORPUS_DIR\n"
@@ -1406,8 +1507,14 @@ static void wn_eval_usage(FILE *f) {
           "  --min-count N   sample pages a node must occur in to be template (0: default)\n"
           "  --selector S    cues (default) or paper (Algorithms 2 to 5 as stated)\n"
           "  --per-page      one line per test page: group id P R F1 words_out words_gold confidence\n"
+          "                  (with --sweep or --min-confidence also both methods' F1)\n"
           "  --json          one JSON object with all the figures\n"
           "  --repeat N      timing loops run N times, the best counts (default 3)\n"
+          "  --min-confidence X  the detection policy: a test page whose match\n"
+          "                  confidence is below X is served by the fallback (default 0:\n"
+          "                  the template serves every page)\n"
+          "  --fallback M    the policy's single-page method, cnr or danag (default danag)\n"
+          "  --sweep         also the policy's F1 at thresholds 0, 0.05, ..., 1\n"
           "  --method M      a single-page method, cnr or danag, on every page (train\n"
           "                  and test) instead of the template method; figures over all\n"
           "                  pages and over the test pages\n"
@@ -1433,6 +1540,7 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
   memset(o, 0, sizeof *o);
   o->selector = WN_SELECT_CUES;
   o->repeat = 3;
+  o->fallback = WN_SINGLE_DANAG;
   uint32_t steps = 0;
   int steps_given = 0;
   for (int i = 1; i < argc; i++) {
@@ -1488,6 +1596,21 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
         steps = (uint32_t)v;
       }
       steps_given = 1;
+    } else if (strcmp(a, "--min-confidence") == 0) {
+      char *end = NULL;
+      double x = i + 1 < argc ? strtod(argv[++i], &end) : -1.0;
+      if (!end || end == argv[i] || *end != '\0' || !(x >= 0.0 && x <= 1.0)) {
+        fprintf(stderr, "winnow-eval: --min-confidence needs a number from 0 to 1\n");
+        return 2;
+      }
+      o->min_confidence = x;
+    } else if (strcmp(a, "--fallback") == 0) {
+      if (i + 1 >= argc || wn_single_method_parse(argv[++i], &o->fallback) != 0) {
+        fprintf(stderr, "winnow-eval: --fallback needs cnr or danag\n");
+        return 2;
+      }
+    } else if (strcmp(a, "--sweep") == 0) {
+      o->sweep = 1;
     } else if (strcmp(a, "--per-page") == 0) {
       o->per_page = 1;
     } else if (strcmp(a, "--json") == 0) {
@@ -1510,6 +1633,10 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
   }
   if (!o->corpus && !o->selftest) {
     wn_eval_usage(stderr);
+    return 2;
+  }
+  if (o->single && (o->min_confidence > 0 || o->sweep)) {
+    fprintf(stderr, "winnow-eval: --min-confidence and --sweep go with the template method\n");
     return 2;
   }
   if (steps_given && !o->single) {
@@ -1581,6 +1708,7 @@ int main(int argc, char **argv) {
       g->sum_f1 += pg->score.f1;
       g->sum_conf += pg->confidence;
       g->n_failed += (size_t)pg->failed;
+      ev.n_fell_back += (size_t)pg->fell_back;
     }
     ev.n_test += g->n_test;
     ev.n_failed += g->n_failed;

@@ -32,7 +32,7 @@ void wn_cli_usage_detect(FILE *out) {
           "                        \"drift\", \"charset\", \"charset_source\", \"nodes\", \"text\"}\n"
           "  --selector SELECTOR   cues (default): template filter, then text and link\n"
           "                        density; paper: the paper's Algorithms 2 to 5\n"
-          "  --fallback METHOD     single-page method: cnr (default) or danag\n"
+          "  --fallback METHOD     single-page method: danag (default) or cnr\n"
           "  --min-confidence X    below this match confidence (0 to 1) a page is served\n"
           "                        by the fallback (default %.2f; 0: never)\n"
           "  --drift-share X       a site drifts when at least this share of its recent\n"
@@ -233,7 +233,7 @@ int wn_cli_detect(int argc, char **argv) {
       .format = WN_FORMAT_TEXT,
       .detect = {.selector = WN_SELECT_CUES,
                  .min_confidence = WN_DETECT_DEFAULT_MIN_CONFIDENCE,
-                 .fallback = WN_SINGLE_CNR},
+                 .fallback = WN_SINGLE_DANAG},
       .count = 1,
       .drift = {.min_pages = WN_STORE_DRIFT_MIN_PAGES, .max_low_share = WN_STORE_DRIFT_SHARE}};
   int jsonl = 0;

@@ -511,7 +511,7 @@ wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
                       const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag) {
   *out = NULL;
   const double min_confidence = opts ? opts->min_confidence : 0.0;
-  const wn_single_method fallback = opts ? opts->fallback : WN_SINGLE_CNR;
+  const wn_single_method fallback = opts ? opts->fallback : WN_SINGLE_DANAG;
   wn_detect_result *res = NULL;
   double confidence = 0.0;
   wn_detect_fallback reason = WN_FALLBACK_NO_TEMPLATE;
