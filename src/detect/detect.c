@@ -204,6 +204,8 @@ static void wn_label_lifted(const wn_dom_node *nodes, uint32_t count, wn_labels 
 /* ...but never less than a headline, standfirst and byline take. */
 #define WN_CUE_GROWTH_MIN_BYTES 200.0
 #define WN_CUE_SIBLING 0.5
+#define WN_CUE_SIBLINGS_TOGETHER 0.3
+#define WN_CUE_SIBLING_LEVELS 3u
 #define WN_CUE_MAX_LINK_DENSITY 0.5
 #define WN_CUE_MAX_BOX_LINK_DENSITY 0.2
 /* A box with one link is a byline or a credit, not a list of links: it is
@@ -317,24 +319,38 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
   /* Step 2a: an article split into sibling blocks (by a picture, an ad
    * slot) has siblings that score like the core itself: a sibling scoring
    * at least WN_CUE_SIBLING of the core, with little link text, joins it
-   * and the core becomes their parent (Readability's sibling rule). */
+   * and the core becomes their parent (Readability's sibling rule). Many
+   * smaller siblings join too when together they score WN_CUE_SIBLINGS_
+   * TOGETHER of the core, looked for up to WN_CUE_SIBLING_LEVELS levels up:
+   * a reference page is a run of similar entries (one <dl> per function,
+   * one <section> per topic), none of which outweighs the longest. */
   for (;;) {
-    uint32_t p = nodes[core].parent;
-    if (p == WN_DOM_NONE)
-      break;
-    double core_score = score[core] * (1.0 - (double)clink[core] / (double)(ctext[core] + clink[core]));
-    int joined = 0;
-    for (uint32_t c = nodes[p].first_child; c != WN_DOM_NONE && !joined; c = nodes[c].next_sibling) {
-      if (c == core || nodes[c].tag == WN_TAG_TEXT || ctext[c] == 0)
-        continue;
-      double density = (double)clink[c] / (double)(ctext[c] + clink[c]);
-      if (density < WN_CUE_MAX_BOX_LINK_DENSITY &&
-          score[c] * (1.0 - density) >= WN_CUE_SIBLING * core_score)
-        joined = 1;
+    double core_score =
+        score[core] * (1.0 - (double)clink[core] / (double)(ctext[core] + clink[core]));
+    uint32_t joined = WN_DOM_NONE;
+    uint32_t below = core;
+    for (unsigned lv = 0; lv < WN_CUE_SIBLING_LEVELS && joined == WN_DOM_NONE; lv++) {
+      uint32_t p = nodes[below].parent;
+      if (p == WN_DOM_NONE)
+        break;
+      double together = 0;
+      for (uint32_t c = nodes[p].first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
+        if (c == below || nodes[c].tag == WN_TAG_TEXT || ctext[c] == 0)
+          continue;
+        double density = (double)clink[c] / (double)(ctext[c] + clink[c]);
+        if (density < WN_CUE_MAX_BOX_LINK_DENSITY) {
+          if (lv == 0 && score[c] * (1.0 - density) >= WN_CUE_SIBLING * core_score)
+            joined = p;
+          together += score[c] * (1.0 - density);
+        }
+      }
+      if (together >= WN_CUE_SIBLINGS_TOGETHER * core_score)
+        joined = p;
+      below = p;
     }
-    if (!joined)
+    if (joined == WN_DOM_NONE)
       break;
-    core = p;
+    core = joined;
   }
   /* Step 2b: grow while the gain stays small next to the core. */
   uint32_t branch = core;
