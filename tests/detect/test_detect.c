@@ -196,6 +196,74 @@ static void test_detect_template_only_page(void **state) {
   wn_template_free(tpl);
 }
 
+/* The detection policy: no template, another site's page, the site's own
+ * page after a redesign (same story, new markup) go to the fallback, with
+ * the reason and the template's confidence; the site's own page of the
+ * learned layout stays with the template. */
+static void policy(const char *html, const wn_template *tpl, const wn_detect_options *opts,
+                   const char *method, wn_detect_fallback reason, const char *want_text) {
+  wn_dom_page *page = wn_test_parse(html);
+  wn_detect_result *res = NULL;
+  assert_int_equal(wn_detect_page(page, tpl, opts, &res, NULL), WN_OK);
+  assert_string_equal(wn_detect_method(res), method);
+  assert_int_equal(wn_detect_fallback_reason(res), reason);
+  double c = wn_detect_confidence(res);
+  if (!tpl)
+    assert_true(c == 0.0);
+  else if (reason == WN_FALLBACK_LOW_CONFIDENCE)
+    assert_true(c < opts->min_confidence);
+  else
+    assert_true(c >= opts->min_confidence);
+  wn_buf buf;
+  wn_buf_init(&buf, 0);
+  assert_int_equal(wn_detect_render_text(page, res, &buf), WN_OK);
+  char *text = wn_buf_take(&buf, NULL);
+  assert_non_null(strstr(text, want_text));
+  free(text);
+  wn_detect_result_free(res);
+  wn_dom_free(page);
+}
+
+static const char *redesigned_page =
+    "<body><header class=top><nav class=menu><ul><li><a href=/>Home</a></li>"
+    "<li><a href=/world>World</a></li><li><a href=/biz>Business</a></li></ul></nav></header>"
+    "<main class=layout><article class=story><h1 class=headline>Market hall reopens</h1>"
+    "<p>The market hall opened its doors again after a two year restoration.</p>"
+    "<p>Traders returned to stalls that had been in their families for generations.</p>"
+    "</article><aside class=more><ul><li><a href=/5>Parking fees rise</a></li></ul></aside>"
+    "</main><footer class=bottom>Copyright The Valley Times</footer></body>";
+
+static void test_detect_policy(void **state) {
+  (void)state;
+  wn_template *tpl = learn_site();
+  wn_detect_options opts = {.selector = WN_SELECT_CUES,
+                            .min_confidence = WN_DETECT_DEFAULT_MIN_CONFIDENCE,
+                            .fallback = WN_SINGLE_DANAG};
+  const char *story = "Traders returned to stalls";
+  policy(new_page, tpl, &opts, "template", WN_FALLBACK_NONE, story);
+  policy(new_page, NULL, &opts, "danag", WN_FALLBACK_NO_TEMPLATE, story);
+  policy(redesigned_page, tpl, &opts, "danag", WN_FALLBACK_LOW_CONFIDENCE, story);
+  policy("<body><table><tr><td><p>Another site entirely, with its own words, its own "
+         "story and its own long paragraph of text.</p></td></tr></table></body>",
+         tpl, &opts, "danag", WN_FALLBACK_LOW_CONFIDENCE, "Another site entirely");
+  opts.fallback = WN_SINGLE_CNR;
+  policy(redesigned_page, tpl, &opts, "cnr", WN_FALLBACK_LOW_CONFIDENCE, story);
+  /* Threshold 0 never falls back while there is a template; NULL options
+   * are the zero options: DANAg, threshold 0. */
+  opts.min_confidence = 0;
+  policy(redesigned_page, tpl, &opts, "template", WN_FALLBACK_NONE, "");
+  wn_dom_page *page = wn_test_parse(new_page);
+  wn_detect_result *res = NULL;
+  assert_int_equal(wn_detect_page(page, NULL, NULL, &res, NULL), WN_OK);
+  assert_string_equal(wn_detect_method(res), "danag");
+  assert_string_equal(wn_detect_fallback_name(wn_detect_fallback_reason(res)), "no template");
+  assert_null(wn_detect_fallback_name(WN_FALLBACK_NONE));
+  assert_string_equal(wn_detect_fallback_name(WN_FALLBACK_LOW_CONFIDENCE), "low confidence");
+  wn_detect_result_free(res);
+  wn_dom_free(page);
+  wn_template_free(tpl);
+}
+
 static void test_render_html(void **state) {
   (void)state;
   wn_template *tpl = learn_site();
@@ -230,7 +298,7 @@ int main(void) {
       cmocka_unit_test(test_alg2_reduce),       cmocka_unit_test(test_alg3_branch),
       cmocka_unit_test(test_alg4_discard),      cmocka_unit_test(test_alg5_group),
       cmocka_unit_test(test_detect_cues),       cmocka_unit_test(test_detect_template_only_page),
-      cmocka_unit_test(test_render_html),
+      cmocka_unit_test(test_render_html),       cmocka_unit_test(test_detect_policy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
