@@ -29,7 +29,13 @@
  * pages the template method is scored on, for a side-by-side), and the
  * throughput loops run over all pages.
  *
+ * With --min-confidence X (and --fallback), the detection policy of
+ * wn_detect_page: a test page whose match confidence is below X is scored
+ * by the fallback instead; --sweep scores the policy at thresholds 0 to 1
+ * from one run (both methods are scored on every test page).
+ *
  * usage: winnow-eval [--min-count N] [--selector cues|paper] [--per-page]
+ *                    [--min-confidence X] [--fallback cnr|danag] [--sweep]
  *                    [--json] [--repeat N] CORPUS_DIR
  *        winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]
  *                    [--json] [--repeat N] CORPUS_DIR
@@ -689,7 +695,7 @@ static wn_err wn_eval_test_page(wn_eval *ev, const wn_eval_group *g, wn_eval_pag
       wn_eval_fail(pg, "fallback", wn_diag_message(&diag, e));
       goto out;
     }
-    text.len = 0;
+    wn_buf_reset(&text);
     e = wn_detect_render_text(page, single, &text);
     if (e) {
       wn_eval_fail(pg, "render", wn_strerror(e));
