@@ -627,63 +627,90 @@ out:
   return err;
 }
 
-/* Detects one test page and scores it; keeps the html bytes on the page
- * for the timing loops. Returns nonzero only for out of memory in the
- * scorer itself (the run cannot go on). */
+/* Reads a page's html (kept on the page for the timing loops) and gold,
+ * and parses the html. 0 when all went well; otherwise the page is marked
+ * failed (it scores 0) and nothing is returned. */
+static int wn_eval_prepare(wn_eval *ev, wn_eval_page *pg, char **gold, size_t *gold_len,
+                           wn_dom_page **page) {
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  wn_err e = wn_eval_read(ev, pg, "html", "html", &pg->html, &pg->html_len, &diag);
+  if (e) {
+    wn_eval_fail(pg, "read", wn_diag_message(&diag, e));
+    return -1;
+  }
+  wn_diag_clear(&diag);
+  e = wn_eval_read(ev, pg, "gold", "txt", gold, gold_len, &diag);
+  if (e) {
+    wn_eval_fail(pg, "gold", wn_diag_message(&diag, e));
+    return -1;
+  }
+  wn_diag_clear(&diag);
+  e = wn_dom_parse(pg->html, pg->html_len, NULL, page, &diag);
+  if (e) {
+    wn_eval_fail(pg, "parse", wn_diag_message(&diag, e));
+    return -1;
+  }
+  wn_eval_note_memory(ev, pg, *page);
+  return 0;
+}
+
+/* Renders a detection result as text and scores it against the gold. A
+ * render failure marks the page failed (*ok = 0); the returned error is
+ * only the scorer's own out of memory, after which the run cannot go on. */
+static wn_err wn_eval_score_result(wn_eval_page *pg, const wn_dom_page *page,
+                                   const wn_detect_result *res, const char *gold,
+                                   size_t gold_len, wn_eval_score *out, int *ok) {
+  wn_buf text;
+  wn_buf_init(&text, WN_EVAL_MAX_TEXT_BYTES);
+  *ok = 0;
+  wn_err e = wn_detect_render_text(page, res, &text);
+  if (e) {
+    wn_eval_fail(pg, "render", wn_strerror(e));
+    e = WN_OK;
+    goto out;
+  }
+  e = wn_eval_score_texts(text.data ? text.data : "", text.len, gold, gold_len, out);
+  if (e) {
+    wn_eval_fail(pg, "score", wn_strerror(e));
+    goto out;
+  }
+  *ok = 1;
+out:
+  wn_buf_free(&text);
+  return e;
+}
+
+/* Detects one test page and scores it. Returns nonzero only for out of
+ * memory in the scorer itself (the run cannot go on). */
 static wn_err wn_eval_test_page(wn_eval *ev, const wn_eval_group *g, wn_eval_page *pg) {
   wn_err err = WN_OK;
   char *gold = NULL;
   size_t gold_len = 0;
   wn_dom_page *page = NULL;
   wn_detect_result *res = NULL, *single = NULL;
-  wn_buf text;
   wn_diag diag;
-  wn_buf_init(&text, WN_EVAL_MAX_TEXT_BYTES);
+  int ok = 0;
 
-  wn_diag_clear(&diag);
-  wn_err e = wn_eval_read(ev, pg, "html", "html", &pg->html, &pg->html_len, &diag);
-  if (e) {
-    wn_eval_fail(pg, "read", wn_diag_message(&diag, e));
+  if (wn_eval_prepare(ev, pg, &gold, &gold_len, &page))
     goto out;
-  }
-  wn_diag_clear(&diag);
-  e = wn_eval_read(ev, pg, "gold", "txt", &gold, &gold_len, &diag);
-  if (e) {
-    wn_eval_fail(pg, "gold", wn_diag_message(&diag, e));
-    goto out;
-  }
   if (!g->tpl) {
     wn_eval_fail(pg, "detect", "the group has no template");
     goto out;
   }
-  wn_diag_clear(&diag);
-  e = wn_dom_parse(pg->html, pg->html_len, NULL, &page, &diag);
-  if (e) {
-    wn_eval_fail(pg, "parse", wn_diag_message(&diag, e));
-    goto out;
-  }
-  wn_eval_note_memory(ev, pg, page);
   wn_detect_options dopts;
   memset(&dopts, 0, sizeof dopts);
   dopts.selector = ev->opts.selector;
   wn_diag_clear(&diag);
-  e = wn_detect_run(page, g->tpl, &dopts, &res, &diag);
+  wn_err e = wn_detect_run(page, g->tpl, &dopts, &res, &diag);
   if (e) {
     wn_eval_fail(pg, "detect", wn_diag_message(&diag, e));
     goto out;
   }
   pg->confidence = wn_detect_confidence(res);
-  e = wn_detect_render_text(page, res, &text);
-  if (e) {
-    wn_eval_fail(pg, "render", wn_strerror(e));
+  err = wn_eval_score_result(pg, page, res, gold, gold_len, &pg->score, &ok);
+  if (!ok)
     goto out;
-  }
-  e = wn_eval_score_texts(text.data ? text.data : "", text.len, gold, gold_len, &pg->score);
-  if (e) {
-    wn_eval_fail(pg, "score", wn_strerror(e));
-    err = e;
-    goto out;
-  }
   pg->tpl_score = pg->score;
   if (ev->opts.min_confidence > 0 || ev->opts.sweep) {
     /* The fallback's score on the same page, so that any threshold can be
@@ -695,19 +722,9 @@ static wn_err wn_eval_test_page(wn_eval *ev, const wn_eval_group *g, wn_eval_pag
       wn_eval_fail(pg, "fallback", wn_diag_message(&diag, e));
       goto out;
     }
-    wn_buf_reset(&text);
-    e = wn_detect_render_text(page, single, &text);
-    if (e) {
-      wn_eval_fail(pg, "render", wn_strerror(e));
+    err = wn_eval_score_result(pg, page, single, gold, gold_len, &pg->single_score, &ok);
+    if (!ok)
       goto out;
-    }
-    e = wn_eval_score_texts(text.data ? text.data : "", text.len, gold, gold_len,
-                            &pg->single_score);
-    if (e) {
-      wn_eval_fail(pg, "score", wn_strerror(e));
-      err = e;
-      goto out;
-    }
     pg->have_single = 1;
     if (pg->confidence < ev->opts.min_confidence) {
       pg->fell_back = 1;
@@ -715,7 +732,6 @@ static wn_err wn_eval_test_page(wn_eval *ev, const wn_eval_group *g, wn_eval_pag
     }
   }
 out:
-  wn_buf_free(&text);
   wn_detect_result_free(single);
   wn_detect_result_free(res);
   wn_dom_free(page);
@@ -759,7 +775,10 @@ static void wn_eval_time_parse(wn_eval *ev) {
 }
 
 /* (b) winnow's whole per-page cost: parse to the compact tree, detect,
- * render the text, free it all. File reading and scoring are left out. */
+ * render the text, free it all. File reading and scoring are left out.
+ * In template mode the test pages of groups with a template, detected by
+ * the policy (wn_detect_page); in single-page mode every page, by the
+ * method. */
 static void wn_eval_time_detect(wn_eval *ev) {
   wn_eval_timing *t = &ev->detect_time;
   wn_detect_options dopts;
@@ -774,14 +793,16 @@ static void wn_eval_time_detect(wn_eval *ev) {
     for (size_t i = 0; i < ev->n_pages; i++) {
       const wn_eval_page *pg = &ev->pages[i];
       const wn_template *tpl = ev->groups[pg->group_index].tpl;
-      if (pg->is_train || !pg->html || !tpl)
+      if (!pg->html || (!ev->opts.single && (pg->is_train || !tpl)))
         continue;
       wn_dom_page *page = NULL;
       wn_detect_result *res = NULL;
       wn_buf text;
       wn_buf_init(&text, WN_EVAL_MAX_TEXT_BYTES);
       if (wn_dom_parse(pg->html, pg->html_len, NULL, &page, NULL) == WN_OK &&
-          wn_detect_page(page, tpl, &dopts, &res, NULL) == WN_OK)
+          (ev->opts.single
+               ? wn_detect_single_steps(page, ev->opts.method, ev->opts.steps, &res, NULL)
+               : wn_detect_page(page, tpl, &dopts, &res, NULL)) == WN_OK)
         (void)wn_detect_render_text(page, res, &text);
       wn_buf_free(&text);
       wn_detect_result_free(res);
@@ -1135,93 +1156,30 @@ out:
 /* ---- single-page mode ------------------------------------------------------ */
 
 /* Detects one page (train or test) with the single-page method and scores
- * it; keeps the html bytes on the page for the timing loops. Returns
- * nonzero only for out of memory in the scorer itself. */
+ * it. Returns nonzero only for out of memory in the scorer itself. */
 static wn_err wn_eval_single_page(wn_eval *ev, wn_eval_page *pg) {
   wn_err err = WN_OK;
   char *gold = NULL;
   size_t gold_len = 0;
   wn_dom_page *page = NULL;
   wn_detect_result *res = NULL;
-  wn_buf text;
   wn_diag diag;
-  wn_buf_init(&text, WN_EVAL_MAX_TEXT_BYTES);
+  int ok = 0;
 
-  wn_diag_clear(&diag);
-  wn_err e = wn_eval_read(ev, pg, "html", "html", &pg->html, &pg->html_len, &diag);
-  if (e) {
-    wn_eval_fail(pg, "read", wn_diag_message(&diag, e));
+  if (wn_eval_prepare(ev, pg, &gold, &gold_len, &page))
     goto out;
-  }
   wn_diag_clear(&diag);
-  e = wn_eval_read(ev, pg, "gold", "txt", &gold, &gold_len, &diag);
-  if (e) {
-    wn_eval_fail(pg, "gold", wn_diag_message(&diag, e));
-    goto out;
-  }
-  wn_diag_clear(&diag);
-  e = wn_dom_parse(pg->html, pg->html_len, NULL, &page, &diag);
-  if (e) {
-    wn_eval_fail(pg, "parse", wn_diag_message(&diag, e));
-    goto out;
-  }
-  wn_eval_note_memory(ev, pg, page);
-  wn_diag_clear(&diag);
-  e = wn_detect_single_steps(page, ev->opts.method, ev->opts.steps, &res, &diag);
+  wn_err e = wn_detect_single_steps(page, ev->opts.method, ev->opts.steps, &res, &diag);
   if (e) {
     wn_eval_fail(pg, "detect", wn_diag_message(&diag, e));
     goto out;
   }
-  e = wn_detect_render_text(page, res, &text);
-  if (e) {
-    wn_eval_fail(pg, "render", wn_strerror(e));
-    goto out;
-  }
-  e = wn_eval_score_texts(text.data ? text.data : "", text.len, gold, gold_len, &pg->score);
-  if (e) {
-    wn_eval_fail(pg, "score", wn_strerror(e));
-    err = e;
-    goto out;
-  }
+  err = wn_eval_score_result(pg, page, res, gold, gold_len, &pg->score, &ok);
 out:
-  wn_buf_free(&text);
   wn_detect_result_free(res);
   wn_dom_free(page);
   free(gold);
   return err;
-}
-
-/* The single-page method's whole per-page cost over all pages: decode and
- * parse to the compact tree, the method, render the text, free it all. */
-static void wn_eval_time_single(wn_eval *ev) {
-  wn_eval_timing *t = &ev->detect_time;
-  t->best_seconds = -1.0;
-  for (unsigned r = 0; r < ev->opts.repeat; r++) {
-    size_t pages = 0, bytes = 0;
-    double t0 = wn_eval_now();
-    for (size_t i = 0; i < ev->n_pages; i++) {
-      const wn_eval_page *pg = &ev->pages[i];
-      if (!pg->html)
-        continue;
-      wn_dom_page *page = NULL;
-      wn_detect_result *res = NULL;
-      wn_buf text;
-      wn_buf_init(&text, WN_EVAL_MAX_TEXT_BYTES);
-      if (wn_dom_parse(pg->html, pg->html_len, NULL, &page, NULL) == WN_OK &&
-          wn_detect_single_steps(page, ev->opts.method, ev->opts.steps, &res, NULL) == WN_OK)
-        (void)wn_detect_render_text(page, res, &text);
-      wn_buf_free(&text);
-      wn_detect_result_free(res);
-      wn_dom_free(page);
-      pages++;
-      bytes += pg->html_len;
-    }
-    double dt = wn_eval_now() - t0;
-    t->pages = pages;
-    t->bytes = bytes;
-    if (t->best_seconds < 0 || dt < t->best_seconds)
-      t->best_seconds = dt;
-  }
 }
 
 static void wn_eval_single_print_text(const wn_eval *ev) {
@@ -1378,7 +1336,7 @@ static int wn_eval_run_single(wn_eval *ev) {
     ev->sum_f1 += g->sum_f1;
   }
   wn_eval_time_parse(ev);
-  wn_eval_time_single(ev);
+  wn_eval_time_detect(ev);
   if (ev->opts.json)
     return wn_eval_single_print_json(ev);
   wn_eval_single_print_text(ev);
