@@ -215,10 +215,12 @@ static void wn_label_lifted(const wn_dom_node *nodes, uint32_t count, wn_labels 
 /* A container (a box of its own: table, list, div...) inside the content
  * that is this much link text is a box of links with blurbs (related
  * stories, "full coverage"); a single block (a paragraph, a list item) must
- * be mostly links to be dropped, so that prose with inline links stays. */
-static double wn_link_limit(uint8_t tag, uint32_t links) {
+ * be mostly links to be dropped, so that prose with inline links stays.
+ * The one link-box rule: the single-page methods use it too (single.c). */
+double wn_detect_link_limit(uint8_t tag, uint32_t links) {
   switch (tag) {
-  case WN_TAG_TABLE: case WN_TAG_UL: case WN_TAG_OL: case WN_TAG_DL: case WN_TAG_DIV:
+  case WN_TAG_TABLE: case WN_TAG_TBODY: case WN_TAG_TR: case WN_TAG_TD:
+  case WN_TAG_UL: case WN_TAG_OL: case WN_TAG_DL: case WN_TAG_DIV:
   case WN_TAG_SECTION: case WN_TAG_ASIDE: case WN_TAG_NAV: case WN_TAG_FORM:
   case WN_TAG_CENTER: case WN_TAG_HEADER: case WN_TAG_FOOTER:
     if (links >= WN_CUE_BOX_MIN_LINKS)
@@ -383,7 +385,7 @@ static wn_err wn_select_cues(const wn_dom_page *page, const wn_dom_node *nodes, 
       if (nodes[i].tag == WN_TAG_TEXT) {
         res->keep[i] = l->cand[i];
       } else if ((nodes[i].flags & WN_DOM_BLOCK) && !(i <= core && core < nodes[i].end) &&
-                 clink[i] > wn_link_limit(nodes[i].tag, nlinks[i]) * (ctext[i] + clink[i])) {
+                 clink[i] > wn_detect_link_limit(nodes[i].tag, nlinks[i]) * (ctext[i] + clink[i])) {
         i = nodes[i].end;
         continue;
       }

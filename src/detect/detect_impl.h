@@ -27,4 +27,10 @@ struct wn_detect_result {
  * (all 0); NULL when out of memory. */
 wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method);
 
+/* The link-box rule (detect.c), shared by the cue selector and the
+ * single-page methods: the largest share of its text that may be link text
+ * in a block of this tag holding this many links, past which the block is
+ * a list of links and left out. */
+double wn_detect_link_limit(uint8_t tag, uint32_t links);
+
 #endif /* WN_DETECT_IMPL_H */

@@ -102,25 +102,10 @@ out:
  * holding several links needs less to be one, as in Readability's cleaning
  * and in the template method's cue selector (detect.c): a container with
  * at least two links and more than a fifth link text, any block with more
- * than half. Never the container that holds most of the content itself:
- * only blocks holding less than half of the kept text are judged.
+ * than half (wn_detect_link_limit). Never the container that holds most
+ * of the content itself: only blocks holding less than half of the kept
+ * text are judged.
  */
-#define WN_SINGLE_MAX_LINK_DENSITY 0.5
-#define WN_SINGLE_MAX_BOX_LINK_DENSITY 0.2
-#define WN_SINGLE_BOX_MIN_LINKS 2u
-
-static int wn_single_is_box(uint8_t tag) {
-  switch (tag) {
-  case WN_TAG_TABLE: case WN_TAG_UL: case WN_TAG_OL: case WN_TAG_DL: case WN_TAG_DIV:
-  case WN_TAG_SECTION: case WN_TAG_ASIDE: case WN_TAG_NAV: case WN_TAG_FORM:
-  case WN_TAG_CENTER: case WN_TAG_HEADER: case WN_TAG_FOOTER: case WN_TAG_TBODY:
-  case WN_TAG_TR: case WN_TAG_TD:
-    return 1;
-  default:
-    return 0;
-  }
-}
-
 wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -147,10 +132,7 @@ wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res) {
     const wn_dom_node *n = &nodes[i];
     if (n->tag != WN_TAG_TEXT && (n->flags & WN_DOM_BLOCK) && kept[i] > 0 &&
         2 * (uint64_t)kept[i] < total) {
-      double limit = wn_single_is_box(n->tag) && links[i] >= WN_SINGLE_BOX_MIN_LINKS
-                         ? WN_SINGLE_MAX_BOX_LINK_DENSITY
-                         : WN_SINGLE_MAX_LINK_DENSITY;
-      if ((double)n->link_text_len > limit * (double)n->text_len) {
+      if ((double)n->link_text_len > wn_detect_link_limit(n->tag, links[i]) * (double)n->text_len) {
         for (uint32_t j = i; j < n->end; j++)
           res->keep[j] = 0;
         i = n->end;
