@@ -434,8 +434,12 @@ static wn_err wn_select_paper(const wn_dom_page *page, const wn_dom_node *nodes,
 
 /* ---- running ------------------------------------------------------------------ */
 
-wn_err wn_detect_run(const wn_dom_page *page, const wn_template *tpl,
-                     const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag) {
+/* Match, confidence, then selection; a page whose confidence is below
+ * min_confidence stops before the selection (the fallback will serve it):
+ * WN_OK, *out NULL, *confidence set. */
+static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl,
+                                 const wn_detect_options *opts, double min_confidence,
+                                 wn_detect_result **out, double *confidence, wn_diag *diag) {
   wn_err err = WN_OK;
   uint32_t *map = NULL;
   uint8_t *seen = NULL;
@@ -477,6 +481,9 @@ wn_err wn_detect_run(const wn_dom_page *page, const wn_template *tpl,
       have += tnodes[t].count;
   }
   res->confidence = total > 0 ? have / total : 0;
+  *confidence = res->confidence;
+  if (res->confidence < min_confidence)
+    goto out;
 
   if (selector == WN_SELECT_PAPER) {
     err = wn_select_paper(page, nodes, count, &l, res);
@@ -499,6 +506,12 @@ out:
   if (err == WN_ENOMEM)
     wn_diag_set(diag, err, "detect: out of memory");
   return err;
+}
+
+wn_err wn_detect_run(const wn_dom_page *page, const wn_template *tpl,
+                     const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag) {
+  double confidence = 0;
+  return wn_detect_template(page, tpl, opts, 0.0, out, &confidence, diag);
 }
 
 wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method) {
@@ -534,21 +547,19 @@ wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
   double confidence = 0.0;
   wn_detect_fallback reason = WN_FALLBACK_NO_TEMPLATE;
   if (tpl) {
-    wn_err err = wn_detect_run(page, tpl, opts, &res, diag);
+    wn_err err = wn_detect_template(page, tpl, opts, min_confidence, &res, &confidence, diag);
     if (err)
       return err;
-    if (!(res->confidence < min_confidence)) {
+    if (res) {
       *out = res;
       return WN_OK;
     }
     /* The page does not look like the pages the template was learned
      * from (a redesign, another section of the site, another site under
      * one name): whatever the template's selection says rests on a match
-     * that did not happen, so a method that needs no template decides. */
-    confidence = res->confidence;
+     * that did not happen, so a method that needs no template decides
+     * (and the selection is not even run). */
     reason = WN_FALLBACK_LOW_CONFIDENCE;
-    wn_detect_result_free(res);
-    res = NULL;
   }
   wn_err err = wn_detect_single(page, fallback, &res, diag);
   if (err)
