@@ -152,6 +152,20 @@ static int wn_looks_like_url(const char *s) {
   return 0;
 }
 
+/* A numeric option of learn: when given (s not NULL), from lo to hi into
+ * *out, else dflt (0 for the library's default). 0, or the usage exit
+ * code after the message. */
+static int wn_learn_number(const char *name, const char *s, uint32_t lo, uint32_t hi,
+                           uint32_t dflt, uint32_t *out) {
+  *out = dflt;
+  if (!s)
+    return 0;
+  if (wn_cli_parse_u32(s, lo, hi, out) != 0)
+    return wn_cli_usage_error(wn_cli_usage_learn, "%s must be a number from %u to %u, not '%.40s'",
+                              name, (unsigned)lo, (unsigned)hi, s);
+  return 0;
+}
+
 /* `winnow learn URL`: crawl the n-SET, learn, store. */
 static int wn_cli_learn_url(const wn_learn_args *a, const char *url, wn_store *store,
                             const char *site) {
@@ -164,50 +178,29 @@ static int wn_cli_learn_url(const wn_learn_args *a, const char *url, wn_store *s
   wn_crawl_options_init(&co);
   wn_learn_crawl_options lo = {0};
   lo.by_domain = a->same_domain;
-  uint32_t v = 0;
-  if (a->n) {
-    if (wn_cli_parse_u32(a->n, 1, WN_LEARN_MAX_PAGES - 1, &v) != 0)
-      return wn_cli_usage_error(wn_cli_usage_learn, "--n must be a number from 1 to %u, not '%.40s'",
-                                WN_LEARN_MAX_PAGES - 1, a->n);
-    lo.n = v;
-  }
-  if (a->max_fetches) {
-    if (wn_cli_parse_u32(a->max_fetches, 1, 1024, &v) != 0)
-      return wn_cli_usage_error(wn_cli_usage_learn,
-                                "--max-fetches must be a number from 1 to 1024, not '%.40s'",
-                                a->max_fetches);
-    lo.max_fetches = v;
-  }
-  if (a->min_count) {
-    if (wn_cli_parse_u32(a->min_count, 1, WN_LEARN_MAX_PAGES, &v) != 0)
-      return wn_cli_usage_error(wn_cli_usage_learn,
-                                "--min-count must be a number from 1 to %u, not '%.40s'",
-                                WN_LEARN_MAX_PAGES, a->min_count);
-    lo.learn.min_count = v;
-  }
-  if (a->delay_ms) {
-    if (wn_cli_parse_u32(a->delay_ms, 0, 3600000, &v) != 0)
-      return wn_cli_usage_error(wn_cli_usage_learn,
-                                "--delay-ms must be a number from 0 to 3600000, not '%.40s'",
-                                a->delay_ms);
-    co.host_delay_ms = v;
-  }
-  if (a->timeout_ms) {
-    if (wn_cli_parse_u32(a->timeout_ms, 1, 3600000, &v) != 0)
-      return wn_cli_usage_error(wn_cli_usage_learn,
-                                "--timeout-ms must be a number from 1 to 3600000, not '%.40s'",
-                                a->timeout_ms);
-    co.timeout_ms = v;
-    if (co.connect_timeout_ms > v)
-      co.connect_timeout_ms = v;
-  }
-  if (a->max_bytes) {
-    if (wn_cli_parse_u32(a->max_bytes, 1, (uint32_t)WN_DOM_DEFAULT_MAX_BYTES, &v) != 0)
-      return wn_cli_usage_error(wn_cli_usage_learn,
-                                "--max-bytes must be a number from 1 to %zu, not '%.40s'",
-                                WN_DOM_DEFAULT_MAX_BYTES, a->max_bytes);
-    co.max_body_bytes = v;
-  }
+  uint32_t v;
+  int bad;
+  if ((bad = wn_learn_number("--n", a->n, 1, WN_LEARN_MAX_PAGES - 1, 0, &v)))
+    return bad;
+  lo.n = v;
+  if ((bad = wn_learn_number("--max-fetches", a->max_fetches, 1, 1024, 0, &v)))
+    return bad;
+  lo.max_fetches = v;
+  if ((bad = wn_learn_number("--min-count", a->min_count, 1, WN_LEARN_MAX_PAGES, 0, &v)))
+    return bad;
+  lo.learn.min_count = v;
+  if ((bad = wn_learn_number("--delay-ms", a->delay_ms, 0, 3600000, co.host_delay_ms, &v)))
+    return bad;
+  co.host_delay_ms = v;
+  if ((bad = wn_learn_number("--timeout-ms", a->timeout_ms, 1, 3600000, co.timeout_ms, &v)))
+    return bad;
+  co.timeout_ms = v;
+  if (co.connect_timeout_ms > v)
+    co.connect_timeout_ms = v;
+  if ((bad = wn_learn_number("--max-bytes", a->max_bytes, 1, (uint32_t)WN_DOM_DEFAULT_MAX_BYTES,
+                             (uint32_t)co.max_body_bytes, &v)))
+    return bad;
+  co.max_body_bytes = v;
   if (a->user_agent) {
     if (!*a->user_agent || strnlen(a->user_agent, 513) > 512 || strpbrk(a->user_agent, "\r\n"))
       return wn_cli_usage_error(wn_cli_usage_learn,
