@@ -311,31 +311,42 @@ static wn_err wn_parse_fetch(const wn_fetch *f, const wn_dom_options *base, int 
  * pages a majority would shrink "the template" to that chrome and let them
  * all in; two good pages that agree are enough to define it.
  */
-static wn_err wn_share_check(const wn_dom_page *key, wn_dom_page *const *pages, size_t n,
-                             double *share, wn_diag *diag) {
-  wn_err err = WN_OK;
-  uint32_t count = 0;
+/* Which key page nodes a candidate pairs (one byte a key node). Mapped
+ * once, when the candidate is parsed; later rounds reuse it. */
+static wn_err wn_map_to_key(const wn_dom_page *key, const wn_dom_page *page, uint8_t **out,
+                            wn_diag *diag) {
+  uint32_t count = 0, pairs = 0;
   wn_dom_nodes(key, &count);
-  uint32_t *occ = calloc(count, sizeof *occ);
-  uint8_t *mapped = malloc((size_t)count * n);
   uint32_t *map = malloc((size_t)count * sizeof *map);
-  if (!occ || !mapped || !map) {
-    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory checking %zu pages", n);
+  uint8_t *mapped = malloc(count ? count : 1);
+  wn_err err = WN_OK;
+  if (!map || !mapped) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory mapping a candidate page");
     goto out;
   }
-  wn_etdm_view kv = wn_etdm_view_of_page(key);
-  for (size_t p = 0; p < n; p++) {
-    wn_etdm_view pv = wn_etdm_view_of_page(pages[p]);
-    uint32_t pairs = 0;
-    if ((err = wn_etdm_map(&kv, &pv, map, &pairs))) {
-      wn_diag_set(diag, err, "learn: mapping a candidate page against the key page failed");
-      goto out;
-    }
-    for (uint32_t i = 0; i < count; i++) {
-      mapped[p * count + i] = map[i] != WN_DOM_NONE;
-      occ[i] += mapped[p * count + i];
-    }
+  wn_etdm_view kv = wn_etdm_view_of_page(key), pv = wn_etdm_view_of_page(page);
+  if ((err = wn_etdm_map(&kv, &pv, map, &pairs))) {
+    wn_diag_set(diag, err, "learn: mapping a candidate page against the key page failed");
+    goto out;
   }
+  for (uint32_t i = 0; i < count; i++)
+    mapped[i] = map[i] != WN_DOM_NONE;
+  *out = mapped;
+  mapped = NULL;
+out:
+  free(map);
+  free(mapped);
+  return err;
+}
+
+static wn_err wn_share_check(uint32_t count, const uint8_t *const *mapped, size_t n,
+                             double *share, wn_diag *diag) {
+  uint32_t *occ = calloc(count ? count : 1, sizeof *occ);
+  if (!occ)
+    return wn_diag_set(diag, WN_ENOMEM, "learn: out of memory checking %zu pages", n);
+  for (size_t p = 0; p < n; p++)
+    for (uint32_t i = 0; i < count; i++)
+      occ[i] += mapped[p][i];
   const uint32_t agree = n >= 2 ? 2u : 1u;
   uint32_t total = 0;
   for (uint32_t i = 0; i < count; i++)
@@ -343,14 +354,11 @@ static wn_err wn_share_check(const wn_dom_page *key, wn_dom_page *const *pages, 
   for (size_t p = 0; p < n; p++) {
     uint32_t have = 0;
     for (uint32_t i = 0; i < count; i++)
-      have += occ[i] >= agree && mapped[p * count + i];
+      have += occ[i] >= agree && mapped[p][i];
     share[p] = total ? (double)have / (double)total : 0.0;
   }
-out:
   free(occ);
-  free(mapped);
-  free(map);
-  return err;
+  return WN_OK;
 }
 
 wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl_options *opts,
@@ -361,12 +369,13 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
   wn_fetch *batch = NULL;
   wn_dom_page *key = NULL;
   wn_dom_page **cand_pages = NULL; /* parsed candidates, by report index */
+  uint8_t **cand_mapped = NULL;    /* their key page nodes paired (wn_map_to_key) */
   wn_link *links = NULL;
   size_t n_links = 0, n_ranked = 0, next = 0;
   wn_nset_candidate *ranked = NULL;
   const char **urls = NULL;
   double *share = NULL;
-  wn_dom_page **check = NULL;
+  const uint8_t **check = NULL;
   size_t *check_index = NULL;
   memset(&key_fetch, 0, sizeof key_fetch);
   *out = NULL;
@@ -388,7 +397,8 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
   if (res)
     res->pages = calloc((size_t)o.max_fetches + 1, sizeof *res->pages);
   cand_pages = calloc((size_t)o.max_fetches + 1, sizeof *cand_pages);
-  if (!res || !res->pages || !cand_pages) {
+  cand_mapped = calloc((size_t)o.max_fetches + 1, sizeof *cand_mapped);
+  if (!res || !res->pages || !cand_pages || !cand_mapped) {
     err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory");
     goto out;
   }
@@ -457,6 +467,8 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
       if (!batch[b].err) {
         wn_diag pd = {{0}};
         wn_err perr = wn_parse_fetch(&batch[b], &o.dom, 0, &cand_pages[idx], &pd);
+        if (!perr && (err = wn_map_to_key(key, cand_pages[idx], &cand_mapped[idx], diag)))
+          goto out;
         if (perr) {
           res->pages[idx].err = perr;
           snprintf(res->pages[idx].message, sizeof res->pages[idx].message, "%s",
@@ -468,11 +480,13 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
     /* Every parsed page so far takes part in the majority. */
     size_t nc = 0;
     for (size_t i = 1; i < res->n_pages; i++)
-      if (cand_pages[i]) {
-        check[nc] = cand_pages[i];
+      if (cand_mapped[i]) {
+        check[nc] = cand_mapped[i];
         check_index[nc++] = i;
       }
-    if (nc > 0 && (err = wn_share_check(key, check, nc, share, diag)))
+    uint32_t key_count = 0;
+    wn_dom_nodes(key, &key_count);
+    if (nc > 0 && (err = wn_share_check(key_count, check, nc, share, diag)))
       goto out;
     good = 0;
     for (size_t k = 0; k < nc; k++) {
@@ -540,6 +554,10 @@ out:
     for (size_t i = 0; i <= o.max_fetches; i++)
       wn_dom_free(cand_pages[i]);
   free(cand_pages);
+  if (cand_mapped)
+    for (size_t i = 0; i <= o.max_fetches; i++)
+      free(cand_mapped[i]);
+  free(cand_mapped);
   wn_links_free(links, n_links);
   free(ranked);
   free(urls);
