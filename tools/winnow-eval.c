@@ -34,7 +34,7 @@
  * by the fallback instead; --sweep scores the policy at thresholds 0 to 1
  * from one run (both methods are scored on every test page).
  *
- * usage: winnow-eval [--min-count N] [--selector cues|paper] [--per-page]
+ * usage: winnow-eval [--min-count N] [--selector cues|region|paper] [--per-page]
  *                    [--min-confidence X] [--fallback cnr|danag] [--sweep]
  *                    [--json] [--repeat N] CORPUS_DIR
  *        winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]
@@ -339,7 +339,7 @@ typedef struct wn_eval {
 } wn_eval;
 
 static const char *wn_eval_selector_name(wn_detect_selector s) {
-  return s == WN_SELECT_PAPER ? "paper" : "cues";
+  return wn_detect_selector_name(s);
 }
 
 /* Group and id are path components: no separators, no dot names, no
@@ -598,6 +598,9 @@ static wn_err wn_eval_learn_group(wn_eval *ev, wn_eval_group *g) {
   wn_learn_options lopts;
   memset(&lopts, 0, sizeof lopts);
   lopts.min_count = ev->opts.min_count;
+  /* Learned with the selector, as `winnow learn --selector` does; detection
+   * then uses the site's (WN_SELECT_SITE), the path a daemon takes. */
+  lopts.selector = (uint8_t)ev->opts.selector;
   wn_diag_clear(&diag);
   err = wn_learn_template(view, n_parsed, &lopts, &g->tpl, &diag);
   if (err) {
@@ -700,7 +703,7 @@ static wn_err wn_eval_test_page(wn_eval *ev, const wn_eval_group *g, wn_eval_pag
   }
   wn_detect_options dopts;
   memset(&dopts, 0, sizeof dopts);
-  dopts.selector = ev->opts.selector;
+  dopts.selector = WN_SELECT_SITE;
   wn_diag_clear(&diag);
   wn_err e = wn_detect_run(page, g->tpl, &dopts, &res, &diag);
   if (e) {
@@ -783,7 +786,7 @@ static void wn_eval_time_detect(wn_eval *ev) {
   wn_eval_timing *t = &ev->detect_time;
   wn_detect_options dopts;
   memset(&dopts, 0, sizeof dopts);
-  dopts.selector = ev->opts.selector;
+  dopts.selector = WN_SELECT_SITE;
   dopts.min_confidence = ev->opts.min_confidence;
   dopts.fallback = ev->opts.fallback;
   t->best_seconds = -1.0;
@@ -1459,7 +1462,7 @@ static int wn_eval_selftest(const char *corpus) {
 
 static void wn_eval_usage(FILE *f) {
   fprintf(f,
-          "usage: winnow-eval [--min-count N] [--selector cues|paper] [--per-page] [--json]\n"
+          "usage: winnow-eval [--min-count N] [--selector cues|region|paper] [--per-page] [--json]\n"
           "                   [--min-confidence X] [--fallback cnr|danag] [--sweep]\n"
           "                   [--repeat N] CORPUS_DIR\n"
           "       winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]\n"
@@ -1469,7 +1472,8 @@ static void wn_eval_usage(FILE *f) {
           "CORPUS_DIR holds pages.tsv (group, id, split), html/<group>/<id>.html and\n"
           "gold/<group>/<id>.txt (see ../shared/corpus/README.md).\n"
           "  --min-count N   sample pages a node must occur in to be template (0: default)\n"
-          "  --selector S    cues (default) or paper (Algorithms 2 to 5 as stated)\n"
+          "  --selector S    the selector each group's template is learned with:\n"
+          "                  cues (default), region, or paper (Algorithms 2 to 5 as stated)\n"
           "  --per-page      one line per test page: group id P R F1 words_out words_gold confidence\n"
           "                  (with --sweep or --min-confidence also both methods' F1)\n"
           "  --json          one JSON object with all the figures\n"
@@ -1518,16 +1522,13 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
       o->min_count = (uint32_t)v;
     } else if (strcmp(a, "--selector") == 0) {
       if (i + 1 >= argc) {
-        fprintf(stderr, "winnow-eval: --selector needs cues or paper\n");
+        fprintf(stderr, "winnow-eval: --selector needs cues, region or paper\n");
         return 2;
       }
       const char *s = argv[++i];
-      if (strcmp(s, "cues") == 0) {
-        o->selector = WN_SELECT_CUES;
-      } else if (strcmp(s, "paper") == 0) {
-        o->selector = WN_SELECT_PAPER;
-      } else {
-        fprintf(stderr, "winnow-eval: --selector: unknown selector \"%s\" (cues or paper)\n", s);
+      if (wn_detect_selector_parse(s, &o->selector) != 0 || o->selector == WN_SELECT_SITE) {
+        fprintf(stderr,
+                "winnow-eval: --selector: unknown selector \"%s\" (cues, region or paper)\n", s);
         return 2;
       }
     } else if (strcmp(a, "--repeat") == 0) {

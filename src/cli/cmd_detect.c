@@ -30,8 +30,11 @@ void wn_cli_usage_detect(FILE *out) {
           "                        html: the content's elements as HTML;\n"
           "                        json: {\"site\", \"method\", \"confidence\", \"fallback\",\n"
           "                        \"drift\", \"charset\", \"charset_source\", \"nodes\", \"text\"}\n"
-          "  --selector SELECTOR   cues (default): template filter, then text and link\n"
-          "                        density; paper: the paper's Algorithms 2 to 5\n"
+          "  --selector SELECTOR   overrides the selector the site was learned with\n"
+          "                        (winnow learn --selector): cues: template filter,\n"
+          "                        then text and link density; region: the largest\n"
+          "                        page-specific region, whole; paper: the paper's\n"
+          "                        Algorithms 2 to 5\n"
           "  --fallback METHOD     single-page method: danag (default) or cnr\n"
           "  --min-confidence X    below this match confidence (0 to 1) a page is served\n"
           "                        by the fallback (default %.2f; 0: never)\n"
@@ -231,7 +234,7 @@ int wn_cli_detect(int argc, char **argv) {
   const char *store_dir = NULL, *site_arg = NULL, *url = NULL;
   wn_cli_detect_config config = {
       .format = WN_FORMAT_TEXT,
-      .detect = {.selector = WN_SELECT_CUES,
+      .detect = {.selector = WN_SELECT_SITE,
                  .min_confidence = WN_DETECT_DEFAULT_MIN_CONFIDENCE,
                  .fallback = WN_SINGLE_DANAG},
       .count = 1,
@@ -270,13 +273,10 @@ int wn_cli_detect(int argc, char **argv) {
       }
       break;
     case WN_OPT_SELECTOR:
-      if (strcmp(optarg, "cues") == 0) {
-        config.detect.selector = WN_SELECT_CUES;
-      } else if (strcmp(optarg, "paper") == 0) {
-        config.detect.selector = WN_SELECT_PAPER;
-      } else {
+      if (wn_detect_selector_parse(optarg, &config.detect.selector) != 0) {
         rc = wn_cli_usage_error(wn_cli_usage_detect,
-                                "--selector is cues or paper, not '%.40s'", optarg);
+                                "--selector is site, cues, region or paper, not '%.40s'",
+                                optarg);
         goto out;
       }
       break;

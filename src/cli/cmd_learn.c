@@ -6,14 +6,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "detect/detect.h"
 #include "dom/dom.h"
 #include "learn/learn.h"
 
 void wn_cli_usage_learn(FILE *out) {
   fprintf(out,
-          "usage: winnow learn --store DIR --site SITE [--min-count N] KEY.html PAGE.html...\n"
-          "       winnow learn --store DIR [--site SITE] [--n N] [--algo etdm] [crawl options]\n"
-          "                    URL\n"
+          "usage: winnow learn --store DIR --site SITE [--min-count N] [--selector S]\n"
+          "                    KEY.html PAGE.html...\n"
+          "       winnow learn --store DIR [--site SITE] [--n N] [--algo etdm] [--selector S]\n"
+          "                    [crawl options] URL\n"
           "\n"
           "Learns a site's template and stores it in DIR, replacing any template the\n"
           "site had. Nothing is written if learning fails.\n"
@@ -22,6 +24,7 @@ void wn_cli_usage_learn(FILE *out) {
           "most). The template is built on the key page, or on another sample page if\n"
           "that one matches the rest better. Prints one line:\n"
           "learned SITE: pages=P nodes=N template_nodes=T record_bytes=B generation=G\n"
+          "selector=S\n"
           "\n"
           "From a URL (http or https): fetches the key page, ranks its same-site links\n"
           "by hyperlink distance, then DOM distance, fetches the best N, keeps those\n"
@@ -37,6 +40,11 @@ void wn_cli_usage_learn(FILE *out) {
           "  --n N                pages of the n-SET besides the key page (1 to %u;\n"
           "                       default 4)\n"
           "  --algo A             learning algorithm: etdm (the only one so far)\n"
+          "  --selector S         how detect picks the site's main content, kept with the\n"
+          "                       template: cues (default; sites with page-specific boxes:\n"
+          "                       news, portals, blogs) or region (everything outside the\n"
+          "                       template is content: documentation, manuals); paper:\n"
+          "                       the paper's Algorithms 2 to 5 as stated\n"
           "  --max-fetches N      candidate pages fetched at most (default 4 n)\n"
           "  --same-domain        same site = same registrable domain (default: same host)\n"
           "  --user-agent UA      User-Agent; robots.txt is matched on its first word\n"
@@ -59,7 +67,8 @@ enum {
   WN_OPT_USER_AGENT,
   WN_OPT_DELAY_MS,
   WN_OPT_TIMEOUT_MS,
-  WN_OPT_MAX_BYTES
+  WN_OPT_MAX_BYTES,
+  WN_OPT_SELECTOR
 };
 
 static const struct option wn_learn_options_long[] = {
@@ -74,6 +83,7 @@ static const struct option wn_learn_options_long[] = {
     {"delay-ms", required_argument, NULL, WN_OPT_DELAY_MS},
     {"timeout-ms", required_argument, NULL, WN_OPT_TIMEOUT_MS},
     {"max-bytes", required_argument, NULL, WN_OPT_MAX_BYTES},
+    {"selector", required_argument, NULL, WN_OPT_SELECTOR},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -121,9 +131,12 @@ static int wn_cli_store_template(wn_store *store, const char *site, const wn_tem
     rc = err == WN_ENOMEM ? WN_EXIT_INTERNAL : WN_EXIT_STORE;
     goto out;
   }
-  printf("learned %s: pages=%zu nodes=%u template_nodes=%u record_bytes=%zu generation=%llu\n",
+  printf("learned %s: pages=%zu nodes=%u template_nodes=%u record_bytes=%zu generation=%llu "
+         "selector=%s\n",
          site, n_pages, page_nodes, stats.nodes, record_bytes.len,
-         (unsigned long long)generation);
+         (unsigned long long)generation,
+         wn_detect_selector_name(stats.selector ? (wn_detect_selector)stats.selector
+                                                : WN_SELECT_CUES));
   rc = WN_EXIT_OK;
 out:
   wn_buf_free(&tpl_bytes);
@@ -135,6 +148,7 @@ typedef struct wn_learn_args {
   const char *store_dir, *site, *min_count, *n, *algo, *max_fetches, *user_agent, *delay_ms,
       *timeout_ms, *max_bytes;
   int same_domain;
+  wn_detect_selector selector; /* WN_SELECT_SITE: not given */
 } wn_learn_args;
 
 /* 1 if the argument is meant as a URL: it starts with http:// or https://
@@ -189,6 +203,7 @@ static int wn_cli_learn_url(const wn_learn_args *a, const char *url, wn_store *s
   if ((bad = wn_learn_number("--min-count", a->min_count, 1, WN_LEARN_MAX_PAGES, 0, &v)))
     return bad;
   lo.learn.min_count = v;
+  lo.learn.selector = (uint8_t)a->selector;
   if ((bad = wn_learn_number("--delay-ms", a->delay_ms, 0, 3600000, co.host_delay_ms, &v)))
     return bad;
   co.host_delay_ms = v;
@@ -297,6 +312,14 @@ int wn_cli_learn(int argc, char **argv) {
     case WN_OPT_DELAY_MS: a.delay_ms = optarg; break;
     case WN_OPT_TIMEOUT_MS: a.timeout_ms = optarg; break;
     case WN_OPT_MAX_BYTES: a.max_bytes = optarg; break;
+    case WN_OPT_SELECTOR:
+      /* "site" would name the default; only a real choice is stored. */
+      if (wn_detect_selector_parse(optarg, &a.selector) != 0 || a.selector == WN_SELECT_SITE) {
+        rc = wn_cli_usage_error(wn_cli_usage_learn,
+                                "--selector is cues, region or paper, not '%.40s'", optarg);
+        goto out;
+      }
+      break;
     case 'h':
       wn_cli_usage_learn(stdout);
       rc = WN_EXIT_OK;
@@ -362,7 +385,7 @@ int wn_cli_learn(int argc, char **argv) {
                             WN_LEARN_MAX_PAGES, n_pages);
     goto out;
   }
-  wn_learn_options learn_opts = {.min_count = 2};
+  wn_learn_options learn_opts = {.min_count = 2, .selector = (uint8_t)a.selector};
   if (!url_mode && a.min_count &&
       wn_cli_parse_u32(a.min_count, 1, (uint32_t)n_pages, &learn_opts.min_count) != 0) {
     rc = wn_cli_usage_error(wn_cli_usage_learn,

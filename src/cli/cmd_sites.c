@@ -17,7 +17,8 @@ void wn_cli_usage_sites(FILE *out) {
           "\n"
           "Lists the sites of the store (or the SITEs given), one line each:\n"
           "  SITE generation=G learned=TIME pages=P template_nodes=T detected=D low=L\n"
-          "  recent=R/RL drifting=yes|no\n"
+          "  recent=R/RL drifting=yes|no selector=S\n"
+          "selector is how detect picks the site's content (winnow learn --selector);\n"
           "detected and low count the pages detected with the current template and\n"
           "those that fitted it badly (served by the fallback); recent=R/RL is the same\n"
           "over about the last %u pages. A site drifts when at least --drift-share of\n"
@@ -69,9 +70,14 @@ static int wn_sites_one(const char *site, void *arg) {
   wn_store_stats st;
   json_t *obj = NULL;
   char *line = NULL;
+  wn_template *tpl = NULL;
   wn_err err = wn_store_get(ctx->store, site, &rec, &diag);
   if (!err)
     err = wn_store_stats_get(ctx->store, site, &st, &diag);
+  /* The selector lives in the template bytes; a template that does not
+   * decode is a damaged record like any other. */
+  if (!err)
+    err = wn_template_decode(rec->template_bytes, rec->template_len, &tpl, &diag);
   if (err) {
     /* A damaged record is reported and the listing goes on. */
     wn_cli_error("%s", wn_diag_message(&diag, err));
@@ -82,12 +88,16 @@ static int wn_sites_one(const char *site, void *arg) {
   char learned[32];
   wn_format_time(rec->learned_at, learned, sizeof learned);
   const int drifting = wn_store_drifting(&st, &ctx->drift);
+  const uint8_t sel = wn_template_selector(tpl);
+  const char *selector = wn_detect_selector_name(sel ? (wn_detect_selector)sel : WN_SELECT_CUES);
+  if (!selector)
+    selector = "unknown";
   if (!ctx->json) {
     printf("%s generation=%llu learned=%s pages=%u template_nodes=%u detected=%llu low=%llu "
-           "recent=%u/%u drifting=%s\n",
+           "recent=%u/%u drifting=%s selector=%s\n",
            site, (unsigned long long)rec->generation, learned, rec->n_pages,
            rec->template_nodes, (unsigned long long)st.pages, (unsigned long long)st.low,
-           st.recent_pages, st.recent_low, drifting ? "yes" : "no");
+           st.recent_pages, st.recent_low, drifting ? "yes" : "no", selector);
     if (ctx->pages)
       for (uint32_t i = 0; i < rec->n_pages; i++)
         printf("  page status=%d %ums %lluB %s\n", rec->pages[i].http_status,
@@ -95,12 +105,13 @@ static int wn_sites_one(const char *site, void *arg) {
                rec->pages[i].name ? rec->pages[i].name : "");
     goto out;
   }
-  obj = json_pack("{s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "site", site,
+  obj = json_pack("{s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:s}", "site", site,
                   "generation", (json_int_t)rec->generation, "algorithm", rec->algorithm,
                   "learned_at", learned, "template_nodes", (json_int_t)rec->template_nodes,
                   "detected", (json_int_t)st.pages, "low", (json_int_t)st.low, "recent_pages",
                   (json_int_t)st.recent_pages, "recent_low", (json_int_t)st.recent_low,
-                  "template_bytes", (json_int_t)rec->template_len, "drifting", drifting);
+                  "template_bytes", (json_int_t)rec->template_len, "drifting", drifting,
+                  "selector", selector);
   json_t *pages = json_array();
   if (!obj || !pages || json_object_set_new(obj, "pages", pages) != 0) {
     ctx->rc = WN_EXIT_INTERNAL;
@@ -127,6 +138,7 @@ static int wn_sites_one(const char *site, void *arg) {
 out:
   free(line);
   json_decref(obj);
+  wn_template_free(tpl);
   wn_store_record_free(rec);
   return ctx->rc == WN_EXIT_INTERNAL;
 }

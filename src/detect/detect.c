@@ -2,7 +2,7 @@
  * detect/detect.c: match a page against its site's template, label its
  * nodes, and select the main content.
  *
- * Two selectors share the labelling:
+ * Three selectors share the labelling:
  *  - WN_SELECT_PAPER runs Algorithms 2 to 5 of the site-level paper as
  *    stated: candidates are the unmapped nodes, the branch is the parent of
  *    a reduced candidate with the largest subtree.
@@ -11,6 +11,11 @@
  *    a site but not what differs on every page and is still not content
  *    (related links, teasers, comment boxes). See the README for the
  *    measurements behind each step.
+ *  - WN_SELECT_REGION trusts the template: the page's largest page-specific
+ *    region is the content, whole, lists of links included. For sites whose
+ *    operator knows that everything outside the template is content.
+ * Which one a site uses is chosen when it is learned and kept in its
+ * template (WN_SELECT_SITE); a caller may override it.
  */
 #include "detect/detect.h"
 #include "detect/detect_impl.h"
@@ -432,6 +437,89 @@ static wn_err wn_select_paper(const wn_dom_page *page, const wn_dom_node *nodes,
   return WN_OK;
 }
 
+/* ---- selection by region ------------------------------------------------------ */
+
+/*
+ * The paper's Algorithms 2 to 5 on the lifted candidates, with two
+ * changes that make "largest region" mean what a reader means:
+ *  - Algorithm 3 weighs a reduced candidate by its page-specific text, not
+ *    its node count, so a long table of contents outweighs a deep but
+ *    empty widget;
+ *  - Algorithm 4 keeps, besides that largest region, only the reduced
+ *    candidates that are its siblings (children of the branch), not every
+ *    candidate deeper inside the branch. A page-specific slot inside a
+ *    template box (the current chapter's title in a navigation bar, the
+ *    "next page" title in a footer) hangs below a mapped box, not beside
+ *    the content, and stays out.
+ * Within what is kept, only page-specific text is rendered (as in the cue
+ * selector): no link box is dropped, because on such sites an index or a
+ * table of contents is the page's content.
+ */
+static wn_err wn_select_region(const wn_dom_page *page, const wn_dom_node *nodes,
+                               uint32_t count, const wn_labels *l, wn_detect_result *res) {
+  wn_err err = WN_OK;
+  uint32_t *set = malloc(((size_t)count + 1) * sizeof *set);
+  uint32_t *ctext = calloc((size_t)count + 1, sizeof *ctext); /* candidate text */
+  if (!set || !ctext) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  for (uint32_t i = count; i-- > 0;) {
+    if (nodes[i].tag == WN_TAG_TEXT && l->cand[i])
+      ctext[i] = nodes[i].own_text_len;
+    if (nodes[i].parent != WN_DOM_NONE)
+      ctext[nodes[i].parent] += ctext[i];
+  }
+  uint32_t n = wn_reduce_nodes(nodes, count, l->cand, set);
+  uint32_t largest = WN_DOM_NONE;
+  for (uint32_t k = 0; k < n; k++) /* strict >: the first on a tie */
+    if (ctext[set[k]] > 0 && (largest == WN_DOM_NONE || ctext[set[k]] > ctext[largest]))
+      largest = set[k];
+  uint32_t kept = 0;
+  if (largest != WN_DOM_NONE) {
+    uint32_t branch = nodes[largest].parent;
+    for (uint32_t k = 0; k < n; k++)
+      if (set[k] == largest ||
+          (branch != WN_DOM_NONE && nodes[set[k]].parent == branch && ctext[set[k]] > 0))
+        set[kept++] = set[k];
+  }
+  for (uint32_t k = 0; k < kept; k++)
+    for (uint32_t i = set[k]; i < nodes[set[k]].end; i++)
+      if (nodes[i].tag == WN_TAG_TEXT)
+        res->keep[i] = l->cand[i];
+  kept = wn_detect_group(page, set, kept);
+  res->selected = set;
+  res->n_selected = kept;
+  set = NULL;
+out:
+  free(set);
+  free(ctext);
+  return err;
+}
+
+const char *wn_detect_selector_name(wn_detect_selector selector) {
+  switch (selector) {
+  case WN_SELECT_SITE:
+    return "site";
+  case WN_SELECT_CUES:
+    return "cues";
+  case WN_SELECT_PAPER:
+    return "paper";
+  case WN_SELECT_REGION:
+    return "region";
+  }
+  return NULL;
+}
+
+int wn_detect_selector_parse(const char *name, wn_detect_selector *out) {
+  for (int s = WN_SELECT_SITE; name && s <= WN_SELECT_LAST; s++)
+    if (strcmp(name, wn_detect_selector_name((wn_detect_selector)s)) == 0) {
+      *out = (wn_detect_selector)s;
+      return 0;
+    }
+  return -1;
+}
+
 /* ---- running ------------------------------------------------------------------ */
 
 /* Match, confidence, then selection; a page whose confidence is below
@@ -445,13 +533,25 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
   uint8_t *seen = NULL;
   wn_labels l = {0};
   *out = NULL;
-  wn_detect_selector selector = opts ? opts->selector : WN_SELECT_CUES;
+  wn_detect_result *res = NULL;
+  /* The caller's choice, else the site's (kept in its template), else cues. */
+  wn_detect_selector selector = opts ? opts->selector : WN_SELECT_SITE;
+  if ((unsigned)selector > WN_SELECT_LAST)
+    return wn_diag_set(diag, WN_EINVAL, "detect: unknown selector %d", (int)selector);
+  if (selector == WN_SELECT_SITE) {
+    uint8_t site = wn_template_selector(tpl);
+    if (site > WN_SELECT_LAST)
+      return wn_diag_set(diag, WN_ECORRUPT, "detect: the template names unknown selector %u",
+                         site);
+    selector = site == WN_SELECT_SITE ? WN_SELECT_CUES : (wn_detect_selector)site;
+  }
   uint32_t count = 0, tcount = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   const wn_template_node *tnodes = wn_template_nodes(tpl, &tcount);
 
-  wn_detect_result *res =
-      wn_detect_result_alloc(count, selector == WN_SELECT_PAPER ? "template-paper" : "template");
+  res = wn_detect_result_alloc(count, selector == WN_SELECT_PAPER    ? "template-paper"
+                                      : selector == WN_SELECT_REGION ? "template-region"
+                                                                     : "template");
   map = malloc((size_t)count * sizeof *map);
   seen = calloc(tcount, 1);
   l.mapped = malloc(count);
@@ -487,6 +587,9 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
 
   if (selector == WN_SELECT_PAPER) {
     err = wn_select_paper(page, nodes, count, &l, res);
+  } else if (selector == WN_SELECT_REGION) {
+    wn_label_lifted(nodes, count, &l);
+    err = wn_select_region(page, nodes, count, &l, res);
   } else {
     wn_label_lifted(nodes, count, &l);
     err = wn_select_cues(page, nodes, count, &l, res);

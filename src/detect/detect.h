@@ -18,10 +18,25 @@
 #include "template/template.h"
 #include "util/util.h"
 
+/* How the main content is chosen among what the template does not cover.
+ * A site's template carries the selector chosen when it was learned
+ * (wn_learn_options.selector); WN_SELECT_SITE, the zero value, uses it. */
 typedef enum wn_detect_selector {
-  WN_SELECT_CUES = 0, /* default: template filter, then text/link density */
-  WN_SELECT_PAPER     /* Algorithms 2 to 5 exactly as the paper states them */
+  WN_SELECT_SITE = 0, /* the selector the site's template names; cues if none */
+  WN_SELECT_CUES,     /* the default: template filter, then text and link
+                         density; for sites whose pages carry page-specific
+                         boxes (news, portals, blogs) */
+  WN_SELECT_PAPER,    /* Algorithms 2 to 5 exactly as the paper states them */
+  WN_SELECT_REGION    /* the page's largest page-specific region, whole: for
+                         sites where everything outside the template is
+                         content (documentation, manuals, references) */
 } wn_detect_selector;
+#define WN_SELECT_LAST WN_SELECT_REGION
+
+/* "site", "cues", "paper", "region"; NULL for an unknown value. */
+const char *wn_detect_selector_name(wn_detect_selector selector);
+/* Parses one of those names; -1 if unknown. */
+int wn_detect_selector_parse(const char *name, wn_detect_selector *out);
 
 /* Single-page methods: no template, one page (cnr.c, danag.c). */
 /* DANAg is 0, the default: it measured better than CNR on both corpora
@@ -78,7 +93,8 @@ const char *wn_detect_fallback_name(wn_detect_fallback reason);
  * template's nodes, weighted by their occurrence counts, that the ETDM
  * paired with a node of the page. */
 double wn_detect_confidence(const wn_detect_result *result);
-/* "template" (or "template-paper" for WN_SELECT_PAPER). */
+/* "template", "template-paper" or "template-region", after the selector
+ * that chose the content. */
 const char *wn_detect_method(const wn_detect_result *result);
 /* Selected subtree roots, in document order; valid until _free. */
 const uint32_t *wn_detect_selected(const wn_detect_result *result, uint32_t *count);

@@ -25,6 +25,9 @@
 
 typedef struct wn_learn_options {
   uint32_t min_count; /* pages a node must occur in to be template; 0: 2 */
+  uint8_t selector;   /* the main-content selector chosen for the site, kept
+                         in the template (wn_detect_selector; 0: detect's
+                         default) */
 } wn_learn_options;
 
 /* Algorithm 1 of the paper: occurrences[i] (the caller's array of the key

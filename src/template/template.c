@@ -13,6 +13,7 @@ struct wn_template {
   uint32_t text_nodes;
   uint32_t sample_pages;
   uint32_t min_count;
+  uint8_t selector;
 };
 
 /* ---- building ------------------------------------------------------------ */
@@ -91,7 +92,11 @@ void wn_template_get_stats(const wn_template *tpl, wn_template_stats *stats) {
   stats->text_nodes = tpl->text_nodes;
   stats->sample_pages = tpl->sample_pages;
   stats->min_count = tpl->min_count;
+  stats->selector = tpl->selector;
 }
+
+uint8_t wn_template_selector(const wn_template *tpl) { return tpl->selector; }
+void wn_template_set_selector(wn_template *tpl, uint8_t selector) { tpl->selector = selector; }
 
 /* ---- encoding --------------------------------------------------------------- */
 
@@ -116,9 +121,9 @@ static wn_err wn_put_u32(wn_buf *out, uint32_t v) {
 
 wn_err wn_template_encode(const wn_template *tpl, wn_buf *out, wn_diag *diag) {
   wn_err err;
-  unsigned char head[8] = {'W', 'N', 'T', 'P', (unsigned char)WN_TEMPLATE_FORMAT_VERSION,
+  unsigned char head[9] = {'W', 'N', 'T', 'P', (unsigned char)WN_TEMPLATE_FORMAT_VERSION,
                            (unsigned char)tpl->min_count, (unsigned char)tpl->sample_pages,
-                           (unsigned char)(tpl->sample_pages >> 8)};
+                           (unsigned char)(tpl->sample_pages >> 8), tpl->selector};
   if ((err = wn_buf_append(out, head, sizeof head)) || (err = wn_put_varint(out, tpl->count)))
     goto out;
   for (uint32_t i = 0; i < tpl->count; i++) {
@@ -168,14 +173,19 @@ wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_d
   if (len < 8 || memcmp(bytes, "WNTP", 4) != 0)
     return wn_diag_set(diag, WN_ECORRUPT, "template: not a template (bad magic or %zu bytes)",
                        len);
-  if (r.p[4] != WN_TEMPLATE_FORMAT_VERSION)
+  /* Version 1 had no selector byte: its templates read as selector 0. */
+  if (r.p[4] != WN_TEMPLATE_FORMAT_VERSION && r.p[4] != 1)
     return wn_diag_set(diag, WN_EVERSION,
-                       "template: format version %u is not supported (this build reads %u)",
+                       "template: format version %u is not supported (this build reads 1 to %u)",
                        r.p[4], WN_TEMPLATE_FORMAT_VERSION);
+  size_t head = r.p[4] == 1 ? 8 : 9;
+  if (len < head)
+    return wn_diag_set(diag, WN_ECORRUPT, "template: truncated header (%zu bytes)", len);
   uint32_t min_count = r.p[5];
   uint32_t sample_pages = (uint32_t)r.p[6] | ((uint32_t)r.p[7] << 8);
-  r.p += 8;
-  r.left -= 8;
+  uint8_t selector = head == 9 ? r.p[8] : 0;
+  r.p += head;
+  r.left -= head;
   uint32_t count = 0;
   if (!wn_get_varint(&r, &count) || count == 0 || count > WN_TEMPLATE_MAX_NODES ||
       count > r.left / 7 + 1) {
@@ -230,6 +240,8 @@ wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_d
     goto out;
   }
   err = wn_template_from_nodes(nodes, count, sample_pages, min_count, out, diag);
+  if (!err)
+    (*out)->selector = selector;
 out:
   free(nodes);
   free(open);

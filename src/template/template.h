@@ -9,9 +9,10 @@
  * on another machine can use the bytes alone.
  *
  * Encoding (little-endian, version WN_TEMPLATE_FORMAT_VERSION):
- *   "WNTP" u8 version, u8 min_count, u16 sample_pages, varint node_count,
- *   then per node in pre-order: varint n_children, u8 count, u8 kind,
- *   u32 signature.
+ *   "WNTP" u8 version, u8 min_count, u16 sample_pages, u8 selector,
+ *   varint node_count, then per node in pre-order: varint n_children,
+ *   u8 count, u8 kind, u32 signature.
+ * Version 1 (no selector byte) is still read, with selector 0.
  */
 #ifndef WN_TEMPLATE_H
 #define WN_TEMPLATE_H
@@ -22,7 +23,7 @@
 #include "dom/dom.h"
 #include "util/util.h"
 
-#define WN_TEMPLATE_FORMAT_VERSION 1u
+#define WN_TEMPLATE_FORMAT_VERSION 2u
 #define WN_TEMPLATE_MAX_NODES 1000000u
 
 typedef struct wn_template wn_template;
@@ -43,6 +44,7 @@ typedef struct wn_template_stats {
   uint32_t text_nodes;
   uint32_t sample_pages;
   uint32_t min_count;
+  uint32_t selector;
 } wn_template_stats;
 
 /* Folds a 64-bit node signature to the template's 32 bits. */
@@ -56,6 +58,13 @@ wn_err wn_template_from_nodes(const wn_template_node *nodes, uint32_t count,
 void wn_template_free(wn_template *tpl);
 
 const wn_template_node *wn_template_nodes(const wn_template *tpl, uint32_t *count);
+
+/* The main-content selector chosen for the site when it was learned: a
+ * wn_detect_selector value (src/detect owns its meaning; 0 is detect's
+ * default). The template only carries it, so that a detector elsewhere
+ * treats the site's pages the way its operator chose. */
+uint8_t wn_template_selector(const wn_template *tpl);
+void wn_template_set_selector(wn_template *tpl, uint8_t selector);
 void wn_template_get_stats(const wn_template *tpl, wn_template_stats *stats);
 
 wn_err wn_template_encode(const wn_template *tpl, wn_buf *out, wn_diag *diag);

@@ -360,7 +360,7 @@ static void test_usage_errors(void **state) {
       {{"detect", "--store", g_store, "--site", SITE, "--format", "xml", PAGE(6)},
        "--format is text, html or json, not 'xml'"},
       {{"detect", "--store", g_store, "--site", SITE, "--selector", "magic", PAGE(6)},
-       "--selector is cues or paper, not 'magic'"},
+       "--selector is site, cues, region or paper, not 'magic'"},
       {{"detect", "--store", g_store, "--site", SITE, PAGE(6), "--format"},
        "option '--format' needs an argument"},
       {{"detect", "--store", g_store, "--jsonl", "--format", "json"}, "--jsonl always writes JSON"},
@@ -397,21 +397,22 @@ static uint64_t wn_file_size(const char *path) {
 
 static void test_learn_summary(void **state) {
   (void)state;
-  char site[256];
+  char site[256], selector[16];
   unsigned pages = 0, nodes = 0, tnodes = 0;
   unsigned long long record_bytes = 0, generation = 0;
   int end = 0;
   int got = sscanf(g_learn_out,
                    "learned %255[^:]: pages=%u nodes=%u template_nodes=%u record_bytes=%llu "
-                   "generation=%llu\n%n",
-                   site, &pages, &nodes, &tnodes, &record_bytes, &generation, &end);
-  if (got != 6)
+                   "generation=%llu selector=%15s\n%n",
+                   site, &pages, &nodes, &tnodes, &record_bytes, &generation, selector, &end);
+  if (got != 7)
     fail_msg("unexpected summary: %s", g_learn_out);
   /* Exactly one line. */
   assert_int_equal((size_t)end, strlen(g_learn_out));
   assert_string_equal(site, SITE);
   assert_int_equal(pages, 5);
   assert_int_equal(generation, 1);
+  assert_string_equal(selector, "cues"); /* the default, when none is chosen */
   /* nodes is the sum of the pages' node counts; the template keeps part
    * of the key page. */
   const char *names[] = {PAGE(1), PAGE(2), PAGE(3), PAGE(4), PAGE(5)};
@@ -465,20 +466,70 @@ static void test_learn_summary(void **state) {
   wn_store_record_free(rec);
 }
 
+/* A site learned with --selector keeps it: learn and sites say so, detect
+ * uses it unless told otherwise, and a bad name is a usage error that
+ * writes nothing. */
+static void test_learn_selector(void **state) {
+  (void)state;
+  wn_run r;
+  RUN(&r, NULL, "learn", "--store", g_store, "--site", "region.example", "--selector", "region",
+      PAGE(1), PAGE(2), PAGE(3));
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, " generation=1 selector=region\n");
+  wn_run_free(&r);
+  RUN(&r, NULL, "sites", "--store", g_store, "region.example");
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "drifting=no selector=region\n");
+  wn_run_free(&r);
+  RUN(&r, NULL, "sites", "--store", g_store, "--json", "region.example");
+  json_t *root = json_loads(r.out, 0, NULL);
+  assert_non_null(root);
+  assert_string_equal(json_string_value(json_object_get(root, "selector")), "region");
+  json_decref(root);
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--store", g_store, "--site", "region.example", "--format", "json",
+      PAGE(6));
+  assert_int_equal(r.status, 0);
+  root = json_loads(r.out, 0, NULL);
+  assert_non_null(root);
+  assert_string_equal(json_string_value(json_object_get(root, "method")), "template-region");
+  json_decref(root);
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--store", g_store, "--site", "region.example", "--format", "json",
+      "--selector", "cues", PAGE(6));
+  root = json_loads(r.out, 0, NULL);
+  assert_non_null(root);
+  assert_string_equal(json_string_value(json_object_get(root, "method")), "template");
+  json_decref(root);
+  wn_run_free(&r);
+  /* "site" names no choice; unknown names are refused; nothing written. */
+  const char *bad[] = {"site", "Region", ""};
+  for (size_t i = 0; i < 3; i++) {
+    RUN(&r, NULL, "learn", "--store", g_store, "--site", "region.example", "--selector", bad[i],
+        PAGE(1), PAGE(2));
+    assert_int_equal(r.status, 2);
+    wn_expect_contains(r.err, "--selector is cues, region or paper");
+    wn_run_free(&r);
+  }
+  RUN(&r, NULL, "sites", "--store", g_store, "region.example");
+  wn_expect_contains(r.out, "region.example generation=1 ");
+  wn_run_free(&r);
+}
+
 static void test_learn_generation_and_failures_write_nothing(void **state) {
   (void)state;
   wn_run r;
   RUN(&r, NULL, "learn", "--store", g_store, "--site", "second.example", PAGE(1), PAGE(2));
   assert_int_equal(r.status, 0);
   wn_expect_contains(r.out, "learned second.example: pages=2 nodes=");
-  wn_expect_contains(r.out, " generation=1\n");
+  wn_expect_contains(r.out, " generation=1 selector=cues\n");
   wn_run_free(&r);
 
   RUN(&r, NULL, "learn", "--min-count", "3", "--store", g_store, "--site", "second.example",
       PAGE(3), PAGE(4), PAGE(5));
   assert_int_equal(r.status, 0);
   wn_expect_contains(r.out, "learned second.example: pages=3 nodes=");
-  wn_expect_contains(r.out, " generation=2\n");
+  wn_expect_contains(r.out, " generation=2 selector=cues\n");
   assert_int_equal(r.err_len, 0);
   wn_run_free(&r);
 
@@ -1299,6 +1350,7 @@ int main(void) {
       cmocka_unit_test(test_usage_errors),
       cmocka_unit_test(test_learn_summary),
       cmocka_unit_test(test_learn_generation_and_failures_write_nothing),
+      cmocka_unit_test(test_learn_selector),
       cmocka_unit_test(test_learn_missing_file_fresh_store),
       cmocka_unit_test(test_detect_text),
       cmocka_unit_test(test_detect_json),

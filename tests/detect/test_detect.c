@@ -183,6 +183,116 @@ static void test_detect_cues(void **state) {
   wn_template_free(tpl);
 }
 
+/* A manual: a navigation bar that names the current chapter, the chapter
+ * in a div whose id changes from page to page, a footer. */
+#define MANUAL_PAGE(title, id, body)                                                         \
+  "<body><div class=nav><a href=/prev>Prev</a> <b>" title "</b> <a href=/next>Next</a></div>" \
+  "<div class=body><div id=" id "><h1>" title "</h1>" body "</div></div>"                     \
+  "<div class=foot>Manual 1.0, all rights reserved.</div></body>"
+
+static wn_template *learn_manual(uint8_t selector) {
+  const char *manual[] = {
+      MANUAL_PAGE("Chapter 1. Installing", "ch1",
+                  "<p>Unpack the archive, run the installer, and answer its questions.</p>"),
+      MANUAL_PAGE("Chapter 2. Configuring", "ch2",
+                  "<p>The configuration file lists servers, ports, and users, one per line.</p>"),
+      MANUAL_PAGE("Chapter 3. Upgrading", "ch3",
+                  "<p>Stop the service, back up the data, then install the new version.</p>")};
+  wn_dom_page *pages[3];
+  for (int i = 0; i < 3; i++)
+    pages[i] = wn_test_parse(manual[i]);
+  wn_learn_options opts = {.selector = selector};
+  wn_template *tpl = NULL;
+  assert_int_equal(wn_learn_template((const wn_dom_page *const *)pages, 3, &opts, &tpl, NULL),
+                   WN_OK);
+  for (int i = 0; i < 3; i++)
+    wn_dom_free(pages[i]);
+  return tpl;
+}
+
+static const char *manual_contents =
+    MANUAL_PAGE("Contents", "toc",
+                "<ul><li><a href=/ch1>Installing the server</a></li>"
+                "<li><a href=/ch2>Configuring clients</a></li>"
+                "<li><a href=/ch3>Backup and restore</a></li></ul>");
+
+/* The region selector, worked by hand on the manual's contents page: the
+ * reduced candidates are the nav bar's <b> (its text is the page's own,
+ * under the mapped nav div) and div#toc (its id is new). div#toc holds
+ * the most page-specific text, so it is the region; the <b> is no sibling
+ * of it, so the nav bar's chapter name stays out. The list of links is
+ * kept whole: on such a site it is the page's content. The cue selector
+ * drops it as a link box, which is why a site can choose. */
+static void test_detect_region(void **state) {
+  (void)state;
+  wn_template *tpl = learn_manual(WN_SELECT_REGION);
+  char *text = detect_text(manual_contents, tpl, WN_SELECT_REGION, NULL);
+  assert_string_equal(text, "Contents\nInstalling the server\nConfiguring clients\n"
+                            "Backup and restore\n");
+  free(text);
+  text = detect_text(manual_contents, tpl, WN_SELECT_CUES, NULL);
+  assert_null(strstr(text, "Backup and restore"));
+  free(text);
+  /* A prose page: the chapter, without the nav bar's copy of its title. */
+  text = detect_text(MANUAL_PAGE("Chapter 4. Removing", "ch4",
+                                 "<p>Run the uninstaller; your data stays where it was.</p>"),
+                     tpl, WN_SELECT_REGION, NULL);
+  assert_string_equal(text, "Chapter 4. Removing\nRun the uninstaller; your data stays where it "
+                            "was.\n");
+  free(text);
+  wn_template_free(tpl);
+}
+
+/* The site's selector travels in its template: zeroed options use it, a
+ * caller's choice overrides it, and unknown values are errors. */
+static void test_detect_site_selector(void **state) {
+  (void)state;
+  wn_template *tpl = learn_manual(WN_SELECT_REGION);
+  assert_int_equal(wn_template_selector(tpl), WN_SELECT_REGION);
+  wn_dom_page *page = wn_test_parse(manual_contents);
+  wn_detect_result *res = NULL;
+  assert_int_equal(wn_detect_run(page, tpl, NULL, &res, NULL), WN_OK);
+  assert_string_equal(wn_detect_method(res), "template-region");
+  wn_detect_result_free(res);
+  wn_detect_options opts = {.selector = WN_SELECT_CUES};
+  assert_int_equal(wn_detect_run(page, tpl, &opts, &res, NULL), WN_OK);
+  assert_string_equal(wn_detect_method(res), "template");
+  wn_detect_result_free(res);
+  /* The policy keeps the site's selector too. */
+  opts.selector = WN_SELECT_SITE;
+  opts.min_confidence = WN_DETECT_DEFAULT_MIN_CONFIDENCE;
+  assert_int_equal(wn_detect_page(page, tpl, &opts, &res, NULL), WN_OK);
+  assert_string_equal(wn_detect_method(res), "template-region");
+  wn_detect_result_free(res);
+  /* A template learned without a choice: cues. */
+  wn_template_set_selector(tpl, 0);
+  assert_int_equal(wn_detect_run(page, tpl, NULL, &res, NULL), WN_OK);
+  assert_string_equal(wn_detect_method(res), "template");
+  wn_detect_result_free(res);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  opts.selector = (wn_detect_selector)77;
+  assert_int_equal(wn_detect_run(page, tpl, &opts, &res, &diag), WN_EINVAL);
+  assert_null(res);
+  assert_non_null(strstr(diag.msg, "unknown selector 77"));
+  wn_template_set_selector(tpl, 9);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_detect_page(page, tpl, NULL, &res, &diag), WN_ECORRUPT);
+  assert_non_null(strstr(diag.msg, "template names unknown selector 9"));
+  /* Names. */
+  wn_detect_selector sel = WN_SELECT_CUES;
+  assert_int_equal(wn_detect_selector_parse("region", &sel), 0);
+  assert_int_equal(sel, WN_SELECT_REGION);
+  assert_int_equal(wn_detect_selector_parse("site", &sel), 0);
+  assert_int_equal(sel, WN_SELECT_SITE);
+  assert_int_equal(wn_detect_selector_parse("Region", &sel), -1);
+  assert_int_equal(wn_detect_selector_parse(NULL, &sel), -1);
+  assert_string_equal(wn_detect_selector_name(WN_SELECT_PAPER), "paper");
+  assert_null(wn_detect_selector_name((wn_detect_selector)42));
+  wn_dom_free(page);
+  wn_template_free(tpl);
+}
+
 static void test_detect_template_only_page(void **state) {
   (void)state;
   wn_template *tpl = learn_site();
@@ -299,6 +409,7 @@ int main(void) {
       cmocka_unit_test(test_alg4_discard),      cmocka_unit_test(test_alg5_group),
       cmocka_unit_test(test_detect_cues),       cmocka_unit_test(test_detect_template_only_page),
       cmocka_unit_test(test_render_html),       cmocka_unit_test(test_detect_policy),
+      cmocka_unit_test(test_detect_region),     cmocka_unit_test(test_detect_site_selector),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

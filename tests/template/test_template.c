@@ -62,6 +62,7 @@ static const char *const site[] = {
 static void test_encode_decode(void **state) {
   (void)state;
   wn_template *tpl = learn(site, 3);
+  wn_template_set_selector(tpl, 3);
   wn_buf buf;
   wn_buf_init(&buf, 0);
   assert_int_equal(wn_template_encode(tpl, &buf, NULL), WN_OK);
@@ -82,7 +83,22 @@ static void test_encode_decode(void **state) {
   wn_template_get_stats(back, &st);
   assert_int_equal(st.sample_pages, 3);
   assert_int_equal(st.min_count, 2);
+  assert_int_equal(st.selector, 3);
+  assert_int_equal(wn_template_selector(back), 3);
   wn_template_free(back);
+
+  /* Format 1, written before templates carried a selector: the same
+   * header without the selector byte. It still reads, with selector 0. */
+  wn_buf v1;
+  wn_buf_init(&v1, 0);
+  assert_int_equal(wn_buf_append(&v1, buf.data, 8), WN_OK);
+  assert_int_equal(wn_buf_append(&v1, buf.data + 9, buf.len - 9), WN_OK);
+  v1.data[4] = 1;
+  assert_int_equal(wn_template_decode(v1.data, v1.len, &back, NULL), WN_OK);
+  assert_int_equal(wn_template_selector(back), 0);
+  assert_int_equal(wn_template_nodes(back, NULL)[n1 - 1].sig, a[n1 - 1].sig);
+  wn_template_free(back);
+  wn_buf_free(&v1);
 
   /* Every truncation is a clean error. */
   for (size_t len = 0; len < buf.len; len++) {
@@ -103,8 +119,9 @@ static void test_encode_decode(void **state) {
   assert_int_equal(wn_template_decode(buf.data, buf.len, &back, &diag), WN_EVERSION);
   assert_non_null(strstr(diag.msg, "version 9"));
   buf.data[4] = (char)WN_TEMPLATE_FORMAT_VERSION;
-  /* A node claiming more children than there are nodes. */
-  buf.data[9] = 0x7f;
+  /* A node claiming more children than there are nodes (the header is 9
+   * bytes and the node count 1 here: byte 10 is the root's child count). */
+  buf.data[10] = 0x7f;
   assert_int_not_equal(wn_template_decode(buf.data, buf.len, &back, NULL), WN_OK);
   wn_buf_free(&buf);
   wn_template_free(tpl);
