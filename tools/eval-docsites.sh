@@ -12,12 +12,20 @@
 #      docgold.py (../shared/corpus/tools/docgold.py) by winnow-eval, which
 #      learns from exactly the pages the crawl chose (key page first).
 #
+#   4. with --random K, the paper's claim that ranking matters: K times, the
+#      key page plus as many pages drawn at random from the site (seeds 1 to
+#      K) against the crawl's ranked n-SET, both scored on the same pages
+#      (the site less the key page and both n-SETs).
+#
 # usage: tools/eval-docsites.sh [--build DIR] [--out DIR] [--n N] [--docgold PATH]
-#                               [PKG...] [-- WINNOW_EVAL_ARGS...]
+#                               [--selector S] [--random K] [PKG...]
+#                               [-- WINNOW_EVAL_ARGS...]
 #   --build DIR      build directory with winnow and winnow-eval (default: build)
 #   --out DIR        work directory outside the repository (default: /tmp/winnow-docsites)
 #   --n N            n-SET size (default: winnow's, 4)
 #   --docgold PATH   the gold extractor (default: ../shared/corpus/tools/docgold.py)
+#   --selector S     learn with winnow learn --selector S (cues, region, paper)
+#   --random K       also compare the ranked n-SET with K random ones
 #   PKG              python3.11-doc and/or postgresql-doc-15 (default: both)
 #   after "--":      passed to winnow-eval (e.g. --per-page)
 #
@@ -30,9 +38,11 @@ out=/tmp/winnow-docsites
 n=
 docgold=$repo/../shared/corpus/tools/docgold.py
 pkgs=
+selector=
+random=0
 
 usage() {
-  sed -n '15,23p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '20,31p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
@@ -41,6 +51,11 @@ while [ $# -gt 0 ]; do
     --out) [ $# -ge 2 ] || { usage >&2; exit 2; }; out=$2; shift 2 ;;
     --n) [ $# -ge 2 ] || { usage >&2; exit 2; }; n=$2; shift 2 ;;
     --docgold) [ $# -ge 2 ] || { usage >&2; exit 2; }; docgold=$2; shift 2 ;;
+    --selector) [ $# -ge 2 ] || { usage >&2; exit 2; }; selector=$2; shift 2 ;;
+    --random)
+      [ $# -ge 2 ] || { usage >&2; exit 2; }
+      case $2 in ''|*[!0-9]*) echo "eval-docsites.sh: --random needs a number" >&2; exit 2 ;; esac
+      random=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; break ;;
     -*) echo "eval-docsites.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -100,7 +115,8 @@ for pkg in $pkgs; do
   url=http://127.0.0.1:$port/$key
   echo "== $pkg: winnow learn $url"
   # Loopback: no politeness delay needed against our own server.
-  if ! "$build/winnow" learn --store "$work/store" --delay-ms 0 ${n:+--n "$n"} "$url" \
+  if ! "$build/winnow" learn --store "$work/store" --delay-ms 0 ${n:+--n "$n"} \
+      ${selector:+--selector "$selector"} "$url" \
       >"$work/learn.txt" 2>"$work/learn.err"; then
     cat "$work/learn.txt" "$work/learn.err"
     echo "eval-docsites.sh: learning $pkg failed" >&2
@@ -115,9 +131,9 @@ for pkg in $pkgs; do
 
   # The corpus: the pages the crawl learned from (key page first) as the
   # train split, every other page with gold as the test split.
-  python3 - "$root" "$work" "$port" <<'PY'
-import os, sys
-root, work, port = sys.argv[1], sys.argv[2], sys.argv[3]
+  python3 - "$root" "$work" "$port" "$random" <<'PY'
+import os, random, sys
+root, work, port, n_random = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 prefix = "http://127.0.0.1:%s/" % port
 used = []
 for line in open(os.path.join(work, "learn.txt")):
@@ -126,46 +142,74 @@ for line in open(os.path.join(work, "learn.txt")):
         u = [x for x in f if x.startswith(prefix)][0]
         used.append(u[len(prefix):])
 gold_root = os.path.join(work, "docgold", "gold")
-corpus = os.path.join(work, "corpus")
 group = os.path.basename(work)
-os.makedirs(os.path.join(corpus, "html", group))
-os.makedirs(os.path.join(corpus, "gold", group))
-rows = []
-def add(rel, split, rank):
+
+def gold_of(rel):
     gold = os.path.join(gold_root, rel + ".txt")
-    if not os.path.exists(gold):
-        gold = os.path.join(gold_root, rel[:-5] + ".txt") if rel.endswith(".html") else gold
-    if not os.path.exists(gold):
-        return False
-    ident = rel.replace("/", "__")
-    if ident.endswith(".html"):
-        ident = ident[:-5]
-    # Train ids sort in the crawl's order (the key page first).
-    ident = ("a%02d_" % rank if split == "train" else "p_") + ident
-    os.symlink(os.path.join(root, rel), os.path.join(corpus, "html", group, ident + ".html"))
-    os.symlink(gold, os.path.join(corpus, "gold", group, ident + ".txt"))
-    rows.append((group, ident, split))
-    return True
-for k, rel in enumerate(used):
-    if not add(rel, "train", k):
-        sys.exit("no gold for learned page %s" % rel)
-seen = set(used)
+    if not os.path.exists(gold) and rel.endswith(".html"):
+        gold = os.path.join(gold_root, rel[:-5] + ".txt")
+    return gold if os.path.exists(gold) else None
+
+site = []  # every HTML page of the site that has gold, in a stable order
 for dirpath, dirs, files in os.walk(root):
     dirs.sort()
     for name in sorted(files):
-        if not name.endswith(".html"):
-            continue
-        rel = os.path.relpath(os.path.join(dirpath, name), root)
-        if rel not in seen:
+        if name.endswith(".html"):
+            rel = os.path.relpath(os.path.join(dirpath, name), root)
+            if gold_of(rel):
+                site.append(rel)
+
+def write(corpus, train, skip):
+    """train (key page first) as the train split; every other page with
+    gold, less those in skip, as the test split."""
+    os.makedirs(os.path.join(corpus, "html", group))
+    os.makedirs(os.path.join(corpus, "gold", group))
+    rows = []
+    def add(rel, split, rank):
+        ident = rel.replace("/", "__")
+        if ident.endswith(".html"):
+            ident = ident[:-5]
+        # Train ids sort in the given order (the key page first).
+        ident = ("a%02d_" % rank if split == "train" else "p_") + ident
+        os.symlink(os.path.join(root, rel), os.path.join(corpus, "html", group, ident + ".html"))
+        os.symlink(gold_of(rel), os.path.join(corpus, "gold", group, ident + ".txt"))
+        rows.append((group, ident, split))
+    for k, rel in enumerate(train):
+        if not gold_of(rel):
+            sys.exit("no gold for learned page %s" % rel)
+        add(rel, "train", k)
+    for rel in site:
+        if rel not in train and rel not in skip:
             add(rel, "test", 0)
-with open(os.path.join(corpus, "pages.tsv"), "w") as f:
-    f.write("group\tid\tsplit\n")
-    for r in rows:
-        f.write("\t".join(r) + "\n")
-print("== %s: n-SET %s; %d pages scored" % (group, ", ".join(used), sum(1 for r in rows if r[2] == "test")))
+    with open(os.path.join(corpus, "pages.tsv"), "w") as f:
+        f.write("group\tid\tsplit\n")
+        for r in rows:
+            f.write("\t".join(r) + "\n")
+    return sum(1 for r in rows if r[2] == "test")
+
+scored = write(os.path.join(work, "corpus"), used, set())
+print("== %s: n-SET %s; %d pages scored" % (group, ", ".join(used), scored))
+# Random n-SETs of the same size, drawn from the site less the key page.
+for seed in range(1, n_random + 1):
+    pool = [rel for rel in site if rel != used[0]]
+    drawn = random.Random(seed).sample(pool, len(used) - 1)
+    skip = set(used) | set(drawn)
+    write(os.path.join(work, "random-%d" % seed), [used[0]] + drawn, skip)
+    scored = write(os.path.join(work, "ranked-%d" % seed), used, skip)
+    print("== %s: random n-SET %d: %s; %d pages scored" % (group, seed, ", ".join(drawn), scored))
 PY
   echo "== $pkg: detection of every other page"
-  "$build/winnow-eval" "$@" "$work/corpus" || status=1
+  "$build/winnow-eval" ${selector:+--selector "$selector"} "$@" "$work/corpus" || status=1
   echo
+  seed=1
+  while [ "$seed" -le "$random" ]; do
+    for kind in ranked random; do
+      f1=$("$build/winnow-eval" ${selector:+--selector "$selector"} --repeat 1 "$@" \
+             "$work/$kind-$seed" | sed -n 's/^  P \([0-9.]*\)  R \([0-9.]*\)  F1 \([0-9.]*\)$/P \1 R \2 F1 \3/p') ||
+        status=1
+      echo "== $pkg: seed $seed, $kind n-SET: $f1"
+    done
+    seed=$((seed + 1))
+  done
 done
 exit $status
