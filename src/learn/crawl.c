@@ -18,13 +18,13 @@
  * robots.txt request included; at most host_parallel requests are in
  * flight per origin and total_parallel overall.
  *
- * Redirects are followed by curl (CURLOPT_FOLLOWLOCATION), so the
- * robots.txt of a redirect target on another origin is NOT checked and
- * the target's delay is not applied: a redirect is one more request made
- * on behalf of the first origin, within the same transfer. Sites redirect
- * mostly within themselves (http -> https, www., a trailing slash), and
- * final_url tells the caller where a page came from, so a caller that
- * cares can check the final origin itself.
+ * Redirects of pages are followed here, not by curl: a 3xx answer's
+ * Location (resolved by curl, normalised by curl_url) becomes the job's
+ * new URL and the job goes back to the queue, so every hop is a request
+ * like any other: the target origin's robots.txt is fetched and obeyed,
+ * its delay and parallel cap apply, and at most max_redirects hops are
+ * made. robots.txt itself is fetched with curl following up to five
+ * redirects (RFC 9309 2.3.1.2), whose answer stands for the first origin.
  */
 #include "learn/learn.h"
 
@@ -69,10 +69,11 @@ struct wn_crawl {
 typedef enum job_state { JOB_PENDING, JOB_RUNNING, JOB_DONE } job_state;
 
 typedef struct crawl_job {
-  char *url;       /* normalised */
+  char *url;       /* normalised; after a redirect, the target */
   char *path;      /* path and query, for robots.txt */
   size_t host;
   job_state state;
+  uint32_t redirects; /* hops followed so far */
 } crawl_job;
 
 typedef enum stop_reason { STOP_NONE, STOP_TOOBIG, STOP_NOMEM, STOP_EARLY } stop_reason;
@@ -415,7 +416,7 @@ static wn_err start_transfer(batch *b, size_t job, size_t host, const char *url,
     return wn_diag_set(diag, WN_ENOMEM, "crawl: curl_easy_init failed");
   }
   CURL *e = t->easy;
-  long redirects = job == ROBOTS_JOB ? WN_ROBOTS_MAX_REDIRECTS : (long)o->max_redirects;
+  long redirects = WN_ROBOTS_MAX_REDIRECTS;
   CURLcode rc = CURLE_OK;
 #define SET(opt, val)                                                                            \
   if (rc == CURLE_OK)                                                                            \
@@ -424,7 +425,8 @@ static wn_err start_transfer(batch *b, size_t job, size_t host, const char *url,
   SET(CURLOPT_USERAGENT, o->user_agent);
   SET(CURLOPT_CONNECTTIMEOUT_MS, (long)o->connect_timeout_ms);
   SET(CURLOPT_TIMEOUT_MS, (long)o->timeout_ms);
-  SET(CURLOPT_FOLLOWLOCATION, 1L);
+  /* Pages: redirects are followed by the scheduler, hop by hop. */
+  SET(CURLOPT_FOLLOWLOCATION, job == ROBOTS_JOB ? 1L : 0L);
   SET(CURLOPT_MAXREDIRS, redirects);
   SET(CURLOPT_ACCEPT_ENCODING, "");
   SET(CURLOPT_PROTOCOLS_STR, "http,https");
@@ -451,7 +453,9 @@ static wn_err start_transfer(batch *b, size_t job, size_t host, const char *url,
   b->total_in_flight++;
   if (job != ROBOTS_JOB) {
     b->jobs[job].state = JOB_RUNNING;
+    /* Time since the batch began not spent in this job's earlier hops. */
     uint64_t queued = now - b->started_ms;
+    queued = queued > b->out[job].fetch_ms ? queued - b->out[job].fetch_ms : 0;
     b->out[job].queued_ms = queued > UINT32_MAX ? UINT32_MAX : (uint32_t)queued;
   }
   return WN_OK;
@@ -557,17 +561,63 @@ static void finish_robots(batch *b, transfer *t, CURLcode rc) {
     h->delay_ms = crawl_delay;
 }
 
+/* A page answered with a redirect: the job takes the target as its URL
+ * (and its origin as its host) and goes back to the queue, where the
+ * target's robots.txt and delays apply like anywhere else. 1 if the job
+ * is queued again; 0 if it ended (too many hops, a target that does not
+ * parse or is not http(s), out of memory). */
+static int follow_redirect(batch *b, size_t job, const char *location) {
+  wn_crawl *crawl = b->crawl;
+  crawl_job *j = &b->jobs[job];
+  if (j->redirects >= crawl->opts.max_redirects) {
+    job_done(b, job, WN_EREDIRECT, "more than %u redirects", crawl->opts.max_redirects);
+    return 0;
+  }
+  wn_diag d = {{0}};
+  char *url = NULL, *path = NULL;
+  char origin[WN_ORIGIN_MAX];
+  size_t host = 0;
+  wn_err e = wn_url_resolve(j->url, location, &url, &d);
+  if (!e)
+    e = url_origin(url, origin, sizeof origin, &path, &d);
+  if (!e)
+    e = host_get(crawl, origin, &host, &d);
+  if (e) {
+    free(url);
+    free(path);
+    job_done(b, job, e == WN_ENOMEM ? e : WN_EREDIRECT, "redirect to %.100s: %s", location,
+             wn_diag_message(&d, e));
+    return 0;
+  }
+  crawl->hosts[j->host].pinned--;
+  crawl->hosts[host].pinned++;
+  crawl->hosts[host].last_used = crawl->batch;
+  free(j->url);
+  free(j->path);
+  j->url = url;
+  j->path = path;
+  j->host = host;
+  j->redirects++;
+  j->state = JOB_PENDING;
+  return 1;
+}
+
 static void finish_page(batch *b, transfer *t, CURLcode rc) {
   const wn_crawl_options *o = &b->crawl->opts;
   wn_fetch *f = &b->out[t->job];
-  char *ct = NULL, *eff = NULL;
+  char *ct = NULL, *eff = NULL, *location = NULL;
   curl_off_t total_us = 0;
   curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &f->http_status);
   curl_easy_getinfo(t->easy, CURLINFO_CONTENT_TYPE, &ct);
   curl_easy_getinfo(t->easy, CURLINFO_EFFECTIVE_URL, &eff);
+  curl_easy_getinfo(t->easy, CURLINFO_REDIRECT_URL, &location);
   curl_easy_getinfo(t->easy, CURLINFO_TOTAL_TIME_T, &total_us);
   split_content_type(ct, f->media_type, sizeof f->media_type, f->charset, sizeof f->charset);
-  f->fetch_ms = total_us / 1000 > UINT32_MAX ? UINT32_MAX : (uint32_t)(total_us / 1000);
+  /* Network wait over all hops of the job. */
+  uint64_t hop_ms = (uint64_t)total_us / 1000 + f->fetch_ms;
+  f->fetch_ms = hop_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)hop_ms;
+  free(f->final_url);
+  f->final_url = NULL;
   if (eff) {
     size_t len = strlen(eff);
     f->final_url = malloc(len + 1);
@@ -575,6 +625,11 @@ static void finish_page(batch *b, transfer *t, CURLcode rc) {
       memcpy(f->final_url, eff, len + 1);
   }
   int answered = rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && t->stop == STOP_EARLY);
+  if (answered && f->http_status >= 300 && f->http_status <= 399 && location &&
+      t->stop != STOP_NOMEM && (!eff || f->final_url)) {
+    follow_redirect(b, t->job, location);
+    return;
+  }
   if (t->stop == STOP_TOOBIG) {
     job_done(b, t->job, WN_ETOOBIG, "body larger than %zu bytes", o->max_body_bytes);
   } else if (t->stop == STOP_NOMEM || (eff && !f->final_url)) {

@@ -173,9 +173,10 @@ void wn_crawl_destroy(wn_crawl *crawl);
  * Compressed transfers are decoded; the body cap counts decoded bytes.
  * A "host" is an origin (scheme, host, port: what robots.txt covers,
  * RFC 9309 2.3); the crawl remembers 1024 of them, forgetting the least
- * recently used when full. Redirects are followed by curl within the one
- * request: the robots.txt and delay of a redirect target on another
- * origin are not consulted (final_url says where the page came from). */
+ * recently used when full. Redirects (at most max_redirects hops) are
+ * followed hop by hop like new requests: each target passes its own
+ * origin's robots.txt, delay and parallel cap; final_url says where the
+ * page came from, fetch_ms sums the hops. */
 wn_err wn_crawl_fetch(wn_crawl *crawl, const char *const *urls, size_t n, wn_fetch *out,
                       wn_diag *diag);
 /* Frees what a wn_fetch holds and zeroes it. */

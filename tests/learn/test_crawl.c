@@ -367,6 +367,36 @@ static void test_redirects(void **state) {
   wn_httpd_stop(srv);
 }
 
+/* Every hop of a redirect is a request of its own: the target origin's
+ * robots.txt is fetched (once) and obeyed, and a redirect into a
+ * disallowed path is refused like a link to it. */
+static void test_redirect_robots(void **state) {
+  (void)state;
+  wn_httpd *srv = start("site");
+  wn_crawl_options o = fast_options();
+  wn_crawl *crawl = crawl_new(&o);
+  static const char *const paths[] = {"/__to/localhost/page.html",
+                                      "/__to/localhost/private/secret.html",
+                                      "/__to/127.0.0.1/private/secret.html"};
+  wn_fetch f[3];
+  fetch_paths(crawl, srv, NULL, paths, 3, f);
+  expect_err(&f[0], WN_OK);
+  assert_non_null(strstr(f[0].final_url, "http://localhost:"));
+  assert_non_null(strstr(f[0].body, "An ordinary page"));
+  expect_err(&f[1], WN_EROBOTS);
+  assert_non_null(strstr(f[1].message, "robots.txt disallows /private/secret.html"));
+  expect_err(&f[2], WN_EROBOTS);
+  /* One robots.txt per origin: 127.0.0.1 for the first hops, localhost
+   * for the targets; the disallowed page itself was never asked for. */
+  assert_int_equal(wn_httpd_request_times(srv, "127.0.0.1", "/robots.txt", NULL, 0), 1);
+  assert_int_equal(wn_httpd_request_times(srv, "localhost", "/robots.txt", NULL, 0), 1);
+  assert_int_equal(wn_httpd_requests(srv, "/private/secret.html"), 0);
+  for (size_t i = 0; i < 3; i++)
+    wn_fetch_clear(&f[i]);
+  wn_crawl_destroy(crawl);
+  wn_httpd_stop(srv);
+}
+
 static void test_http_errors(void **state) {
   (void)state;
   wn_httpd *srv = start("site");
@@ -583,6 +613,7 @@ int main(void) {
       cmocka_unit_test(test_host_delay),
       cmocka_unit_test(test_host_parallel),
       cmocka_unit_test(test_redirects),
+      cmocka_unit_test(test_redirect_robots),
       cmocka_unit_test(test_http_errors),
       cmocka_unit_test(test_timeout),
       cmocka_unit_test(test_body_cap),

@@ -326,6 +326,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   }
   if (strcmp(url, "/__loop") == 0)
     return send_bytes(c, 302, "", 0, "text/html", "/__loop");
+  if (strncmp(url, "/__to/", 6) == 0) {
+    /* /__to/<host>/<path>: 302 to http://<host>:<this port>/<path>. */
+    const char *host = url + 6;
+    const char *slash = strchr(host, '/');
+    if (!slash || slash == host || slash - host > 64)
+      return send_page(c, 400, "bad target");
+    char next[512];
+    int n = snprintf(next, sizeof next, "http://%.*s:%u%s", (int)(slash - host), host,
+                     (unsigned)srv->port, slash);
+    if (n < 0 || (size_t)n >= sizeof next)
+      return send_page(c, 400, "target too long");
+    return send_bytes(c, 302, "", 0, "text/html", next);
+  }
   if (strncmp(url, "/__big/", 7) == 0) {
     long bytes = parse_number(url + 7, (unsigned long)BIG_MAX);
     if (bytes < 0)

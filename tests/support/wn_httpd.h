@@ -30,6 +30,8 @@
  *   /__slow/<ms>       waits <ms> (at most 60000), then a small HTML page
  *   /__redirect/<n>    302 to /__redirect/<n-1>; /__redirect/0 is a page
  *   /__loop            302 to itself, for ever
+ *   /__to/<host>/<p>   302 to http://<host>:<this port>/<p>: with host
+ *                      "localhost", a redirect to another origin
  *   /__big/<bytes>     an HTML page of exactly <bytes> bytes (at most 1 GiB,
  *                      generated as it is sent)
  *   /__gzip/<path>     ROOT/<path> gzip-compressed with Content-Encoding:
