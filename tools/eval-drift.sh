@@ -53,9 +53,24 @@ store=$work/store
 
 # JSONL of a group's pages of one split ("test", "train" or "all").
 jsonl() { # group split site
-  awk -F'\t' -v g="$1" -v s="$2" -v site="$3" -v dir="$corpus/html" \
-    'NR > 1 && $1 == g && (s == "all" || $3 == s) {
-       printf "{\"id\": \"%s\", \"site\": \"%s\", \"path\": \"%s/%s/%s.html\"}\n", $2, site, dir, g, $2
+  # Strings are JSON-escaped (backslash, quote, tab, CR); values come in
+  # through the environment, which awk (unlike -v) takes verbatim.
+  WN_G=$1 WN_S=$2 WN_SITE=$3 WN_DIR=$corpus/html awk -F'\t' \
+    'BEGIN { g = ENVIRON["WN_G"]; s = ENVIRON["WN_S"]; site = ENVIRON["WN_SITE"]; dir = ENVIRON["WN_DIR"] }
+     function esc(x,   out, i, c) {
+       out = ""
+       for (i = 1; i <= length(x); i++) {
+         c = substr(x, i, 1)
+         if (c == "\\" || c == "\"") out = out "\\" c
+         else if (c == "\t") out = out "\\t"
+         else if (c == "\r") out = out "\\r"
+         else out = out c
+       }
+       return out
+     }
+     NR > 1 && $1 == g && (s == "all" || $3 == s) {
+       printf "{\"id\": \"%s\", \"site\": \"%s\", \"path\": \"%s/%s/%s.html\"}\n",
+              esc($2), esc(site), esc(dir), esc(g), esc($2)
      }' "$corpus/pages.tsv"
 }
 
