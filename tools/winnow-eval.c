@@ -1038,9 +1038,27 @@ static json_t *wn_eval_json_page(const wn_eval_page *pg, int *bad) {
   return o;
 }
 
+/* Writes a JSON report built with wn_eval_jset (bad set if any part could
+ * not be built) to stdout and frees it. 0, or 1 after a message. */
+static int wn_eval_json_emit(json_t *root, int bad) {
+  int rc = 1;
+  if (bad) {
+    fprintf(stderr, "winnow-eval: out of memory building the JSON report\n");
+    goto out;
+  }
+  if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) != 0) {
+    fprintf(stderr, "winnow-eval: cannot write the JSON report\n");
+    goto out;
+  }
+  printf("\n");
+  rc = 0;
+out:
+  json_decref(root);
+  return rc;
+}
+
 static int wn_eval_print_json(const wn_eval *ev, const wn_eval_summary *s) {
   int bad = 0;
-  int rc = 1;
   json_t *root = json_object();
   json_t *opts = json_object();
   wn_eval_jset(opts, "min_count", json_integer(ev->opts.min_count), &bad);
@@ -1141,19 +1159,7 @@ static int wn_eval_print_json(const wn_eval *ev, const wn_eval_summary *s) {
   }
   wn_eval_jset(root, "memory", mem, &bad);
 
-  if (bad) {
-    fprintf(stderr, "winnow-eval: out of memory building the JSON report\n");
-    goto out;
-  }
-  if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) != 0) {
-    fprintf(stderr, "winnow-eval: cannot write the JSON report\n");
-    goto out;
-  }
-  printf("\n");
-  rc = 0;
-out:
-  json_decref(root);
-  return rc;
+  return wn_eval_json_emit(root, bad);
 }
 
 /* ---- single-page mode ------------------------------------------------------ */
@@ -1243,7 +1249,6 @@ static void wn_eval_single_print_text(const wn_eval *ev) {
 
 static int wn_eval_single_print_json(const wn_eval *ev) {
   int bad = 0;
-  int rc = 1;
   json_t *root = json_object();
   json_t *opts = json_object();
   wn_eval_jset(opts, "corpus", json_string(ev->opts.corpus), &bad);
@@ -1292,19 +1297,7 @@ static int wn_eval_single_print_json(const wn_eval *ev) {
   wn_eval_jset(thr, "parse", wn_eval_json_timing(&ev->parse_time, &bad), &bad);
   wn_eval_jset(thr, "detect", wn_eval_json_timing(&ev->detect_time, &bad), &bad);
   wn_eval_jset(root, "throughput", thr, &bad);
-  if (bad) {
-    fprintf(stderr, "winnow-eval: out of memory building the JSON report\n");
-    goto out;
-  }
-  if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) != 0) {
-    fprintf(stderr, "winnow-eval: cannot write the JSON report\n");
-    goto out;
-  }
-  printf("\n");
-  rc = 0;
-out:
-  json_decref(root);
-  return rc;
+  return wn_eval_json_emit(root, bad);
 }
 
 /* Every page, train and test, with the single-page method; no template. */
