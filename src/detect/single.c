@@ -94,19 +94,14 @@ out:
   return err;
 }
 
-/*
- * Link boxes (WN_SINGLE_STEP_LINKS). Both papers keep everything inside
- * the chosen block or area, and in a news page that takes in the lists of
- * related stories, tags and share links beside the article. A block that
- * is mostly link text is such a list; a container (table, list, div...)
- * holding several links needs less to be one, as in Readability's cleaning
- * and in the template method's cue selector (detect.c): a container with
- * at least two links and more than a fifth link text, any block with more
- * than half (wn_detect_link_limit). Never the container that holds most
- * of the content itself: only blocks holding less than half of the kept
- * text are judged.
- */
-wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res) {
+/* The walk both box steps share: an element (not a text node) that holds
+ * some but less than half of the kept text and that is_box says is a box
+ * has its whole subtree left out. links[] counts the link text nodes of each
+ * subtree, for is_box. */
+typedef int (*wn_single_box_test)(const wn_dom_node *n, uint32_t links);
+
+static wn_err wn_single_drop_minor(const wn_dom_page *page, wn_detect_result *res,
+                                   wn_single_box_test is_box) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   uint32_t *kept = calloc(count ? count : 1, sizeof *kept);   /* kept text bytes */
@@ -130,20 +125,39 @@ wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res) {
   uint32_t total = count ? kept[0] : 0;
   for (uint32_t i = 0; i < count;) {
     const wn_dom_node *n = &nodes[i];
-    if (n->tag != WN_TAG_TEXT && (n->flags & WN_DOM_BLOCK) && kept[i] > 0 &&
-        2 * (uint64_t)kept[i] < total) {
-      if ((double)n->link_text_len > wn_detect_link_limit(n->tag, links[i]) * (double)n->text_len) {
-        for (uint32_t j = i; j < n->end; j++)
-          res->keep[j] = 0;
-        i = n->end;
-        continue;
-      }
+    if (n->tag != WN_TAG_TEXT && kept[i] > 0 && 2 * (uint64_t)kept[i] < total &&
+        is_box(n, links[i])) {
+      for (uint32_t j = i; j < n->end; j++)
+        res->keep[j] = 0;
+      i = n->end;
+      continue;
     }
     i++;
   }
   free(kept);
   free(links);
   return WN_OK;
+}
+
+/*
+ * Link boxes (WN_SINGLE_STEP_LINKS). Both papers keep everything inside
+ * the chosen block or area, and in a news page that takes in the lists of
+ * related stories, tags and share links beside the article. A block that
+ * is mostly link text is such a list; a container (table, list, div...)
+ * holding several links needs less to be one, as in Readability's cleaning
+ * and in the template method's cue selector (detect.c): a container with
+ * at least two links and more than a fifth link text, any block with more
+ * than half (wn_detect_link_limit). Never the container that holds most
+ * of the content itself: only blocks holding less than half of the kept
+ * text are judged.
+ */
+static int wn_single_is_link_box(const wn_dom_node *n, uint32_t links) {
+  return (n->flags & WN_DOM_BLOCK) &&
+         (double)n->link_text_len > wn_detect_link_limit(n->tag, links) * (double)n->text_len;
+}
+
+wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res) {
+  return wn_single_drop_minor(page, res, wn_single_is_link_box);
 }
 
 /*
@@ -235,33 +249,14 @@ static int wn_single_has_word(const char *s) {
   return 0;
 }
 
+static int wn_single_is_named_box(const wn_dom_node *n, uint32_t links) {
+  (void)links;
+  return n->tag == WN_TAG_NAV || n->tag == WN_TAG_FOOTER || n->tag == WN_TAG_ASIDE ||
+         wn_single_has_word(n->id) || wn_single_has_word(n->cls);
+}
+
 wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res) {
-  uint32_t count = 0;
-  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  uint32_t *kept = calloc(count ? count : 1, sizeof *kept);
-  if (!kept)
-    return WN_ENOMEM;
-  for (uint32_t i = count; i-- > 0;) {
-    if (nodes[i].tag == WN_TAG_TEXT)
-      kept[i] = res->keep[i] ? nodes[i].own_text_len : 0;
-    if (nodes[i].parent != WN_DOM_NONE)
-      kept[nodes[i].parent] += kept[i];
-  }
-  uint32_t total = count ? kept[0] : 0;
-  for (uint32_t i = 0; i < count;) {
-    const wn_dom_node *n = &nodes[i];
-    if (n->tag != WN_TAG_TEXT && kept[i] > 0 && 2 * (uint64_t)kept[i] < total &&
-        (n->tag == WN_TAG_NAV || n->tag == WN_TAG_FOOTER || n->tag == WN_TAG_ASIDE ||
-         wn_single_has_word(n->id) || wn_single_has_word(n->cls))) {
-      for (uint32_t j = i; j < n->end; j++)
-        res->keep[j] = 0;
-      i = n->end;
-      continue;
-    }
-    i++;
-  }
-  free(kept);
-  return WN_OK;
+  return wn_single_drop_minor(page, res, wn_single_is_named_box);
 }
 
 /*
