@@ -6,9 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
-#include "dom/dom.h"
 
 void wn_cli_usage_detect(FILE *out) {
   fprintf(out,
@@ -41,18 +38,21 @@ void wn_cli_usage_detect(FILE *out) {
           "  --drift-share X       a site drifts when at least this share of its recent\n"
           "                        pages fall below --min-confidence (default %.2f)\n"
           "  --no-count            do not count detections (opens the store read-only)\n"
+          "  --map-size MIB        the store's largest size in MiB (default 1024)\n"
           "  --jsonl               read a stream (FILE, default stdin) of JSON objects, one\n"
           "                        per line: {\"id\": any, \"site\" or \"url\", \"html\" (the\n"
           "                        page) or \"path\" (a file)}; \"site\" wins over \"url\"\n"
           "                        when both are given. Writes one line per input line,\n"
-          "                        in order: {\"id\", \"site\", \"method\", \"confidence\",\n"
-          "                        \"fallback\", \"text\"} (and \"html\" with --format html),\n"
+          "                        in order: {\"id\"} and the fields of --format json\n"
+          "                        (\"html\" instead of \"text\" with --format html),\n"
           "                        or {\"id\", \"error\"} for a line that cannot be handled.\n"
-          "                        Templates are read once per site and kept for the\n"
-          "                        rest of the stream; counts are written at the end.\n"
+          "                        Templates are cached per site (re-read after a\n"
+          "                        minute); counts are written every 1000 pages or 5\n"
+          "                        seconds and at the end.\n"
           "  -h, --help            show this help\n",
-          WN_DETECT_DEFAULT_MIN_CONFIDENCE, WN_STORE_DRIFT_SHARE);
+          WN_DETECT_DEFAULT_MIN_CONFIDENCE, 0.25);
 }
+
 
 enum {
   WN_OPT_STORE = 256,
@@ -64,7 +64,8 @@ enum {
   WN_OPT_FALLBACK,
   WN_OPT_MIN_CONFIDENCE,
   WN_OPT_DRIFT_SHARE,
-  WN_OPT_NO_COUNT
+  WN_OPT_NO_COUNT,
+  WN_OPT_MAP_SIZE
 };
 
 static const struct option wn_detect_options_long[] = {
@@ -78,141 +79,52 @@ static const struct option wn_detect_options_long[] = {
     {"min-confidence", required_argument, NULL, WN_OPT_MIN_CONFIDENCE},
     {"drift-share", required_argument, NULL, WN_OPT_DRIFT_SHARE},
     {"no-count", no_argument, NULL, WN_OPT_NO_COUNT},
+    {"map-size", required_argument, NULL, WN_OPT_MAP_SIZE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
-/* The single-page JSON object: site, method, confidence, fallback, drift,
- * charset, charset_source, nodes, text, in that order. */
-static wn_err wn_detect_json(const wn_dom_page *page, const wn_detect_result *result,
-                             const char *site, const wn_store_stats *stats,
-                             const wn_cli_detect_config *config, const wn_buf *text, char **out,
-                             wn_diag *diag) {
-  wn_err err = WN_ENOMEM;
-  json_t *obj = json_object();
-  json_t *nodes = json_array();
-  wn_buf path;
-  wn_buf_init(&path, 64 * 1024);
-  *out = NULL;
-  /* json_object_set_new takes the value's reference even when it fails;
-   * "nodes" is set with json_object_set, so we keep ours and fill it in
-   * place. */
-  if (!obj || !nodes)
-    goto out;
-  json_t *site_value = site ? json_string(site) : json_null();
-  if (!site_value) {
-    err = wn_diag_set(diag, WN_EINVAL, "site name is not valid UTF-8");
-    goto out;
-  }
-  if (json_object_set_new(obj, "site", site_value) != 0 ||
-      json_object_set_new(obj, "method", json_string(wn_detect_method(result))) != 0 ||
-      json_object_set_new(obj, "confidence", json_real(wn_detect_confidence(result))) != 0 ||
-      wn_cli_json_verdict(obj, result, stats, config) != 0 ||
-      json_object_set_new(obj, "charset", json_string(wn_dom_charset(page))) != 0 ||
-      json_object_set_new(obj, "charset_source",
-                          json_string(wn_charset_source_name(wn_dom_charset_source(page)))) != 0 ||
-      json_object_set(obj, "nodes", nodes) != 0)
-    goto out;
-  uint32_t n = 0;
-  const uint32_t *selected = wn_detect_selected(result, &n);
-  for (uint32_t k = 0; k < n; k++) {
-    wn_buf_reset(&path);
-    wn_err path_err = wn_dom_node_path(page, selected[k], &path);
-    if (path_err) {
-      err = wn_diag_set(diag, path_err, "cannot write the path of node %u", selected[k]);
-      goto out;
-    }
-    if (json_array_append_new(nodes, json_stringn(path.data ? path.data : "", path.len)) != 0)
-      goto out;
-  }
-  /* The parser decodes every page to UTF-8, so this fails only when memory
-   * does, or if the core broke that promise. */
-  json_t *text_value = json_stringn(text->data ? text->data : "", text->len);
-  if (!text_value) {
-    err = wn_diag_set(diag, WN_EINVAL, "the content is not valid UTF-8");
-    goto out;
-  }
-  if (json_object_set_new(obj, "text", text_value) != 0)
-    goto out;
-  *out = json_dumps(obj, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-  if (*out)
-    err = WN_OK;
-out:
-  json_decref(nodes);
-  json_decref(obj);
-  wn_buf_free(&path);
-  if (err == WN_ENOMEM)
-    wn_diag_set(diag, err, "out of memory writing JSON");
-  return err;
+/* The drift warning, once per site and template (the detector calls it
+ * once). */
+static void wn_detect_drift_warning(const wn_drift_event *ev, void *ctx) {
+  (void)ctx;
+  wn_cli_error("warning: site %s is drifting: %u of its last %u pages fit its template "
+               "badly (confidence below %.2f); relearn it with winnow learn",
+               ev->site, (unsigned)ev->counts.recent_low, (unsigned)ev->counts.recent_pages,
+               ev->min_confidence);
 }
 
-/* One page: read, parse, detect, render. site is NULL without a store. */
-static int wn_detect_one(wn_store *store, const char *site, const char *input,
-                         const wn_cli_detect_config *config) {
+/* One page: read, detect, print. */
+static int wn_detect_one(wn_detector *d, const char *site, const char *url, const char *input,
+                         wn_cli_format format) {
   int rc = WN_EXIT_INPUT;
-  wn_template *tpl = NULL;
-  wn_dom_page *page = NULL;
-  wn_detect_result *result = NULL;
-  char *bytes = NULL;
-  char *json = NULL;
+  wn_page_result *r = NULL;
+  char *bytes = NULL, *json = NULL;
   size_t len = 0;
-  uint64_t generation = 0;
   wn_diag diag = {{0}};
-  wn_buf text;
-  wn_buf_init(&text, WN_CLI_MAX_OUTPUT_BYTES);
-
-  wn_err err = WN_OK;
-  if (store && site) {
-    err = wn_cli_load_template(store, site, &tpl, &generation, &diag);
-    /* No template is no error: the fallback serves the page. */
-    if (err && err != WN_ENOTEMPLATE) {
-      wn_cli_error("%s", wn_diag_message(&diag, err));
-      rc = wn_cli_exit_code(err);
-      goto out;
-    }
-    wn_diag_clear(&diag);
-  }
-  err = wn_file_read(input, WN_DOM_DEFAULT_MAX_BYTES, &bytes, &len, &diag);
-  if (err) {
-    wn_cli_error("%s", wn_diag_message(&diag, err));
-    rc = wn_cli_exit_code(err);
-    goto out;
-  }
-  wn_dom_options parse_opts = {.keep_xml = config->format == WN_FORMAT_HTML};
-  err = wn_dom_parse(bytes, len, &parse_opts, &page, &diag);
+  wn_err err = wn_file_read(input, WN_PAGE_MAX_BYTES, &bytes, &len, &diag);
+  if (err)
+    return wn_cli_fail(err, &diag);
+  wn_page_input in = {.bytes = bytes, .len = len, .site = site, .url = url};
+  unsigned want = format == WN_FORMAT_HTML ? WN_WANT_HTML : WN_WANT_TEXT;
+  err = wn_detector_detect(d, &in, want, &r, &diag);
   if (err) {
     wn_cli_error("%s: %s", strcmp(input, "-") == 0 ? "stdin" : input,
                  wn_diag_message(&diag, err));
-    rc = wn_cli_exit_code(err);
+    rc = wn_exit_code(err);
     goto out;
   }
-  free(bytes);
-  bytes = NULL;
-  err = wn_detect_page(page, tpl, &config->detect, &result, &diag);
-  if (err) {
-    wn_cli_error("%s", wn_diag_message(&diag, err));
-    rc = wn_cli_exit_code(err);
-    goto out;
+  if (format == WN_FORMAT_JSON) {
+    err = wn_page_result_json(r, NULL, WN_JSON_PRETTY, &json, &diag);
+    if (err) {
+      rc = wn_cli_fail(err, &diag);
+      goto out;
+    }
   }
-  wn_store_stats stats;
-  int counted = 0;
-  if (tpl) {
-    const int low = wn_detect_fallback_reason(result) == WN_FALLBACK_LOW_CONFIDENCE;
-    counted = wn_cli_count(store, site, generation, 1, (uint32_t)low, config, &stats);
-  }
-  if (config->format == WN_FORMAT_HTML)
-    err = wn_detect_render_html(page, result, &text, &diag);
-  else
-    err = wn_detect_render_text(page, result, &text);
-  if (!err && config->format == WN_FORMAT_JSON)
-    err = wn_detect_json(page, result, site, counted ? &stats : NULL, config, &text, &json,
-                         &diag);
-  if (err) {
-    wn_cli_error("rendering the content: %s", wn_diag_message(&diag, err));
-    rc = wn_cli_exit_code(err);
-    goto out;
-  }
+  size_t out_len = 0;
+  const char *out = format == WN_FORMAT_HTML ? wn_page_result_html(r, &out_len)
+                                             : wn_page_result_text(r, &out_len);
   int written = json ? wn_cli_write(json, strlen(json)) | wn_cli_write("\n", 1)
-                     : wn_cli_write(text.data, text.len);
+                     : wn_cli_write(out, out_len);
   if (written != 0) {
     wn_cli_error("cannot write the output");
     rc = WN_EXIT_INTERNAL;
@@ -222,28 +134,22 @@ static int wn_detect_one(wn_store *store, const char *site, const char *input,
 out:
   free(json);
   free(bytes);
-  wn_buf_free(&text);
-  wn_detect_result_free(result);
-  wn_dom_free(page);
-  wn_template_free(tpl);
+  wn_page_result_free(r);
   return rc;
 }
 
 int wn_cli_detect(int argc, char **argv) {
   int rc = WN_EXIT_USAGE;
-  const char *store_dir = NULL, *site_arg = NULL, *url = NULL;
-  wn_cli_detect_config config = {
-      .format = WN_FORMAT_TEXT,
-      .detect = {.selector = WN_SELECT_SITE,
-                 .min_confidence = WN_DETECT_DEFAULT_MIN_CONFIDENCE,
-                 .fallback = WN_SINGLE_DANAG},
-      .count = 1,
-      .drift = {.min_pages = WN_STORE_DRIFT_MIN_PAGES, .max_low_share = WN_STORE_DRIFT_SHARE}};
+  const char *store_dir = NULL, *site = NULL, *url = NULL;
+  wn_cli_format format = WN_FORMAT_TEXT;
+  wn_detector_options dopts;
+  wn_detector_options_init(&dopts);
+  dopts.on_drift = wn_detect_drift_warning;
+  size_t map_size = 0;
   int jsonl = 0;
   wn_store *store = NULL;
+  wn_detector *d = NULL;
   wn_diag diag = {{0}};
-  char site[WN_STORE_MAX_SITE + 1];
-  site[0] = '\0';
 
   opterr = 0;
   optind = 1;
@@ -254,163 +160,129 @@ int wn_cli_detect(int argc, char **argv) {
       store_dir = optarg;
       break;
     case WN_OPT_SITE:
-      site_arg = optarg;
+      site = optarg;
       break;
     case WN_OPT_URL:
       url = optarg;
       break;
     case WN_OPT_FORMAT:
-      if (strcmp(optarg, "text") == 0) {
-        config.format = WN_FORMAT_TEXT;
-      } else if (strcmp(optarg, "html") == 0) {
-        config.format = WN_FORMAT_HTML;
-      } else if (strcmp(optarg, "json") == 0) {
-        config.format = WN_FORMAT_JSON;
-      } else {
-        rc = wn_cli_usage_error(wn_cli_usage_detect,
-                                "--format is text, html or json, not '%.40s'", optarg);
-        goto out;
-      }
+      if (strcmp(optarg, "text") == 0)
+        format = WN_FORMAT_TEXT;
+      else if (strcmp(optarg, "html") == 0)
+        format = WN_FORMAT_HTML;
+      else if (strcmp(optarg, "json") == 0)
+        format = WN_FORMAT_JSON;
+      else
+        return wn_cli_usage_error("detect ", "--format is text, html or json, not '%.40s'",
+                                  optarg);
       break;
     case WN_OPT_SELECTOR:
-      if (wn_detect_selector_parse(optarg, &config.detect.selector) != 0) {
-        rc = wn_cli_usage_error(wn_cli_usage_detect,
-                                "--selector is site, cues, region or paper, not '%.40s'",
-                                optarg);
-        goto out;
-      }
+      if (wn_detect_selector_parse(optarg, &dopts.detect.selector) != 0)
+        return wn_cli_usage_error("detect ",
+                                  "--selector is site, cues, region or paper, not '%.40s'",
+                                  optarg);
       break;
     case WN_OPT_FALLBACK:
-      if (wn_single_method_parse(optarg, &config.detect.fallback) != 0) {
-        rc = wn_cli_usage_error(wn_cli_usage_detect, "--fallback is cnr or danag, not '%.40s'",
-                                optarg);
-        goto out;
-      }
+      if (wn_single_method_parse(optarg, &dopts.detect.fallback) != 0)
+        return wn_cli_usage_error("detect ", "--fallback is cnr or danag, not '%.40s'", optarg);
       break;
     case WN_OPT_MIN_CONFIDENCE:
-      if (wn_cli_parse_share(optarg, &config.detect.min_confidence) != 0) {
-        rc = wn_cli_usage_error(wn_cli_usage_detect,
-                                "--min-confidence is a number from 0 to 1, not '%.40s'", optarg);
-        goto out;
-      }
+      if (wn_cli_parse_share(optarg, &dopts.detect.min_confidence) != 0)
+        return wn_cli_usage_error("detect ",
+                                  "--min-confidence is a number from 0 to 1, not '%.40s'",
+                                  optarg);
       break;
     case WN_OPT_DRIFT_SHARE:
-      if (wn_cli_parse_share(optarg, &config.drift.max_low_share) != 0) {
-        rc = wn_cli_usage_error(wn_cli_usage_detect,
-                                "--drift-share is a number from 0 to 1, not '%.40s'", optarg);
-        goto out;
-      }
+      if (wn_cli_parse_share(optarg, &dopts.drift.max_low_share) != 0)
+        return wn_cli_usage_error("detect ", "--drift-share is a number from 0 to 1, not '%.40s'",
+                                  optarg);
       break;
     case WN_OPT_NO_COUNT:
-      config.count = 0;
+      dopts.count = 0;
+      break;
+    case WN_OPT_MAP_SIZE:
+      if (wn_cli_parse_map_size(optarg, &map_size) != 0)
+        return wn_cli_usage_error("detect ", "--map-size is MiB from 1 to 1048576, not '%.40s'",
+                                  optarg);
       break;
     case WN_OPT_JSONL:
       jsonl = 1;
       break;
     case 'h':
       wn_cli_usage_detect(stdout);
-      rc = WN_EXIT_OK;
-      goto out;
+      return WN_EXIT_OK;
     case ':':
-      rc = wn_cli_usage_error(wn_cli_usage_detect, "option '%.100s' needs an argument",
-                              argv[optind - 1]);
-      goto out;
+      return wn_cli_usage_error("detect ", "option '%.100s' needs an argument",
+                                argv[optind - 1]);
     default:
-      /* An unknown short option is in optopt; an unknown long one is the
-       * argument getopt_long just passed. */
       if (optopt > 0 && optopt < 128)
-        rc = wn_cli_usage_error(wn_cli_usage_detect, "unknown option '-%c'", optopt);
-      else
-        rc = wn_cli_usage_error(wn_cli_usage_detect, "unknown option '%.100s'", argv[optind - 1]);
-      goto out;
+        return wn_cli_usage_error("detect ", "unknown option '-%c'", optopt);
+      return wn_cli_usage_error("detect ", "unknown option '%.100s'", argv[optind - 1]);
     }
   }
   int n_inputs = argc - optind;
   const char *input = n_inputs > 0 ? argv[optind] : NULL;
-  if (n_inputs > 1) {
-    rc = wn_cli_usage_error(wn_cli_usage_detect, "detect takes one input, got %d", n_inputs);
-    goto out;
-  }
+  if (n_inputs > 1)
+    return wn_cli_usage_error("detect ", "detect takes one input, got %d", n_inputs);
   if (jsonl) {
-    if (site_arg || url) {
-      rc = wn_cli_usage_error(wn_cli_usage_detect,
-                              "--jsonl takes the site from each line, not from --site or --url");
-      goto out;
-    }
-    if (config.format == WN_FORMAT_JSON) {
-      rc = wn_cli_usage_error(wn_cli_usage_detect,
-                              "--jsonl always writes JSON; its --format is text or html");
-      goto out;
-    }
+    if (site || url)
+      return wn_cli_usage_error("detect ",
+                                "--jsonl takes the site from each line, not from --site or --url");
+    if (format == WN_FORMAT_JSON)
+      return wn_cli_usage_error("detect ", "--jsonl always writes JSON; its --format is text or "
+                                           "html");
   } else {
-    if (site_arg && url) {
-      rc = wn_cli_usage_error(wn_cli_usage_detect, "give --site SITE or --url URL, not both");
-      goto out;
-    }
-    if (store_dir && !site_arg && !url) {
-      rc = wn_cli_usage_error(wn_cli_usage_detect,
-                              "detect with --store needs --site SITE or --url URL");
-      goto out;
-    }
-    if (!input) {
-      rc = wn_cli_usage_error(wn_cli_usage_detect, "detect needs a page: FILE, or - for stdin");
-      goto out;
-    }
-    if (site_arg || url) {
-      wn_err err = site_arg ? wn_cli_check_site(site_arg, &diag)
-                            : wn_cli_site_from_url(url, site, sizeof site, &diag);
-      if (err) {
-        wn_cli_error("%s", wn_diag_message(&diag, err));
-        rc = wn_cli_exit_code(err);
-        goto out;
-      }
-      if (site_arg)
-        memcpy(site, site_arg, strlen(site_arg) + 1); /* checked: <= WN_STORE_MAX_SITE */
-    }
+    if (site && url)
+      return wn_cli_usage_error("detect ", "give --site SITE or --url URL, not both");
+    if (store_dir && !site && !url)
+      return wn_cli_usage_error("detect ", "detect with --store needs --site SITE or --url URL");
+    if (!input)
+      return wn_cli_usage_error("detect ", "detect needs a page: FILE, or - for stdin");
+    /* A bad site or URL is bad input (exit 1), found before any work. */
+    char url_site[WN_SITE_MAX + 1];
+    wn_err err = site ? wn_site_check(site, &diag)
+                      : url ? wn_site_from_url(url, url_site, sizeof url_site, &diag) : WN_OK;
+    if (err)
+      return wn_cli_fail(err, &diag);
+    /* One page: its counts are written at once, so the JSON shows them. */
+    dopts.flush_pages = 1;
   }
 
   if (store_dir) {
-    /* Counting needs a write transaction per page (one per site and stream
-     * for --jsonl); LMDB serialises writers, readers never wait. */
     /* Read-only first: a mistyped --store must be an error, not a new
-     * empty store that sends every page to the fallback. */
-    wn_store_options store_opts = {.read_only = 1};
-    wn_err err = wn_store_open(store_dir, &store_opts, &store, &diag);
-    if (err) {
-      wn_cli_error("%s", wn_diag_message(&diag, err));
-      rc = err == WN_ENOMEM ? WN_EXIT_INTERNAL : WN_EXIT_STORE;
+     * empty store that sends every page to the fallback. Counting needs
+     * write access; without it, detect without counting rather than not
+     * at all. */
+    if ((rc = wn_cli_open_store(store_dir, 1, map_size, &store)) != WN_EXIT_OK)
       goto out;
-    }
-    if (config.count) {
+    if (dopts.count) {
       wn_store *writable = NULL;
-      wn_store_close(store);
-      store = NULL;
-      store_opts.read_only = 0;
-      err = wn_store_open(store_dir, &store_opts, &writable, &diag);
+      wn_store_options so;
+      wn_store_options_init(&so);
+      if (map_size)
+        so.map_size = map_size;
+      wn_err err = wn_store_open(store_dir, &so, &writable, &diag);
       if (err) {
-        /* Counting is advisory: detect without it rather than not at all. */
         wn_cli_error("warning: not counting detections: %s", wn_diag_message(&diag, err));
         wn_diag_clear(&diag);
-        config.count = 0;
-        store_opts.read_only = 1;
-        err = wn_store_open(store_dir, &store_opts, &store, &diag);
-        if (err) {
-          wn_cli_error("%s", wn_diag_message(&diag, err));
-          rc = err == WN_ENOMEM ? WN_EXIT_INTERNAL : WN_EXIT_STORE;
-          goto out;
-        }
+        dopts.count = 0;
       } else {
+        wn_store_close(store);
         store = writable;
       }
     }
-  } else {
-    config.count = 0;
+  }
+  wn_err err = wn_detector_create(store, &dopts, &d, &diag);
+  if (err) {
+    rc = wn_cli_fail(err, &diag);
+    goto out;
   }
   if (jsonl)
-    rc = wn_cli_detect_stream(store, input ? input : "-", &config);
+    rc = wn_cli_detect_stream(d, input ? input : "-", format);
   else
-    rc = wn_detect_one(store, site[0] ? site : NULL, input, &config);
+    rc = wn_detect_one(d, site, url, input, format);
 out:
+  wn_detector_destroy(d);
   wn_store_close(store);
   return rc;
 }

@@ -4,39 +4,40 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#include "detect/detect.h"
-#include "dom/dom.h"
-#include "learn/learn.h"
+#include <sys/stat.h>
 
 void wn_cli_usage_learn(FILE *out) {
   fprintf(out,
-          "usage: winnow learn --store DIR --site SITE [--min-count N] [--selector S]\n"
-          "                    KEY.html PAGE.html...\n"
-          "       winnow learn --store DIR [--site SITE] [--n N] [--algo etdm] [--selector S]\n"
-          "                    [crawl options] URL\n"
+          "usage: winnow learn --store DIR --site SITE [options] KEY.html PAGE.html...\n"
+          "       winnow learn --store DIR [--site SITE] [options] [crawl options] URL\n"
           "\n"
           "Learns a site's template and stores it in DIR, replacing any template the\n"
-          "site had. Nothing is written if learning fails.\n"
+          "site had. Nothing is written (not even the store directory) if learning\n"
+          "fails.\n"
           "\n"
           "From files: a key page and at least one more page of the site (%u pages at\n"
-          "most). The template is built on the key page, or on another sample page if\n"
-          "that one matches the rest better. Prints one line:\n"
+          "most). Pages that share less than --min-share of the key page's layout are\n"
+          "left out (--force keeps them), and a template that keeps nothing of the\n"
+          "site's layout is refused. Prints one line per page, then:\n"
           "learned SITE: pages=P nodes=N template_nodes=T record_bytes=B generation=G\n"
           "selector=S\n"
           "\n"
           "From a URL (http or https): fetches the key page, ranks its same-site links\n"
           "by hyperlink distance, then DOM distance, fetches the best N, keeps those\n"
           "that share the key page's template (replacing the others with the next\n"
-          "candidates) and learns from them. SITE defaults to the URL's host. Prints\n"
-          "the n-SET (one line per page fetched), the time split into network wait and\n"
-          "compute, then the 'learned' line.\n"
+          "candidates) and learns from them. SITE defaults to the URL's site (its\n"
+          "host, lower-case, with the port unless it is the default). Prints the\n"
+          "n-SET (one line per page fetched), the time split into network, politeness\n"
+          "wait and compute, then the 'learned' line.\n"
           "\n"
           "  --store DIR          the template store, an LMDB directory (created if needed)\n"
-          "  --site SITE          the site's name, usually its host (www.example.com)\n"
+          "  --site SITE          the site's name: its host, lower-case (www.example.com,\n"
+          "                       127.0.0.1:8080)\n"
           "  --min-count N        pages a node must occur in to belong to the template\n"
           "                       (1 to the number of pages; default 2)\n"
+          "  --min-share X        share of the key page's template nodes a page must pair\n"
+          "                       to be learned from (0 to 1; default 0.5)\n"
+          "  --force              learn from every file given, whatever it shares\n"
           "  --n N                pages of the n-SET besides the key page (1 to %u;\n"
           "                       default 4)\n"
           "  --algo A             learning algorithm: etdm (the only one so far)\n"
@@ -52,6 +53,7 @@ void wn_cli_usage_learn(FILE *out) {
           "  --delay-ms MS        least time between requests to one host (default 500)\n"
           "  --timeout-ms MS      whole-transfer timeout per request (default 30000)\n"
           "  --max-bytes N        largest page body read (default 8388608)\n"
+          "  --map-size MIB       the store's largest size in MiB (default 1024)\n"
           "  -h, --help           show this help\n",
           WN_LEARN_MAX_PAGES, WN_LEARN_MAX_PAGES - 1, WN_CRAWL_DEFAULT_USER_AGENT);
 }
@@ -60,6 +62,8 @@ enum {
   WN_OPT_STORE = 256,
   WN_OPT_SITE,
   WN_OPT_MIN_COUNT,
+  WN_OPT_MIN_SHARE,
+  WN_OPT_FORCE,
   WN_OPT_N,
   WN_OPT_ALGO,
   WN_OPT_MAX_FETCHES,
@@ -68,13 +72,16 @@ enum {
   WN_OPT_DELAY_MS,
   WN_OPT_TIMEOUT_MS,
   WN_OPT_MAX_BYTES,
-  WN_OPT_SELECTOR
+  WN_OPT_SELECTOR,
+  WN_OPT_MAP_SIZE
 };
 
 static const struct option wn_learn_options_long[] = {
     {"store", required_argument, NULL, WN_OPT_STORE},
     {"site", required_argument, NULL, WN_OPT_SITE},
     {"min-count", required_argument, NULL, WN_OPT_MIN_COUNT},
+    {"min-share", required_argument, NULL, WN_OPT_MIN_SHARE},
+    {"force", no_argument, NULL, WN_OPT_FORCE},
     {"n", required_argument, NULL, WN_OPT_N},
     {"algo", required_argument, NULL, WN_OPT_ALGO},
     {"max-fetches", required_argument, NULL, WN_OPT_MAX_FETCHES},
@@ -84,47 +91,236 @@ static const struct option wn_learn_options_long[] = {
     {"timeout-ms", required_argument, NULL, WN_OPT_TIMEOUT_MS},
     {"max-bytes", required_argument, NULL, WN_OPT_MAX_BYTES},
     {"selector", required_argument, NULL, WN_OPT_SELECTOR},
+    {"map-size", required_argument, NULL, WN_OPT_MAP_SIZE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
-/* Encodes the template and its record and writes it in one transaction.
- * Prints the 'learned' line. Returns an exit code. */
-static int wn_cli_store_template(wn_store *store, const char *site, const wn_template *tpl,
-                                 const wn_store_page *page_info, size_t n_pages,
-                                 uint32_t page_nodes) {
-  int rc = WN_EXIT_INTERNAL;
+typedef struct wn_learn_args {
+  const char *store_dir, *site, *min_count, *n, *algo, *max_fetches, *user_agent, *delay_ms,
+      *timeout_ms, *max_bytes, *min_share;
+  int same_domain, force;
+  size_t map_size;
+  wn_detect_selector selector; /* WN_SELECT_SITE: not given */
+} wn_learn_args;
+
+/* 1 if the one argument is meant as a URL rather than a file: it has a
+ * scheme ("http://", "ftp://", "file:///"), or, without --site (files
+ * need one), it is not an existing file ("not a url"). Whether it is a
+ * URL we can learn from is wn_site_from_url's call, with its message. */
+static int wn_looks_like_url(const char *s, int have_site) {
+  const char *colon = strstr(s, "://");
+  if (colon && colon > s) {
+    const char *p = s;
+    while (p < colon && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '+' ||
+                         *p == '-' || *p == '.'))
+      p++;
+    if (p == colon)
+      return 1;
+  }
+  struct stat st;
+  return !have_site && stat(s, &st) != 0;
+}
+
+/* A numeric option: when given (s not NULL), from lo to hi into *out,
+ * else *out is left as it is. 0, or the usage exit code after the
+ * message. */
+static int wn_learn_number(const char *name, const char *s, uint32_t lo, uint32_t hi,
+                           uint32_t *out) {
+  if (!s)
+    return 0;
+  if (wn_cli_parse_u32(s, lo, hi, out) != 0)
+    return wn_cli_usage_error("learn ", "%s must be a number from %u to %u, not '%.40s'", name,
+                              (unsigned)lo, (unsigned)hi, s);
+  return 0;
+}
+
+/* Prints the report of a learn: one line per page. */
+static void wn_learn_print_pages(const wn_learned *l, int from_url) {
+  wn_learn_summary sum;
+  wn_learned_summary_get(l, &sum);
+  for (size_t i = 0; i < sum.n_pages; i++) {
+    const wn_learn_page *p = wn_learned_page(l, i);
+    const char *msg = p->message ? p->message : "";
+    if (!from_url) {
+      printf("%-4s %-4s share=%.2f %lluB %s%s%s%s\n", i == 0 ? "key" : "page",
+             p->used ? "used" : "left", p->share, (unsigned long long)p->bytes, p->name,
+             msg[0] ? " (" : "", msg, msg[0] ? ")" : "");
+      continue;
+    }
+    char dom[16] = "-";
+    if (p->dom_distance != UINT32_MAX)
+      snprintf(dom, sizeof dom, "%u", p->dom_distance);
+    printf("%-4s %-4s h=%-2u dom=%-3s share=%.2f status=%ld %ums %lluB %s%s%s%s\n",
+           i == 0 ? "key" : "cand", p->used ? "used" : "left", p->hyperlink_distance, dom,
+           p->share, p->http_status, p->fetch_ms, (unsigned long long)p->bytes, p->name,
+           msg[0] ? " (" : "", msg, msg[0] ? ")" : "");
+  }
+}
+
+/* Parses the options into a; returns -1 to go on, else an exit code. */
+static int wn_learn_parse(int argc, char **argv, wn_learn_args *a) {
+  opterr = 0;
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, ":h", wn_learn_options_long, NULL)) != -1) {
+    switch (c) {
+    case WN_OPT_STORE: a->store_dir = optarg; break;
+    case WN_OPT_SITE: a->site = optarg; break;
+    case WN_OPT_MIN_COUNT: a->min_count = optarg; break;
+    case WN_OPT_MIN_SHARE: a->min_share = optarg; break;
+    case WN_OPT_FORCE: a->force = 1; break;
+    case WN_OPT_N: a->n = optarg; break;
+    case WN_OPT_ALGO: a->algo = optarg; break;
+    case WN_OPT_MAX_FETCHES: a->max_fetches = optarg; break;
+    case WN_OPT_SAME_DOMAIN: a->same_domain = 1; break;
+    case WN_OPT_USER_AGENT: a->user_agent = optarg; break;
+    case WN_OPT_DELAY_MS: a->delay_ms = optarg; break;
+    case WN_OPT_TIMEOUT_MS: a->timeout_ms = optarg; break;
+    case WN_OPT_MAX_BYTES: a->max_bytes = optarg; break;
+    case WN_OPT_MAP_SIZE:
+      if (wn_cli_parse_map_size(optarg, &a->map_size) != 0)
+        return wn_cli_usage_error("learn ", "--map-size is MiB from 1 to 1048576, not '%.40s'",
+                                  optarg);
+      break;
+    case WN_OPT_SELECTOR:
+      /* "site" would name the default; only a real choice is stored. */
+      if (wn_detect_selector_parse(optarg, &a->selector) != 0 || a->selector == WN_SELECT_SITE)
+        return wn_cli_usage_error("learn ", "--selector is cues, region or paper, not '%.40s'",
+                                  optarg);
+      break;
+    case 'h':
+      wn_cli_usage_learn(stdout);
+      return WN_EXIT_OK;
+    case ':':
+      return wn_cli_usage_error("learn ", "option '%.100s' needs an argument", argv[optind - 1]);
+    default:
+      /* An unknown short option is in optopt; an unknown long one is the
+       * argument getopt_long just passed. */
+      if (optopt > 0 && optopt < 128)
+        return wn_cli_usage_error("learn ", "unknown option '-%c'", optopt);
+      return wn_cli_usage_error("learn ", "unknown option '%.100s'", argv[optind - 1]);
+    }
+  }
+  return -1;
+}
+
+int wn_cli_learn(int argc, char **argv) {
+  int rc = WN_EXIT_USAGE;
+  wn_learn_args a = {0};
+  wn_store *store = NULL;
+  wn_learned *learned = NULL;
   wn_diag diag = {{0}};
-  wn_buf tpl_bytes, record_bytes;
-  wn_buf_init(&tpl_bytes, WN_STORE_MAX_TEMPLATE);
-  /* A record is its template plus metadata: page names are capped too. */
-  wn_buf_init(&record_bytes, WN_STORE_MAX_TEMPLATE +
-                                 (size_t)WN_STORE_MAX_PAGES * (WN_STORE_MAX_PAGE_NAME + 64) + 4096);
-  wn_err err = wn_template_encode(tpl, &tpl_bytes, &diag);
+  wn_err err = WN_OK;
+
+  rc = wn_learn_parse(argc, argv, &a);
+  if (rc >= 0)
+    return rc;
+  if (!a.store_dir)
+    return wn_cli_usage_error("learn ", "learn needs --store DIR");
+  if (a.algo && strcmp(a.algo, "etdm") != 0)
+    return wn_cli_usage_error("learn ", "--algo: unknown algorithm '%.40s' (known: etdm)", a.algo);
+  size_t n_pages = (size_t)(argc - optind);
+  if (n_pages == 0)
+    return wn_cli_usage_error("learn ", "learn needs a URL, or a key page and at least one more "
+                                        "page of the site");
+  const int url_mode = n_pages == 1 && wn_looks_like_url(argv[optind], a.site != NULL);
+  char *const *paths = argv + optind;
+
+  wn_learn_options lo;
+  wn_learn_options_init(&lo);
+  wn_crawl_options co;
+  wn_crawl_options_init(&co);
+  lo.selector = a.selector;
+  lo.by_domain = a.same_domain;
+  lo.force = a.force;
+  if (a.min_share && wn_cli_parse_share(a.min_share, &lo.min_share) != 0)
+    return wn_cli_usage_error("learn ", "--min-share is a number from 0 to 1, not '%.40s'",
+                              a.min_share);
+  if (url_mode) {
+    if (a.force)
+      return wn_cli_usage_error("learn ", "--force is for learning from files");
+    uint32_t v = (uint32_t)co.max_body_bytes;
+    if ((rc = wn_learn_number("--n", a.n, 1, WN_LEARN_MAX_PAGES - 1, &lo.n)) ||
+        (rc = wn_learn_number("--min-count", a.min_count, 1, WN_LEARN_MAX_PAGES, &lo.min_count)) ||
+        (rc = wn_learn_number("--delay-ms", a.delay_ms, 0, 3600000, &co.host_delay_ms)) ||
+        (rc = wn_learn_number("--timeout-ms", a.timeout_ms, 1, 3600000, &co.timeout_ms)) ||
+        (rc = wn_learn_number("--max-bytes", a.max_bytes, 1, (uint32_t)WN_PAGE_MAX_BYTES, &v)))
+      return rc;
+    lo.max_fetches = 4 * lo.n;
+    if ((rc = wn_learn_number("--max-fetches", a.max_fetches, 1, 1024, &lo.max_fetches)))
+      return rc;
+    co.max_body_bytes = v;
+    if (co.connect_timeout_ms > co.timeout_ms)
+      co.connect_timeout_ms = co.timeout_ms;
+    if (a.user_agent) {
+      if (!*a.user_agent || strnlen(a.user_agent, 256) > 255 || strpbrk(a.user_agent, "\r\n"))
+        return wn_cli_usage_error("learn ", "--user-agent must be 1 to 255 bytes on one line");
+      co.user_agent = a.user_agent;
+    }
+  } else {
+    if (a.n || a.max_fetches || a.same_domain || a.user_agent || a.delay_ms || a.timeout_ms ||
+        a.max_bytes)
+      return wn_cli_usage_error("learn ", "--n, --max-fetches, --same-domain, --user-agent, "
+                                          "--delay-ms, --timeout-ms and --max-bytes are for "
+                                          "learning from a URL");
+    if (!a.site)
+      return wn_cli_usage_error("learn ", "learning from files needs --site SITE");
+    if (n_pages < 2)
+      return wn_cli_usage_error("learn ", "learn needs a URL, or a key page and at least one "
+                                          "more page of the site");
+    if (n_pages > WN_LEARN_MAX_PAGES)
+      return wn_cli_usage_error("learn ", "learn takes at most %u pages, got %zu",
+                                WN_LEARN_MAX_PAGES, n_pages);
+    if (a.min_count &&
+        wn_cli_parse_u32(a.min_count, 1, (uint32_t)n_pages, &lo.min_count) != 0)
+      return wn_cli_usage_error("learn ", "--min-count must be a number from 1 to %zu (the "
+                                          "pages given), not '%.40s'",
+                                n_pages, a.min_count);
+  }
+  if (a.site && (err = wn_site_check(a.site, &diag)) != WN_OK)
+    return wn_cli_usage_error("learn ", "%s", wn_diag_message(&diag, err));
+
+  /* An existing store is opened first, so that a store that cannot be
+   * written fails before a crawl; a new one is created only once there is
+   * a template to put in it. */
+  struct stat st;
+  if (stat(a.store_dir, &st) == 0 &&
+      (rc = wn_cli_open_store(a.store_dir, 0, a.map_size, &store)) != WN_EXIT_OK)
+    goto out;
+
+  if (url_mode)
+    err = wn_site_learn_url(paths[0], a.site, &lo, &co, &learned, &diag);
+  else
+    err = wn_site_learn_files(a.site, (const char *const *)paths, n_pages, &lo, &learned,
+                              &diag);
+  /* What was tried and why a page was left out is what a user needs to
+   * see, whether or not learning succeeded. */
+  if (learned && (url_mode || err == WN_OK || err == WN_EEMPTY))
+    wn_learn_print_pages(learned, url_mode);
   if (err) {
-    wn_cli_error("%s: %s", site, wn_diag_message(&diag, err));
-    rc = wn_cli_exit_code(err);
+    rc = wn_cli_fail(err, &diag);
     goto out;
   }
-  wn_template_stats stats;
-  wn_template_get_stats(tpl, &stats);
-  wn_store_record record = {
-      .learned_at = (int64_t)time(NULL),
-      .n_pages = (uint32_t)n_pages,
-      .pages = (wn_store_page *)page_info,
-      .page_nodes = page_nodes,
-      .template_nodes = stats.nodes,
-      .template_bytes = (unsigned char *)tpl_bytes.data,
-      .template_len = tpl_bytes.len,
-  };
-  memcpy(record.algorithm, "etdm", sizeof "etdm");
-  err = wn_store_record_encode(&record, &record_bytes, &diag);
-  if (err) {
-    wn_cli_error("%s", wn_diag_message(&diag, err));
-    rc = wn_cli_exit_code(err);
-    goto out;
+  wn_learn_summary sum;
+  wn_learned_summary_get(learned, &sum);
+  if (url_mode) {
+    if (sum.n_used - 1 < lo.n)
+      wn_cli_error("warning: %s: only %zu of the %u pages wanted share the key page's template "
+                   "(%zu links, %zu candidates, %zu fetched); learned from what there is",
+                   sum.site, sum.n_used - 1, lo.n, sum.n_links, sum.n_candidates,
+                   sum.n_pages - 1);
+    printf("time: network %.1f ms, wait %.1f ms, compute %.1f ms (%zu pages fetched, %zu "
+           "learned from)\n",
+           sum.network_ms, sum.wait_ms, sum.compute_ms, sum.n_pages, sum.n_used);
+  } else if (sum.n_used < sum.n_pages) {
+    wn_cli_error("warning: %s: %zu of the %zu pages share too little of the key page's "
+                 "layout and were left out (--force keeps them)",
+                 sum.site, sum.n_pages - sum.n_used, sum.n_pages);
   }
-  uint64_t generation = 0;
-  err = wn_store_put(store, site, &record, &generation, &diag);
+  if (!store && (rc = wn_cli_open_store(a.store_dir, 0, a.map_size, &store)) != WN_EXIT_OK)
+    goto out;
+  wn_save_info info;
+  err = wn_site_save(store, learned, &info, &diag);
   if (err) {
     wn_cli_error("%s", wn_diag_message(&diag, err));
     /* Any failure to write is the store's. */
@@ -133,338 +329,11 @@ static int wn_cli_store_template(wn_store *store, const char *site, const wn_tem
   }
   printf("learned %s: pages=%zu nodes=%u template_nodes=%u record_bytes=%zu generation=%llu "
          "selector=%s\n",
-         site, n_pages, page_nodes, stats.nodes, record_bytes.len,
-         (unsigned long long)generation,
-         wn_detect_selector_name(stats.selector ? (wn_detect_selector)stats.selector
-                                                : WN_SELECT_CUES));
+         sum.site, sum.n_used, sum.page_nodes, sum.template_nodes, info.record_bytes,
+         (unsigned long long)info.generation, wn_detect_selector_name(sum.selector));
   rc = WN_EXIT_OK;
 out:
-  wn_buf_free(&tpl_bytes);
-  wn_buf_free(&record_bytes);
-  return rc;
-}
-
-typedef struct wn_learn_args {
-  const char *store_dir, *site, *min_count, *n, *algo, *max_fetches, *user_agent, *delay_ms,
-      *timeout_ms, *max_bytes;
-  int same_domain;
-  wn_detect_selector selector; /* WN_SELECT_SITE: not given */
-} wn_learn_args;
-
-/* 1 if the argument is meant as a URL: it starts with http:// or https://
- * (any case). Whether it is a valid URL is curl_url's call, later. */
-static int wn_looks_like_url(const char *s) {
-  static const char *const schemes[] = {"http://", "https://"};
-  for (size_t k = 0; k < 2; k++) {
-    size_t n = strlen(schemes[k]);
-    size_t i = 0;
-    while (i < n && s[i] && (s[i] | 0x20) == schemes[k][i])
-      i++;
-    if (i == n)
-      return 1;
-  }
-  return 0;
-}
-
-/* A numeric option of learn: when given (s not NULL), from lo to hi into
- * *out, else dflt (0 for the library's default). 0, or the usage exit
- * code after the message. */
-static int wn_learn_number(const char *name, const char *s, uint32_t lo, uint32_t hi,
-                           uint32_t dflt, uint32_t *out) {
-  *out = dflt;
-  if (!s)
-    return 0;
-  if (wn_cli_parse_u32(s, lo, hi, out) != 0)
-    return wn_cli_usage_error(wn_cli_usage_learn, "%s must be a number from %u to %u, not '%.40s'",
-                              name, (unsigned)lo, (unsigned)hi, s);
-  return 0;
-}
-
-/* `winnow learn URL`: crawl the n-SET, learn, store. */
-static int wn_cli_learn_url(const wn_learn_args *a, const char *url, wn_store *store,
-                            const char *site) {
-  int rc = WN_EXIT_INPUT;
-  wn_diag diag = {{0}};
-  wn_crawl *crawl = NULL;
-  wn_learn_crawl_result *res = NULL;
-  wn_store_page *page_info = NULL;
-  wn_crawl_options co;
-  wn_crawl_options_init(&co);
-  wn_learn_crawl_options lo = {0};
-  lo.by_domain = a->same_domain;
-  uint32_t v;
-  int bad;
-  if ((bad = wn_learn_number("--n", a->n, 1, WN_LEARN_MAX_PAGES - 1, 0, &v)))
-    return bad;
-  lo.n = v;
-  if ((bad = wn_learn_number("--max-fetches", a->max_fetches, 1, 1024, 0, &v)))
-    return bad;
-  lo.max_fetches = v;
-  if ((bad = wn_learn_number("--min-count", a->min_count, 1, WN_LEARN_MAX_PAGES, 0, &v)))
-    return bad;
-  lo.learn.min_count = v;
-  lo.learn.selector = (uint8_t)a->selector;
-  if ((bad = wn_learn_number("--delay-ms", a->delay_ms, 0, 3600000, co.host_delay_ms, &v)))
-    return bad;
-  co.host_delay_ms = v;
-  if ((bad = wn_learn_number("--timeout-ms", a->timeout_ms, 1, 3600000, co.timeout_ms, &v)))
-    return bad;
-  co.timeout_ms = v;
-  if (co.connect_timeout_ms > v)
-    co.connect_timeout_ms = v;
-  if ((bad = wn_learn_number("--max-bytes", a->max_bytes, 1, (uint32_t)WN_DOM_DEFAULT_MAX_BYTES,
-                             (uint32_t)co.max_body_bytes, &v)))
-    return bad;
-  co.max_body_bytes = v;
-  if (a->user_agent) {
-    if (!*a->user_agent || strnlen(a->user_agent, 513) > 512 || strpbrk(a->user_agent, "\r\n"))
-      return wn_cli_usage_error(wn_cli_usage_learn,
-                                "--user-agent must be 1 to 512 bytes on one line");
-    co.user_agent = a->user_agent;
-  }
-
-  wn_err err = wn_crawl_create(&co, &crawl, &diag);
-  if (err) {
-    wn_cli_error("%s", wn_diag_message(&diag, err));
-    rc = wn_cli_exit_code(err);
-    goto out;
-  }
-  err = wn_learn_crawl(crawl, url, &lo, &res, &diag);
-  if (res) {
-    /* The n-SET as fetched, whether or not learning succeeded: what was
-     * tried and why a page was left out is what a user needs to see. */
-    for (size_t i = 0; i < res->n_pages; i++) {
-      const wn_learn_crawl_page *p = &res->pages[i];
-      char dom[16] = "-";
-      if (p->dom_distance != UINT32_MAX)
-        snprintf(dom, sizeof dom, "%u", p->dom_distance);
-      printf("%-4s %-4s h=%-2u dom=%-3s share=%.2f status=%ld %ums %lluB %s%s%s%s\n",
-             i == 0 ? "key" : "cand", p->used ? "used" : "left", p->hyperlink_distance, dom,
-             i == 0 ? 1.0 : p->share, p->http_status, p->fetch_ms,
-             (unsigned long long)p->bytes, p->url, p->message[0] ? " (" : "", p->message,
-             p->message[0] ? ")" : "");
-    }
-  }
-  if (err) {
-    wn_cli_error("%s", wn_diag_message(&diag, err));
-    rc = wn_cli_exit_code(err);
-    goto out;
-  }
-  const uint32_t wanted = lo.n ? lo.n : 4;
-  if (res->n_used - 1 < wanted)
-    wn_cli_error("warning: %s: only %zu of the %u pages wanted share the key page's template "
-                 "(%zu links, %zu candidates, %zu fetched); learned from what there is",
-                 site, res->n_used - 1, wanted, res->n_links, res->n_candidates,
-                 res->n_pages - 1);
-  printf("time: network %.1f ms, compute %.1f ms (%zu pages fetched, %zu learned from)\n",
-         res->network_ms, res->compute_ms, res->n_pages, res->n_used);
-  page_info = calloc(res->n_used, sizeof *page_info);
-  if (!page_info) {
-    wn_cli_error("out of memory");
-    rc = WN_EXIT_INTERNAL;
-    goto out;
-  }
-  size_t k = 0;
-  for (size_t i = 0; i < res->n_pages && k < res->n_used; i++) {
-    const wn_learn_crawl_page *p = &res->pages[i];
-    if (!p->used)
-      continue;
-    page_info[k].name = p->url;
-    page_info[k].bytes = p->bytes;
-    page_info[k].http_status = (int32_t)p->http_status;
-    page_info[k].fetch_ms = p->fetch_ms;
-    k++;
-  }
-  rc = wn_cli_store_template(store, site, res->tpl, page_info, k, res->page_nodes);
-out:
-  free(page_info);
-  wn_learn_crawl_result_free(res);
-  wn_crawl_destroy(crawl);
-  return rc;
-}
-
-int wn_cli_learn(int argc, char **argv) {
-  int rc = WN_EXIT_USAGE;
-  wn_learn_args a = {0};
-  const char *site = NULL;
-  char url_site[WN_STORE_MAX_SITE + 1];
-  wn_store *store = NULL;
-  wn_dom_page **pages = NULL;
-  wn_store_page *page_info = NULL;
-  wn_template *tpl = NULL;
-  char *bytes = NULL;
-  size_t n_pages = 0, n_parsed = 0;
-  wn_diag diag = {{0}};
-
-  opterr = 0;
-  optind = 1;
-  int c;
-  while ((c = getopt_long(argc, argv, ":h", wn_learn_options_long, NULL)) != -1) {
-    switch (c) {
-    case WN_OPT_STORE: a.store_dir = optarg; break;
-    case WN_OPT_SITE: a.site = optarg; break;
-    case WN_OPT_MIN_COUNT: a.min_count = optarg; break;
-    case WN_OPT_N: a.n = optarg; break;
-    case WN_OPT_ALGO: a.algo = optarg; break;
-    case WN_OPT_MAX_FETCHES: a.max_fetches = optarg; break;
-    case WN_OPT_SAME_DOMAIN: a.same_domain = 1; break;
-    case WN_OPT_USER_AGENT: a.user_agent = optarg; break;
-    case WN_OPT_DELAY_MS: a.delay_ms = optarg; break;
-    case WN_OPT_TIMEOUT_MS: a.timeout_ms = optarg; break;
-    case WN_OPT_MAX_BYTES: a.max_bytes = optarg; break;
-    case WN_OPT_SELECTOR:
-      /* "site" would name the default; only a real choice is stored. */
-      if (wn_detect_selector_parse(optarg, &a.selector) != 0 || a.selector == WN_SELECT_SITE) {
-        rc = wn_cli_usage_error(wn_cli_usage_learn,
-                                "--selector is cues, region or paper, not '%.40s'", optarg);
-        goto out;
-      }
-      break;
-    case 'h':
-      wn_cli_usage_learn(stdout);
-      rc = WN_EXIT_OK;
-      goto out;
-    case ':':
-      rc = wn_cli_usage_error(wn_cli_usage_learn, "option '%.100s' needs an argument",
-                              argv[optind - 1]);
-      goto out;
-    default:
-      /* An unknown short option is in optopt; an unknown long one is the
-       * argument getopt_long just passed. */
-      if (optopt > 0 && optopt < 128)
-        rc = wn_cli_usage_error(wn_cli_usage_learn, "unknown option '-%c'", optopt);
-      else
-        rc = wn_cli_usage_error(wn_cli_usage_learn, "unknown option '%.100s'",
-                                argv[optind - 1]);
-      goto out;
-    }
-  }
-  if (!a.store_dir) {
-    rc = wn_cli_usage_error(wn_cli_usage_learn, "learn needs --store DIR");
-    goto out;
-  }
-  if (a.algo && strcmp(a.algo, "etdm") != 0) {
-    rc = wn_cli_usage_error(wn_cli_usage_learn, "--algo: unknown algorithm '%.40s' (known: etdm)",
-                            a.algo);
-    goto out;
-  }
-  n_pages = (size_t)(argc - optind);
-  const int url_mode = n_pages == 1 && wn_looks_like_url(argv[optind]);
-  site = a.site;
-  if (url_mode && !site) {
-    if (wn_cli_site_from_url(argv[optind], url_site, sizeof url_site, &diag) != WN_OK) {
-      wn_cli_error("%s", wn_diag_message(&diag, WN_EINVAL));
-      rc = WN_EXIT_INPUT;
-      goto out;
-    }
-    site = url_site;
-  }
-  if (!site) {
-    rc = wn_cli_usage_error(wn_cli_usage_learn, "learn needs --site SITE");
-    goto out;
-  }
-  if (wn_cli_check_site(site, &diag) != WN_OK) {
-    rc = wn_cli_usage_error(wn_cli_usage_learn, "%s", wn_diag_message(&diag, WN_EINVAL));
-    goto out;
-  }
-  if (!url_mode && (a.n || a.max_fetches || a.same_domain || a.user_agent || a.delay_ms ||
-                    a.timeout_ms || a.max_bytes)) {
-    rc = wn_cli_usage_error(wn_cli_usage_learn,
-                            "--n, --max-fetches, --same-domain, --user-agent, --delay-ms, "
-                            "--timeout-ms and --max-bytes are for learning from a URL");
-    goto out;
-  }
-  if (!url_mode && n_pages < 2) {
-    rc = wn_cli_usage_error(wn_cli_usage_learn,
-                            "learn needs a URL, or a key page and at least one more page of "
-                            "the site");
-    goto out;
-  }
-  if (n_pages > WN_LEARN_MAX_PAGES) {
-    rc = wn_cli_usage_error(wn_cli_usage_learn, "learn takes at most %u pages, got %zu",
-                            WN_LEARN_MAX_PAGES, n_pages);
-    goto out;
-  }
-  wn_learn_options learn_opts = {.min_count = 2, .selector = (uint8_t)a.selector};
-  if (!url_mode && a.min_count &&
-      wn_cli_parse_u32(a.min_count, 1, (uint32_t)n_pages, &learn_opts.min_count) != 0) {
-    rc = wn_cli_usage_error(wn_cli_usage_learn,
-                            "--min-count must be a number from 1 to %zu (the pages given), "
-                            "not '%.40s'",
-                            n_pages, a.min_count);
-    goto out;
-  }
-  char *const *paths = argv + optind;
-  for (size_t i = 0; i < n_pages; i++) {
-    if (strnlen(paths[i], (size_t)WN_STORE_MAX_PAGE_NAME + 1) > WN_STORE_MAX_PAGE_NAME) {
-      wn_cli_error("%s longer than %u bytes: %.100s...", url_mode ? "URL" : "file name",
-                   WN_STORE_MAX_PAGE_NAME, paths[i]);
-      rc = WN_EXIT_INPUT;
-      goto out;
-    }
-  }
-
-  /* The store first: a store that cannot be opened fails before any work,
-   * and an empty but valid store exists even if a page fails below. */
-  wn_err err = wn_store_open(a.store_dir, NULL, &store, &diag);
-  if (err) {
-    wn_cli_error("%s", wn_diag_message(&diag, err));
-    rc = err == WN_ENOMEM ? WN_EXIT_INTERNAL : WN_EXIT_STORE;
-    goto out;
-  }
-  if (url_mode) {
-    rc = wn_cli_learn_url(&a, paths[0], store, site);
-    goto out;
-  }
-
-  pages = calloc(n_pages, sizeof *pages);
-  page_info = calloc(n_pages, sizeof *page_info);
-  if (!pages || !page_info) {
-    wn_cli_error("out of memory");
-    rc = WN_EXIT_INTERNAL;
-    goto out;
-  }
-  uint32_t page_nodes = 0;
-  for (size_t i = 0; i < n_pages; i++) {
-    size_t len = 0;
-    /* wn_file_read's messages name the file; the parser's do not. */
-    err = wn_file_read(paths[i], WN_DOM_DEFAULT_MAX_BYTES, &bytes, &len, &diag);
-    if (err) {
-      wn_cli_error("%s", wn_diag_message(&diag, err));
-      rc = wn_cli_exit_code(err);
-      goto out;
-    }
-    err = wn_dom_parse(bytes, len, NULL, &pages[i], &diag);
-    free(bytes);
-    bytes = NULL;
-    if (err) {
-      wn_cli_error("%s: %s", paths[i], wn_diag_message(&diag, err));
-      rc = wn_cli_exit_code(err);
-      goto out;
-    }
-    n_parsed = i + 1;
-    uint32_t count = 0;
-    wn_dom_nodes(pages[i], &count);
-    /* At most WN_LEARN_MAX_PAGES * WN_DOM_DEFAULT_MAX_NODES: no overflow. */
-    page_nodes += count;
-    page_info[i].name = paths[i];
-    page_info[i].bytes = len;
-  }
-
-  err = wn_learn_template((const wn_dom_page *const *)pages, n_pages, &learn_opts, &tpl, &diag);
-  if (err) {
-    wn_cli_error("%s: %s", site, wn_diag_message(&diag, err));
-    rc = wn_cli_exit_code(err);
-    goto out;
-  }
-  rc = wn_cli_store_template(store, site, tpl, page_info, n_pages, page_nodes);
-out:
-  free(bytes);
-  for (size_t i = 0; i < n_parsed; i++)
-    wn_dom_free(pages[i]);
-  free(pages);
-  free(page_info);
-  wn_template_free(tpl);
+  wn_learned_free(learned);
   wn_store_close(store);
   return rc;
 }

@@ -27,16 +27,25 @@ void wn_cli_usage_sites(FILE *out) {
           "\n"
           "  --store DIR             the template store\n"
           "  --json                  one JSON object per site and line instead\n"
-          "  --pages                 also list the pages each template was learned from\n"
+          "  --pages                 also list the key page and the pages each template\n"
+          "                          was learned from\n"
           "  --drift-share X         share of low-confidence recent pages that is drift\n"
           "                          (0 to 1, default %.2f)\n"
           "  --drift-min-pages N     recent pages needed before a site can drift\n"
           "                          (default %u)\n"
+          "  --map-size MIB          the store's largest size in MiB (default 1024)\n"
           "  -h, --help              show this help\n",
-          WN_STORE_RECENT_WINDOW, WN_STORE_DRIFT_SHARE, WN_STORE_DRIFT_MIN_PAGES);
+          512u, 0.25, 20u);
 }
 
-enum { WN_OPT_STORE = 256, WN_OPT_JSON, WN_OPT_PAGES, WN_OPT_DRIFT_SHARE, WN_OPT_DRIFT_MIN };
+enum {
+  WN_OPT_STORE = 256,
+  WN_OPT_JSON,
+  WN_OPT_PAGES,
+  WN_OPT_DRIFT_SHARE,
+  WN_OPT_DRIFT_MIN,
+  WN_OPT_MAP_SIZE
+};
 
 static const struct option wn_sites_options_long[] = {
     {"store", required_argument, NULL, WN_OPT_STORE},
@@ -44,6 +53,7 @@ static const struct option wn_sites_options_long[] = {
     {"pages", no_argument, NULL, WN_OPT_PAGES},
     {"drift-share", required_argument, NULL, WN_OPT_DRIFT_SHARE},
     {"drift-min-pages", required_argument, NULL, WN_OPT_DRIFT_MIN},
+    {"map-size", required_argument, NULL, WN_OPT_MAP_SIZE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -51,7 +61,7 @@ typedef struct wn_sites_ctx {
   wn_store *store;
   int json;
   int pages;
-  wn_store_drift_policy drift;
+  wn_drift_policy drift;
   int rc;
 } wn_sites_ctx;
 
@@ -62,68 +72,67 @@ static void wn_format_time(int64_t t, char *out, size_t size) {
     snprintf(out, size, "-");
 }
 
-/* Prints one site; returns 0 to go on (wn_store_list's contract). */
+/* Prints one site; returns 0 to go on (wn_site_list's contract). */
 static int wn_sites_one(const char *site, void *arg) {
   wn_sites_ctx *ctx = arg;
   wn_diag diag = {{0}};
-  wn_store_record *rec = NULL;
-  wn_store_stats st;
+  wn_site_info *info = NULL;
   json_t *obj = NULL;
   char *line = NULL;
-  wn_template *tpl = NULL;
-  wn_err err = wn_store_get(ctx->store, site, &rec, &diag);
-  if (!err)
-    err = wn_store_stats_get(ctx->store, site, &st, &diag);
-  /* The selector lives in the template bytes; a template that does not
-   * decode is a damaged record like any other. */
-  if (!err)
-    err = wn_template_decode(rec->template_bytes, rec->template_len, &tpl, &diag);
+  wn_err err = wn_site_info_get(ctx->store, site, &info, &diag);
   if (err) {
     /* A damaged record is reported and the listing goes on. */
     wn_cli_error("%s", wn_diag_message(&diag, err));
     if (ctx->rc == WN_EXIT_OK)
-      ctx->rc = wn_cli_exit_code(err == WN_ENOTFOUND ? WN_ENOTEMPLATE : err);
+      ctx->rc = wn_exit_code(err);
     goto out;
   }
   char learned[32];
-  wn_format_time(rec->learned_at, learned, sizeof learned);
-  const int drifting = wn_store_drifting(&st, &ctx->drift);
-  const uint8_t sel = wn_template_selector(tpl);
-  const char *selector = wn_detect_selector_name(sel ? (wn_detect_selector)sel : WN_SELECT_CUES);
-  if (!selector)
-    selector = "unknown";
+  wn_format_time(info->learned_at, learned, sizeof learned);
+  const wn_site_counts *st = &info->counts;
+  const int drifting = wn_site_drifting(st, &ctx->drift);
+  const char *selector = wn_detect_selector_name(info->selector);
   if (!ctx->json) {
-    printf("%s generation=%llu learned=%s pages=%u template_nodes=%u detected=%llu low=%llu "
+    printf("%s generation=%llu learned=%s pages=%zu template_nodes=%u detected=%llu low=%llu "
            "recent=%u/%u drifting=%s selector=%s\n",
-           site, (unsigned long long)rec->generation, learned, rec->n_pages,
-           rec->template_nodes, (unsigned long long)st.pages, (unsigned long long)st.low,
-           st.recent_pages, st.recent_low, drifting ? "yes" : "no", selector);
-    if (ctx->pages)
-      for (uint32_t i = 0; i < rec->n_pages; i++)
-        printf("  page status=%d %ums %lluB %s\n", rec->pages[i].http_status,
-               rec->pages[i].fetch_ms, (unsigned long long)rec->pages[i].bytes,
-               rec->pages[i].name ? rec->pages[i].name : "");
+           site, (unsigned long long)info->generation, learned, info->n_pages,
+           info->template_nodes, (unsigned long long)st->pages, (unsigned long long)st->low,
+           st->recent_pages, st->recent_low, drifting ? "yes" : "no", selector);
+    if (ctx->pages) {
+      if (info->key_page)
+        printf("  key %s%s\n", info->key_page, info->from_url ? " (crawled)" : "");
+      for (size_t i = 0; i < info->n_pages; i++)
+        printf("  page status=%d %ums %lluB %s\n", info->page_status[i], info->page_fetch_ms[i],
+               (unsigned long long)info->page_bytes[i], info->pages[i]);
+    }
     goto out;
   }
   obj = json_pack("{s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:s}", "site", site,
-                  "generation", (json_int_t)rec->generation, "algorithm", rec->algorithm,
-                  "learned_at", learned, "template_nodes", (json_int_t)rec->template_nodes,
-                  "detected", (json_int_t)st.pages, "low", (json_int_t)st.low, "recent_pages",
-                  (json_int_t)st.recent_pages, "recent_low", (json_int_t)st.recent_low,
-                  "template_bytes", (json_int_t)rec->template_len, "drifting", drifting,
+                  "generation", (json_int_t)info->generation, "algorithm", info->algorithm,
+                  "learned_at", learned, "template_nodes", (json_int_t)info->template_nodes,
+                  "detected", (json_int_t)st->pages, "low", (json_int_t)st->low, "recent_pages",
+                  (json_int_t)st->recent_pages, "recent_low", (json_int_t)st->recent_low,
+                  "template_bytes", (json_int_t)info->template_bytes, "drifting", drifting,
                   "selector", selector);
   json_t *pages = json_array();
   if (!obj || !pages || json_object_set_new(obj, "pages", pages) != 0) {
     ctx->rc = WN_EXIT_INTERNAL;
     goto out;
   }
-  for (uint32_t i = 0; i < rec->n_pages; i++) {
-    const wn_store_page *p = &rec->pages[i];
-    /* Page names that are not UTF-8 (file names) show as null. */
-    json_t *name = p->name ? json_string(p->name) : NULL;
+  if (info->key_page) {
+    /* Key pages that are not UTF-8 (file names) show as null. */
+    json_t *key = json_string(info->key_page);
+    if (json_object_set_new(obj, "key_page", key ? key : json_null()) != 0) {
+      ctx->rc = WN_EXIT_INTERNAL;
+      goto out;
+    }
+  }
+  for (size_t i = 0; i < info->n_pages; i++) {
+    json_t *name = json_string(info->pages[i]);
     json_t *po = json_pack("{s:o, s:I, s:i, s:I}", "name", name ? name : json_null(), "bytes",
-                           (json_int_t)p->bytes, "http_status", (int)p->http_status, "fetch_ms",
-                           (json_int_t)p->fetch_ms);
+                           (json_int_t)info->page_bytes[i], "http_status",
+                           (int)info->page_status[i], "fetch_ms",
+                           (json_int_t)info->page_fetch_ms[i]);
     if (!po || json_array_append_new(pages, po) != 0) {
       ctx->rc = WN_EXIT_INTERNAL;
       goto out;
@@ -138,17 +147,16 @@ static int wn_sites_one(const char *site, void *arg) {
 out:
   free(line);
   json_decref(obj);
-  wn_template_free(tpl);
-  wn_store_record_free(rec);
+  wn_site_info_free(info);
   return ctx->rc == WN_EXIT_INTERNAL;
 }
 
 int wn_cli_sites(int argc, char **argv) {
   int rc = WN_EXIT_USAGE;
   const char *store_dir = NULL;
-  wn_sites_ctx ctx = {.drift = {.min_pages = WN_STORE_DRIFT_MIN_PAGES,
-                                .max_low_share = WN_STORE_DRIFT_SHARE},
-                      .rc = WN_EXIT_OK};
+  wn_sites_ctx ctx = {.rc = WN_EXIT_OK};
+  wn_drift_policy_init(&ctx.drift);
+  size_t map_size = 0;
   wn_diag diag = {{0}};
   opterr = 0;
   optind = 1;
@@ -166,47 +174,46 @@ int wn_cli_sites(int argc, char **argv) {
       break;
     case WN_OPT_DRIFT_SHARE:
       if (wn_cli_parse_share(optarg, &ctx.drift.max_low_share) != 0)
-        return wn_cli_usage_error(wn_cli_usage_sites,
+        return wn_cli_usage_error("sites ",
                                   "--drift-share is a number from 0 to 1, not '%.40s'", optarg);
       break;
     case WN_OPT_DRIFT_MIN:
       if (wn_cli_parse_u32(optarg, 1, 1000000, &ctx.drift.min_pages) != 0)
-        return wn_cli_usage_error(wn_cli_usage_sites,
+        return wn_cli_usage_error("sites ",
                                   "--drift-min-pages is a number from 1 to 1000000, not '%.40s'",
+                                  optarg);
+      break;
+    case WN_OPT_MAP_SIZE:
+      if (wn_cli_parse_map_size(optarg, &map_size) != 0)
+        return wn_cli_usage_error("sites ", "--map-size is MiB from 1 to 1048576, not '%.40s'",
                                   optarg);
       break;
     case 'h':
       wn_cli_usage_sites(stdout);
       return WN_EXIT_OK;
     case ':':
-      return wn_cli_usage_error(wn_cli_usage_sites, "option '%.100s' needs an argument",
+      return wn_cli_usage_error("sites ", "option '%.100s' needs an argument",
                                 argv[optind - 1]);
     default:
       if (optopt > 0 && optopt < 128)
-        return wn_cli_usage_error(wn_cli_usage_sites, "unknown option '-%c'", optopt);
-      return wn_cli_usage_error(wn_cli_usage_sites, "unknown option '%.100s'", argv[optind - 1]);
+        return wn_cli_usage_error("sites ", "unknown option '-%c'", optopt);
+      return wn_cli_usage_error("sites ", "unknown option '%.100s'", argv[optind - 1]);
     }
   }
   if (!store_dir)
-    return wn_cli_usage_error(wn_cli_usage_sites, "sites needs --store DIR");
+    return wn_cli_usage_error("sites ", "sites needs --store DIR");
   for (int i = optind; i < argc; i++)
-    if (wn_cli_check_site(argv[i], &diag) != WN_OK)
-      return wn_cli_usage_error(wn_cli_usage_sites, "%s", wn_diag_message(&diag, WN_EINVAL));
-  wn_store_options so = {.read_only = 1};
-  wn_err err = wn_store_open(store_dir, &so, &ctx.store, &diag);
-  if (err) {
-    wn_cli_error("%s", wn_diag_message(&diag, err));
-    return err == WN_ENOMEM ? WN_EXIT_INTERNAL : WN_EXIT_STORE;
-  }
+    if (wn_site_check(argv[i], &diag) != WN_OK)
+      return wn_cli_usage_error("sites ", "%s", wn_diag_message(&diag, WN_EINVAL));
+  if ((rc = wn_cli_open_store(store_dir, 1, map_size, &ctx.store)) != WN_EXIT_OK)
+    return rc;
   if (optind < argc) {
     for (int i = optind; i < argc && ctx.rc != WN_EXIT_INTERNAL; i++)
       wn_sites_one(argv[i], &ctx);
   } else {
-    err = wn_store_list(ctx.store, wn_sites_one, &ctx, &diag);
-    if (err) {
-      wn_cli_error("%s", wn_diag_message(&diag, err));
-      ctx.rc = wn_cli_exit_code(err);
-    }
+    wn_err err = wn_site_list(ctx.store, wn_sites_one, &ctx, &diag);
+    if (err)
+      ctx.rc = wn_cli_fail(err, &diag);
   }
   rc = ctx.rc;
   wn_store_close(ctx.store);

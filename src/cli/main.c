@@ -9,7 +9,7 @@
  *   winnow detect [--store DIR] [--site SITE | --url URL] [options] FILE|-
  *   winnow detect [--store DIR] --jsonl [options] [FILE|-]
  *   winnow sites --store DIR [--json] [SITE...]
- *   winnow --help | winnow <command> --help
+ *   winnow --help | winnow <command> --help | winnow --version
  *
  * Exit codes (a contract: scripts rely on them; codes are only appended)
  *
@@ -23,7 +23,8 @@
  *      sample pages that share no structure. For `detect --jsonl`: the
  *      input stream cannot be opened or read.
  *   2  usage: unknown command or option, a missing or invalid argument,
- *      or the wrong number of pages. The usage goes to stderr.
+ *      or the wrong number of pages. One line says what is wrong, a second
+ *      where to read more ("winnow: see 'winnow learn --help'").
  *   3  the store cannot be opened, read or written (missing directory for
  *      a read-only open, no permission, map full, LMDB error).
  *   4  internal: out of memory, or the output cannot be written.
@@ -54,7 +55,8 @@ void wn_cli_usage_main(FILE *out) {
         "  winnow detect [--store DIR] --jsonl [options] [FILE|-]\n"
         "  winnow sites --store DIR [--json] [SITE...]\n"
         "\n"
-        "'winnow <command> --help' describes a command's options.\n"
+        "'winnow <command> --help' describes a command's options;\n"
+        "'winnow --version' prints the version.\n"
         "\n"
         "exit codes: 0 ok, 1 bad input (page, URL, site, record), 2 usage,\n"
         "3 store cannot be opened, read or written, 4 out of memory or output error.\n",
@@ -63,14 +65,18 @@ void wn_cli_usage_main(FILE *out) {
 
 int main(int argc, char **argv) {
   int rc = WN_EXIT_USAGE;
-  if (argc < 2) {
-    wn_cli_error("no command given");
-    wn_cli_usage_main(stderr);
-    return WN_EXIT_USAGE;
+  if (argc < 2)
+    return wn_cli_usage_error(NULL, "no command given");
+  if (wn_init() != WN_OK) {
+    wn_cli_error("cannot initialise libcurl");
+    return WN_EXIT_INTERNAL;
   }
   const char *cmd = argv[1];
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     wn_cli_usage_main(stdout);
+    rc = WN_EXIT_OK;
+  } else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    printf("winnow %s\n", wn_version());
     rc = WN_EXIT_OK;
   } else if (strcmp(cmd, "learn") == 0) {
     rc = wn_cli_learn(argc - 1, argv + 1);
@@ -79,9 +85,7 @@ int main(int argc, char **argv) {
   } else if (strcmp(cmd, "sites") == 0) {
     rc = wn_cli_sites(argc - 1, argv + 1);
   } else {
-    wn_cli_error("unknown command '%.100s'", cmd);
-    wn_cli_usage_main(stderr);
-    return WN_EXIT_USAGE;
+    rc = wn_cli_usage_error(NULL, "unknown command '%.100s'", cmd);
   }
   /* Output is buffered: a full disk or a closed pipe shows up here. */
   if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -89,5 +93,6 @@ int main(int argc, char **argv) {
     if (rc == WN_EXIT_OK)
       rc = WN_EXIT_INTERNAL;
   }
+  wn_cleanup();
   return rc;
 }

@@ -18,57 +18,8 @@
 #include "template/template.h"
 #include "util/util.h"
 
-/* How the main content is chosen among what the template does not cover.
- * A site's template carries the selector chosen when it was learned
- * (wn_learn_options.selector); WN_SELECT_SITE, the zero value, uses it. */
-typedef enum wn_detect_selector {
-  WN_SELECT_SITE = 0, /* the selector the site's template names; cues if none */
-  WN_SELECT_CUES,     /* the default: template filter, then text and link
-                         density; for sites whose pages carry page-specific
-                         boxes (news, portals, blogs) */
-  WN_SELECT_PAPER,    /* Algorithms 2 to 5 exactly as the paper states them */
-  WN_SELECT_REGION    /* the page's largest page-specific region, whole: for
-                         sites where everything outside the template is
-                         content (documentation, manuals, references) */
-} wn_detect_selector;
-#define WN_SELECT_LAST WN_SELECT_REGION
-
-/* "site", "cues", "paper", "region"; NULL for an unknown value. */
-const char *wn_detect_selector_name(wn_detect_selector selector);
-/* Parses one of those names; -1 if unknown. */
-int wn_detect_selector_parse(const char *name, wn_detect_selector *out);
-
-/* Single-page methods: no template, one page (cnr.c, danag.c). */
-/* DANAg is 0, the default: it measured better than CNR on both corpora
- * (README, "Single-page methods"), so zeroed options pick it. */
-typedef enum wn_single_method {
-  WN_SINGLE_DANAG = 0, /* content and code density of the source lines
-                          (../shared/papers/danag-content-code-density.txt) */
-  WN_SINGLE_CNR        /* chars-nodes ratio (../shared/papers/cnr-chars-nodes-ratio.txt) */
-} wn_single_method;
-
-/* Below this match confidence a page is taken not to fit its template (see
- * wn_detect_page). Chosen by measurement on the crawl-to-the-future years
- * (README, "Match confidence and drift"): a site's own pages of the year
- * its template was learned have median confidence 0.5 to 0.9, pages after
- * a redesign 0.0 to 0.4, most below 0.25. */
-#define WN_DETECT_DEFAULT_MIN_CONFIDENCE 0.25
-
-typedef struct wn_detect_options {
-  wn_detect_selector selector;
-  /* wn_detect_page only: pages whose confidence is below min_confidence
-   * are served by the single-page method `fallback`. 0 never falls
-   * back; callers wanting the default set WN_DETECT_DEFAULT_MIN_CONFIDENCE. */
-  double min_confidence;
-  wn_single_method fallback;
-} wn_detect_options;
-
-/* Why a result came from a single-page method. */
-typedef enum wn_detect_fallback {
-  WN_FALLBACK_NONE = 0,        /* the template served the page */
-  WN_FALLBACK_NO_TEMPLATE,     /* the site has no template */
-  WN_FALLBACK_LOW_CONFIDENCE   /* the page did not fit the template */
-} wn_detect_fallback;
+/* wn_detect_selector, wn_single_method, wn_detect_fallback and
+ * wn_detect_options are public (include/winnow/winnow.h). */
 
 typedef struct wn_detect_result wn_detect_result;
 
@@ -86,8 +37,6 @@ void wn_detect_result_free(wn_detect_result *result);
 wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
                       const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag);
 wn_detect_fallback wn_detect_fallback_reason(const wn_detect_result *result);
-/* "no template", "low confidence"; NULL for WN_FALLBACK_NONE. */
-const char *wn_detect_fallback_name(wn_detect_fallback reason);
 
 /* How well the page fits the template, in [0, 1]: the share of the
  * template's nodes, weighted by their occurrence counts, that the ETDM
@@ -112,10 +61,6 @@ wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *re
 
 /* ---- single-page methods (cnr.c, danag.c): no template, one page -------- */
 
-/* "cnr" / "danag"; NULL for an unknown value. */
-const char *wn_single_method_name(wn_single_method method);
-/* Parses "cnr" / "danag"; -1 if unknown. */
-int wn_single_method_parse(const char *name, wn_single_method *out);
 
 /* The page's main content by a single-page method. The result is used like
  * a template result (selected subtrees, render_text / render_html); its

@@ -27,9 +27,9 @@
 
 /* Caps on what a page may cost us. Past one, parsing fails with
  * WN_ETOOBIG / WN_ETOOMANY / WN_ETOODEEP and a message naming the cap. */
-#define WN_DOM_DEFAULT_MAX_BYTES ((size_t)16 * 1024 * 1024)
-#define WN_DOM_DEFAULT_MAX_NODES 300000u
-#define WN_DOM_DEFAULT_MAX_DEPTH 256u
+#define WN_DOM_DEFAULT_MAX_BYTES WN_PAGE_MAX_BYTES /* winnow.h */
+#define WN_DOM_DEFAULT_MAX_NODES WN_PAGE_MAX_NODES
+#define WN_DOM_DEFAULT_MAX_DEPTH WN_PAGE_MAX_DEPTH
 
 /* ---- charset decoding --------------------------------------------------- */
 

@@ -146,7 +146,7 @@ wn_err wn_learn_template(const wn_dom_page *const *pages, size_t n_pages,
   }
   err = wn_template_from_nodes(tnodes, n, (uint32_t)n_pages, min_count, out, diag);
   if (!err && opts)
-    wn_template_set_selector(*out, opts->selector);
+    wn_template_set_selector(*out, (uint8_t)opts->selector);
 out:
   free(occ);
   free(keep);

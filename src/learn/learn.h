@@ -21,14 +21,8 @@
 #include "template/template.h"
 #include "util/util.h"
 
-#define WN_LEARN_MAX_PAGES 64u
-
-typedef struct wn_learn_options {
-  uint32_t min_count; /* pages a node must occur in to be template; 0: 2 */
-  uint8_t selector;   /* the main-content selector chosen for the site, kept
-                         in the template (wn_detect_selector; 0: detect's
-                         default) */
-} wn_learn_options;
+/* wn_learn_options (min_count 0 read as 2; selector kept in the
+ * template) and WN_LEARN_MAX_PAGES are public (include/winnow/winnow.h). */
 
 /* Algorithm 1 of the paper: occurrences[i] (the caller's array of the key
  * page's node count) receives how many of the other pages hold a node
@@ -108,31 +102,12 @@ void wn_robots_free(wn_robots *robots);
 
 /* ---- fetching (crawl.c): libcurl multi, a polite client --------------------- */
 
-#define WN_CRAWL_DEFAULT_USER_AGENT "winnow/0.1 (+https://github.com/winnow-extract/winnow)"
-
-typedef struct wn_crawl_options {
-  const char *user_agent;       /* sent as User-Agent; robots.txt matched on
-                                   its product token ("winnow") */
-  uint32_t connect_timeout_ms;  /* default 5000 */
-  uint32_t timeout_ms;          /* whole transfer, default 30000 */
-  size_t max_body_bytes;        /* stop reading past it: WN_ETOOBIG; default 8 MiB */
-  uint32_t max_redirects;       /* default and most 5 */
-  uint32_t host_delay_ms;       /* least gap between request starts to one
-                                   host, default 500 */
-  uint32_t host_parallel;       /* most requests in flight per host, default 2 */
-  uint32_t max_crawl_delay_ms;  /* robots.txt Crawl-delay honoured up to this,
-                                   default 10000 */
-  uint32_t total_parallel;      /* most requests in flight, default 16 */
-  int obey_robots;              /* default 1 */
-} wn_crawl_options;
-
-/* Fills opts with the defaults above. wn_crawl_create also reads 0 in
- * connect_timeout_ms, timeout_ms, max_body_bytes, host_parallel and
- * total_parallel (and a NULL or empty user_agent) as the default; 0 in
- * host_delay_ms, max_crawl_delay_ms (Crawl-delay ignored) and
+/* wn_crawl_options and wn_crawl_options_init are public (winnow.h). wn_crawl_create
+ * also reads 0 in connect_timeout_ms, timeout_ms, max_body_bytes,
+ * host_parallel and total_parallel (and a NULL or empty user_agent) as the
+ * default; 0 in host_delay_ms, max_crawl_delay_ms (Crawl-delay ignored) and
  * max_redirects (no redirect followed) means 0. max_redirects above 5 is
  * taken as 5. */
-void wn_crawl_options_init(wn_crawl_options *opts);
 
 /* One fetch's outcome. err is WN_OK only for a 2xx answer whose media type
  * is text/html or application/xhtml+xml and whose body fits the cap; any

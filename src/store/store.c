@@ -1114,3 +1114,8 @@ int wn_store_drifting(const wn_store_stats *stats, const wn_store_drift_policy *
     return 0;
   return (double)stats->recent_low >= share * (double)stats->recent_pages;
 }
+
+int wn_store_lockless(const wn_store *store) {
+  (void)store; /* replaced by the read-only open of the store branch */
+  return 0;
+}

@@ -29,12 +29,8 @@
 #define WN_STORE_MAX_TEMPLATE ((size_t)64 * 1024 * 1024)
 #define WN_STORE_DEFAULT_MAP_SIZE ((size_t)1 << 30) /* 1 GiB of address space */
 
-typedef struct wn_store wn_store;
-
-typedef struct wn_store_options {
-  size_t map_size; /* 0: WN_STORE_DEFAULT_MAP_SIZE */
-  int read_only;   /* open without write access (many readers) */
-} wn_store_options;
+/* wn_store, wn_store_options, wn_store_open and wn_store_close are public
+ * (include/winnow/winnow.h). */
 
 /* One sample page a template was learned from. */
 typedef struct wn_store_page {
@@ -57,10 +53,6 @@ typedef struct wn_store_record {
   size_t template_len;
 } wn_store_record;
 
-/* Creates the directory if needed. */
-wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **out,
-                     wn_diag *diag);
-void wn_store_close(wn_store *store);
 
 /* Writes (or replaces) a site's record in one transaction. The record's
  * generation and format_version are set by the store (old generation + 1);
@@ -107,10 +99,8 @@ typedef struct wn_store_stats {
 
 /* When a site counts as drifting: at least min_pages recent pages, and a
  * share of low-confidence pages among them of at least max_low_share. */
-typedef struct wn_store_drift_policy {
-  uint32_t min_pages;   /* default WN_STORE_DRIFT_MIN_PAGES */
-  double max_low_share; /* default WN_STORE_DRIFT_SHARE */
-} wn_store_drift_policy;
+/* The policy is public (wn_drift_policy, include/winnow/winnow.h). */
+typedef wn_drift_policy wn_store_drift_policy;
 #define WN_STORE_DRIFT_MIN_PAGES 20u
 #define WN_STORE_DRIFT_SHARE 0.25
 

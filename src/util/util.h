@@ -12,60 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One list generates the enum and its messages (libuv's X-macro habit).
- * Codes are only ever appended: scripts and records may rely on them. */
-#define WN_ERROR_LIST(X)                                                     \
-  X(WN_OK, "success")                                                        \
-  X(WN_ENOMEM, "out of memory")                                              \
-  X(WN_EINVAL, "invalid argument")                                           \
-  X(WN_EIO, "input/output error")                                            \
-  X(WN_ETOOBIG, "input is larger than the byte cap")                         \
-  X(WN_ETOOMANY, "page has more nodes than the node cap")                    \
-  X(WN_ETOODEEP, "page is nested deeper than the depth cap")                 \
-  X(WN_EPARSE, "page could not be parsed")                                   \
-  X(WN_ECHARSET, "character set could not be decoded")                       \
-  X(WN_ENOTFOUND, "not found")                                               \
-  X(WN_ECORRUPT, "record is truncated or corrupt")                           \
-  X(WN_EVERSION, "record format version is not supported")                   \
-  X(WN_ESTORE, "store error")                                                \
-  X(WN_EEMPTY, "page has no content")                                        \
-  X(WN_ENOTEMPLATE, "site has no template")                                  \
-  X(WN_ENOSPACE, "store is full")                                            \
-  X(WN_EBUSY, "resource is busy")                                           \
-  X(WN_ENET, "network error")                                                \
-  X(WN_ETIMEOUT, "timed out")                                                \
-  X(WN_EHTTP, "HTTP error status")                                           \
-  X(WN_EROBOTS, "disallowed by robots.txt")                                  \
-  X(WN_ENOTHTML, "not an HTML page")                                         \
-  X(WN_EREDIRECT, "too many redirects")
+#include <winnow/winnow.h>
 
-typedef enum wn_err {
-#define WN_ERROR_ENUM(code, msg) code,
-  WN_ERROR_LIST(WN_ERROR_ENUM)
-#undef WN_ERROR_ENUM
-  WN_ERR_COUNT
-} wn_err;
-
-/* Message for an error code; never NULL. */
-const char *wn_strerror(wn_err err);
-
-/* Symbolic name of an error code ("WN_ENOMEM"); never NULL. */
-const char *wn_strerror_name(wn_err err);
-
-/* Detail of the last failure, curl-style: the first message wins until
- * wn_diag_clear(), so the innermost (most specific) cause is kept.
- * Every function that takes a wn_diag * accepts NULL. */
-typedef struct wn_diag {
-  char msg[512];
-} wn_diag;
-
-void wn_diag_clear(wn_diag *diag);
+/* The error enum, wn_strerror, wn_diag and its accessors are public
+ * (include/winnow/winnow.h); wn_diag_set is how the modules fill it. */
 /* Sets the message if none is set yet; returns err so callers can
  * `return wn_diag_set(d, WN_EINVAL, "...")`. */
 wn_err wn_diag_set(wn_diag *diag, wn_err err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* The message, or wn_strerror(err) when no detail was recorded. */
-const char *wn_diag_message(const wn_diag *diag, wn_err err);
 
 /* ---- arena ------------------------------------------------------------ */
 
@@ -108,12 +62,7 @@ wn_err wn_buf_printf(wn_buf *buf, const char *fmt, ...)
 /* Hands the bytes to the caller (free() them); the buffer is empty after. */
 char *wn_buf_take(wn_buf *buf, size_t *len);
 
-/* ---- files -------------------------------------------------------------- */
-
-/* Reads a whole file (or stdin for "-") up to max_bytes. Past the cap:
- * WN_ETOOBIG. *out is malloc'd and NUL-terminated; free() it. */
-wn_err wn_file_read(const char *path, size_t max_bytes, char **out,
-                    size_t *out_len, wn_diag *diag);
+/* wn_file_read is public (include/winnow/winnow.h). */
 
 /* ---- hashing ------------------------------------------------------------ */
 

@@ -1,0 +1,527 @@
+/*
+ * winnow.h: the public interface of libwinnow.
+ *
+ * winnow learns the template of a web site from a few of its pages and
+ * strips it from every later page of the site, leaving the main content.
+ * This header is everything a front end (the `winnow` command, a daemon, a
+ * crawler embedding the library) needs:
+ *
+ *   wn_init()                          once per process
+ *   wn_store_open()                    a template store (an LMDB directory)
+ *   wn_site_learn_files() / _url()     learn a site's template -> wn_learned
+ *   wn_site_save()                     store it (one transaction)
+ *   wn_detector_create()               one per thread: a template cache
+ *   wn_detector_detect()               a page in, its main content out
+ *   wn_page_result_json()              the result as JSON
+ *
+ * Conventions (as in the rest of winnow): every function that can fail
+ * returns a wn_err and takes a wn_diag * (may be NULL) that receives a
+ * one-line message saying what failed; handles are opaque; every
+ * *_options struct has an *_options_init() that fills the documented
+ * defaults, so a caller sets only what it changes.
+ *
+ * Threads: a wn_store may be shared by any number of threads (LMDB readers
+ * never block; writers are serialised). A wn_detector belongs to one thread
+ * at a time (it holds that thread's template cache and pending counts):
+ * create one per worker. Everything else is reentrant. wn_init() and
+ * wn_cleanup() are not thread-safe: call them from the main thread.
+ */
+#ifndef WINNOW_WINNOW_H
+#define WINNOW_WINNOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WN_VERSION_MAJOR 0
+#define WN_VERSION_MINOR 1
+#define WN_VERSION_PATCH 0
+#define WN_VERSION_STRING "0.1.0"
+
+/* The library's version string ("0.1.0"): may differ from the header's
+ * WN_VERSION_STRING when a program runs against a newer shared library. */
+const char *wn_version(void);
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* One list generates the enum and its messages (libuv's X-macro habit).
+ * Codes are only ever appended: scripts and records may rely on them. */
+#define WN_ERROR_LIST(X)                                                     \
+  X(WN_OK, "success")                                                        \
+  X(WN_ENOMEM, "out of memory")                                              \
+  X(WN_EINVAL, "invalid argument")                                           \
+  X(WN_EIO, "input/output error")                                            \
+  X(WN_ETOOBIG, "input is larger than the byte cap")                         \
+  X(WN_ETOOMANY, "page has more nodes than the node cap")                    \
+  X(WN_ETOODEEP, "page is nested deeper than the depth cap")                 \
+  X(WN_EPARSE, "page could not be parsed")                                   \
+  X(WN_ECHARSET, "character set could not be decoded")                       \
+  X(WN_ENOTFOUND, "not found")                                               \
+  X(WN_ECORRUPT, "record is truncated or corrupt")                           \
+  X(WN_EVERSION, "record format version is not supported")                   \
+  X(WN_ESTORE, "store error")                                                \
+  X(WN_EEMPTY, "page has no content")                                        \
+  X(WN_ENOTEMPLATE, "site has no template")                                  \
+  X(WN_ENOSPACE, "store is full")                                            \
+  X(WN_EBUSY, "resource is busy")                                            \
+  X(WN_ENET, "network error")                                                \
+  X(WN_ETIMEOUT, "timed out")                                                \
+  X(WN_EHTTP, "HTTP error status")                                           \
+  X(WN_EROBOTS, "disallowed by robots.txt")                                  \
+  X(WN_ENOTHTML, "not an HTML page")                                         \
+  X(WN_EREDIRECT, "too many redirects")
+
+typedef enum wn_err {
+#define WN_ERROR_ENUM(code, msg) code,
+  WN_ERROR_LIST(WN_ERROR_ENUM)
+#undef WN_ERROR_ENUM
+  WN_ERR_COUNT
+} wn_err;
+
+/* Message for an error code; never NULL. */
+const char *wn_strerror(wn_err err);
+/* Symbolic name of an error code ("WN_ENOMEM"); never NULL. */
+const char *wn_strerror_name(wn_err err);
+
+/* Detail of the last failure, curl-style: the first message wins until
+ * wn_diag_clear(), so the innermost (most specific) cause is kept. */
+typedef struct wn_diag {
+  char msg[512];
+} wn_diag;
+void wn_diag_clear(wn_diag *diag);
+/* The message, or wn_strerror(err) when no detail was recorded. */
+const char *wn_diag_message(const wn_diag *diag, wn_err err);
+
+/* Process exit codes of the winnow programs, and the one mapping from an
+ * error to them: store errors (ESTORE, ENOSPACE, EBUSY, ECORRUPT and
+ * EVERSION of a record) 3, out of memory 4, every other error (a page,
+ * URL, site or network failure) 1. Usage errors (2) are the front end's. */
+enum {
+  WN_EXIT_OK = 0,       /* done */
+  WN_EXIT_INPUT = 1,    /* a page, URL, site or record could not be used */
+  WN_EXIT_USAGE = 2,    /* bad command line or configuration */
+  WN_EXIT_STORE = 3,    /* the store could not be opened, read or written */
+  WN_EXIT_INTERNAL = 4  /* out of memory, or the output could not be written */
+};
+int wn_exit_code(wn_err err);
+
+/* Default caps on one page: bytes, element nodes, nesting depth. */
+#define WN_PAGE_MAX_BYTES ((size_t)16 * 1024 * 1024)
+#define WN_PAGE_MAX_NODES 300000u
+#define WN_PAGE_MAX_DEPTH 256u
+
+/* Reads a whole file (or stdin for "-") of at most max_bytes (past it:
+ * WN_ETOOBIG). *out is malloc'd and NUL-terminated; free() it. Messages
+ * name the file. */
+wn_err wn_file_read(const char *path, size_t max_bytes, char **out, size_t *out_len,
+                    wn_diag *diag);
+
+/* ---- the library -------------------------------------------------------- */
+
+/* Initialises libxml2's parser and libcurl's global state. Call once
+ * before any other call (from the main thread, before threads start); a
+ * second call only counts. WN_ENET if libcurl cannot initialise. */
+wn_err wn_init(void);
+/* Undoes wn_init() when called as many times as it was. */
+void wn_cleanup(void);
+
+/* ---- sites ---------------------------------------------------------------
+ *
+ * A site is the unit a template serves: the host of its URLs, lower-cased,
+ * with ":port" unless the port is the scheme's default ("www.example.com",
+ * "127.0.0.1:8765"). Only http and https URLs have a site.
+ */
+#define WN_SITE_MAX 255u /* bytes of a site name */
+
+/* The site of an http(s) URL into site[site_size] (site_size >= WN_SITE_MAX
+ * + 1). WN_EINVAL with a message for anything else ("ftp URLs are not
+ * supported", "not a URL: ..."). */
+wn_err wn_site_from_url(const char *url, char *site, size_t site_size, wn_diag *diag);
+/* WN_OK if site is a valid site name: 1 to WN_SITE_MAX bytes of a host
+ * name (letters, digits, '-', '.', '_'; no upper case) or a bracketed IPv6
+ * address, with an optional ":port". */
+wn_err wn_site_check(const char *site, wn_diag *diag);
+
+/* ---- the store ----------------------------------------------------------- */
+
+typedef struct wn_store wn_store;
+
+typedef struct wn_store_options {
+  size_t map_size; /* bytes of address space for the store, the largest it
+                      may grow to; default 1 GiB. A store file larger than
+                      it is opened at the file's size. */
+  int read_only;   /* open without write access (readers only); a store on
+                      a read-only file system is then opened without its
+                      lock file. Default 0. */
+} wn_store_options;
+void wn_store_options_init(wn_store_options *opts);
+
+/* Opens (read_only: 0 creates) the store directory dir. */
+wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **out,
+                     wn_diag *diag);
+void wn_store_close(wn_store *store);
+/* 1 if the store was opened read-only without its lock file (a read-only
+ * file system): readers in other processes are then not coordinated with
+ * writers, which is safe only when nothing writes. */
+int wn_store_lockless(const wn_store *store);
+
+/* ---- detection options --------------------------------------------------- */
+
+/* How the main content is chosen among what the template does not cover.
+ * A site's template carries the selector chosen when it was learned;
+ * WN_SELECT_SITE uses it. */
+typedef enum wn_detect_selector {
+  WN_SELECT_SITE = 0, /* the selector the site's template names; cues if none */
+  WN_SELECT_CUES,     /* template filter, then text and link density; for
+                         sites whose pages carry page-specific boxes (news,
+                         portals, blogs) */
+  WN_SELECT_PAPER,    /* the site-level paper's Algorithms 2 to 5 as stated */
+  WN_SELECT_REGION    /* the page's largest page-specific region, whole: for
+                         sites where everything outside the template is
+                         content (documentation, manuals, references) */
+} wn_detect_selector;
+#define WN_SELECT_LAST WN_SELECT_REGION
+/* "site", "cues", "paper", "region"; NULL for an unknown value. */
+const char *wn_detect_selector_name(wn_detect_selector selector);
+/* Parses one of those names; 0, or -1 if unknown. */
+int wn_detect_selector_parse(const char *name, wn_detect_selector *out);
+
+/* Single-page methods: no template, one page. DANAg measured better than
+ * CNR on both evaluation corpora (README, "Single-page methods"). */
+typedef enum wn_single_method {
+  WN_SINGLE_DANAG = 0, /* content and code density of the source lines */
+  WN_SINGLE_CNR        /* chars-nodes ratio */
+} wn_single_method;
+/* "danag" / "cnr"; NULL for an unknown value. */
+const char *wn_single_method_name(wn_single_method method);
+/* Parses "cnr" / "danag"; 0, or -1 if unknown. */
+int wn_single_method_parse(const char *name, wn_single_method *out);
+
+/* Steps added to the papers' single-page methods (each kept because it
+ * raised word F1 on the evaluation corpora; README, "Single-page methods").
+ * wn_detect_options.fallback_steps selects them for ablation. */
+#define WN_SINGLE_STEP_LINKS 0x01u /* drop link boxes inside the block */
+#define WN_SINGLE_STEP_MENUS 0x02u /* CNR: the links/nodes menu ratio */
+#define WN_SINGLE_STEP_HTML5 0x04u /* <main>/<article> as hints */
+#define WN_SINGLE_STEP_TITLE 0x08u /* recover the headline above the block */
+#define WN_SINGLE_STEP_SCORE 0x10u /* CNR: top-rated nodes by paragraph text */
+#define WN_SINGLE_STEP_BOXES 0x20u /* drop boxes named like comments/nav/footer */
+#define WN_SINGLE_STEPS_PAPER 0u   /* the paper's method as stated */
+#define WN_SINGLE_STEPS_DEFAULT 0xffffffffu /* the method's measured default */
+
+/* Below this match confidence a page is taken not to fit its template.
+ * Measured on the crawl-to-the-future years (README, "Match confidence and
+ * drift"): a site's own pages have median confidence 0.5 to 0.9, pages
+ * after a redesign 0.0 to 0.4, most below 0.25. */
+#define WN_DETECT_DEFAULT_MIN_CONFIDENCE 0.25
+
+/* Why a result came from a single-page method. */
+typedef enum wn_detect_fallback {
+  WN_FALLBACK_NONE = 0,        /* the template served the page */
+  WN_FALLBACK_NO_TEMPLATE,     /* the site has no template */
+  WN_FALLBACK_LOW_CONFIDENCE   /* the page did not fit the template */
+} wn_detect_fallback;
+/* "no template", "low confidence"; NULL for WN_FALLBACK_NONE. */
+const char *wn_detect_fallback_name(wn_detect_fallback reason);
+
+typedef struct wn_detect_options {
+  wn_detect_selector selector; /* default WN_SELECT_SITE */
+  /* Pages whose match confidence is below this are served by the
+   * single-page method `fallback`; 0 never falls back. Default
+   * WN_DETECT_DEFAULT_MIN_CONFIDENCE. */
+  double min_confidence;
+  wn_single_method fallback;   /* default WN_SINGLE_DANAG */
+  uint32_t fallback_steps;     /* default WN_SINGLE_STEPS_DEFAULT */
+} wn_detect_options;
+void wn_detect_options_init(wn_detect_options *opts);
+
+/* ---- learning ------------------------------------------------------------ */
+
+#define WN_LEARN_MAX_PAGES 64u /* sample pages a template is learned from */
+
+typedef struct wn_learn_options {
+  /* Pages a node must occur in to belong to the template: default 2. */
+  uint32_t min_count;
+  /* The selector detection uses for the site, kept with its template:
+   * default WN_SELECT_SITE (= cues). */
+  wn_detect_selector selector;
+  /* A sample page joins only if its tree pairs at least this share of the
+   * key page's template nodes (pages of another layout are left out):
+   * default 0.5. */
+  double min_share;
+  /* 1: learn from every page given, whatever it shares (files only). */
+  int force;
+  /* Crawling: pages of the n-SET besides the key page (default 4, the
+   * paper's best), candidate pages fetched at most (default 4 n), and
+   * whether "same site" means the registrable domain (default 0: host). */
+  uint32_t n;
+  uint32_t max_fetches;
+  int by_domain;
+} wn_learn_options;
+void wn_learn_options_init(wn_learn_options *opts);
+
+#define WN_CRAWL_DEFAULT_USER_AGENT "winnow/0.1 (+https://github.com/winnow-extract/winnow)"
+
+typedef struct wn_crawl_options {
+  const char *user_agent;       /* sent as User-Agent; robots.txt is matched
+                                   on its product token ("winnow") */
+  uint32_t connect_timeout_ms;  /* default 5000 */
+  uint32_t timeout_ms;          /* whole transfer, default 30000 */
+  size_t max_body_bytes;        /* larger bodies are refused; default 8 MiB */
+  uint32_t max_redirects;       /* default and most 5 */
+  uint32_t host_delay_ms;       /* least gap between requests to one host,
+                                   default 500 */
+  uint32_t host_parallel;       /* most requests in flight per host, default 2 */
+  uint32_t max_crawl_delay_ms;  /* robots.txt Crawl-delay honoured up to
+                                   this, default 10000 */
+  uint32_t total_parallel;      /* most requests in flight, default 16 */
+  int obey_robots;              /* default 1 */
+} wn_crawl_options;
+void wn_crawl_options_init(wn_crawl_options *opts);
+
+/* A learned template, not yet stored, with the report of how it was
+ * learned. */
+typedef struct wn_learned wn_learned;
+
+/* One sample page as learning saw it: the key page first, then the others
+ * (for a crawl, each candidate in the order fetched). */
+typedef struct wn_learn_page {
+  const char *name;            /* URL or file name */
+  int used;                    /* 1: learned from */
+  double share;                /* of the key page's template nodes it pairs
+                                  (1 for the key page) */
+  long http_status;            /* 0 for files */
+  uint64_t bytes;
+  uint32_t fetch_ms;           /* 0 for files */
+  uint32_t hyperlink_distance; /* crawl: 0 for the key page */
+  uint32_t dom_distance;       /* crawl: UINT32_MAX for the key page */
+  wn_err err;                  /* WN_OK, or why it was not used */
+  const char *message;         /* "" or a one-line reason */
+} wn_learn_page;
+
+typedef struct wn_learn_summary {
+  const char *site;
+  const char *key_page;
+  int from_url;
+  size_t n_pages;          /* pages reported (wn_learned_page) */
+  size_t n_used;           /* pages learned from, the key page included */
+  size_t n_links;          /* crawl: <a href> links on the key page */
+  size_t n_candidates;     /* crawl: same-site candidates ranked */
+  uint32_t page_nodes;     /* nodes of the pages learned from */
+  uint32_t template_nodes; /* nodes the template keeps */
+  wn_detect_selector selector; /* as stored (never WN_SELECT_SITE) */
+  double network_ms;       /* crawl: waiting for answers */
+  double wait_ms;          /* crawl: politeness delays */
+  double compute_ms;       /* parsing, mapping, learning */
+} wn_learn_summary;
+
+/* Learns a site's template from local files: paths[0] is the key page,
+ * at least one more page of the site is needed. Pages that share too
+ * little of the key page's layout are left out (see min_share; force keeps
+ * them); a template that keeps nothing of the site's layout is refused
+ * (WN_EEMPTY). *out is set whenever pages were read, even on failure, so
+ * the report says why (free it with wn_learned_free). */
+wn_err wn_site_learn_files(const char *site, const char *const *paths, size_t n_paths,
+                           const wn_learn_options *opts, wn_learned **out, wn_diag *diag);
+
+/* The same from pages in memory (bytes[i] of len[i] bytes, named
+ * names[i]; transport charset NULL: from the page). */
+wn_err wn_site_learn_pages(const char *site, const char *const *names,
+                           const char *const *bytes, const size_t *len, size_t n_pages,
+                           const wn_learn_options *opts, wn_learned **out, wn_diag *diag);
+
+/* Learns by crawling from the key page url: fetches it, ranks its
+ * same-site links (hyperlink distance, then DOM distance), fetches the best
+ * candidates politely (robots.txt, per-host delay) and learns from those
+ * that share the key page's template. site NULL: the URL's site. crawl
+ * NULL: wn_crawl_options_init's defaults. */
+wn_err wn_site_learn_url(const char *url, const char *site, const wn_learn_options *opts,
+                         const wn_crawl_options *crawl, wn_learned **out, wn_diag *diag);
+
+void wn_learned_summary_get(const wn_learned *learned, wn_learn_summary *out);
+/* The i-th page of the report (i < n_pages); valid until wn_learned_free. */
+const wn_learn_page *wn_learned_page(const wn_learned *learned, size_t i);
+void wn_learned_free(wn_learned *learned);
+
+typedef struct wn_save_info {
+  uint64_t generation;   /* 1 for a site's first template, then +1 */
+  size_t record_bytes;   /* size of the stored record */
+} wn_save_info;
+
+/* Stores the learned template as its site's, replacing the old one in one
+ * transaction (readers see the old or the new, never a mix), with the key
+ * page and the learning options so the site can be relearned from the
+ * record alone. info may be NULL. */
+wn_err wn_site_save(wn_store *store, const wn_learned *learned, wn_save_info *info,
+                    wn_diag *diag);
+
+/* ---- what the store holds per site ---------------------------------------- */
+
+/* When a site counts as drifting: at least min_pages recent pages, of
+ * which a share of at least max_low_share fitted the template badly. */
+typedef struct wn_drift_policy {
+  uint32_t min_pages;   /* default 20 */
+  double max_low_share; /* default 0.25 */
+} wn_drift_policy;
+void wn_drift_policy_init(wn_drift_policy *policy);
+
+/* Detection counters of a site's current template. "recent" covers about
+ * the last 512 pages (halved as they pass, so a redesign shows soon). */
+typedef struct wn_site_counts {
+  uint64_t pages;        /* detected with the current template */
+  uint64_t low;          /* of which below the confidence threshold */
+  uint32_t recent_pages;
+  uint32_t recent_low;
+  int64_t updated_at;    /* Unix seconds of the last count; 0 if never */
+} wn_site_counts;
+
+typedef struct wn_site_info {
+  const char *site;
+  const char *algorithm;       /* "etdm" */
+  uint32_t format_version;     /* of the stored record */
+  uint64_t generation;
+  int64_t learned_at;          /* Unix seconds */
+  const char *key_page;        /* URL or file learned from; NULL for
+                                  records older than format 2 */
+  int from_url;                /* 1: crawled from key_page */
+  wn_learn_options learn;      /* as learned (zero for old records) */
+  size_t n_pages;              /* sample pages learned from */
+  const char *const *pages;    /* their names */
+  const uint64_t *page_bytes;
+  const int32_t *page_status;  /* HTTP status, 0 for files */
+  const uint32_t *page_fetch_ms;
+  uint32_t page_nodes;
+  uint32_t template_nodes;
+  size_t template_bytes;
+  wn_detect_selector selector; /* as kept with the template (never SITE) */
+  wn_site_counts counts;
+} wn_site_info;
+
+/* The site's record (WN_ENOTEMPLATE if it has none; WN_ECORRUPT or
+ * WN_EVERSION for a record that does not decode). Free with
+ * wn_site_info_free. */
+wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, wn_diag *diag);
+void wn_site_info_free(wn_site_info *info);
+/* 1 if the counts say the site drifts under policy (NULL: defaults). */
+int wn_site_drifting(const wn_site_counts *counts, const wn_drift_policy *policy);
+
+/* Calls fn for each site in name order, stopping at the first nonzero
+ * return. The name is valid only during the call. */
+typedef int (*wn_site_fn)(const char *site, void *ctx);
+wn_err wn_site_list(wn_store *store, wn_site_fn fn, void *ctx, wn_diag *diag);
+/* Removes a site's template and counters (WN_ENOTEMPLATE if none). */
+wn_err wn_site_delete(wn_store *store, const char *site, wn_diag *diag);
+
+/* ---- detection ------------------------------------------------------------ */
+
+/* A drift report: called the first time a detector's counts show a site
+ * drifting (once per site, template generation and detector). */
+typedef struct wn_drift_event {
+  const char *site;
+  uint64_t generation;
+  wn_site_counts counts;
+  double min_confidence;
+} wn_drift_event;
+typedef void (*wn_drift_fn)(const wn_drift_event *event, void *ctx);
+
+typedef struct wn_detector_options {
+  wn_detect_options detect;
+  /* Decoded templates kept, one per site, least recently used evicted:
+   * default 256. Templates are read from the store when a site is first
+   * seen, and again after max_age_ms (default 60000; 0: never), so a
+   * relearned template is picked up by a running detector. */
+  uint32_t cache_sites;
+  uint32_t max_age_ms;
+  /* Count detections in the store (drift). Default 1; needs a store
+   * opened for writing, else counting is off. Counts are batched per site
+   * and written every flush_pages pages (default 1000) or flush_ms
+   * (default 5000) of a detector's use, on eviction and on destroy: the
+   * hot path does no store write. */
+  int count;
+  uint32_t flush_pages;
+  uint32_t flush_ms;
+  wn_drift_policy drift;
+  wn_drift_fn on_drift; /* default NULL */
+  void *drift_ctx;
+  /* Caps on one page: bytes (default 16 MiB), nodes (300000), depth (256). */
+  size_t max_bytes;
+  uint32_t max_nodes;
+  uint32_t max_depth;
+} wn_detector_options;
+void wn_detector_options_init(wn_detector_options *opts);
+
+typedef struct wn_detector wn_detector;
+
+/* store may be NULL: every page then goes to the single-page method,
+ * unless a template is given with wn_detector_use. */
+wn_err wn_detector_create(wn_store *store, const wn_detector_options *opts, wn_detector **out,
+                          wn_diag *diag);
+/* Writes pending counts, then frees. */
+void wn_detector_destroy(wn_detector *detector);
+/* Serves the learned template's site from learned (copied), whatever the
+ * store holds: detection without a store. */
+wn_err wn_detector_use(wn_detector *detector, const wn_learned *learned, wn_diag *diag);
+/* Writes the pending counts now. */
+wn_err wn_detector_flush(wn_detector *detector, wn_diag *diag);
+
+/* One page to detect. */
+typedef struct wn_page_input {
+  const char *bytes;   /* the page as fetched */
+  size_t len;
+  const char *site;    /* the page's site, or NULL: from url */
+  const char *url;     /* the page's URL, or NULL */
+  const char *charset; /* from the HTTP Content-Type, or NULL */
+} wn_page_input;
+
+/* What to render. */
+#define WN_WANT_TEXT 0x1u /* plain text, one line per block */
+#define WN_WANT_HTML 0x2u /* the content's elements as HTML */
+
+typedef struct wn_page_result wn_page_result;
+
+/* Detects the main content of one page: the site's template (from the
+ * cache, else the store), match and select; with no template, or when the
+ * page fits its template badly, the single-page method. A page with
+ * neither site nor url goes to the single-page method. Errors concern
+ * this page only (not HTML, past a cap, a damaged template); the detector
+ * stays usable. */
+wn_err wn_detector_detect(wn_detector *detector, const wn_page_input *page, unsigned want,
+                          wn_page_result **out, wn_diag *diag);
+
+const char *wn_page_result_site(const wn_page_result *r);   /* NULL: none */
+/* "template", "template-paper", "template-region", "danag" or "cnr". */
+const char *wn_page_result_method(const wn_page_result *r);
+double wn_page_result_confidence(const wn_page_result *r);
+wn_detect_fallback wn_page_result_fallback(const wn_page_result *r);
+uint64_t wn_page_result_generation(const wn_page_result *r); /* 0: none */
+const char *wn_page_result_charset(const wn_page_result *r);
+/* "bom", "transport", "meta", "guess", "default". */
+const char *wn_page_result_charset_source(const wn_page_result *r);
+/* The selected subtrees' paths ("/html/body/div[2]"), document order. */
+size_t wn_page_result_node_count(const wn_page_result *r);
+const char *wn_page_result_node(const wn_page_result *r, size_t i);
+/* Rendered content (NUL-terminated; "" if not wanted). */
+const char *wn_page_result_text(const wn_page_result *r, size_t *len);
+const char *wn_page_result_html(const wn_page_result *r, size_t *len);
+/* The site's counters as last written by this detector, if any: 1 and
+ * *out filled, else 0. */
+int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, int *drifting);
+
+/* The result as one JSON object, in this order: "site", "method",
+ * "confidence", "fallback", "drift" (when counts are known), "charset",
+ * "charset_source", "nodes", then "text" and "html" if rendered. id_json
+ * (may be NULL) is raw JSON put first as "id". WN_JSON_PRETTY indents;
+ * else one line. *out is malloc'd (free()). */
+#define WN_JSON_PRETTY 0x1u
+wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigned flags,
+                           char **out, wn_diag *diag);
+void wn_page_result_free(wn_page_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WINNOW_WINNOW_H */

@@ -1,0 +1,504 @@
+/* site/detector.c: detection at volume for many sites: a bounded cache of
+ * decoded templates, batched detection counts, the drift report, and one
+ * JSON shape for a result.
+ *
+ * A detector belongs to one thread at a time; the store it reads may be
+ * shared (LMDB readers never block). The hot path reads the store only
+ * when a site is first seen (or its cached template has aged), and writes
+ * it only when batched counts are flushed. */
+#include "site/site_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+/* Largest rendered output of one page (text or HTML): serialisation may
+ * grow a page by its entity escapes; four times the page cap is far more
+ * than any page needs. */
+#define WN_RESULT_MAX_BYTES (4 * WN_DOM_DEFAULT_MAX_BYTES)
+#define WN_CACHE_MAX_SITES 65536u
+
+typedef struct wn_cache_entry {
+  char site[WN_SITE_MAX + 1];
+  int used;            /* the slot holds a site */
+  int pinned;          /* given by wn_detector_use: never evicted or reread */
+  wn_template *tpl;    /* NULL: the site has no template (the fallback serves it) */
+  uint64_t generation;
+  double loaded_ms;
+  uint64_t last_used;
+  uint32_t pages, low; /* detections not yet counted in the store */
+  int has_counts;      /* counts below were written by this detector */
+  wn_site_counts counts;
+  int drifting;
+  uint64_t drift_reported; /* generation whose drift was reported; 0 none */
+} wn_cache_entry;
+
+struct wn_detector {
+  wn_store *store;
+  wn_detector_options opts;
+  wn_cache_entry *cache;
+  uint32_t n_cache;
+  uint64_t clock;
+  uint32_t pending;      /* pages detected since the last flush */
+  double last_flush_ms;
+  int count;             /* counting on (a store opened for writing) */
+};
+
+struct wn_page_result {
+  char site[WN_SITE_MAX + 1];
+  int has_site;
+  const char *method;
+  double confidence;
+  wn_detect_fallback fallback;
+  uint64_t generation;
+  char charset[48];
+  const char *charset_source;
+  char **nodes;          /* paths; one allocation each */
+  size_t n_nodes;
+  wn_buf text, html;
+  unsigned want;         /* WN_WANT_* rendered */
+  int has_counts, drifting;
+  wn_site_counts counts;
+};
+
+/* ---- the cache ------------------------------------------------------------ */
+
+/* Writes a slot's pending counts: one write transaction per site and
+ * flush, not per page. Counting is advisory: a failure is dropped (the
+ * store may be read-only, full, or the site deleted meanwhile). */
+static void wn_entry_flush(wn_detector *d, wn_cache_entry *e) {
+  if (!e->used || !e->tpl || e->pages == 0 || e->pinned || !d->count) {
+    e->pages = e->low = 0;
+    return;
+  }
+  wn_store_stats st;
+  int counted = 0;
+  wn_err err = wn_store_count(d->store, e->site, e->generation, e->pages, e->low, &counted, &st,
+                              NULL);
+  e->pages = e->low = 0;
+  if (err || !counted)
+    return;
+  e->has_counts = 1;
+  e->counts = (wn_site_counts){.pages = st.pages,
+                               .low = st.low,
+                               .recent_pages = st.recent_pages,
+                               .recent_low = st.recent_low,
+                               .updated_at = st.updated_at};
+  e->drifting = wn_store_drifting(&st, &d->opts.drift);
+  if (e->drifting && e->drift_reported != e->generation) {
+    e->drift_reported = e->generation;
+    if (d->opts.on_drift) {
+      wn_drift_event ev = {.site = e->site,
+                           .generation = e->generation,
+                           .counts = e->counts,
+                           .min_confidence = d->opts.detect.min_confidence};
+      d->opts.on_drift(&ev, d->opts.drift_ctx);
+    }
+  }
+}
+
+wn_err wn_detector_flush(wn_detector *d, wn_diag *diag) {
+  (void)diag;
+  for (uint32_t i = 0; i < d->n_cache; i++)
+    wn_entry_flush(d, &d->cache[i]);
+  d->pending = 0;
+  d->last_flush_ms = wn_site_now_ms();
+  return WN_OK;
+}
+
+static void wn_entry_clear(wn_cache_entry *e) {
+  wn_template_free(e->tpl);
+  memset(e, 0, sizeof *e);
+}
+
+/* The slot of a site: cached, or a victim slot (empty, else the least
+ * recently used unpinned one) for the caller to fill. *found says which. */
+static wn_cache_entry *wn_cache_slot(wn_detector *d, const char *site, int *found) {
+  wn_cache_entry *victim = NULL;
+  /* A linear scan of a few hundred entries costs far less than the page
+   * parse it sits next to. */
+  for (uint32_t i = 0; i < d->n_cache; i++) {
+    wn_cache_entry *e = &d->cache[i];
+    if (e->used && strcmp(e->site, site) == 0) {
+      *found = 1;
+      return e;
+    }
+    if (e->pinned)
+      continue;
+    if (!victim || (victim->used && (!e->used || e->last_used < victim->last_used)))
+      victim = e;
+  }
+  *found = 0;
+  return victim;
+}
+
+/* The site's cache entry, reading its template from the store when it is
+ * not cached or has aged. */
+static wn_err wn_detector_entry(wn_detector *d, const char *site, wn_cache_entry **out,
+                                wn_diag *diag) {
+  int found = 0;
+  const double now = wn_site_now_ms();
+  wn_cache_entry *e = wn_cache_slot(d, site, &found);
+  if (!e)
+    return wn_diag_set(diag, WN_EBUSY, "every template cache slot is pinned");
+  const int stale = found && !e->pinned && d->opts.max_age_ms > 0 &&
+                    now - e->loaded_ms >= (double)d->opts.max_age_ms;
+  if (found && !stale) {
+    e->last_used = ++d->clock;
+    *out = e;
+    return WN_OK;
+  }
+  wn_template *tpl = NULL;
+  uint64_t generation = 0;
+  if (d->store) {
+    wn_err err = wn_site_load_template(d->store, site, &tpl, &generation, diag);
+    if (err && err != WN_ENOTEMPLATE)
+      return err;
+    wn_diag_clear(diag);
+  }
+  if (stale && generation == e->generation) {
+    /* Same template as cached: keep the entry (and its counts). */
+    wn_template_free(tpl);
+    e->loaded_ms = now;
+    e->last_used = ++d->clock;
+    *out = e;
+    return WN_OK;
+  }
+  wn_entry_flush(d, e);
+  wn_entry_clear(e);
+  memcpy(e->site, site, strlen(site) + 1); /* checked: <= WN_SITE_MAX */
+  e->used = 1;
+  e->tpl = tpl;
+  e->generation = generation;
+  e->loaded_ms = now;
+  e->last_used = ++d->clock;
+  *out = e;
+  return WN_OK;
+}
+
+wn_err wn_detector_create(wn_store *store, const wn_detector_options *opts, wn_detector **out,
+                          wn_diag *diag) {
+  *out = NULL;
+  wn_detector *d = calloc(1, sizeof *d);
+  if (!d)
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  if (opts)
+    d->opts = *opts;
+  else
+    wn_detector_options_init(&d->opts);
+  wn_detector_options dflt;
+  wn_detector_options_init(&dflt);
+  if (d->opts.cache_sites == 0)
+    d->opts.cache_sites = dflt.cache_sites;
+  if (d->opts.cache_sites > WN_CACHE_MAX_SITES)
+    d->opts.cache_sites = WN_CACHE_MAX_SITES;
+  if (d->opts.flush_pages == 0)
+    d->opts.flush_pages = dflt.flush_pages;
+  if (d->opts.drift.min_pages == 0)
+    d->opts.drift = dflt.drift;
+  if ((unsigned)d->opts.detect.selector > WN_SELECT_LAST ||
+      !(d->opts.detect.min_confidence >= 0.0 && d->opts.detect.min_confidence <= 1.0) ||
+      wn_single_method_name(d->opts.detect.fallback) == NULL) {
+    free(d);
+    return wn_diag_set(diag, WN_EINVAL, "detector options: selector, min_confidence (0 to 1) "
+                                        "or fallback out of range");
+  }
+  d->cache = calloc(d->opts.cache_sites, sizeof *d->cache);
+  if (!d->cache) {
+    free(d);
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  }
+  d->n_cache = d->opts.cache_sites;
+  d->store = store;
+  d->count = store && d->opts.count;
+  d->last_flush_ms = wn_site_now_ms();
+  *out = d;
+  return WN_OK;
+}
+
+void wn_detector_destroy(wn_detector *d) {
+  if (!d)
+    return;
+  /* Counts are written even when the caller stopped early: the pages
+   * before the stop were detected. */
+  wn_detector_flush(d, NULL);
+  for (uint32_t i = 0; i < d->n_cache; i++)
+    wn_entry_clear(&d->cache[i]);
+  free(d->cache);
+  free(d);
+}
+
+wn_err wn_detector_use(wn_detector *d, const wn_learned *learned, wn_diag *diag) {
+  if (!learned || !learned->tpl)
+    return wn_diag_set(diag, WN_EINVAL, "nothing learned to use");
+  wn_buf bytes;
+  wn_buf_init(&bytes, WN_STORE_MAX_TEMPLATE);
+  wn_template *copy = NULL;
+  /* A copy through the record encoding: the detector owns its templates
+   * and the caller may free learned at once. */
+  wn_err err = wn_template_encode(learned->tpl, &bytes, diag);
+  if (!err)
+    err = wn_template_decode(bytes.data, bytes.len, &copy, diag);
+  wn_buf_free(&bytes);
+  if (err)
+    return err;
+  int found = 0;
+  wn_cache_entry *e = wn_cache_slot(d, learned->site, &found);
+  if (!e) {
+    wn_template_free(copy);
+    return wn_diag_set(diag, WN_EBUSY, "every template cache slot is pinned");
+  }
+  wn_entry_flush(d, e);
+  wn_entry_clear(e);
+  memcpy(e->site, learned->site, strlen(learned->site) + 1);
+  e->used = 1;
+  e->pinned = 1;
+  e->tpl = copy;
+  e->loaded_ms = wn_site_now_ms();
+  e->last_used = ++d->clock;
+  return WN_OK;
+}
+
+/* ---- one page ---------------------------------------------------------------- */
+
+void wn_page_result_free(wn_page_result *r) {
+  if (!r)
+    return;
+  for (size_t i = 0; i < r->n_nodes; i++)
+    free(r->nodes[i]);
+  free(r->nodes);
+  wn_buf_free(&r->text);
+  wn_buf_free(&r->html);
+  free(r);
+}
+
+static wn_err wn_result_nodes(wn_page_result *r, const wn_dom_page *page,
+                              const wn_detect_result *res, wn_diag *diag) {
+  uint32_t n = 0;
+  const uint32_t *selected = wn_detect_selected(res, &n);
+  wn_buf path;
+  wn_err err = WN_OK;
+  wn_buf_init(&path, 64 * 1024);
+  r->nodes = calloc(n ? n : 1, sizeof *r->nodes);
+  if (!r->nodes)
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  for (uint32_t k = 0; k < n; k++) {
+    wn_buf_reset(&path);
+    err = wn_dom_node_path(page, selected[k], &path);
+    if (err) {
+      wn_diag_set(diag, err, "cannot write the path of node %u", selected[k]);
+      break;
+    }
+    size_t len = 0;
+    char *s = wn_buf_take(&path, &len);
+    if (!s)
+      s = calloc(1, 1);
+    if (!s) {
+      err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
+      break;
+    }
+    r->nodes[r->n_nodes++] = s;
+  }
+  wn_buf_free(&path);
+  return err;
+}
+
+wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want,
+                          wn_page_result **out, wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_dom_page *page = NULL;
+  wn_detect_result *res = NULL;
+  wn_cache_entry *entry = NULL;
+  *out = NULL;
+  if (!in || (!in->bytes && in->len > 0))
+    return wn_diag_set(diag, WN_EINVAL, "no page");
+  wn_page_result *r = calloc(1, sizeof *r);
+  if (!r)
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  wn_buf_init(&r->text, WN_RESULT_MAX_BYTES);
+  wn_buf_init(&r->html, WN_RESULT_MAX_BYTES);
+  r->want = want;
+
+  /* The site: given, else the URL's; a page with neither goes to the
+   * single-page method. */
+  if (in->site) {
+    err = wn_site_check(in->site, diag);
+    if (err)
+      goto out;
+    memcpy(r->site, in->site, strlen(in->site) + 1);
+    r->has_site = 1;
+  } else if (in->url) {
+    err = wn_site_from_url(in->url, r->site, sizeof r->site, diag);
+    if (err)
+      goto out;
+    r->has_site = 1;
+  }
+  if (r->has_site) {
+    err = wn_detector_entry(d, r->site, &entry, diag);
+    if (err)
+      goto out;
+  }
+  if (in->len > d->opts.max_bytes) {
+    err = wn_diag_set(diag, WN_ETOOBIG, "page of %zu bytes is past the cap of %zu bytes",
+                      in->len, d->opts.max_bytes);
+    goto out;
+  }
+  wn_dom_options parse_opts = {.max_bytes = d->opts.max_bytes,
+                               .max_nodes = d->opts.max_nodes,
+                               .max_depth = d->opts.max_depth,
+                               .transport_charset = in->charset,
+                               .keep_xml = (want & WN_WANT_HTML) != 0};
+  err = wn_dom_parse(in->bytes ? in->bytes : "", in->len, &parse_opts, &page, diag);
+  if (err)
+    goto out;
+  err = wn_detect_page(page, entry ? entry->tpl : NULL, &d->opts.detect, &res, diag);
+  if (err)
+    goto out;
+  r->method = wn_detect_method(res);
+  r->confidence = wn_detect_confidence(res);
+  r->fallback = wn_detect_fallback_reason(res);
+  r->generation = entry && entry->tpl ? entry->generation : 0;
+  snprintf(r->charset, sizeof r->charset, "%s", wn_dom_charset(page));
+  r->charset_source = wn_charset_source_name(wn_dom_charset_source(page));
+  err = wn_result_nodes(r, page, res, diag);
+  if (err)
+    goto out;
+  if (want & WN_WANT_TEXT) {
+    err = wn_detect_render_text(page, res, &r->text);
+    if (err) {
+      wn_diag_set(diag, err, "rendering the text failed");
+      goto out;
+    }
+  }
+  if (want & WN_WANT_HTML) {
+    err = wn_detect_render_html(page, res, &r->html, diag);
+    if (err)
+      goto out;
+  }
+  /* Count it, and flush every flush_pages pages or flush_ms: a long
+   * stream must show drift while it runs, not only when it ends. */
+  if (entry && entry->tpl && !entry->pinned && entry->pages < UINT32_MAX) {
+    entry->pages++;
+    entry->low += r->fallback == WN_FALLBACK_LOW_CONFIDENCE;
+    d->pending++;
+  }
+  if (d->count && d->pending > 0 &&
+      (d->pending >= d->opts.flush_pages ||
+       (d->opts.flush_ms > 0 && wn_site_now_ms() - d->last_flush_ms >= (double)d->opts.flush_ms)))
+    wn_detector_flush(d, NULL);
+  if (entry && entry->has_counts) {
+    r->has_counts = 1;
+    r->counts = entry->counts;
+    r->drifting = entry->drifting;
+  }
+out:
+  wn_detect_result_free(res);
+  wn_dom_free(page);
+  if (err) {
+    wn_page_result_free(r);
+    return err;
+  }
+  *out = r;
+  return WN_OK;
+}
+
+/* ---- the result ------------------------------------------------------------- */
+
+const char *wn_page_result_site(const wn_page_result *r) { return r->has_site ? r->site : NULL; }
+const char *wn_page_result_method(const wn_page_result *r) { return r->method; }
+double wn_page_result_confidence(const wn_page_result *r) { return r->confidence; }
+wn_detect_fallback wn_page_result_fallback(const wn_page_result *r) { return r->fallback; }
+uint64_t wn_page_result_generation(const wn_page_result *r) { return r->generation; }
+const char *wn_page_result_charset(const wn_page_result *r) { return r->charset; }
+const char *wn_page_result_charset_source(const wn_page_result *r) { return r->charset_source; }
+size_t wn_page_result_node_count(const wn_page_result *r) { return r->n_nodes; }
+
+const char *wn_page_result_node(const wn_page_result *r, size_t i) {
+  return i < r->n_nodes ? r->nodes[i] : NULL;
+}
+
+const char *wn_page_result_text(const wn_page_result *r, size_t *len) {
+  if (len)
+    *len = r->text.len;
+  return r->text.data ? r->text.data : "";
+}
+
+const char *wn_page_result_html(const wn_page_result *r, size_t *len) {
+  if (len)
+    *len = r->html.len;
+  return r->html.data ? r->html.data : "";
+}
+
+int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, int *drifting) {
+  if (!r->has_counts)
+    return 0;
+  if (out)
+    *out = r->counts;
+  if (drifting)
+    *drifting = r->drifting;
+  return 1;
+}
+
+wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigned flags,
+                           char **out, wn_diag *diag) {
+  wn_err err = WN_ENOMEM;
+  json_t *obj = json_object();
+  *out = NULL;
+  if (!obj)
+    goto out;
+  if (id_json) {
+    json_error_t jerr;
+    json_t *id = json_loads(id_json, JSON_DECODE_ANY, &jerr);
+    if (!id) {
+      err = wn_diag_set(diag, WN_EINVAL, "id is not JSON: %s", jerr.text);
+      goto out;
+    }
+    if (json_object_set_new(obj, "id", id) != 0)
+      goto out;
+  }
+  const char *reason = wn_detect_fallback_name(r->fallback);
+  /* json_object_set_new takes the value's reference even when it fails. */
+  if (json_object_set_new(obj, "site", r->has_site ? json_string(r->site) : json_null()) != 0 ||
+      json_object_set_new(obj, "method", json_string(r->method)) != 0 ||
+      json_object_set_new(obj, "confidence", json_real(r->confidence)) != 0 ||
+      json_object_set_new(obj, "fallback", reason ? json_string(reason) : json_null()) != 0)
+    goto out;
+  if (r->has_counts) {
+    json_t *drift = json_pack(
+        "{s:I, s:I, s:I, s:I, s:b}", "pages", (json_int_t)r->counts.pages, "low",
+        (json_int_t)r->counts.low, "recent_pages", (json_int_t)r->counts.recent_pages,
+        "recent_low", (json_int_t)r->counts.recent_low, "drifting", r->drifting);
+    if (!drift || json_object_set_new(obj, "drift", drift) != 0)
+      goto out;
+  }
+  json_t *nodes = json_array();
+  if (json_object_set_new(obj, "charset", json_string(r->charset)) != 0 ||
+      json_object_set_new(obj, "charset_source", json_string(r->charset_source)) != 0 ||
+      json_object_set_new(obj, "nodes", nodes) != 0)
+    goto out;
+  for (size_t i = 0; i < r->n_nodes; i++)
+    if (json_array_append_new(nodes, json_string(r->nodes[i])) != 0)
+      goto out;
+  /* The parser decodes every page to UTF-8, so these fail only when
+   * memory does, or if the core broke that promise. */
+  if (r->want & WN_WANT_TEXT)
+    if (json_object_set_new(obj, "text", json_stringn(r->text.data ? r->text.data : "",
+                                                      r->text.len)) != 0)
+      goto out;
+  if (r->want & WN_WANT_HTML)
+    if (json_object_set_new(obj, "html", json_stringn(r->html.data ? r->html.data : "",
+                                                      r->html.len)) != 0)
+      goto out;
+  size_t jflags = JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6) |
+                  ((flags & WN_JSON_PRETTY) ? JSON_INDENT(2) : JSON_COMPACT);
+  *out = json_dumps(obj, jflags);
+  if (*out)
+    err = WN_OK;
+out:
+  json_decref(obj);
+  if (err == WN_ENOMEM)
+    wn_diag_set(diag, err, "out of memory writing JSON (or content not UTF-8)");
+  return err;
+}

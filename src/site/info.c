@@ -1,0 +1,130 @@
+/* site/info.c: what the store holds per site, as front ends show it. */
+#include "site/site_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The info and everything it points to, in one allocation's worth of
+ * bookkeeping: the record stays alive and the arrays point into it. */
+typedef struct wn_site_info_full {
+  wn_site_info info;
+  wn_store_record *record;
+  char site[WN_SITE_MAX + 1];
+  const char **pages;
+  uint64_t *bytes;
+  int32_t *status;
+  uint32_t *fetch_ms;
+} wn_site_info_full;
+
+void wn_site_info_free(wn_site_info *info) {
+  if (!info)
+    return;
+  wn_site_info_full *f = (wn_site_info_full *)info;
+  wn_store_record_free(f->record);
+  free(f->pages);
+  free(f->bytes);
+  free(f->status);
+  free(f->fetch_ms);
+  free(f);
+}
+
+wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_template *tpl = NULL;
+  wn_store_stats st;
+  *out = NULL;
+  err = wn_site_check(site, diag);
+  if (err)
+    return err;
+  wn_site_info_full *f = calloc(1, sizeof *f);
+  if (!f)
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  err = wn_store_get(store, site, &f->record, diag);
+  if (err == WN_ENOTFOUND) {
+    err = wn_diag_set(diag, WN_ENOTEMPLATE, "no template for site %s", site);
+    goto out;
+  }
+  if (err)
+    goto out;
+  err = wn_store_stats_get(store, site, &st, diag);
+  if (err == WN_ENOTFOUND) /* deleted between the two reads */
+    err = wn_diag_set(diag, WN_ENOTEMPLATE, "no template for site %s", site);
+  if (err)
+    goto out;
+  /* The selector lives in the template bytes; a template that does not
+   * decode is a damaged record like any other. */
+  wn_diag inner = {{0}};
+  err = wn_template_decode(f->record->template_bytes, f->record->template_len, &tpl, &inner);
+  if (err) {
+    wn_diag_set(diag, err, "template of site %s: %s", site, wn_diag_message(&inner, err));
+    goto out;
+  }
+  const wn_store_record *r = f->record;
+  size_t n = r->n_pages;
+  f->pages = calloc(n ? n : 1, sizeof *f->pages);
+  f->bytes = calloc(n ? n : 1, sizeof *f->bytes);
+  f->status = calloc(n ? n : 1, sizeof *f->status);
+  f->fetch_ms = calloc(n ? n : 1, sizeof *f->fetch_ms);
+  if (!f->pages || !f->bytes || !f->status || !f->fetch_ms) {
+    err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
+    goto out;
+  }
+  for (size_t i = 0; i < n; i++) {
+    f->pages[i] = r->pages[i].name ? r->pages[i].name : "";
+    f->bytes[i] = r->pages[i].bytes;
+    f->status[i] = r->pages[i].http_status;
+    f->fetch_ms[i] = r->pages[i].fetch_ms;
+  }
+  memcpy(f->site, site, strlen(site) + 1);
+  wn_site_info *i = &f->info;
+  i->site = f->site;
+  i->algorithm = r->algorithm;
+  i->format_version = r->format_version;
+  i->generation = r->generation;
+  i->learned_at = r->learned_at;
+  i->n_pages = n;
+  i->pages = f->pages;
+  i->page_bytes = f->bytes;
+  i->page_status = f->status;
+  i->page_fetch_ms = f->fetch_ms;
+  i->page_nodes = r->page_nodes;
+  i->template_nodes = r->template_nodes;
+  i->template_bytes = r->template_len;
+  i->selector = wn_site_template_selector(tpl);
+  i->counts = (wn_site_counts){.pages = st.pages,
+                               .low = st.low,
+                               .recent_pages = st.recent_pages,
+                               .recent_low = st.recent_low,
+                               .updated_at = st.updated_at};
+out:
+  wn_template_free(tpl);
+  if (err) {
+    wn_site_info_free(&f->info);
+    return err;
+  }
+  *out = &f->info;
+  return WN_OK;
+}
+
+int wn_site_drifting(const wn_site_counts *c, const wn_drift_policy *policy) {
+  wn_store_stats st = {.pages = c->pages,
+                       .low = c->low,
+                       .recent_pages = c->recent_pages,
+                       .recent_low = c->recent_low,
+                       .updated_at = c->updated_at};
+  return wn_store_drifting(&st, policy);
+}
+
+wn_err wn_site_list(wn_store *store, wn_site_fn fn, void *ctx, wn_diag *diag) {
+  return wn_store_list(store, fn, ctx, diag);
+}
+
+wn_err wn_site_delete(wn_store *store, const char *site, wn_diag *diag) {
+  wn_err err = wn_site_check(site, diag);
+  if (err)
+    return err;
+  err = wn_store_delete(store, site, diag);
+  if (err == WN_ENOTFOUND)
+    return wn_diag_set(diag, WN_ENOTEMPLATE, "no template for site %s", site);
+  return err;
+}

@@ -1,0 +1,55 @@
+/*
+ * site_int.h: what the files of src/site share. Not public: front ends see
+ * include/winnow/winnow.h only.
+ *
+ * src/site is the layer every front end (the winnow command, the daemon,
+ * the batch mode, the dump and evaluation tools) stands on: it ties the
+ * core modules (dom, learn, template, detect, store) into site-level
+ * operations: learn a site and store it, detect a page of a site with a
+ * bounded template cache, report what the store holds.
+ */
+#ifndef WN_SITE_INT_H
+#define WN_SITE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "detect/detect.h"
+#include "dom/dom.h"
+#include "learn/learn.h"
+#include "store/store.h"
+#include "template/template.h"
+#include "util/util.h"
+
+/* A learned template and its report (site/learn.c). */
+struct wn_learned {
+  char site[WN_SITE_MAX + 1];
+  char *key_page;          /* malloc'd */
+  int from_url;
+  wn_learn_options opts;   /* as asked, defaults filled */
+  wn_crawl_options crawl;  /* from_url only; user_agent points to ua */
+  char ua[256];
+  wn_template *tpl;        /* NULL when learning failed */
+  wn_learn_page *pages;    /* report, n_pages entries */
+  char **names;            /* the pages' names (malloc'd each) */
+  char (*messages)[256];
+  size_t n_pages;
+  size_t n_used;
+  size_t n_links, n_candidates;
+  uint32_t page_nodes;
+  double network_ms, wait_ms, compute_ms;
+};
+
+/* Reads and decodes a site's template from the store. A site without a
+ * record is WN_ENOTEMPLATE ("no template for site X; learn it first with
+ * winnow learn"). *generation (may be NULL) receives its generation. */
+wn_err wn_site_load_template(wn_store *store, const char *site, wn_template **out,
+                             uint64_t *generation, wn_diag *diag);
+
+/* The selector a template names, with 0 read as cues. */
+wn_detect_selector wn_site_template_selector(const wn_template *tpl);
+
+/* Milliseconds of a monotonic clock. */
+double wn_site_now_ms(void);
+
+#endif /* WN_SITE_INT_H */
