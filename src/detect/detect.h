@@ -106,7 +106,8 @@ const uint8_t *wn_detect_template_flags(const wn_detect_result *result);
 wn_err wn_detect_render_text(const wn_dom_page *page, const wn_detect_result *result,
                              wn_buf *out);
 /* The selected subtrees as HTML, in document order (needs a page parsed
- * with keep_xml). */
+ * with keep_xml). Nothing selected, or a page without elements, gives
+ * empty output and WN_OK, as render_text does. */
 wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *result,
                              wn_buf *out, wn_diag *diag);
 

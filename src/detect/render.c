@@ -53,10 +53,19 @@ wn_err wn_detect_render_text(const wn_dom_page *page, const wn_detect_result *re
 
 wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *result,
                              wn_buf *out, wn_diag *diag) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  if (count != result->count)
+    return wn_diag_set(diag, WN_EINVAL, "detect: the result is for another page");
+  /* Nothing selected, or a page without elements (its tree is the bare
+   * <html><body> dom.c makes up, with no libxml2 node behind it, and an
+   * empty input has no libxml2 doc at all): the HTML is empty, as the
+   * text is. Only a selection that needs serialising needs the doc. */
+  if (result->n_selected == 0 || (count <= 2 && nodes[0].text_len == 0))
+    return WN_OK;
   xmlDocPtr doc = wn_dom_xml_doc(page);
   if (!doc)
     return wn_diag_set(diag, WN_EINVAL, "detect: HTML output needs a page parsed with keep_xml");
-  const wn_dom_node *nodes = wn_dom_nodes(page, NULL);
   wn_err err = WN_OK;
   for (uint32_t k = 0; k < result->n_selected && !err; k++) {
     xmlNodePtr node = nodes[result->selected[k]].xml;
