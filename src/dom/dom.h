@@ -91,6 +91,15 @@ typedef enum wn_dom_tag {
 /* Node flags. */
 #define WN_DOM_BLOCK 0x01u   /* a block-level element: text output breaks a line */
 #define WN_DOM_IN_LINK 0x02u /* a text node inside an <a href> */
+/* Text nodes: the source had white space before / after this text (trimmed
+ * from `text`, or white-space-only text next to it). Text output puts a
+ * space between two inline texts only where one of them says so, as a
+ * browser renders "<b>un</b>believable" as one word. */
+#define WN_DOM_SPACE_BEFORE 0x04u
+#define WN_DOM_SPACE_AFTER 0x08u
+/* Text nodes inside pre (or listing, xmp, plaintext): wn_dom_raw_text
+ * gives the text as written, line breaks included. */
+#define WN_DOM_IN_PRE 0x10u
 
 typedef struct wn_dom_node {
   uint32_t parent;       /* WN_DOM_NONE for the root */
@@ -112,7 +121,8 @@ typedef struct wn_dom_node {
   const char *name;     /* interned lower-case tag name; "#text" for text */
   const char *id;       /* id attribute or NULL */
   const char *cls;      /* class attribute or NULL */
-  const char *text;     /* text nodes: collapsed text (NUL-terminated) */
+  const char *text;     /* text nodes: collapsed text (NUL-terminated); every
+                           algorithm reads this one (see wn_dom_raw_text) */
   uint32_t own_text_len;/* text nodes: strlen(text) */
   uint32_t xml_index;   /* reserved */
   void *xml;            /* the libxml2 node while the page keeps its doc */
@@ -146,6 +156,14 @@ size_t wn_dom_input_bytes(const wn_dom_page *page);
 size_t wn_dom_memory(const wn_dom_page *page);
 /* The libxml2 document (htmlDocPtr) when parsed with keep_xml, else NULL. */
 void *wn_dom_xml_doc(const wn_dom_page *page);
+
+/* The text of a text node as written, for output: for WN_DOM_IN_PRE nodes
+ * the source text with the white-space-only text before it (line breaks
+ * between the spans of highlighted code), NUL-terminated; for other nodes
+ * their collapsed text. Valid until wn_dom_free(). (Kept behind the
+ * collapsed text in one allocation rather than in a field of every node:
+ * pre is rare, nodes are many.) */
+const char *wn_dom_raw_text(const wn_dom_node *node);
 
 /* Appends an XPath-like path of node i, e.g. "/html[1]/body[1]/div[2]/p[1]"
  * (positions count same-name element siblings in the compact tree). */
