@@ -541,6 +541,12 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
     return wn_diag_set(diag, WN_ETOOBIG, "page is too large for the HTML parser");
   wn_buf_init(&builder.pre_space, max_bytes);
 
+  /* A compressed body, a PDF, an image: refused, not "extracted" as
+   * windows-1252 mojibake. */
+  err = wn_dom_sniff(bytes, len, opts ? opts->transport_charset : NULL, diag);
+  if (err)
+    return err;
+
   page = calloc(1, sizeof *page);
   if (!page)
     return WN_ENOMEM;

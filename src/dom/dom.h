@@ -55,7 +55,10 @@ typedef struct wn_dom_decoded {
 } wn_dom_decoded;
 
 /*
- * Decodes a page to UTF-8. Order: BOM; the transport charset (may be NULL);
+ * Decodes a page to UTF-8. Order: BOM (UTF-8, UTF-16, UTF-32); UTF-16 or
+ * UTF-32 without a BOM, told by where the zero bytes of ASCII characters
+ * fall (source WN_CHARSET_GUESS, or TRANSPORT when the transport charset
+ * says the same); the transport charset (may be NULL);
  * a <meta> declaration in the first 4096 bytes; else a guess. A declaration
  * the bytes contradict (declared UTF-8 but invalid UTF-8; declared a
  * single-byte charset but the bytes are valid, non-ASCII UTF-8) is
@@ -67,6 +70,21 @@ typedef struct wn_dom_decoded {
 wn_err wn_dom_decode(const char *bytes, size_t len, const char *transport_charset,
                      size_t max_bytes, wn_dom_decoded *out, wn_diag *diag);
 void wn_dom_decoded_free(wn_dom_decoded *decoded);
+
+/*
+ * Refuses bytes that are no text, before any decoding: WN_ENOTHTML with a
+ * message naming what was seen ("not an HTML page: gzip data", "... PDF
+ * document", "... PNG image", "... binary data (NUL bytes: ...)"). The
+ * rule: a known file signature at the start, or, in the first KiB, NUL
+ * bytes (1% or more) or C0 control bytes other than white space and ESC
+ * (5% or more) in bytes that are not UTF-16 or UTF-32 text (by a byte order
+ * mark, the places of their zero bytes, or, for the control bytes, a
+ * transport_charset naming UTF-16). WN_OK for anything else, empty input
+ * included. wn_dom_parse calls it; wn_dom_decode does not (it decodes any
+ * bytes).
+ */
+wn_err wn_dom_sniff(const char *bytes, size_t len, const char *transport_charset,
+                    wn_diag *diag);
 
 /* ---- the compact tree --------------------------------------------------- */
 
