@@ -968,6 +968,8 @@ wn_err wn_dom_sniff(const char *bytes, size_t len, const char *transport_charset
     return wn_diag_set(diag, WN_ENOTHTML,
                        "not an HTML page: binary data (NUL bytes: %zu in the first %zu)", nul,
                        n);
+  if (control * 100 < n * WN_SNIFF_MAX_CONTROL_PERCENT)
+    return WN_OK;
   /* A declared UTF-16 (CJK text, no ASCII to show its zeros) may hold
    * any byte in its code units. */
   wn_charset_choice declared = {.name = "", .flags = 0, .cd = wn_no_iconv};
@@ -976,11 +978,11 @@ wn_err wn_dom_sniff(const char *bytes, size_t len, const char *transport_charset
                                 strnlen(transport_charset, WN_DECODE_TRANSPORT_MAX), &declared) &&
              (declared.flags & (WN_CS_UTF16 | WN_CS_UTF32));
   wn_charset_choice_reset(&declared);
-  if (!wide && control * 100 >= n * WN_SNIFF_MAX_CONTROL_PERCENT)
-    return wn_diag_set(diag, WN_ENOTHTML,
-                       "not an HTML page: binary data (control bytes: %zu in the first %zu)",
-                       control, n);
-  return WN_OK;
+  if (wide)
+    return WN_OK;
+  return wn_diag_set(diag, WN_ENOTHTML,
+                     "not an HTML page: binary data (control bytes: %zu in the first %zu)",
+                     control, n);
 }
 
 /* ---- the public functions -------------------------------------------------- */
