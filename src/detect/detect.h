@@ -51,11 +51,16 @@ const uint32_t *wn_detect_selected(const wn_detect_result *result, uint32_t *cou
 const uint8_t *wn_detect_template_flags(const wn_detect_result *result);
 
 /* Main content as plain text: one line per block element, whitespace
- * collapsed, template text left out. */
+ * collapsed, template text left out. Inline elements join their
+ * neighbours as a browser renders them ("<b>un</b>believable" is one
+ * word): a space only where the source had white space or left-out text
+ * lay between. Text inside pre (listing, xmp, plaintext) keeps its lines,
+ * trailing blanks and leading/trailing empty lines trimmed. */
 wn_err wn_detect_render_text(const wn_dom_page *page, const wn_detect_result *result,
                              wn_buf *out);
 /* The selected subtrees as HTML, in document order (needs a page parsed
- * with keep_xml). */
+ * with keep_xml). Nothing selected, or a page without elements, gives
+ * empty output and WN_OK, as render_text does. */
 wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *result,
                              wn_buf *out, wn_diag *diag);
 

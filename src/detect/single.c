@@ -145,7 +145,7 @@ static wn_err wn_single_drop_minor(const wn_dom_page *page, wn_detect_result *re
  * related stories, tags and share links beside the article. A block that
  * is mostly link text is such a list; a container (table, list, div...)
  * holding several links needs less to be one, as in Readability's cleaning
- * and in the template method's cue selector (detect.c): a container with
+ * and in the template method's cue selector (select_cues.c): a container with
  * at least two links and more than a fifth link text, any block with more
  * than half (wn_detect_link_limit). Never the container that holds most
  * of the content itself: only blocks holding less than half of the kept

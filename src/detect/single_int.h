@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "detect/detect.h"
-#include "detect/detect_impl.h"
+#include "detect/detect_int.h"
 
 /* Steps added to the papers' methods; wn_detect_single() runs the
  * default set of each method. Each was kept only because it raised the

@@ -45,6 +45,7 @@ static const char wn_replacement[3] = {'\xEF', '\xBF', '\xBD'}; /* U+FFFD */
 #define WN_CS_SINGLE_BYTE 0x01u /* every byte is one character */
 #define WN_CS_UTF8 0x02u        /* decoded by our own UTF-8 pass, not iconv */
 #define WN_CS_UTF16 0x04u       /* two-byte code units */
+#define WN_CS_UTF32 0x08u       /* four-byte code units */
 
 typedef struct wn_charset_encoding {
   const char *name;  /* WHATWG name, reported in wn_dom_decoded.charset */
@@ -62,7 +63,7 @@ enum {
   WN_ENC_WIN1255, WN_ENC_WIN1256, WN_ENC_WIN1257, WN_ENC_WIN1258,
   WN_ENC_MACCYRILLIC, WN_ENC_GBK, WN_ENC_GB18030, WN_ENC_BIG5, WN_ENC_EUCJP,
   WN_ENC_ISO2022JP, WN_ENC_SHIFTJIS, WN_ENC_EUCKR, WN_ENC_UTF16BE,
-  WN_ENC_UTF16LE, WN_ENC_COUNT
+  WN_ENC_UTF16LE, WN_ENC_UTF32BE, WN_ENC_UTF32LE, WN_ENC_COUNT
 };
 
 /* Where WHATWG's encoding is a superset of the ISO one (Shift_JIS is
@@ -107,6 +108,11 @@ static const wn_charset_encoding wn_encodings[WN_ENC_COUNT] = {
     [WN_ENC_EUCKR] = {"EUC-KR", "CP949", 0},
     [WN_ENC_UTF16BE] = {"UTF-16BE", "UTF-16BE", WN_CS_UTF16},
     [WN_ENC_UTF16LE] = {"UTF-16LE", "UTF-16LE", WN_CS_UTF16},
+    /* No label names these (WHATWG has none, and a declared UTF-32 is
+     * refused below): only a byte order mark or the zero bytes of its
+     * code units (wn_sniff_wide) choose them. */
+    [WN_ENC_UTF32BE] = {"UTF-32BE", "UTF-32BE", WN_CS_UTF32},
+    [WN_ENC_UTF32LE] = {"UTF-32LE", "UTF-32LE", WN_CS_UTF32},
 };
 
 typedef struct wn_charset_label {
@@ -481,7 +487,7 @@ static wn_err wn_utf8_append_clean(wn_buf *out, const unsigned char *p, size_t l
 
 /*
  * Converts with iconv. An undecodable sequence (EILSEQ) or one cut off by
- * the end (EINVAL) becomes one U+FFFD for one code unit (two bytes in
+ * the end (EINVAL) becomes one U+FFFD for one code unit (four bytes in UTF-32, two in
  * UTF-16, else one), and decoding goes on. Output passes the UTF-8 cleaner
  * too, so a NUL in the input never reaches the parser.
  */
@@ -795,6 +801,19 @@ out:
   return found;
 }
 
+/* Chooses one of wn_encodings by its index; 0 when iconv lacks it. */
+static int wn_choose_encoding(int index, wn_charset_choice *choice) {
+  const wn_charset_encoding *enc = &wn_encodings[index];
+  iconv_t cd = iconv_open("UTF-8", enc->iconv);
+  if (cd == wn_no_iconv)
+    return 0;
+  wn_charset_choice_reset(choice);
+  wn_copy_name(choice->name, sizeof choice->name, enc->name);
+  choice->flags = enc->flags;
+  choice->cd = cd;
+  return 1;
+}
+
 static void wn_choose_utf8(wn_charset_choice *choice) {
   wn_charset_choice_reset(choice);
   wn_copy_name(choice->name, sizeof choice->name, wn_encodings[WN_ENC_UTF8].name);
@@ -807,6 +826,163 @@ static void wn_choose_windows_1252(wn_charset_choice *choice) {
    * still yields valid UTF-8 with U+FFFD for every non-ASCII byte. */
   if (!wn_charset_resolve("windows-1252", 12, choice))
     wn_choose_utf8(choice);
+}
+
+/* ---- binary input ------------------------------------------------------------ */
+
+/* Binary sniffing looks at this many bytes, as the WHATWG MIME Sniffing
+ * standard's "resource header" does (section 7.1: up to 1445 bytes; its
+ * binary-data rule, 7.2, reads the same header). */
+#define WN_SNIFF_BYTES 1024u
+/* NUL bytes in text: a stray one happens (a broken CMS, a padded file);
+ * a share of 1% is no text. */
+#define WN_SNIFF_MAX_NUL_PERCENT 1u
+/* C0 control bytes other than the white space HTML knows (TAB, LF, VT,
+ * FF, CR) and ESC (ISO-2022-JP's shifts): random or compressed bytes hold
+ * about 10%, text next to none. */
+#define WN_SNIFF_MAX_CONTROL_PERCENT 5u
+
+/*
+ * UTF-16 or UTF-32 text without a byte order mark, told by where the zero
+ * bytes fall: HTML is mostly ASCII markup, and an ASCII character is one
+ * byte and one (UTF-16) or three (UTF-32) zero bytes, always at the same
+ * place in its code unit. Returns WN_ENC_UTF16LE/BE or WN_ENC_UTF32LE/BE,
+ * or -1 when the first WN_SNIFF_BYTES bytes do not look like one.
+ */
+static int wn_sniff_wide(const unsigned char *u, size_t len) {
+  size_t n = len < WN_SNIFF_BYTES ? len : WN_SNIFF_BYTES;
+  n -= n % 4;
+  if (n < 8)
+    return -1;
+  size_t zero[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < n; i++)
+    zero[i % 4] += u[i] == 0;
+  size_t units4 = n / 4, units2 = n / 2;
+  /* UTF-32: the top byte of every code unit is zero (Unicode ends at
+   * U+10FFFF) and the next one nearly always (the BMP); the low byte of an
+   * ASCII-heavy text is not. */
+  if (zero[3] * 10 >= units4 * 9 && zero[2] * 10 >= units4 * 9 && zero[0] * 2 < units4)
+    return WN_ENC_UTF32LE;
+  if (zero[0] * 10 >= units4 * 9 && zero[1] * 10 >= units4 * 9 && zero[3] * 2 < units4)
+    return WN_ENC_UTF32BE;
+  /* UTF-16: a third of the code units or more are ASCII (high byte zero),
+   * and hardly any low byte is zero. */
+  size_t odd = zero[1] + zero[3], even = zero[0] + zero[2];
+  if (odd * 3 >= units2 && even * 20 <= odd)
+    return WN_ENC_UTF16LE;
+  if (even * 3 >= units2 && odd * 20 <= even)
+    return WN_ENC_UTF16BE;
+  return -1;
+}
+
+typedef struct wn_magic {
+  const char *prefix; /* must start the bytes too, NULL if nothing */
+  size_t offset;      /* where `bytes` sit */
+  const char *bytes;
+  size_t len;
+  const char *what;   /* NULL: a two-letter signature (see below) */
+} wn_magic;
+
+/* File signatures of what a server hands out instead of a page: a body
+ * still compressed (a Content-Encoding lost on the way), a download, an
+ * image. From the WHATWG MIME Sniffing standard (6.1 images, 6.2 audio and
+ * video, 7.1 archives and PDF) and the formats' own specifications. */
+#define WN_MAGIC(offset, bytes, what) {NULL, offset, bytes, sizeof bytes - 1, what}
+#define WN_MAGIC_AFTER(prefix, offset, bytes, what) {prefix, offset, bytes, sizeof bytes - 1, what}
+static const wn_magic wn_magics[] = {
+    WN_MAGIC(0, "\x1F\x8B\x08", "gzip data"),
+    WN_MAGIC_AFTER("BZh", 4, "1AY&SY", "bzip2 data"), /* "BZh" level, block magic */
+    WN_MAGIC(0, "\xFD" "7zXZ\x00", "xz data"),
+    WN_MAGIC(0, "\x28\xB5\x2F\xFD", "zstd data"),
+    WN_MAGIC(0, "7z\xBC\xAF\x27\x1C", "7-Zip archive"),
+    WN_MAGIC(0, "PK\x03\x04", "ZIP archive"),
+    WN_MAGIC(0, "PK\x05\x06", "ZIP archive"),
+    WN_MAGIC(0, "Rar!\x1A\x07", "RAR archive"),
+    WN_MAGIC(0, "%PDF-", "PDF document"),
+    WN_MAGIC(0, "%!PS-Adobe-", "PostScript document"),
+    WN_MAGIC(0, "\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1", "OLE compound document (MS Office)"),
+    WN_MAGIC(0, "GIF87a", "GIF image"),
+    WN_MAGIC(0, "GIF89a", "GIF image"),
+    WN_MAGIC(0, "\x89PNG\r\n\x1A\n", "PNG image"),
+    WN_MAGIC(0, "\xFF\xD8\xFF", "JPEG image"),
+    WN_MAGIC_AFTER("RIFF", 8, "WEBP", "WebP image"), /* "RIFF", a length, the type */
+    WN_MAGIC_AFTER("RIFF", 8, "WAVE", "WAVE audio"),
+    WN_MAGIC_AFTER("RIFF", 8, "AVI ", "AVI video"),
+    WN_MAGIC(0, "BM", NULL),           /* BMP: too short alone, see below */
+    WN_MAGIC(0, "\x00\x00\x01\x00", "ICO image"),
+    WN_MAGIC(4, "ftyp", "MP4/QuickTime media"),
+    WN_MAGIC(0, "\x1A\x45\xDF\xA3", "Matroska/WebM media"),
+    WN_MAGIC(0, "OggS\x00", "Ogg media"),
+    WN_MAGIC(0, "ID3", "MP3 audio"),
+    WN_MAGIC(0, "fLaC", "FLAC audio"),
+    WN_MAGIC(0, "wOFF", "WOFF font"),
+    WN_MAGIC(0, "wOF2", "WOFF2 font"),
+    WN_MAGIC(0, "\x7F" "ELF", "ELF executable"),
+    WN_MAGIC(0, "MZ", NULL),           /* DOS/Windows executable: see below */
+    WN_MAGIC(0, "\x00" "asm", "WebAssembly module"),
+    WN_MAGIC(0, "SQLite format 3\x00", "SQLite database"),
+};
+
+/* What a known file signature at the start of the bytes says, or NULL. */
+static const char *wn_sniff_magic(const unsigned char *u, size_t len) {
+  for (size_t i = 0; i < sizeof wn_magics / sizeof wn_magics[0]; i++) {
+    const wn_magic *m = &wn_magics[i];
+    if (len < m->offset + m->len || memcmp(u + m->offset, m->bytes, m->len) != 0)
+      continue;
+    if (m->prefix && memcmp(u, m->prefix, strlen(m->prefix)) != 0)
+      continue; /* the prefix ends before offset: len covers it */
+    if (m->what)
+      return m->what;
+    /* Two-letter signatures are also how some text starts ("BMW...",
+     * "MZ..."): taken only with a C0 control byte or NUL among the next
+     * few bytes, which text does not have. */
+    for (size_t k = 2; k < 16 && k < len; k++)
+      if (u[k] < 0x09 || (u[k] > 0x0D && u[k] < 0x20))
+        return u[0] == 'B' ? "BMP image" : "DOS/Windows executable";
+  }
+  return NULL;
+}
+
+wn_err wn_dom_sniff(const char *bytes, size_t len, const char *transport_charset,
+                    wn_diag *diag) {
+  if (!bytes || len == 0)
+    return WN_OK;
+  const unsigned char *u = (const unsigned char *)bytes;
+  const char *what = wn_sniff_magic(u, len);
+  if (what)
+    return wn_diag_set(diag, WN_ENOTHTML, "not an HTML page: %s", what);
+  /* A byte order mark, or zero bytes where UTF-16 or UTF-32 put them:
+   * text whose code units may hold any byte. */
+  if ((len >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) ||
+      (len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))) ||
+      (len >= 4 && u[0] == 0 && u[1] == 0 && u[2] == 0xFE && u[3] == 0xFF) ||
+      wn_sniff_wide(u, len) >= 0)
+    return WN_OK;
+  size_t n = len < WN_SNIFF_BYTES ? len : WN_SNIFF_BYTES;
+  size_t nul = 0, control = 0;
+  for (size_t i = 0; i < n; i++) {
+    nul += u[i] == 0;
+    control += u[i] < 0x20 && (u[i] < 0x09 || u[i] > 0x0D) && u[i] != 0x1B;
+  }
+  if (nul > 0 && nul * 100 >= n * WN_SNIFF_MAX_NUL_PERCENT)
+    return wn_diag_set(diag, WN_ENOTHTML,
+                       "not an HTML page: binary data (NUL bytes: %zu in the first %zu)", nul,
+                       n);
+  if (control * 100 < n * WN_SNIFF_MAX_CONTROL_PERCENT)
+    return WN_OK;
+  /* A declared UTF-16 (CJK text, no ASCII to show its zeros) may hold
+   * any byte in its code units. */
+  wn_charset_choice declared = {.name = "", .flags = 0, .cd = wn_no_iconv};
+  int wide = transport_charset &&
+             wn_charset_resolve(transport_charset,
+                                strnlen(transport_charset, WN_DECODE_TRANSPORT_MAX), &declared) &&
+             (declared.flags & (WN_CS_UTF16 | WN_CS_UTF32));
+  wn_charset_choice_reset(&declared);
+  if (wide)
+    return WN_OK;
+  return wn_diag_set(diag, WN_ENOTHTML,
+                     "not an HTML page: binary data (control bytes: %zu in the first %zu)",
+                     control, n);
 }
 
 /* ---- the public functions -------------------------------------------------- */
@@ -851,6 +1027,16 @@ static wn_err wn_charset_choose(const char **bytes, size_t *len, const char *tra
     *source = WN_CHARSET_BOM;
     return WN_OK;
   }
+  /* UTF-32's marks first: FF FE 00 00 also starts like UTF-16LE's. */
+  if (*len >= 4 && ((u[0] == 0xFF && u[1] == 0xFE && u[2] == 0 && u[3] == 0) ||
+                    (u[0] == 0 && u[1] == 0 && u[2] == 0xFE && u[3] == 0xFF))) {
+    if (wn_choose_encoding(u[0] == 0xFF ? WN_ENC_UTF32LE : WN_ENC_UTF32BE, choice)) {
+      *bytes += 4;
+      *len -= 4;
+      *source = WN_CHARSET_BOM;
+      return WN_OK;
+    }
+  }
   if (*len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))) {
     const char *label = u[0] == 0xFF ? "utf-16le" : "utf-16be";
     if (wn_charset_resolve(label, strlen(label), choice)) {
@@ -859,6 +1045,23 @@ static wn_err wn_charset_choose(const char **bytes, size_t *len, const char *tra
       *source = WN_CHARSET_BOM;
       return WN_OK;
     }
+  }
+
+  /* UTF-16 or UTF-32 without a mark: the zero bytes of ASCII characters
+   * tell, where a single-byte guess would make mojibake of every
+   * character (uchardet reads "<\0h\0t\0" as gb18030). A transport
+   * declaration of the same encoding is still reported as such. */
+  int wide = wn_sniff_wide(u, *len);
+  if (wide >= 0 && wn_choose_encoding(wide, choice)) {
+    wn_charset_choice declared_wide = {.name = "", .flags = 0, .cd = wn_no_iconv};
+    *source = WN_CHARSET_GUESS;
+    if (transport_charset &&
+        wn_charset_resolve(transport_charset,
+                           strnlen(transport_charset, WN_DECODE_TRANSPORT_MAX), &declared_wide) &&
+        strcmp(declared_wide.name, choice->name) == 0)
+      *source = WN_CHARSET_TRANSPORT;
+    wn_charset_choice_reset(&declared_wide);
+    return WN_OK;
   }
 
   /* A declaration: the transport layer's, else a <meta>. */
@@ -934,8 +1137,11 @@ wn_err wn_dom_decode(const char *bytes, size_t len, const char *transport_charse
   if (choice.cd == wn_no_iconv)
     err = wn_utf8_append_clean(&buf, (const unsigned char *)bytes, len);
   else
-    err = wn_iconv_append(&buf, choice.cd, (choice.flags & WN_CS_UTF16) ? 2 : 1, bytes, len,
-                          diag);
+    err = wn_iconv_append(&buf, choice.cd,
+                          (choice.flags & WN_CS_UTF32)   ? 4
+                          : (choice.flags & WN_CS_UTF16) ? 2
+                                                         : 1,
+                          bytes, len, diag);
   if (err == WN_ETOOBIG) {
     wn_diag_set(diag, err, "decode: page is larger than the cap of %zu bytes once decoded from %s",
                 cap, choice.name);

@@ -83,6 +83,7 @@ static const wn_tag_entry wn_tags[] = {
     {"label", WN_TAG_LABEL, 0},
     {"legend", WN_TAG_OTHER, 1},
     {"li", WN_TAG_LI, 1},
+    {"listing", WN_TAG_OTHER, 1},
     {"main", WN_TAG_MAIN, 1},
     {"math", WN_TAG_OTHER, WN_SKIP},
     {"menu", WN_TAG_OTHER, 1},
@@ -94,6 +95,7 @@ static const wn_tag_entry wn_tags[] = {
     {"ol", WN_TAG_OL, 1},
     {"option", WN_TAG_OPTION, 1},
     {"p", WN_TAG_P, 1},
+    {"plaintext", WN_TAG_OTHER, 1},
     {"pre", WN_TAG_PRE, 1},
     {"script", WN_TAG_OTHER, WN_SKIP},
     {"section", WN_TAG_SECTION, 1},
@@ -114,6 +116,7 @@ static const wn_tag_entry wn_tags[] = {
     {"title", WN_TAG_OTHER, WN_SKIP},
     {"tr", WN_TAG_TR, 1},
     {"ul", WN_TAG_UL, 1},
+    {"xmp", WN_TAG_OTHER, 1},
 };
 
 static int wn_tag_cmp(const void *key, const void *entry) {
@@ -139,15 +142,21 @@ static int wn_is_space(const unsigned char *p, size_t left, size_t *width) {
 }
 
 /* Collapses runs of white space to one space and trims both ends. Returns
- * NULL for white-space-only text (not a node of ours). */
-static char *wn_collapse(wn_arena *arena, const char *text, uint32_t *out_len, int *oom) {
+ * NULL for white-space-only text (not a node of ours). *edges gets
+ * WN_DOM_SPACE_BEFORE / WN_DOM_SPACE_AFTER for what was trimmed: text
+ * output needs it to join inline elements as a browser does. */
+static char *wn_collapse(wn_arena *arena, const char *text, uint32_t *out_len, uint8_t *edges,
+                         int *oom) {
   size_t len = strlen(text);
   const unsigned char *p = (const unsigned char *)text;
   size_t i = 0, width = 1, n = 0;
+  *edges = 0;
   while (i < len && wn_is_space(p + i, len - i, &width))
     i += width;
   if (i == len)
     return NULL;
+  if (i > 0)
+    *edges |= WN_DOM_SPACE_BEFORE;
   if (len - i > UINT32_MAX - 1) {
     *oom = 1;
     return NULL;
@@ -170,6 +179,8 @@ static char *wn_collapse(wn_arena *arena, const char *text, uint32_t *out_len, i
     }
     out[n++] = (char)p[i++];
   }
+  if (pending_space)
+    *edges |= WN_DOM_SPACE_AFTER;
   out[n] = '\0';
   *out_len = (uint32_t)n;
   return out;
@@ -243,6 +254,16 @@ typedef struct wn_builder {
   wn_dom_page *page;
   uint32_t cap;
   uint32_t max_nodes;
+  /* Text output joins inline text as a browser renders it, so it must know
+   * where the source had white space: white-space-only text is no node of
+   * ours, so the text nodes either side of it get WN_DOM_SPACE_AFTER /
+   * _BEFORE. */
+  uint32_t last_text;  /* the latest text node, WN_DOM_NONE before the first */
+  int space_pending;   /* white-space-only text since last_text */
+  /* Inside <pre>, white space is content: white-space-only text there (the
+   * line breaks between highlighted spans of code) is kept here and put in
+   * front of the next text node's raw_text. Malloc'd, bounded by the page. */
+  wn_buf pre_space;
 } wn_builder;
 
 static wn_dom_node *wn_add_node(wn_builder *b, uint32_t parent, uint32_t *prev_sibling,
@@ -287,7 +308,37 @@ typedef struct wn_frame {
   uint32_t index;      /* compact node of this open element */
   uint32_t last_child; /* its last compact child so far */
   uint8_t in_link;
+  uint8_t in_pre;      /* inside pre, listing, xmp or plaintext */
 } wn_frame;
+
+/* Elements whose text is preformatted: HTML renders their white space and
+ * line breaks as written. (textarea is too, but is left out of the tree as
+ * user interface.) */
+static int wn_is_pre(const char *name) {
+  return strcmp(name, "pre") == 0 || strcmp(name, "listing") == 0 ||
+         strcmp(name, "xmp") == 0 || strcmp(name, "plaintext") == 0;
+}
+
+/* The text of a text node inside pre: its collapsed text, NUL, then the
+ * pending white space (see wn_builder.pre_space) and the text as written,
+ * NUL-terminated (wn_dom_raw_text reads the second part). */
+static char *wn_pre_text(wn_builder *b, const char *collapsed, uint32_t collapsed_len,
+                         const char *text) {
+  size_t len = strlen(text), pending = b->pre_space.len;
+  if (len > SIZE_MAX / 2 - pending - collapsed_len)
+    return NULL;
+  char *out = wn_arena_alloc(b->page->arena, (size_t)collapsed_len + 1 + pending + len + 1);
+  if (!out)
+    return NULL;
+  memcpy(out, collapsed, (size_t)collapsed_len + 1);
+  char *raw = out + collapsed_len + 1;
+  if (pending)
+    memcpy(raw, b->pre_space.data, pending);
+  memcpy(raw + pending, text, len);
+  raw[pending + len] = '\0';
+  wn_buf_reset(&b->pre_space);
+  return out;
+}
 
 static wn_err wn_build(wn_builder *b, xmlNodePtr root, uint32_t max_depth, int keep_xml,
                        wn_diag *diag) {
@@ -337,10 +388,16 @@ static wn_err wn_build(wn_builder *b, xmlNodePtr root, uint32_t max_depth, int k
         uint8_t in_link = top ? stack[top - 1].in_link : 0;
         if (node->tag == WN_TAG_A && xmlHasProp(cur, (const xmlChar *)"href"))
           in_link = 1;
+        uint8_t in_pre = top ? stack[top - 1].in_pre : 0;
+        if (!in_pre && wn_is_pre(node->name)) {
+          in_pre = 1;
+          wn_buf_reset(&b->pre_space); /* white space of an earlier pre stays there */
+        }
         if (cur->children) {
           stack[top].index = page->count - 1;
           stack[top].last_child = WN_DOM_NONE;
           stack[top].in_link = in_link;
+          stack[top].in_pre = in_pre;
           top++;
           descend = 1;
         }
@@ -348,10 +405,22 @@ static wn_err wn_build(wn_builder *b, xmlNodePtr root, uint32_t max_depth, int k
     } else if ((cur->type == XML_TEXT_NODE || cur->type == XML_CDATA_SECTION_NODE) &&
                cur->content && top > 0) {
       uint32_t len = 0;
-      char *text = wn_collapse(page->arena, (const char *)cur->content, &len, &oom);
+      uint8_t edges = 0;
+      int in_pre = stack[top - 1].in_pre;
+      char *text = wn_collapse(page->arena, (const char *)cur->content, &len, &edges, &oom);
       if (oom)
         return WN_ENOMEM;
-      if (text) {
+      if (!text) {
+        b->space_pending = 1;
+        if (b->last_text != WN_DOM_NONE)
+          page->nodes[b->last_text].flags |= WN_DOM_SPACE_AFTER;
+        if (in_pre) {
+          const char *ws = (const char *)cur->content;
+          err = wn_buf_append(&b->pre_space, ws, strlen(ws));
+          if (err)
+            return err;
+        }
+      } else {
         if (top > max_depth)
           return wn_diag_set(diag, WN_ETOODEEP, "page nests elements deeper than the cap of %u",
                              max_depth);
@@ -359,13 +428,24 @@ static wn_err wn_build(wn_builder *b, xmlNodePtr root, uint32_t max_depth, int k
             wn_add_node(b, stack[top - 1].index, &stack[top - 1].last_child, (uint16_t)top, &err);
         if (!node)
           goto fail;
+        if (in_pre) {
+          text = wn_pre_text(b, text, len, (const char *)cur->content);
+          if (!text)
+            return WN_ENOMEM;
+        }
         node->tag = WN_TAG_TEXT;
         node->name = "#text";
         node->text = text;
         node->own_text_len = len;
-        node->flags = stack[top - 1].in_link ? WN_DOM_IN_LINK : 0;
+        node->flags = (uint8_t)((stack[top - 1].in_link ? WN_DOM_IN_LINK : 0) | edges);
+        if (b->space_pending)
+          node->flags |= WN_DOM_SPACE_BEFORE;
+        if (in_pre)
+          node->flags |= WN_DOM_IN_PRE;
         node->sig = wn_text_sig(text);
         node->xml = keep_xml ? cur : NULL;
+        b->last_text = page->count - 1;
+        b->space_pending = 0;
       }
     }
     if (descend) {
@@ -445,6 +525,7 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
   wn_dom_page *page = NULL;
   wn_dom_decoded decoded = {0};
   xmlDocPtr doc = NULL;
+  wn_builder builder = {.page = NULL, .cap = 0, .max_nodes = 0, .last_text = WN_DOM_NONE};
   *out = NULL;
 
   size_t max_bytes = opts && opts->max_bytes ? opts->max_bytes : WN_DOM_DEFAULT_MAX_BYTES;
@@ -458,6 +539,13 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
                        max_bytes);
   if (len > INT32_MAX)
     return wn_diag_set(diag, WN_ETOOBIG, "page is too large for the HTML parser");
+  wn_buf_init(&builder.pre_space, max_bytes);
+
+  /* A compressed body, a PDF, an image: refused, not "extracted" as
+   * windows-1252 mojibake. */
+  err = wn_dom_sniff(bytes, len, opts ? opts->transport_charset : NULL, diag);
+  if (err)
+    return err;
 
   page = calloc(1, sizeof *page);
   if (!page)
@@ -478,7 +566,8 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
   snprintf(page->charset, sizeof page->charset, "%s", decoded.charset);
   page->charset_source = decoded.source;
 
-  wn_builder builder = {.page = page, .cap = 0, .max_nodes = max_nodes};
+  builder.page = page;
+  builder.max_nodes = max_nodes;
   if (decoded.len > 0) {
     /* The bytes are UTF-8 now: IGNORE_ENC keeps libxml2 from switching
      * encodings again on a <meta charset>. */
@@ -507,6 +596,7 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
   *out = page;
   page = NULL;
 out:
+  wn_buf_free(&builder.pre_space);
   if (doc)
     xmlFreeDoc(doc);
   wn_dom_decoded_free(&decoded);
@@ -537,6 +627,14 @@ wn_charset_source wn_dom_charset_source(const wn_dom_page *page) { return page->
 size_t wn_dom_input_bytes(const wn_dom_page *page) { return page->input_bytes; }
 size_t wn_dom_memory(const wn_dom_page *page) { return wn_arena_used(page->arena); }
 void *wn_dom_xml_doc(const wn_dom_page *page) { return page->doc; }
+
+const char *wn_dom_raw_text(const wn_dom_node *node) {
+  if (node->tag != WN_TAG_TEXT || !node->text)
+    return NULL;
+  if (node->flags & WN_DOM_IN_PRE)
+    return node->text + node->own_text_len + 1;
+  return node->text;
+}
 
 wn_err wn_dom_node_path(const wn_dom_page *page, uint32_t i, wn_buf *out) {
   if (i >= page->count)

@@ -55,7 +55,10 @@ typedef struct wn_dom_decoded {
 } wn_dom_decoded;
 
 /*
- * Decodes a page to UTF-8. Order: BOM; the transport charset (may be NULL);
+ * Decodes a page to UTF-8. Order: BOM (UTF-8, UTF-16, UTF-32); UTF-16 or
+ * UTF-32 without a BOM, told by where the zero bytes of ASCII characters
+ * fall (source WN_CHARSET_GUESS, or TRANSPORT when the transport charset
+ * says the same); the transport charset (may be NULL);
  * a <meta> declaration in the first 4096 bytes; else a guess. A declaration
  * the bytes contradict (declared UTF-8 but invalid UTF-8; declared a
  * single-byte charset but the bytes are valid, non-ASCII UTF-8) is
@@ -67,6 +70,21 @@ typedef struct wn_dom_decoded {
 wn_err wn_dom_decode(const char *bytes, size_t len, const char *transport_charset,
                      size_t max_bytes, wn_dom_decoded *out, wn_diag *diag);
 void wn_dom_decoded_free(wn_dom_decoded *decoded);
+
+/*
+ * Refuses bytes that are no text, before any decoding: WN_ENOTHTML with a
+ * message naming what was seen ("not an HTML page: gzip data", "... PDF
+ * document", "... PNG image", "... binary data (NUL bytes: ...)"). The
+ * rule: a known file signature at the start, or, in the first KiB, NUL
+ * bytes (1% or more) or C0 control bytes other than white space and ESC
+ * (5% or more) in bytes that are not UTF-16 or UTF-32 text (by a byte order
+ * mark, the places of their zero bytes, or, for the control bytes, a
+ * transport_charset naming UTF-16). WN_OK for anything else, empty input
+ * included. wn_dom_parse calls it; wn_dom_decode does not (it decodes any
+ * bytes).
+ */
+wn_err wn_dom_sniff(const char *bytes, size_t len, const char *transport_charset,
+                    wn_diag *diag);
 
 /* ---- the compact tree --------------------------------------------------- */
 
@@ -91,6 +109,15 @@ typedef enum wn_dom_tag {
 /* Node flags. */
 #define WN_DOM_BLOCK 0x01u   /* a block-level element: text output breaks a line */
 #define WN_DOM_IN_LINK 0x02u /* a text node inside an <a href> */
+/* Text nodes: the source had white space before / after this text (trimmed
+ * from `text`, or white-space-only text next to it). Text output puts a
+ * space between two inline texts only where one of them says so, as a
+ * browser renders "<b>un</b>believable" as one word. */
+#define WN_DOM_SPACE_BEFORE 0x04u
+#define WN_DOM_SPACE_AFTER 0x08u
+/* Text nodes inside pre (or listing, xmp, plaintext): wn_dom_raw_text
+ * gives the text as written, line breaks included. */
+#define WN_DOM_IN_PRE 0x10u
 
 typedef struct wn_dom_node {
   uint32_t parent;       /* WN_DOM_NONE for the root */
@@ -112,7 +139,8 @@ typedef struct wn_dom_node {
   const char *name;     /* interned lower-case tag name; "#text" for text */
   const char *id;       /* id attribute or NULL */
   const char *cls;      /* class attribute or NULL */
-  const char *text;     /* text nodes: collapsed text (NUL-terminated) */
+  const char *text;     /* text nodes: collapsed text (NUL-terminated); every
+                           algorithm reads this one (see wn_dom_raw_text) */
   uint32_t own_text_len;/* text nodes: strlen(text) */
   uint32_t xml_index;   /* reserved */
   void *xml;            /* the libxml2 node while the page keeps its doc */
@@ -146,6 +174,14 @@ size_t wn_dom_input_bytes(const wn_dom_page *page);
 size_t wn_dom_memory(const wn_dom_page *page);
 /* The libxml2 document (htmlDocPtr) when parsed with keep_xml, else NULL. */
 void *wn_dom_xml_doc(const wn_dom_page *page);
+
+/* The text of a text node as written, for output: for WN_DOM_IN_PRE nodes
+ * the source text with the white-space-only text before it (line breaks
+ * between the spans of highlighted code), NUL-terminated; for other nodes
+ * their collapsed text. Valid until wn_dom_free(). (Kept behind the
+ * collapsed text in one allocation rather than in a field of every node:
+ * pre is rare, nodes are many.) */
+const char *wn_dom_raw_text(const wn_dom_node *node);
 
 /* Appends an XPath-like path of node i, e.g. "/html[1]/body[1]/div[2]/p[1]"
  * (positions count same-name element siblings in the compact tree). */

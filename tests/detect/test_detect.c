@@ -403,12 +403,50 @@ static void test_render_html(void **state) {
   wn_template_free(tpl);
 }
 
+/* An empty page (no input at all, or markup without elements) renders as
+ * empty HTML, like its text, whatever method served it: not as an error
+ * about keep_xml (there is no libxml2 node to serialise). */
+static void test_render_html_empty_page(void **state) {
+  (void)state;
+  wn_template *tpl = learn_site();
+  const char *const inputs[] = {"", "<html></html>", "<html><body></body></html>"};
+  const wn_detect_selector selectors[] = {WN_SELECT_CUES, WN_SELECT_PAPER, WN_SELECT_REGION};
+  for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
+    for (int keep_xml = 0; keep_xml <= 1; keep_xml++) {
+      wn_dom_page *page = NULL;
+      wn_dom_options opts = {.keep_xml = keep_xml};
+      assert_int_equal(wn_dom_parse(inputs[k], strlen(inputs[k]), &opts, &page, NULL), WN_OK);
+      for (size_t s = 0; s <= sizeof selectors / sizeof selectors[0]; s++) {
+        /* s == 3: no template, the single-page fallback */
+        wn_detect_options dopts = {.selector = s < 3 ? selectors[s] : WN_SELECT_SITE};
+        wn_detect_result *res = NULL;
+        assert_int_equal(wn_detect_page(page, s < 3 ? tpl : NULL, &dopts, &res, NULL), WN_OK);
+        wn_buf buf;
+        wn_buf_init(&buf, 0);
+        wn_diag diag = {{0}};
+        wn_err err = wn_detect_render_html(page, res, &buf, &diag);
+        if (err)
+          fail_msg("input \"%s\" keep_xml %d selector %zu: %s", inputs[k], keep_xml, s,
+                   wn_diag_message(&diag, err));
+        assert_int_equal(buf.len, 0);
+        assert_int_equal(wn_detect_render_text(page, res, &buf), WN_OK);
+        assert_int_equal(buf.len, 0);
+        wn_buf_free(&buf);
+        wn_detect_result_free(res);
+      }
+      wn_dom_free(page);
+    }
+  }
+  wn_template_free(tpl);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_alg2_reduce),       cmocka_unit_test(test_alg3_branch),
       cmocka_unit_test(test_alg4_discard),      cmocka_unit_test(test_alg5_group),
       cmocka_unit_test(test_detect_cues),       cmocka_unit_test(test_detect_template_only_page),
       cmocka_unit_test(test_render_html),       cmocka_unit_test(test_detect_policy),
+      cmocka_unit_test(test_render_html_empty_page),
       cmocka_unit_test(test_detect_region),     cmocka_unit_test(test_detect_site_selector),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

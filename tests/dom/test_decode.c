@@ -607,6 +607,175 @@ static void test_free_is_harmless(void **state) {
   wn_dom_decoded_free(&d); /* twice: zeroed, so harmless */
 }
 
+/* ---- binary input ----------------------------------------------------------- */
+
+/* wn_dom_sniff and the bytes-to-page entry point both refuse the bytes with
+ * WN_ENOTHTML and a message naming `what`. */
+static void expect_refused(const char *bytes, size_t len, const char *transport,
+                           const char *what) {
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  wn_err err = wn_dom_sniff(bytes, len, transport, &diag);
+  if (err != WN_ENOTHTML)
+    fail_msg("%s: sniff gave %s, not WN_ENOTHTML", what, wn_strerror(err));
+  if (!strstr(diag.msg, what))
+    fail_msg("%s: message \"%s\"", what, diag.msg);
+  wn_dom_page *page = (wn_dom_page *)&diag; /* must be reset to NULL */
+  wn_diag_clear(&diag);
+  wn_dom_options opts = {.transport_charset = transport};
+  assert_int_equal(wn_dom_parse(bytes, len, &opts, &page, &diag), WN_ENOTHTML);
+  assert_null(page);
+  assert_non_null(strstr(diag.msg, what));
+}
+
+static void expect_text(const char *bytes, size_t len, const char *transport) {
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  wn_err err = wn_dom_sniff(bytes, len, transport, &diag);
+  if (err)
+    fail_msg("refused as %s", diag.msg);
+  wn_dom_page *page = NULL;
+  wn_dom_options opts = {.transport_charset = transport};
+  assert_int_equal(wn_dom_parse(bytes, len, &opts, &page, NULL), WN_OK);
+  wn_dom_free(page);
+}
+
+#define BYTES(s) s, sizeof s - 1
+
+static void test_binary_refused(void **state) {
+  (void)state;
+  expect_refused(BYTES("\x1F\x8B\x08\x00\x00\x00\x00\x00\x00\x03\xB3\xC9\x28\xC9\xCD\xB1"),
+                 NULL, "gzip data");
+  expect_refused(BYTES("%PDF-1.4\n%\xE2\xE3\xCF\xD3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n"),
+                 NULL, "PDF document");
+  expect_refused(BYTES("GIF89a\x01\x00\x01\x00\x80\x00\x00\xFF\xFF\xFF\x00\x00\x00!"), NULL,
+                 "GIF image");
+  expect_refused(BYTES("\x89PNG\r\n\x1A\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"), NULL,
+                 "PNG image");
+  expect_refused(BYTES("\xFF\xD8\xFF\xE0\x00\x10JFIF\x00\x01\x01"), NULL, "JPEG image");
+  expect_refused(BYTES("PK\x03\x04\x14\x00\x00\x00\x08\x00index.html"), NULL, "ZIP archive");
+  /* The signature wins over a transport charset that says otherwise (a
+   * gzip body whose Content-Encoding got lost on the way). */
+  expect_refused(BYTES("\x1F\x8B\x08\x00\x00\x00\x00\x00"), "utf-8", "gzip data");
+
+  /* Random bytes: about one in ten a control byte, a few NULs. Without a
+   * NUL, the control bytes alone. */
+  enum { N = 4096 };
+  char *bytes = malloc(N);
+  assert_non_null(bytes);
+  uint32_t seed = 0x2545F491u;
+  for (size_t i = 0; i < N; i++)
+    bytes[i] = (char)(xorshift32(&seed) & 0xFFu);
+  bytes[0] = 'x'; /* no signature by chance */
+  expect_refused(bytes, N, NULL, "binary data");
+  expect_refused(bytes, N, "windows-1252", "binary data");
+  for (size_t i = 0; i < N; i++)
+    if (bytes[i] == 0)
+      bytes[i] = 1;
+  expect_refused(bytes, N, NULL, "binary data (control bytes");
+  /* Markup with NULs all through it (a binary format with text inside),
+   * in no UTF-16 or UTF-32 pattern. */
+  for (size_t i = 0; i < N; i++)
+    bytes[i] = (i % 7 == 3 || i % 11 == 5) ? '\0' : "<p>text</p>"[i % 11];
+  expect_refused(bytes, N, NULL, "binary data (NUL bytes");
+  free(bytes);
+}
+
+static void test_text_not_refused(void **state) {
+  (void)state;
+  expect_text(BYTES(""), NULL);
+  expect_text(BYTES("<p>Hello</p>"), NULL);
+  /* Text that starts like a two-letter signature. */
+  expect_text(BYTES("BMW unveils a new car, and MZ was a motorcycle maker.\n"), NULL);
+  expect_text(BYTES("MZ motorcycles\n<p>History</p>"), NULL);
+  /* ISO-2022-JP shifts with ESC, a C0 byte. */
+  expect_text(BYTES("<p>\x1B$B$3$s$K$A$O\x1B(B \x1B$B@$3&\x1B(B</p>"), "iso-2022-jp");
+  /* A page with one stray NUL in its first KiB. */
+  char page[2048];
+  memset(page, 'a', sizeof page);
+  memcpy(page, "<html><body><p>", 15);
+  page[500] = '\0';
+  expect_text(page, sizeof page, NULL);
+  /* UTF-16 with a BOM, and UTF-16 declared by the transport, whose CJK code
+   * units hold C0 bytes and no zero byte. */
+  expect_text(BYTES("\xFF\xFE<\x00p\x00>\x00\x2D\x4E\x87\x65<\x00/\x00p\x00>\x00"), NULL);
+  char cjk[512];
+  for (size_t i = 0; i < sizeof cjk; i += 2) {
+    cjk[i] = (char)(0x01 + i % 0x1F); /* low byte: C0 range */
+    cjk[i + 1] = 0x4E;                /* U+4Exx, CJK ideographs */
+  }
+  expect_text(cjk, sizeof cjk, "utf-16le");
+}
+
+/* Spreads an ASCII string into code units of `unit` bytes, little or big
+ * endian. */
+static size_t widen(const char *ascii, size_t unit, int big, char *out) {
+  size_t n = 0;
+  for (const char *p = ascii; *p; p++)
+    for (size_t k = 0; k < unit; k++)
+      out[n++] = (char)((big ? k == unit - 1 : k == 0) ? *p : 0);
+  return n;
+}
+
+static void test_utf16_and_utf32_without_bom(void **state) {
+  (void)state;
+  static const char html[] = "<html><body><p>caf";
+  static const char tail[] = "</p></body></html>";
+  char bytes[512];
+  const struct {
+    size_t unit;
+    int big;
+    const char *charset;
+  } cases[] = {{2, 0, "UTF-16LE"}, {2, 1, "UTF-16BE"}, {4, 0, "UTF-32LE"}, {4, 1, "UTF-32BE"}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    size_t unit = cases[c].unit;
+    int big = cases[c].big;
+    size_t n = widen(html, unit, big, bytes);
+    /* U+00E9, then U+4E2D: a non-ASCII letter and a CJK one. */
+    static const unsigned int extra[] = {0xE9, 0x4E2D};
+    for (size_t e = 0; e < 2; e++)
+      for (size_t k = 0; k < unit; k++) {
+        size_t shift = 8 * (big ? unit - 1 - k : k);
+        bytes[n++] = (char)((extra[e] >> shift) & 0xFFu);
+      }
+    n += widen(tail, unit, big, bytes + n);
+    wn_dom_decoded d;
+    wn_diag diag;
+    wn_diag_clear(&diag);
+    assert_int_equal(wn_dom_decode(bytes, n, NULL, 0, &d, &diag), WN_OK);
+    assert_string_equal(d.charset, cases[c].charset);
+    assert_int_equal(d.source, WN_CHARSET_GUESS);
+    assert_string_equal(d.utf8, "<html><body><p>caf\xC3\xA9\xE4\xB8\xAD</p></body></html>");
+    wn_dom_decoded_free(&d);
+    /* A transport charset saying the same is reported as the source. */
+    if (unit == 2) {
+      assert_int_equal(wn_dom_decode(bytes, n, big ? "utf-16be" : "utf-16le", 0, &d, NULL),
+                       WN_OK);
+      assert_string_equal(d.charset, cases[c].charset);
+      assert_int_equal(d.source, WN_CHARSET_TRANSPORT);
+      wn_dom_decoded_free(&d);
+    }
+    /* And the page parses: its text is the text, not gb18030 mojibake. */
+    wn_dom_page *page = NULL;
+    assert_int_equal(wn_dom_parse(bytes, n, NULL, &page, &diag), WN_OK);
+    uint32_t count = 0;
+    const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+    assert_int_equal(nodes[count - 1].tag, WN_TAG_TEXT);
+    assert_string_equal(nodes[count - 1].text, "caf\xC3\xA9\xE4\xB8\xAD");
+    assert_string_equal(wn_dom_charset(page), cases[c].charset);
+    wn_dom_free(page);
+  }
+  /* UTF-32 with its BOM (FF FE 00 00 is not UTF-16LE's BOM and a NUL). */
+  char bom32[64] = "\xFF\xFE\x00\x00";
+  size_t n = 4 + widen("<p>ok</p>", 4, 0, bom32 + 4);
+  wn_dom_decoded d;
+  assert_int_equal(wn_dom_decode(bom32, n, NULL, 0, &d, NULL), WN_OK);
+  assert_string_equal(d.charset, "UTF-32LE");
+  assert_int_equal(d.source, WN_CHARSET_BOM);
+  assert_string_equal(d.utf8, "<p>ok</p>");
+  wn_dom_decoded_free(&d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_utf8_meta),
@@ -639,6 +808,9 @@ int main(void) {
       cmocka_unit_test(test_invalid_arguments),
       cmocka_unit_test(test_source_names),
       cmocka_unit_test(test_free_is_harmless),
+      cmocka_unit_test(test_binary_refused),
+      cmocka_unit_test(test_text_not_refused),
+      cmocka_unit_test(test_utf16_and_utf32_without_bom),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -181,12 +181,55 @@ static void test_meta_charset_respected(void **state) {
   wn_dom_free(page);
 }
 
+/* Text output needs to know where the source had white space around a
+ * text node and what pre holds as written; the collapsed text every
+ * algorithm reads stays as it was. */
+static void test_space_and_pre_flags(void **state) {
+  (void)state;
+  wn_dom_page *page = wn_test_parse(
+      "<body><p><b>un</b>believable</p><p><b>one</b> <i>two</i><b> three </b>four</p>"
+      "<pre>\n  int x;\n  <span>return</span>\n\n<span>x;</span>  </pre></body>");
+  uint32_t count = 0;
+  const wn_dom_node *n = wn_dom_nodes(page, &count);
+  uint32_t un = wn_test_find(page, "#text", "un");
+  uint32_t bel = wn_test_find(page, "#text", "believable");
+  assert_int_equal(n[un].flags & (WN_DOM_SPACE_BEFORE | WN_DOM_SPACE_AFTER), 0);
+  assert_int_equal(n[bel].flags & (WN_DOM_SPACE_BEFORE | WN_DOM_SPACE_AFTER), 0);
+  uint32_t one = wn_test_find(page, "#text", "one");
+  uint32_t two = wn_test_find(page, "#text", "two");
+  uint32_t three = wn_test_find(page, "#text", "three");
+  uint32_t four = wn_test_find(page, "#text", "four");
+  assert_int_equal(n[one].flags & WN_DOM_SPACE_AFTER, WN_DOM_SPACE_AFTER);
+  assert_int_equal(n[two].flags & WN_DOM_SPACE_BEFORE, WN_DOM_SPACE_BEFORE);
+  assert_int_equal(n[three].flags & (WN_DOM_SPACE_BEFORE | WN_DOM_SPACE_AFTER),
+                   WN_DOM_SPACE_BEFORE | WN_DOM_SPACE_AFTER);
+  assert_int_equal(n[three].own_text_len, 5); /* collapsed and trimmed as before */
+  assert_int_equal(n[four].flags & WN_DOM_SPACE_BEFORE, 0);
+  assert_string_equal(wn_dom_raw_text(&n[four]), "four");
+  /* Inside pre: collapsed text as everywhere, the raw text beside it; the
+   * white-space-only text between the spans goes in front of the next. */
+  uint32_t intx = wn_test_find(page, "#text", "int x;");
+  assert_int_equal(n[intx].flags & WN_DOM_IN_PRE, WN_DOM_IN_PRE);
+  assert_int_equal(n[intx].own_text_len, 6);
+  assert_string_equal(wn_dom_raw_text(&n[intx]), "\n  int x;\n  ");
+  uint32_t ret = wn_test_find(page, "#text", "return");
+  assert_string_equal(wn_dom_raw_text(&n[ret]), "return");
+  uint32_t x = wn_test_find(page, "#text", "x;");
+  assert_int_equal(n[x].flags & WN_DOM_IN_PRE, WN_DOM_IN_PRE);
+  assert_string_equal(wn_dom_raw_text(&n[x]), "\n\nx;");
+  for (uint32_t i = 0; i < count; i++)
+    if (n[i].tag == WN_TAG_TEXT && !(n[i].flags & WN_DOM_IN_PRE))
+      assert_ptr_equal(wn_dom_raw_text(&n[i]), n[i].text);
+  wn_dom_free(page);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tree_shape),   cmocka_unit_test(test_signatures),
       cmocka_unit_test(test_broken_markup), cmocka_unit_test(test_empty_page),
       cmocka_unit_test(test_caps),          cmocka_unit_test(test_node_path),
       cmocka_unit_test(test_keep_xml),      cmocka_unit_test(test_meta_charset_respected),
+      cmocka_unit_test(test_space_and_pre_flags),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

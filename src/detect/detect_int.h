@@ -1,0 +1,80 @@
+/*
+ * detect_int.h: internals shared by the files of src/detect, one file per
+ * step of detection:
+ *
+ *   labels.c         match against the template, confidence, labelling
+ *   steps.c          the paper's Algorithms 2 to 5, the link-box rule
+ *   select_cues.c    WN_SELECT_CUES    } the three selectors, each filling
+ *   select_paper.c   WN_SELECT_PAPER   } a result from the labels
+ *   select_region.c  WN_SELECT_REGION  }
+ *   policy.c         template or single-page method (the only file that
+ *                    calls both), selector and fallback names
+ *   render.c         text and HTML output
+ *   result.c         the result type, its allocation and accessors
+ *   single.c, cnr.c, danag.c  the single-page methods (single_int.h)
+ *
+ * Not part of the public interface: callers see the opaque
+ * wn_detect_result of detect.h.
+ */
+#ifndef WN_DETECT_INT_H
+#define WN_DETECT_INT_H
+
+#include <stdint.h>
+
+#include "detect/detect.h"
+
+struct wn_detect_result {
+  uint32_t *selected;   /* subtree roots, document order (malloc'd) */
+  uint32_t n_selected;
+  uint8_t *tmpl;        /* per page node: boilerplate (template or, for a
+                           single-page method, not content) */
+  uint8_t *keep;        /* per page node: a text node that is main content */
+  uint32_t count;       /* page nodes */
+  double confidence;    /* template fit; see wn_detect_confidence */
+  const char *method;   /* static string */
+  wn_detect_fallback fallback; /* set by wn_detect_page */
+};
+
+/* A zeroed result for a page of count nodes with tmpl and keep allocated
+ * (all 0); NULL when out of memory (result.c). */
+wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method);
+
+/* The link-box rule (steps.c), shared by the cue selector and the
+ * single-page methods: the largest share of its text that may be link text
+ * in a block of this tag holding this many links, past which the block is
+ * a list of links and left out. */
+double wn_detect_link_limit(uint8_t tag, uint32_t links);
+/* Its two limits: a single block must be more than half link text to be a
+ * list of links; a container (table, list, div...) with two links or more
+ * only a fifth, as Readability's cleaning does. The cue selector's sibling
+ * rule uses the second too (select_cues.c). */
+#define WN_DETECT_MAX_LINK_DENSITY 0.5
+#define WN_DETECT_MAX_BOX_LINK_DENSITY 0.2
+
+/* Per page node labels of the template method (labels.c). */
+typedef struct wn_detect_labels {
+  uint8_t *mapped; /* the ETDM paired the node with a template node */
+  uint8_t *cand;   /* candidate for main content */
+} wn_detect_labels;
+
+/* Matches page against tpl (the ETDM of the site-level paper), sets
+ * l->mapped (count bytes, caller-owned) and *confidence, the weighted share
+ * of the template the page reproduces (see wn_detect_confidence). */
+wn_err wn_detect_label_match(const wn_dom_page *page, const wn_template *tpl,
+                             wn_detect_labels *l, double *confidence, wn_diag *diag);
+/* l->cand of the cue and region selectors from l->mapped: the lifted
+ * candidates (labels.c explains why). */
+void wn_detect_label_lifted(const wn_dom_page *page, wn_detect_labels *l);
+
+/* The selectors: from the labels, fill res->keep, res->selected and
+ * res->n_selected. WN_ENOMEM when out of memory. select_paper sets l->cand
+ * itself (the paper's candidates, the unmapped nodes); the others read the
+ * lifted candidates. */
+wn_err wn_detect_select_cues(const wn_dom_page *page, const wn_detect_labels *l,
+                             wn_detect_result *res);
+wn_err wn_detect_select_paper(const wn_dom_page *page, wn_detect_labels *l,
+                              wn_detect_result *res);
+wn_err wn_detect_select_region(const wn_dom_page *page, const wn_detect_labels *l,
+                               wn_detect_result *res);
+
+#endif /* WN_DETECT_INT_H */

@@ -1,0 +1,159 @@
+/*
+ * detect/policy.c: which method serves a page. With a template: match,
+ * confidence, then one of three selectors sharing the labelling:
+ *  - WN_SELECT_PAPER runs Algorithms 2 to 5 of the site-level paper as
+ *    stated (select_paper.c);
+ *  - WN_SELECT_CUES (the default) uses the template as a filter and then
+ *    single-page cues (select_cues.c);
+ *  - WN_SELECT_REGION trusts the template: the page's largest
+ *    page-specific region is the content, whole (select_region.c).
+ * Which one a site uses is chosen when it is learned and kept in its
+ * template (WN_SELECT_SITE); a caller may override it. Without a template,
+ * or when the page does not fit it, a single-page method (single.c)
+ * serves the page. This is the only file that calls both the template
+ * method and the single-page methods.
+ */
+#include "detect/detect.h"
+#include "detect/detect_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *wn_detect_selector_name(wn_detect_selector selector) {
+  switch (selector) {
+  case WN_SELECT_SITE:
+    return "site";
+  case WN_SELECT_CUES:
+    return "cues";
+  case WN_SELECT_PAPER:
+    return "paper";
+  case WN_SELECT_REGION:
+    return "region";
+  }
+  return NULL;
+}
+
+int wn_detect_selector_parse(const char *name, wn_detect_selector *out) {
+  for (int s = WN_SELECT_SITE; name && s <= WN_SELECT_LAST; s++)
+    if (strcmp(name, wn_detect_selector_name((wn_detect_selector)s)) == 0) {
+      *out = (wn_detect_selector)s;
+      return 0;
+    }
+  return -1;
+}
+
+/* ---- running ------------------------------------------------------------------ */
+
+/* Match, confidence, then selection; a page whose confidence is below
+ * min_confidence stops before the selection (the fallback will serve it):
+ * WN_OK, *out NULL, *confidence set. */
+static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl,
+                                 const wn_detect_options *opts, double min_confidence,
+                                 wn_detect_result **out, double *confidence, wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_detect_labels l = {0};
+  *out = NULL;
+  wn_detect_result *res = NULL;
+  /* The caller's choice, else the site's (kept in its template), else cues. */
+  wn_detect_selector selector = opts ? opts->selector : WN_SELECT_SITE;
+  if ((unsigned)selector > WN_SELECT_LAST)
+    return wn_diag_set(diag, WN_EINVAL, "detect: unknown selector %d", (int)selector);
+  if (selector == WN_SELECT_SITE) {
+    uint8_t site = wn_template_selector(tpl);
+    if (site > WN_SELECT_LAST)
+      return wn_diag_set(diag, WN_ECORRUPT, "detect: the template names unknown selector %u",
+                         site);
+    selector = site == WN_SELECT_SITE ? WN_SELECT_CUES : (wn_detect_selector)site;
+  }
+  uint32_t count = 0;
+  wn_dom_nodes(page, &count);
+
+  res = wn_detect_result_alloc(count, selector == WN_SELECT_PAPER    ? "template-paper"
+                                      : selector == WN_SELECT_REGION ? "template-region"
+                                                                     : "template");
+  l.mapped = malloc((size_t)count + 1);
+  l.cand = malloc((size_t)count + 1);
+  if (!res || !l.mapped || !l.cand) {
+    err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
+    goto out;
+  }
+  err = wn_detect_label_match(page, tpl, &l, &res->confidence, diag);
+  if (err)
+    goto out;
+  *confidence = res->confidence;
+  if (res->confidence < min_confidence)
+    goto out;
+
+  if (selector == WN_SELECT_PAPER) {
+    err = wn_detect_select_paper(page, &l, res);
+  } else if (selector == WN_SELECT_REGION) {
+    wn_detect_label_lifted(page, &l);
+    err = wn_detect_select_region(page, &l, res);
+  } else {
+    wn_detect_label_lifted(page, &l);
+    err = wn_detect_select_cues(page, &l, res);
+  }
+  if (err)
+    goto out;
+  for (uint32_t i = 0; i < count; i++)
+    res->tmpl[i] = !l.cand[i];
+  *out = res;
+  res = NULL;
+out:
+  free(l.mapped);
+  free(l.cand);
+  wn_detect_result_free(res);
+  if (err == WN_ENOMEM)
+    wn_diag_set(diag, err, "detect: out of memory");
+  return err;
+}
+
+wn_err wn_detect_run(const wn_dom_page *page, const wn_template *tpl,
+                     const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag) {
+  double confidence = 0;
+  return wn_detect_template(page, tpl, opts, 0.0, out, &confidence, diag);
+}
+
+wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
+                      const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag) {
+  *out = NULL;
+  const double min_confidence = opts ? opts->min_confidence : 0.0;
+  const wn_single_method fallback = opts ? opts->fallback : WN_SINGLE_DANAG;
+  wn_detect_result *res = NULL;
+  double confidence = 0.0;
+  wn_detect_fallback reason = WN_FALLBACK_NO_TEMPLATE;
+  if (tpl) {
+    wn_err err = wn_detect_template(page, tpl, opts, min_confidence, &res, &confidence, diag);
+    if (err)
+      return err;
+    if (res) {
+      *out = res;
+      return WN_OK;
+    }
+    /* The page does not look like the pages the template was learned
+     * from (a redesign, another section of the site, another site under
+     * one name): whatever the template's selection says rests on a match
+     * that did not happen, so a method that needs no template decides
+     * (and the selection is not even run). */
+    reason = WN_FALLBACK_LOW_CONFIDENCE;
+  }
+  wn_err err = wn_detect_single(page, fallback, &res, diag);
+  if (err)
+    return err;
+  res->confidence = confidence;
+  res->fallback = reason;
+  *out = res;
+  return WN_OK;
+}
+
+const char *wn_detect_fallback_name(wn_detect_fallback reason) {
+  switch (reason) {
+  case WN_FALLBACK_NO_TEMPLATE:
+    return "no template";
+  case WN_FALLBACK_LOW_CONFIDENCE:
+    return "low confidence";
+  case WN_FALLBACK_NONE:
+  default:
+    return NULL;
+  }
+}
