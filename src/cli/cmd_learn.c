@@ -94,11 +94,8 @@ static int wn_cli_store_template(wn_store *store, const char *site, const wn_tem
                                  uint32_t page_nodes) {
   int rc = WN_EXIT_INTERNAL;
   wn_diag diag = {{0}};
-  wn_buf tpl_bytes, record_bytes;
+  wn_buf tpl_bytes;
   wn_buf_init(&tpl_bytes, WN_STORE_MAX_TEMPLATE);
-  /* A record is its template plus metadata: page names are capped too. */
-  wn_buf_init(&record_bytes, WN_STORE_MAX_TEMPLATE +
-                                 (size_t)WN_STORE_MAX_PAGES * (WN_STORE_MAX_PAGE_NAME + 64) + 4096);
   wn_err err = wn_template_encode(tpl, &tpl_bytes, &diag);
   if (err) {
     wn_cli_error("%s: %s", site, wn_diag_message(&diag, err));
@@ -117,14 +114,9 @@ static int wn_cli_store_template(wn_store *store, const char *site, const wn_tem
       .template_len = tpl_bytes.len,
   };
   memcpy(record.algorithm, "etdm", sizeof "etdm");
-  err = wn_store_record_encode(&record, &record_bytes, &diag);
-  if (err) {
-    wn_cli_error("%s", wn_diag_message(&diag, err));
-    rc = wn_cli_exit_code(err);
-    goto out;
-  }
   uint64_t generation = 0;
-  err = wn_store_put(store, site, &record, &generation, &diag);
+  size_t record_len = 0;
+  err = wn_store_put(store, site, &record, &generation, &record_len, &diag);
   if (err) {
     wn_cli_error("%s", wn_diag_message(&diag, err));
     /* Any failure to write is the store's. */
@@ -133,14 +125,13 @@ static int wn_cli_store_template(wn_store *store, const char *site, const wn_tem
   }
   printf("learned %s: pages=%zu nodes=%u template_nodes=%u record_bytes=%zu generation=%llu "
          "selector=%s\n",
-         site, n_pages, page_nodes, stats.nodes, record_bytes.len,
+         site, n_pages, page_nodes, stats.nodes, record_len,
          (unsigned long long)generation,
          wn_detect_selector_name(stats.selector ? (wn_detect_selector)stats.selector
                                                 : WN_SELECT_CUES));
   rc = WN_EXIT_OK;
 out:
   wn_buf_free(&tpl_bytes);
-  wn_buf_free(&record_bytes);
   return rc;
 }
 
