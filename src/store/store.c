@@ -72,7 +72,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
@@ -723,25 +722,6 @@ static wn_err store_prepare_dir(const char *dir, int read_only, wn_diag *diag) {
   return WN_OK;
 }
 
-/* A map smaller than the data already on disk could not hold it: LMDB
- * raises the map to the committed data (mdb_env_open), but the file may be
- * larger, and the caller's request should not shrink a store by accident.
- * So the map is at least the size of data.mdb. */
-static wn_err store_raise_map_size(const char *dir, size_t *map_size, wn_diag *diag) {
-  char path[4096];
-  struct stat st;
-  const int n = snprintf(path, sizeof path, "%s/data.mdb", dir);
-  if (n < 0 || (size_t)n >= sizeof path)
-    return wn_diag_set(diag, WN_EINVAL, "store: directory name %.64s... is too long", dir);
-  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
-    return WN_OK; /* a new store, or mdb_env_open says what is wrong */
-  if ((uintmax_t)st.st_size > (uintmax_t)SIZE_MAX)
-    return wn_diag_set(diag, WN_ESTORE, "store: %s is larger than this system can map", path);
-  if ((size_t)st.st_size > *map_size)
-    *map_size = (size_t)st.st_size;
-  return WN_OK;
-}
-
 /* Creates store->env and opens it; on failure store->env is left for
  * wn_store_close (lmdb.h: a failed open still needs mdb_env_close). Returns
  * an LMDB or errno code. */
@@ -787,7 +767,12 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
   if (!dir || !*dir)
     return wn_diag_set(diag, WN_EINVAL, "store: no directory given");
   const int read_only = opts && opts->read_only;
-  size_t map_size = opts && opts->map_size ? opts->map_size : WN_STORE_DEFAULT_MAP_SIZE;
+  /* A map_size below the data already stored needs no care here: LMDB
+   * raises the map to the committed data when it opens the file
+   * (mdb_env_open: "mapsize >= committed data size"), which is the data
+   * file's size, since LMDB's file only grows to its high-water page. The
+   * store then reads, and only growing it is WN_ENOSPACE. */
+  const size_t map_size = opts && opts->map_size ? opts->map_size : WN_STORE_DEFAULT_MAP_SIZE;
 
   if ((err = store_prepare_dir(dir, read_only, diag)))
     goto out;
@@ -797,8 +782,6 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
     goto out;
   }
   store->read_only = read_only;
-  if ((err = store_raise_map_size(dir, &map_size, diag)))
-    goto out;
   if ((rc = pthread_rwlock_init(&store->map_lock, NULL)) != 0) {
     err = wn_diag_set(diag, WN_ESTORE, "store: cannot create a lock for %s: %s", dir,
                       strerror(rc));
@@ -810,11 +793,13 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
   const unsigned int env_flags = MDB_NOTLS | (read_only ? MDB_RDONLY : 0u);
   rc = store_env_open(store, dir, map_size, env_flags);
   if (read_only && (rc == EACCES || rc == EROFS || rc == EPERM)) {
-    /* The lock file cannot be opened for writing (LMDB opens lock.mdb
-     * read-write even for readers, lmdb.h "Caveats"): a store on read-only
-     * media or owned by someone else. Read it without the lock, as
-     * mdb_env_open's MDB_NOLOCK allows; wn_store_open's contract says what
-     * that costs. A data.mdb we cannot read fails here again. */
+    /* The lock file cannot be opened for writing: lmdb.h, "Restrictions/
+     * caveats": "there is normally no pure read-only mode, since readers
+     * need write access to locks and lock file", except on read-only file
+     * systems or with MDB_NOLOCK. A store owned by someone else (or a
+     * read-only copy) is read with MDB_NOLOCK; wn_store_open's contract says
+     * what that costs. A data.mdb we cannot read fails here again. EPERM:
+     * an immutable lock.mdb (chattr +i), which stops even root. */
     mdb_env_close(store->env);
     store->env = NULL;
     rc = store_env_open(store, dir, map_size, env_flags | MDB_NOLOCK);
@@ -830,8 +815,9 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
                       dir, mdb_strerror(rc));
     goto out;
   }
-  /* On a read-only file system LMDB itself (mdb_env_setup_locks) drops the
-   * lock file of an MDB_RDONLY environment without a word: say so too. */
+  /* On a read-only file system LMDB itself drops the lock file of an
+   * MDB_RDONLY environment without a word (lmdb.h, MDB_RDONLY: "except on
+   * read-only filesystems, where LMDB does not use locks"): say so too. */
   struct statvfs fs;
   if (read_only && !store->lockless && statvfs(dir, &fs) == 0 && (fs.f_flag & ST_RDONLY))
     store->lockless = 1;

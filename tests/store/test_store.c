@@ -3,6 +3,7 @@
  * temporary directory, and the record codec against every truncation and
  * every flipped bit of a real record.
  */
+#define _GNU_SOURCE /* unshare, CLONE_NEWNS, setgroups */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -999,6 +1003,247 @@ static void test_decode_learn_section_damage(void **state) {
   free(bytes);
 }
 
+
+/* ---- read-only stores without a lock file ------------------------------ */
+
+/*
+ * LMDB opens lock.mdb read-write even to read, so a store that is not ours
+ * to write (lock.mdb owned by someone else, or missing in a directory we
+ * cannot write) used to be unreadable. Permission bits do not stop root, and
+ * the tests may run as root, so the reading is done in a child process that,
+ * when root, first becomes nobody (uid/gid 65534): the files stay root's,
+ * exactly the case of a store owned by another user. Not root, the parent
+ * takes write permission away with chmod instead. A child that cannot drop
+ * privileges skips the test.
+ */
+#define CHILD_SKIP 77
+
+/* The child's checks, as an exit code (cmocka must not run in a child). */
+static int child_read_lockless(const char *dir, int drop, int expect_open) {
+  if (drop && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
+    return CHILD_SKIP;
+  wn_store_options ro;
+  wn_store_options_init(&ro);
+  ro.read_only = 1;
+  wn_store *store = NULL;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  wn_err err = wn_store_open(dir, &ro, &store, &diag);
+  if (!expect_open) {
+    if (err == WN_OK || store || !strstr(diag.msg, dir)) {
+      fprintf(stderr, "child: open of an unreadable store: %s\n", wn_diag_message(&diag, err));
+      wn_store_close(store);
+      return 10;
+    }
+    return 0;
+  }
+  if (err != WN_OK) {
+    fprintf(stderr, "child: read-only open: %s\n", wn_diag_message(&diag, err));
+    return 11;
+  }
+  int rc = 0;
+  wn_store_record *got = NULL;
+  int counted = 0;
+  if (wn_store_lockless(store) != 1)
+    rc = 12;
+  else if (wn_store_get(store, "ro.example", &got, &diag) != WN_OK || got->generation != 1 ||
+           !got->key_page || strcmp(got->key_page, "https://site.example/key-1.html") != 0)
+    rc = 13;
+  else if (wn_store_put(store, "ro.example", got, NULL, NULL, &diag) != WN_EINVAL ||
+           wn_store_count(store, "ro.example", 0, 1, 0, &counted, NULL, &diag) != WN_EINVAL)
+    rc = 14;
+  wn_store_record_free(got);
+  wn_store_close(store);
+  if (rc)
+    return rc;
+  /* Writing needs the lock: a writable open still fails, with a message. */
+  wn_diag_clear(&diag);
+  err = wn_store_open(dir, NULL, &store, &diag);
+  if (err == WN_OK || store) {
+    wn_store_close(store);
+    return 15;
+  }
+  return 0;
+}
+
+/* Runs child_read_lockless in a child; returns its exit code. */
+static int run_child(const char *dir, int drop, int expect_open) {
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0)
+    _exit(child_read_lockless(dir, drop, expect_open));
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+static void test_read_only_store_without_lock(void **state) {
+  fixture *f = *state;
+  const int root = geteuid() == 0;
+  char lock[160], data[160];
+  snprintf(lock, sizeof lock, "%s/lock.mdb", f->dir);
+  snprintf(data, sizeof data, "%s/data.mdb", f->dir);
+  wn_store *store = open_store(f->dir, 0, 0);
+  sample s;
+  sample_init(&s, 1);
+  assert_int_equal(wn_store_put(store, "ro.example", &s.rec, NULL, NULL, NULL), WN_OK);
+  wn_store_close(store);
+
+  /* Whoever may write the lock file gets the ordinary, locked store. */
+  store = open_store(f->dir, 1, 0);
+  assert_int_equal(wn_store_lockless(store), 0);
+  wn_store_close(store);
+  assert_int_equal(wn_store_lockless(NULL), 0);
+
+  /* lock.mdb not writable by the reader. */
+  assert_int_equal(chmod(f->base, 0755), 0);
+  if (!root)
+    assert_int_equal(chmod(lock, 0444), 0);
+  int rc = run_child(f->dir, root, 1);
+  if (rc == CHILD_SKIP)
+    skip();
+  assert_int_equal(rc, 0);
+
+  /* No lock.mdb, in a directory the reader cannot write. */
+  assert_int_equal(unlink(lock), 0);
+  assert_int_equal(chmod(f->dir, 0555), 0);
+  rc = run_child(f->dir, root, 1);
+  assert_int_equal(chmod(f->dir, 0755), 0);
+  assert_int_equal(rc, 0);
+  struct stat st;
+  assert_int_equal(stat(lock, &st), -1); /* the reader made none */
+
+  /* The data itself unreadable: still an error, not an empty store. */
+  assert_int_equal(chmod(f->dir, 0555), 0);
+  assert_int_equal(chmod(data, root ? 0600 : 0200), 0);
+  rc = run_child(f->dir, root, 0);
+  assert_int_equal(chmod(data, 0644), 0);
+  assert_int_equal(chmod(f->dir, 0755), 0);
+  assert_int_equal(rc, 0);
+}
+
+/* A store on a read-only file system (a read-only bind mount in a private
+ * mount namespace: needs CAP_SYS_ADMIN, so this skips elsewhere). LMDB
+ * drops the lock file of a read-only environment there by itself
+ * (mdb_env_setup_locks on EROFS); the store says so all the same. */
+static int child_read_only_mount(const char *dir) {
+  if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+      mount(dir, dir, NULL, MS_BIND, NULL) != 0 ||
+      mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
+    return CHILD_SKIP;
+  return child_read_lockless(dir, 0, 1);
+}
+
+static void test_read_only_file_system(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  sample s;
+  sample_init(&s, 1);
+  assert_int_equal(wn_store_put(store, "ro.example", &s.rec, NULL, NULL, NULL), WN_OK);
+  wn_store_close(store);
+  char lock[160];
+  snprintf(lock, sizeof lock, "%s/lock.mdb", f->dir);
+  for (int pass = 0; pass < 2; pass++) {
+    /* With lock.mdb present, then without. */
+    if (pass == 1)
+      assert_int_equal(unlink(lock), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+      _exit(child_read_only_mount(f->dir));
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) == CHILD_SKIP)
+      skip();
+    assert_int_equal(WEXITSTATUS(status), 0);
+  }
+}
+
+
+/* ---- map size ----------------------------------------------------------- */
+
+static void test_options_init_and_map_size(void **state) {
+  fixture *f = *state;
+  wn_store_options opts;
+  memset(&opts, 0xa5, sizeof opts);
+  wn_store_options_init(&opts);
+  assert_true(opts.map_size == WN_STORE_DEFAULT_MAP_SIZE);
+  assert_int_equal(opts.read_only, 0);
+  wn_store_options_init(NULL);
+  assert_true(wn_store_map_size(NULL) == 0);
+
+  wn_store *store = NULL;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_open(f->dir, &opts, &store, &diag), WN_OK);
+  assert_true(wn_store_map_size(store) == WN_STORE_DEFAULT_MAP_SIZE);
+  wn_store_close(store);
+  store = open_store(f->dir, 0, (size_t)3 << 20);
+  assert_true(wn_store_map_size(store) == (size_t)3 << 20);
+  wn_store_close(store);
+}
+
+/* A map smaller than the data already stored is raised to the data file's
+ * size: the store opens and reads; only growing it needs a larger map, and
+ * the error says so. */
+static void test_small_map_raised_to_file_size(void **state) {
+  fixture *f = *state;
+  const size_t mib = (size_t)1 << 20;
+  wn_store *store = open_store(f->dir, 0, 8 * mib);
+  sample s;
+  sample_init(&s, 1);
+  unsigned char *big = calloc(1, 2 * mib);
+  assert_non_null(big);
+  s.rec.template_bytes = big;
+  s.rec.template_len = 2 * mib;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "big.example", &s.rec, NULL, NULL, &diag), WN_OK);
+  wn_store_close(store);
+  char data[160];
+  snprintf(data, sizeof data, "%s/data.mdb", f->dir);
+  struct stat st;
+  assert_int_equal(stat(data, &st), 0);
+  assert_true(st.st_size > (off_t)(2 * mib));
+
+  for (int read_only = 0; read_only < 2; read_only++) {
+    store = open_store(f->dir, read_only, 64 << 10);
+    assert_true(wn_store_map_size(store) >= (size_t)st.st_size);
+    wn_store_record *got = NULL;
+    assert_int_equal(wn_store_get(store, "big.example", &got, &diag), WN_OK);
+    assert_int_equal(got->template_len, 2 * mib);
+    wn_store_record_free(got);
+    wn_store_close(store);
+  }
+
+  /* Growing past the raised map: WN_ENOSPACE, and how to fix it. */
+  store = open_store(f->dir, 0, 64 << 10);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "bigger.example", &s.rec, NULL, NULL, &diag),
+                   WN_ENOSPACE);
+  assert_non_null(strstr(diag.msg, "store is full (map size "));
+  assert_non_null(strstr(diag.msg, " MiB); reopen with a larger map size"));
+  assert_non_null(strstr(diag.msg, "bigger.example"));
+  wn_store_close(store);
+
+  /* A whole number of MiB is printed as one. */
+  snprintf(data, sizeof data, "%s/empty", f->base);
+  store = open_store(data, 0, mib);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "big.example", &s.rec, NULL, NULL, &diag), WN_ENOSPACE);
+  assert_non_null(strstr(diag.msg, "store is full (map size 1 MiB); reopen with a larger map size"));
+  wn_store_close(store);
+
+  store = open_store(f->dir, 0, 16 * mib);
+  assert_int_equal(wn_store_put(store, "bigger.example", &s.rec, NULL, NULL, &diag), WN_OK);
+  wn_store_close(store);
+  free(big);
+}
+
 /* ---- site names --------------------------------------------------------- */
 
 static void test_invalid_site_names(void **state) {
@@ -1692,12 +1937,16 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_invalid_site_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_read_only_can_get_not_write, setup, teardown),
       cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_read_only_store_without_lock, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_read_only_file_system, setup, teardown),
       cmocka_unit_test_setup_teardown(test_reopen_sees_replaced_record, setup, teardown),
       cmocka_unit_test_setup_teardown(test_other_process_reads_while_parent_writes, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_map_grown_by_other_process, setup, teardown),
       cmocka_unit_test_setup_teardown(test_too_many_pages_refused_at_put, setup, teardown),
       cmocka_unit_test_setup_teardown(test_map_full_is_enospace, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_options_init_and_map_size, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_small_map_raised_to_file_size, setup, teardown),
       cmocka_unit_test_setup_teardown(test_damaged_records_in_store, setup, teardown),
       cmocka_unit_test_setup_teardown(test_threads_share_one_handle, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_threads_do_not_hold_reader_slots, setup,
