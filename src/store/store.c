@@ -221,10 +221,12 @@ static wn_err record_check(const wn_store_record *record, wn_diag *diag) {
                        WN_STORE_MAX_PAGE_NAME);
   const wn_store_learn_params *params = &record->params;
   if (params->from_url > 1 || params->by_domain > 1)
-    return wn_diag_set(diag, WN_EINVAL, "store: learn parameter from_url %u or by_domain %u is not 0 or 1",
+    return wn_diag_set(diag, WN_EINVAL,
+                       "store: learn parameter from_url %u or by_domain %u is not 0 or 1",
                        (unsigned)params->from_url, (unsigned)params->by_domain);
   if (!min_share_valid(params->min_share))
-    return wn_diag_set(diag, WN_EINVAL, "store: learn parameter min_share %g is not within 0 to 1",
+    return wn_diag_set(diag, WN_EINVAL,
+                       "store: learn parameter min_share %g is not within 0 to 1",
                        params->min_share);
   if (strnlen(params->user_agent, WN_STORE_MAX_USER_AGENT) == WN_STORE_MAX_USER_AGENT)
     return wn_diag_set(diag, WN_EINVAL,

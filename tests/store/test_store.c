@@ -1235,7 +1235,8 @@ static void test_small_map_raised_to_file_size(void **state) {
   store = open_store(data, 0, mib);
   wn_diag_clear(&diag);
   assert_int_equal(wn_store_put(store, "big.example", &s.rec, NULL, NULL, &diag), WN_ENOSPACE);
-  assert_non_null(strstr(diag.msg, "store is full (map size 1 MiB); reopen with a larger map size"));
+  assert_non_null(
+      strstr(diag.msg, "store is full (map size 1 MiB); reopen with a larger map size"));
   wn_store_close(store);
 
   store = open_store(f->dir, 0, 16 * mib);
@@ -1272,7 +1273,8 @@ static void test_invalid_site_names(void **state) {
   /* Exactly at the cap, and bytes above ASCII, are site names. */
   too_long[WN_STORE_MAX_SITE] = '\0';
   assert_int_equal(wn_store_put(store, too_long, &s.rec, NULL, NULL, &diag), WN_OK);
-  assert_int_equal(wn_store_put(store, "b\xc3\xbc" "cher.example", &s.rec, NULL, NULL, &diag), WN_OK);
+  assert_int_equal(
+      wn_store_put(store, "b\xc3\xbc" "cher.example", &s.rec, NULL, NULL, &diag), WN_OK);
   wn_store_record *got = NULL;
   assert_int_equal(wn_store_get(store, too_long, &got, &diag), WN_OK);
   wn_store_record_free(got);
@@ -1612,7 +1614,8 @@ static void test_map_full_is_enospace(void **state) {
   wn_diag_clear(&diag);
   assert_int_equal(wn_store_put(store, "full.example", &s.rec, NULL, NULL, &diag), WN_ENOSPACE);
   assert_non_null(strstr(diag.msg, "full.example"));
-  assert_non_null(strstr(diag.msg, "store is full (map size 0.25 MiB); reopen with a larger map size"));
+  assert_non_null(
+      strstr(diag.msg, "store is full (map size 0.25 MiB); reopen with a larger map size"));
   free(big);
 
   /* The failed transaction left nothing behind and the store still works. */
