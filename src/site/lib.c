@@ -100,6 +100,3 @@ wn_detect_selector wn_site_template_selector(const wn_template *tpl) {
   return s == WN_SELECT_SITE || s > WN_SELECT_LAST ? WN_SELECT_CUES : (wn_detect_selector)s;
 }
 
-void wn_store_options_init(wn_store_options *opts) {
-  *opts = (wn_store_options){.map_size = WN_STORE_DEFAULT_MAP_SIZE, .read_only = 0};
-}

@@ -8,10 +8,10 @@
  * so that counting never rewrites a template). Stores written before the
  * counters existed have no "stats" database; a writable open adds it.
  *
- * Record format, version 1. All integers little-endian, no padding:
+ * Record format, version 2. All integers little-endian, no padding:
  *
  *   "WNSR"              4 bytes  magic
- *   u32 format version           WN_STORE_FORMAT_VERSION
+ *   u32 format version           1 or 2 (WN_STORE_FORMAT_VERSION is written)
  *   u32 algorithm length         < 16, then that many bytes (no NUL)
  *   i64 learned_at               two's complement
  *   u64 generation
@@ -23,8 +23,26 @@
  *   u32 page_nodes
  *   u32 template_nodes
  *   u64 template length          <= WN_STORE_MAX_TEMPLATE, then the bytes
+ *   -- version 2 only: how the site was learned (wn_store_learn_params) --
+ *   u32 key page length          <= WN_STORE_MAX_PAGE_NAME, then the bytes (no
+ *                                NUL); 0 for no key page (decodes as NULL)
+ *   u8  from_url                 0 or 1
+ *   u8  by_domain                0 or 1
+ *   u8  selector
+ *   u32 min_count, u32 n, u32 max_fetches
+ *   u64 min_share                IEEE 754 binary64 bits; finite, 0 to 1
+ *   u32 host_delay_ms, u32 timeout_ms
+ *   u64 max_body_bytes
+ *   u32 user agent length        < WN_STORE_MAX_USER_AGENT, then the bytes (no NUL)
+ *   -- both versions --
  *   u32 checksum                 64-bit FNV-1a (wn_hash_bytes) of every byte
  *                                before it, folded to 32 bits (high ^ low)
+ *
+ * Version 1 is version 2 without the learn section: it is still read (key
+ * page NULL, parameters zero), so stores written before the scheduler needed
+ * the parameters keep working; the next put of the site rewrites it as 2.
+ * The new section comes after the template, so both versions share one
+ * parser up to it.
  *
  * Decoding reads the magic and the version before anything else: a later
  * format may change everything after the version, its checksum included, so
@@ -53,7 +71,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -77,6 +97,7 @@ struct wn_store {
   MDB_dbi stats_dbi;
   int have_stats; /* 0: a read-only open of a store written before counters */
   int read_only;
+  int lockless; /* read-only without LMDB's lock file (wn_store_open) */
   int lock_ready;
   pthread_rwlock_t map_lock;
 };
@@ -115,6 +136,28 @@ static int64_t i64_from_u64(uint64_t u) {
 
 static int32_t i32_from_u32(uint32_t u) {
   return u <= (uint32_t)INT32_MAX ? (int32_t)u : -(int32_t)(UINT32_MAX - u) - 1;
+}
+
+/* A double as its IEEE 754 binary64 bits and back (C11 Annex F; checked at
+ * compile time below), so the stored bytes do not depend on the host. */
+_Static_assert(sizeof(double) == sizeof(uint64_t), "double is not 64 bits");
+
+static uint64_t double_bits(double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+static double double_from_bits(uint64_t u) {
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+/* min_share is a share of the key page's template nodes: NaN, infinities
+ * and values outside 0 to 1 mean a damaged record or a caller's bug. */
+static int min_share_valid(double share) {
+  return share >= 0.0 && share <= 1.0; /* false for NaN */
 }
 
 static uint32_t record_checksum(const void *bytes, size_t len) {
@@ -172,6 +215,43 @@ static wn_err record_check(const wn_store_record *record, wn_diag *diag) {
   if (record->template_len > 0 && !record->template_bytes)
     return wn_diag_set(diag, WN_EINVAL, "store: template of %zu bytes has no bytes",
                        record->template_len);
+  if (record->key_page &&
+      strnlen(record->key_page, WN_STORE_MAX_PAGE_NAME + 1) > WN_STORE_MAX_PAGE_NAME)
+    return wn_diag_set(diag, WN_EINVAL, "store: key page name is longer than %u bytes",
+                       WN_STORE_MAX_PAGE_NAME);
+  const wn_store_learn_params *params = &record->params;
+  if (params->from_url > 1 || params->by_domain > 1)
+    return wn_diag_set(diag, WN_EINVAL,
+                       "store: learn parameter from_url %u or by_domain %u is not 0 or 1",
+                       (unsigned)params->from_url, (unsigned)params->by_domain);
+  if (!min_share_valid(params->min_share))
+    return wn_diag_set(diag, WN_EINVAL,
+                       "store: learn parameter min_share %g is not within 0 to 1",
+                       params->min_share);
+  if (strnlen(params->user_agent, WN_STORE_MAX_USER_AGENT) == WN_STORE_MAX_USER_AGENT)
+    return wn_diag_set(diag, WN_EINVAL,
+                       "store: user agent is not NUL-terminated within %u bytes",
+                       WN_STORE_MAX_USER_AGENT);
+  return WN_OK;
+}
+
+/* The version-2 learn section (see the layout above). */
+static wn_err encode_learn_section(const wn_store_record *record, wn_buf *out) {
+  const wn_store_learn_params *params = &record->params;
+  const char *key_page = record->key_page ? record->key_page : "";
+  const size_t key_len = strlen(key_page);                 /* <= cap: record_check */
+  const size_t agent_len = strlen(params->user_agent);     /* < cap: record_check */
+  const unsigned char flags[3] = {params->from_url, params->by_domain, params->selector};
+  wn_err err;
+  if ((err = buf_u32(out, (uint32_t)key_len)) || (err = wn_buf_append(out, key_page, key_len)) ||
+      (err = wn_buf_append(out, flags, sizeof flags)) || (err = buf_u32(out, params->min_count)) ||
+      (err = buf_u32(out, params->n)) || (err = buf_u32(out, params->max_fetches)) ||
+      (err = buf_u64(out, double_bits(params->min_share))) ||
+      (err = buf_u32(out, params->host_delay_ms)) || (err = buf_u32(out, params->timeout_ms)) ||
+      (err = buf_u64(out, params->max_body_bytes)) ||
+      (err = buf_u32(out, (uint32_t)agent_len)) ||
+      (err = wn_buf_append(out, params->user_agent, agent_len)))
+    return err;
   return WN_OK;
 }
 
@@ -201,7 +281,8 @@ wn_err wn_store_record_encode(const wn_store_record *record, wn_buf *out, wn_dia
   }
   if ((err = buf_u32(out, record->page_nodes)) || (err = buf_u32(out, record->template_nodes)) ||
       (err = buf_u64(out, (uint64_t)record->template_len)) ||
-      (err = wn_buf_append(out, record->template_bytes, record->template_len)))
+      (err = wn_buf_append(out, record->template_bytes, record->template_len)) ||
+      (err = encode_learn_section(record, out)))
     goto out;
   err = buf_u32(out, record_checksum(out->data + start, out->len - start));
 
@@ -263,6 +344,7 @@ static void record_release(wn_store_record *record) {
     free(record->pages);
   }
   free(record->template_bytes);
+  free(record->key_page);
   memset(record, 0, sizeof *record);
 }
 
@@ -275,6 +357,65 @@ static unsigned char *bytes_dup(const unsigned char *bytes, size_t len) {
     memcpy(copy, bytes, len);
   copy[len] = '\0';
   return copy;
+}
+
+/* The version-2 learn section into rec (key_page copied only with copy). */
+static wn_err parse_learn_section(record_reader *r, int copy, wn_store_record *rec) {
+  wn_diag *diag = r->diag;
+  wn_store_learn_params *params = &rec->params;
+  const unsigned char *p = NULL;
+  uint32_t len;
+  uint64_t u64;
+  wn_err err;
+
+  if ((err = reader_u32(r, "the key page length", &len)))
+    return err;
+  if (len > WN_STORE_MAX_PAGE_NAME)
+    return wn_diag_set(diag, WN_ECORRUPT, "store: key page name of %u bytes is past the cap of %u",
+                       (unsigned)len, WN_STORE_MAX_PAGE_NAME);
+  if ((err = reader_take(r, len, "the key page name", &p)))
+    return err;
+  if (memchr(p, '\0', len))
+    return wn_diag_set(diag, WN_ECORRUPT, "store: key page name contains a NUL byte");
+  if (copy && len > 0) {
+    rec->key_page = (char *)bytes_dup(p, len);
+    if (!rec->key_page)
+      return wn_diag_set(diag, WN_ENOMEM, "store: out of memory decoding the key page name");
+  }
+  if ((err = reader_take(r, 3, "the learn flags", &p)))
+    return err;
+  if (p[0] > 1 || p[1] > 1)
+    return wn_diag_set(diag, WN_ECORRUPT,
+                       "store: learn flag from_url %u or by_domain %u is not 0 or 1",
+                       (unsigned)p[0], (unsigned)p[1]);
+  params->from_url = p[0];
+  params->by_domain = p[1];
+  params->selector = p[2];
+  if ((err = reader_u32(r, "min_count", &params->min_count)) ||
+      (err = reader_u32(r, "n", &params->n)) ||
+      (err = reader_u32(r, "max_fetches", &params->max_fetches)) ||
+      (err = reader_u64(r, "min_share", &u64)))
+    return err;
+  params->min_share = double_from_bits(u64);
+  if (!min_share_valid(params->min_share))
+    return wn_diag_set(diag, WN_ECORRUPT,
+                       "store: learn parameter min_share (bits 0x%016llx) is not within 0 to 1",
+                       (unsigned long long)u64);
+  if ((err = reader_u32(r, "host_delay_ms", &params->host_delay_ms)) ||
+      (err = reader_u32(r, "timeout_ms", &params->timeout_ms)) ||
+      (err = reader_u64(r, "max_body_bytes", &params->max_body_bytes)) ||
+      (err = reader_u32(r, "the user agent length", &len)))
+    return err;
+  if (len >= WN_STORE_MAX_USER_AGENT)
+    return wn_diag_set(diag, WN_ECORRUPT, "store: user agent of %u bytes is past the cap of %u",
+                       (unsigned)len, WN_STORE_MAX_USER_AGENT - 1);
+  if ((err = reader_take(r, len, "the user agent", &p)))
+    return err;
+  if (memchr(p, '\0', len))
+    return wn_diag_set(diag, WN_ECORRUPT, "store: user agent contains a NUL byte");
+  memcpy(params->user_agent, p, len);
+  params->user_agent[len] = '\0';
+  return WN_OK;
 }
 
 /*
@@ -302,10 +443,13 @@ static wn_err record_parse(const unsigned char *bytes, size_t len, int copy,
   }
   if ((err = reader_u32(&r, "the format version", &rec->format_version)))
     goto out;
-  if (rec->format_version != WN_STORE_FORMAT_VERSION) {
+  if (rec->format_version < WN_STORE_FORMAT_VERSION_MIN ||
+      rec->format_version > WN_STORE_FORMAT_VERSION) {
     err = wn_diag_set(diag, WN_EVERSION,
-                      "store: record format version %u is not supported (this build reads %u)",
-                      (unsigned)rec->format_version, WN_STORE_FORMAT_VERSION);
+                      "store: record format version %u is not supported (this build reads %u "
+                      "to %u)",
+                      (unsigned)rec->format_version, WN_STORE_FORMAT_VERSION_MIN,
+                      WN_STORE_FORMAT_VERSION);
     goto out;
   }
 
@@ -401,6 +545,9 @@ static wn_err record_parse(const unsigned char *bytes, size_t len, int copy,
       goto out;
     }
   }
+
+  if (rec->format_version >= 2 && (err = parse_learn_section(&r, copy, rec)))
+    goto out;
 
   const size_t body_len = r.pos;
   if ((err = reader_u32(&r, "the checksum", &u32)))
@@ -535,14 +682,19 @@ static int store_txn_commit(wn_store *store, MDB_txn *txn) {
 static wn_err store_mdb_error(const wn_store *store, int rc, const char *what, const char *site,
                               wn_diag *diag) {
   if (rc == MDB_MAP_FULL) {
-    MDB_envinfo info;
-    size_t map_size = 0;
-    if (mdb_env_info(store->env, &info) == MDB_SUCCESS)
-      map_size = info.me_mapsize;
+    /* LMDB's map is a fixed window of address space chosen at open: the
+     * data cannot grow past it until the store is opened with a larger one. */
+    const size_t map_size = wn_store_map_size(store);
+    const size_t mib = (size_t)1 << 20;
+    if (map_size % mib == 0)
+      return wn_diag_set(diag, WN_ENOSPACE,
+                         "store: store is full (map size %zu MiB); reopen with a larger map "
+                         "size (writing site %s)",
+                         map_size / mib, site);
     return wn_diag_set(diag, WN_ENOSPACE,
-                       "store: map full while writing site %s (map size %zu bytes; reopen "
-                       "with a larger map_size)",
-                       site, map_size);
+                       "store: store is full (map size %.2f MiB); reopen with a larger map size "
+                       "(writing site %s)",
+                       (double)map_size / (double)mib, site);
   }
   if (rc == ENOSPC)
     return wn_diag_set(diag, WN_ENOSPACE, "store: disk full while writing site %s", site);
@@ -572,6 +724,38 @@ static wn_err store_prepare_dir(const char *dir, int read_only, wn_diag *diag) {
   return WN_OK;
 }
 
+/* Creates store->env and opens it; on failure store->env is left for
+ * wn_store_close (lmdb.h: a failed open still needs mdb_env_close). Returns
+ * an LMDB or errno code. */
+static int store_env_open(wn_store *store, const char *dir, size_t map_size,
+                          unsigned int flags) {
+  int rc;
+  if ((rc = mdb_env_create(&store->env)) != MDB_SUCCESS)
+    return rc;
+  if ((rc = mdb_env_set_mapsize(store->env, map_size)) != MDB_SUCCESS ||
+      (rc = mdb_env_set_maxdbs(store->env, 2)) != MDB_SUCCESS)
+    return rc;
+  return mdb_env_open(store->env, dir, flags, 0644);
+}
+
+void wn_store_options_init(wn_store_options *opts) {
+  if (!opts)
+    return;
+  memset(opts, 0, sizeof *opts);
+  opts->map_size = WN_STORE_DEFAULT_MAP_SIZE;
+}
+
+int wn_store_lockless(const wn_store *store) {
+  return store ? store->lockless : 0;
+}
+
+size_t wn_store_map_size(const wn_store *store) {
+  MDB_envinfo info;
+  if (!store || !store->env || mdb_env_info(store->env, &info) != MDB_SUCCESS)
+    return 0;
+  return info.me_mapsize;
+}
+
 wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **out,
                      wn_diag *diag) {
   wn_err err = WN_OK;
@@ -585,6 +769,11 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
   if (!dir || !*dir)
     return wn_diag_set(diag, WN_EINVAL, "store: no directory given");
   const int read_only = opts && opts->read_only;
+  /* A map_size below the data already stored needs no care here: LMDB
+   * raises the map to the committed data when it opens the file
+   * (mdb_env_open: "mapsize >= committed data size"), which is the data
+   * file's size, since LMDB's file only grows to its high-water page. The
+   * store then reads, and only growing it is WN_ENOSPACE. */
   const size_t map_size = opts && opts->map_size ? opts->map_size : WN_STORE_DEFAULT_MAP_SIZE;
 
   if ((err = store_prepare_dir(dir, read_only, diag)))
@@ -602,16 +791,23 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
   }
   store->lock_ready = 1;
 
-  if ((rc = mdb_env_create(&store->env)) != MDB_SUCCESS ||
-      (rc = mdb_env_set_mapsize(store->env, map_size)) != MDB_SUCCESS ||
-      (rc = mdb_env_set_maxdbs(store->env, 2)) != MDB_SUCCESS) {
-    err = wn_diag_set(diag, WN_ESTORE, "store: cannot set up an environment for %s: %s", dir,
-                      mdb_strerror(rc));
-    goto out;
-  }
   /* Default locking (no MDB_NOLOCK): many reader processes beside one writer. */
   const unsigned int env_flags = MDB_NOTLS | (read_only ? MDB_RDONLY : 0u);
-  rc = mdb_env_open(store->env, dir, env_flags, 0644);
+  rc = store_env_open(store, dir, map_size, env_flags);
+  if (read_only && (rc == EACCES || rc == EROFS || rc == EPERM)) {
+    /* The lock file cannot be opened for writing: lmdb.h, "Restrictions/
+     * caveats": "there is normally no pure read-only mode, since readers
+     * need write access to locks and lock file", except on read-only file
+     * systems or with MDB_NOLOCK. A store owned by someone else (or a
+     * read-only copy) is read with MDB_NOLOCK; wn_store_open's contract says
+     * what that costs. A data.mdb we cannot read fails here again. EPERM:
+     * an immutable lock.mdb (chattr +i), which stops even root. */
+    mdb_env_close(store->env);
+    store->env = NULL;
+    rc = store_env_open(store, dir, map_size, env_flags | MDB_NOLOCK);
+    if (rc == MDB_SUCCESS)
+      store->lockless = 1;
+  }
   if (rc == ENOENT) {
     err = wn_diag_set(diag, WN_ENOTFOUND, "store: no store in %s (data.mdb is missing)", dir);
     goto out;
@@ -621,6 +817,12 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
                       dir, mdb_strerror(rc));
     goto out;
   }
+  /* On a read-only file system LMDB itself drops the lock file of an
+   * MDB_RDONLY environment without a word (lmdb.h, MDB_RDONLY: "except on
+   * read-only filesystems, where LMDB does not use locks"): say so too. */
+  struct statvfs fs;
+  if (read_only && !store->lockless && statvfs(dir, &fs) == 0 && (fs.f_flag & ST_RDONLY))
+    store->lockless = 1;
   /* Free reader slots left by processes that died mid-read. */
   int dead = 0;
   if ((rc = mdb_reader_check(store->env, &dead)) != MDB_SUCCESS) {
@@ -696,7 +898,7 @@ static wn_err store_check_writable(const wn_store *store, const char *verb, cons
 }
 
 wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *record,
-                    uint64_t *generation_out, wn_diag *diag) {
+                    uint64_t *generation_out, size_t *record_bytes_out, wn_diag *diag) {
   wn_err err = WN_OK;
   MDB_txn *txn = NULL;
   wn_buf encoded;
@@ -763,6 +965,8 @@ wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *re
   }
   if (generation_out)
     *generation_out = next.generation;
+  if (record_bytes_out)
+    *record_bytes_out = encoded.len;
 
 out:
   if (txn)
@@ -1115,7 +1319,3 @@ int wn_store_drifting(const wn_store_stats *stats, const wn_store_drift_policy *
   return (double)stats->recent_low >= share * (double)stats->recent_pages;
 }
 
-int wn_store_lockless(const wn_store *store) {
-  (void)store; /* replaced by the read-only open of the store branch */
-  return 0;
-}

@@ -6,7 +6,9 @@
  * template bytes (opaque to the store; the template module encodes and
  * checks them) and metadata: record format version, algorithm, learned-at
  * time, a generation number that grows by one each time the site's template
- * is replaced, the sample pages it was learned from, and counts.
+ * is replaced, the sample pages it was learned from, and counts. From
+ * record format 2 on it also keeps what a scheduler needs to learn the site
+ * again on its own: the key page and the learn/crawl parameters.
  *
  * Replacing a record is one LMDB write transaction: a reader sees the old or
  * the new record, never a mix. Any number of processes may read while one
@@ -22,15 +24,18 @@
 
 #include "util/util.h"
 
-#define WN_STORE_FORMAT_VERSION 1u
+#define WN_STORE_FORMAT_VERSION 2u     /* written by put and encode */
+#define WN_STORE_FORMAT_VERSION_MIN 1u /* oldest version decode still reads */
 #define WN_STORE_MAX_SITE 255u
 #define WN_STORE_MAX_PAGES 64u
 #define WN_STORE_MAX_PAGE_NAME 2048u
 #define WN_STORE_MAX_TEMPLATE ((size_t)64 * 1024 * 1024)
 #define WN_STORE_DEFAULT_MAP_SIZE ((size_t)1 << 30) /* 1 GiB of address space */
+#define WN_STORE_MAX_USER_AGENT 256u /* bytes of wn_store_learn_params.user_agent, NUL included */
 
 /* wn_store, wn_store_options, wn_store_open and wn_store_close are public
  * (include/winnow/winnow.h). */
+
 
 /* One sample page a template was learned from. */
 typedef struct wn_store_page {
@@ -40,8 +45,22 @@ typedef struct wn_store_page {
   uint32_t fetch_ms;   /* 0 for local files */
 } wn_store_page;
 
+/* How a site was learned, kept so that it can be learned again the same way
+ * (record format 2; all zero in a decoded format-1 record). The store keeps
+ * these values without interpreting them, beyond checking their bounds. */
+typedef struct wn_store_learn_params {
+  uint8_t from_url;  /* 1: crawled from key_page; 0: local files (0 or 1) */
+  uint8_t by_domain; /* same site = registrable domain, not host (0 or 1) */
+  uint8_t selector;  /* detect selector kept for the site (a wn_detect_selector) */
+  uint32_t min_count, n, max_fetches;
+  double min_share;  /* finite, 0 to 1 */
+  uint32_t host_delay_ms, timeout_ms;
+  uint64_t max_body_bytes;
+  char user_agent[WN_STORE_MAX_USER_AGENT]; /* NUL-terminated; "" for the default */
+} wn_store_learn_params;
+
 typedef struct wn_store_record {
-  uint32_t format_version;  /* filled by get; put writes the current one */
+  uint32_t format_version;  /* filled by get (the version read); put writes the current one */
   char algorithm[16];       /* e.g. "etdm" */
   int64_t learned_at;       /* Unix seconds */
   uint64_t generation;      /* filled by put/get: 1 for the first template */
@@ -51,14 +70,39 @@ typedef struct wn_store_record {
   uint32_t template_nodes;  /* nodes the template keeps */
   unsigned char *template_bytes;
   size_t template_len;
+  /* Record format 2: */
+  char *key_page;           /* URL or file the site was learned from; may be NULL
+                               (at most WN_STORE_MAX_PAGE_NAME bytes; "" is
+                               stored as NULL) */
+  wn_store_learn_params params;
 } wn_store_record;
 
+/* wn_store_open (public, winnow.h) creates the directory if needed (not
+ * with read_only). opts NULL: the defaults.
+ *
+ * Read-only stores: with opts->read_only, a store whose lock file cannot be
+ * opened for writing (lock.mdb not writable by us, or missing in a directory
+ * we cannot write, or a read-only file system) is opened without LMDB's
+ * lock file; wn_store_lockless() then says so. Without the lock, readers are
+ * not registered, so a writer in another process could reuse pages a read
+ * is using: such a store is only safe to read while nobody writes to it,
+ * which is what a read-only file system or a read-only copy ensures. */
 
-/* Writes (or replaces) a site's record in one transaction. The record's
- * generation and format_version are set by the store (old generation + 1);
- * *generation_out (may be NULL) receives the new generation. */
+/* wn_store_lockless (public): 1 if the store was opened read-only without
+ * a lock file; 0 otherwise and for NULL. */
+
+/* The map size in effect (bytes): the requested one, or more when the data
+ * on disk (or another process) needed more. 0 for NULL. */
+size_t wn_store_map_size(const wn_store *store);
+
+/* Writes (or replaces) a site's record in one transaction, in the current
+ * record format. The record's generation and format_version are set by the
+ * store (old generation + 1); *generation_out (may be NULL) receives the new
+ * generation and *record_bytes_out (may be NULL) the size of the encoded
+ * record as stored. A store whose map is full is WN_ENOSPACE ("store is
+ * full (map size N MiB); reopen with a larger map size"). */
 wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *record,
-                    uint64_t *generation_out, wn_diag *diag);
+                    uint64_t *generation_out, size_t *record_bytes_out, wn_diag *diag);
 
 /* Reads a site's record into memory the caller owns (free with
  * wn_store_record_free). WN_ENOTFOUND when the site has none. */
@@ -124,8 +168,11 @@ int wn_store_drifting(const wn_store_stats *stats, const wn_store_drift_policy *
 void wn_store_record_free(wn_store_record *record);
 
 /* Encodes/decodes a record to/from its stored bytes (exposed for tests and
- * the dump tool). encode appends to out and leaves it as it was on failure.
- * decode copies; the input may be freed after. */
+ * the dump tool). encode writes the current format (WN_STORE_FORMAT_VERSION),
+ * appends to out and leaves it as it was on failure. decode reads formats
+ * WN_STORE_FORMAT_VERSION_MIN to WN_STORE_FORMAT_VERSION (a format-1 record
+ * decodes with key_page NULL and params all zero); it copies, so the input
+ * may be freed after. */
 wn_err wn_store_record_encode(const wn_store_record *record, wn_buf *out, wn_diag *diag);
 wn_err wn_store_record_decode(const void *bytes, size_t len, wn_store_record **out,
                               wn_diag *diag);

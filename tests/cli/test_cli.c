@@ -801,7 +801,7 @@ static void test_detect_failures(void **state) {
     wn_store_page sample = {.name = (char *)"junk.html", .bytes = 1};
     wn_store_record rec = {.algorithm = "etdm", .n_pages = 1, .pages = &sample,
                            .template_bytes = junk, .template_len = sizeof junk - 1};
-    wn_err err = wn_store_put(store, "corrupt.example", &rec, NULL, &diag);
+    wn_err err = wn_store_put(store, "corrupt.example", &rec, NULL, NULL, &diag);
     if (err)
       fail_msg("%s", wn_diag_message(&diag, err));
     wn_store_close(store);

@@ -3,6 +3,7 @@
  * temporary directory, and the record codec against every truncation and
  * every flipped bit of a real record.
  */
+#define _GNU_SOURCE /* unshare, CLONE_NEWNS, setgroups */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,10 +13,14 @@
 
 #include <errno.h>
 #include <lmdb.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -75,6 +80,7 @@ typedef struct sample {
   wn_store_record rec;
   wn_store_page pages[WN_STORE_MAX_PAGES + 1];
   char names[3][64];
+  char key_page[64];
   unsigned char tpl[512];
 } sample;
 
@@ -100,10 +106,43 @@ static void sample_init(sample *s, unsigned variant) {
     s->tpl[j] = (unsigned char)(j * 31 + variant);
   s->rec.template_bytes = s->tpl;
   s->rec.template_len = sizeof s->tpl - variant % 7;
+  /* Format 2: the key page (none in variant 0) and the learn parameters. */
+  if (variant != 0) {
+    snprintf(s->key_page, sizeof s->key_page, "https://site.example/key-%u.html", variant);
+    s->rec.key_page = s->key_page;
+  }
+  wn_store_learn_params *params = &s->rec.params;
+  params->from_url = (uint8_t)(variant % 2);
+  params->by_domain = (uint8_t)(variant == 2);
+  params->selector = (uint8_t)(variant % 4);
+  params->min_count = 2 + variant;
+  params->n = 4 + variant;
+  params->max_fetches = 16 + variant;
+  params->min_share = (double)(variant % 5) / 8.0;
+  params->host_delay_ms = 1000 + variant;
+  params->timeout_ms = 30000 + variant;
+  params->max_body_bytes = (UINT64_C(8) << 20) + variant + (UINT64_C(1) << 40);
+  snprintf(params->user_agent, sizeof params->user_agent, "winnow-test/%u (+https://x.example)",
+           variant);
 }
 
-static void assert_record_matches(const wn_store_record *got, const wn_store_record *want) {
-  assert_int_equal(got->format_version, WN_STORE_FORMAT_VERSION);
+static void assert_params_equal(const wn_store_learn_params *got,
+                                const wn_store_learn_params *want) {
+  assert_int_equal(got->from_url, want->from_url);
+  assert_int_equal(got->by_domain, want->by_domain);
+  assert_int_equal(got->selector, want->selector);
+  assert_int_equal(got->min_count, want->min_count);
+  assert_int_equal(got->n, want->n);
+  assert_int_equal(got->max_fetches, want->max_fetches);
+  assert_memory_equal(&got->min_share, &want->min_share, sizeof got->min_share);
+  assert_int_equal(got->host_delay_ms, want->host_delay_ms);
+  assert_int_equal(got->timeout_ms, want->timeout_ms);
+  assert_true(got->max_body_bytes == want->max_body_bytes);
+  assert_string_equal(got->user_agent, want->user_agent);
+}
+
+/* Every field but the format version. */
+static void assert_record_fields(const wn_store_record *got, const wn_store_record *want) {
   assert_string_equal(got->algorithm, want->algorithm);
   assert_true(got->learned_at == want->learned_at);
   assert_int_equal(got->n_pages, want->n_pages);
@@ -121,6 +160,18 @@ static void assert_record_matches(const wn_store_record *got, const wn_store_rec
   assert_non_null(got->template_bytes);
   if (want->template_len)
     assert_memory_equal(got->template_bytes, want->template_bytes, want->template_len);
+  if (want->key_page && want->key_page[0]) {
+    assert_non_null(got->key_page);
+    assert_string_equal(got->key_page, want->key_page);
+  } else {
+    assert_null(got->key_page);
+  }
+  assert_params_equal(&got->params, &want->params);
+}
+
+static void assert_record_matches(const wn_store_record *got, const wn_store_record *want) {
+  assert_int_equal(got->format_version, WN_STORE_FORMAT_VERSION);
+  assert_record_fields(got, want);
 }
 
 static wn_store *open_store(const char *dir, int read_only, size_t map_size) {
@@ -162,6 +213,74 @@ static wn_err decode_exact(const unsigned char *bytes, size_t len, wn_store_reco
   return err;
 }
 
+/* Bytes of the format-2 learn section of a record (store.c's layout). */
+static size_t learn_section_len(const wn_store_record *rec) {
+  const size_t key_len = rec->key_page ? strlen(rec->key_page) : 0;
+  return 4 + key_len + 3 + 3 * 4 + 8 + 2 * 4 + 8 + 4 + strlen(rec->params.user_agent);
+}
+
+/* Recomputes the checksum of an encoded record after a test changed it, so
+ * that the decoder's own check of the changed field is what fails. */
+static void reseal(unsigned char *bytes, size_t len) {
+  const uint64_t h = wn_hash_bytes(WN_HASH_SEED, bytes, len - 4);
+  const uint32_t sum = (uint32_t)(h ^ (h >> 32));
+  for (size_t i = 0; i < 4; i++)
+    bytes[len - 4 + i] = (unsigned char)(sum >> (8 * i));
+}
+
+/* ---- a hand encoder for format 1 ----------------------------------------
+ *
+ * Written from the layout in store.c, independently of the store's encoder
+ * (which only writes the current format), so that a format-1 record as an
+ * older winnow stored it can be fed to today's decoder. */
+
+static void v1_bytes(wn_buf *b, const void *p, size_t n) {
+  assert_int_equal(wn_buf_append(b, p, n), WN_OK);
+}
+
+static void v1_u32(wn_buf *b, uint32_t v) {
+  unsigned char x[4];
+  for (size_t i = 0; i < 4; i++)
+    x[i] = (unsigned char)(v >> (8 * i));
+  v1_bytes(b, x, sizeof x);
+}
+
+static void v1_u64(wn_buf *b, uint64_t v) {
+  unsigned char x[8];
+  for (size_t i = 0; i < 8; i++)
+    x[i] = (unsigned char)(v >> (8 * i));
+  v1_bytes(b, x, sizeof x);
+}
+
+static unsigned char *encode_v1(const wn_store_record *rec, size_t *len) {
+  wn_buf b;
+  wn_buf_init(&b, 0);
+  v1_bytes(&b, "WNSR", 4);
+  v1_u32(&b, 1);
+  v1_u32(&b, (uint32_t)strlen(rec->algorithm));
+  v1_bytes(&b, rec->algorithm, strlen(rec->algorithm));
+  v1_u64(&b, (uint64_t)rec->learned_at);
+  v1_u64(&b, rec->generation);
+  v1_u32(&b, rec->n_pages);
+  for (uint32_t i = 0; i < rec->n_pages; i++) {
+    const char *name = rec->pages[i].name ? rec->pages[i].name : "";
+    v1_u32(&b, (uint32_t)strlen(name));
+    v1_bytes(&b, name, strlen(name));
+    v1_u64(&b, rec->pages[i].bytes);
+    v1_u32(&b, (uint32_t)rec->pages[i].http_status);
+    v1_u32(&b, rec->pages[i].fetch_ms);
+  }
+  v1_u32(&b, rec->page_nodes);
+  v1_u32(&b, rec->template_nodes);
+  v1_u64(&b, rec->template_len);
+  v1_bytes(&b, rec->template_bytes, rec->template_len);
+  v1_u32(&b, 0); /* the checksum, sealed below */
+  unsigned char *bytes = (unsigned char *)wn_buf_take(&b, len);
+  assert_non_null(bytes);
+  reseal(bytes, *len);
+  return bytes;
+}
+
 /* Writes raw bytes under a site with LMDB directly (the store must be
  * closed: LMDB allows one environment per file per process). */
 static void raw_put(const char *dir, const char *db_name, const char *site, const void *bytes,
@@ -193,7 +312,7 @@ static void test_put_get_round_trip(void **state) {
   wn_diag diag;
   wn_diag_clear(&diag);
   uint64_t generation = 0;
-  assert_int_equal(wn_store_put(store, "www.example.com", &s.rec, &generation, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "www.example.com", &s.rec, &generation, NULL, &diag), WN_OK);
   assert_int_equal(generation, 1);
 
   wn_store_record *got = NULL;
@@ -218,11 +337,11 @@ static void test_generation_increments_on_replace(void **state) {
   for (unsigned i = 1; i <= 4; i++) {
     sample_init(&s, i);
     uint64_t generation = 0;
-    assert_int_equal(wn_store_put(store, "a.example", &s.rec, &generation, &diag), WN_OK);
+    assert_int_equal(wn_store_put(store, "a.example", &s.rec, &generation, NULL, &diag), WN_OK);
     assert_int_equal(generation, i);
   }
   /* Another site counts on its own; NULL generation_out is allowed. */
-  assert_int_equal(wn_store_put(store, "b.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "b.example", &s.rec, NULL, NULL, &diag), WN_OK);
 
   wn_store_record *got = NULL;
   assert_int_equal(wn_store_get(store, "a.example", &got, &diag), WN_OK);
@@ -254,9 +373,9 @@ static void test_delete(void **state) {
   wn_diag_clear(&diag);
   sample s;
   sample_init(&s, 2);
-  assert_int_equal(wn_store_put(store, "gone.example", &s.rec, NULL, &diag), WN_OK);
-  assert_int_equal(wn_store_put(store, "gone.example", &s.rec, NULL, &diag), WN_OK);
-  assert_int_equal(wn_store_put(store, "kept.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "gone.example", &s.rec, NULL, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "gone.example", &s.rec, NULL, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "kept.example", &s.rec, NULL, NULL, &diag), WN_OK);
   assert_int_equal(wn_store_delete(store, "gone.example", &diag), WN_OK);
 
   wn_store_record *got = NULL;
@@ -270,7 +389,7 @@ static void test_delete(void **state) {
 
   /* A deleted site starts again at generation 1. */
   uint64_t generation = 0;
-  assert_int_equal(wn_store_put(store, "gone.example", &s.rec, &generation, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "gone.example", &s.rec, &generation, NULL, &diag), WN_OK);
   assert_int_equal(generation, 1);
   wn_store_close(store);
 }
@@ -316,7 +435,7 @@ static void test_list_in_key_order(void **state) {
   assert_int_equal(c->count, 0);
 
   for (size_t i = 0; i < 5; i++)
-    assert_int_equal(wn_store_put(store, inserted[i], &s.rec, NULL, &diag), WN_OK);
+    assert_int_equal(wn_store_put(store, inserted[i], &s.rec, NULL, NULL, &diag), WN_OK);
   assert_int_equal(wn_store_list(store, collect_site, c, &diag), WN_OK);
   assert_int_equal(c->count, 5);
   for (size_t i = 0; i < 5; i++)
@@ -347,7 +466,7 @@ static void test_list_many_sites(void **state) {
   char site[32];
   for (unsigned i = 150; i-- > 0;) {
     snprintf(site, sizeof site, "site-%03u.example", i);
-    assert_int_equal(wn_store_put(store, site, &s.rec, NULL, &diag), WN_OK);
+    assert_int_equal(wn_store_put(store, site, &s.rec, NULL, NULL, &diag), WN_OK);
   }
   collector *c = calloc(1, sizeof *c);
   assert_non_null(c);
@@ -503,8 +622,11 @@ static void test_decode_other_version(void **state) {
   wn_store_record *got = (wn_store_record *)&diag;
   assert_int_equal(decode_exact(bytes, len, &got, &diag), WN_EVERSION);
   assert_null(got);
-  assert_string_equal(diag.msg,
-                      "store: record format version 99 is not supported (this build reads 1)");
+  assert_string_equal(
+      diag.msg, "store: record format version 99 is not supported (this build reads 1 to 2)");
+  /* Version 0 is no version we ever wrote. */
+  bytes[4] = 0;
+  assert_int_equal(decode_exact(bytes, len, &got, &diag), WN_EVERSION);
   /* The version is judged before anything after it, even a short record. */
   assert_int_equal(decode_exact(bytes, 8, &got, &diag), WN_EVERSION);
   free(bytes);
@@ -606,22 +728,521 @@ static void test_decode_structural_damage(void **state) {
   assert_int_equal(decode_exact(work, len, &got, &diag), WN_ECORRUPT);
   assert_non_null(strstr(diag.msg, "NUL"));
 
-  /* Template length: u64 just before the template and the checksum. */
-  const size_t tlen_at = len - 4 - s.rec.template_len - 8;
+  /* Template length: u64 just before the template, the learn section and
+   * the checksum. */
+  const size_t tlen_at = len - 4 - learn_section_len(&s.rec) - s.rec.template_len - 8;
   memcpy(work, bytes, len);
   assert_int_equal(work[tlen_at], s.rec.template_len & 0xff);
   memset(work + tlen_at, 0xff, 8);
   assert_int_equal(decode_exact(work, len, &got, &diag), WN_ECORRUPT);
   assert_non_null(strstr(diag.msg, "cap"));
-  /* ... and one byte longer than what is there. */
+  /* ... and longer than what is left before the checksum. */
   memcpy(work, bytes, len);
-  work[tlen_at] = (unsigned char)(work[tlen_at] + 5);
+  const uint64_t past = s.rec.template_len + learn_section_len(&s.rec) + 4 + 1;
+  for (size_t i = 0; i < 8; i++)
+    work[tlen_at + i] = (unsigned char)(past >> (8 * i));
   assert_int_equal(decode_exact(work, len, &got, &diag), WN_ECORRUPT);
   assert_non_null(strstr(diag.msg, "truncated"));
   assert_null(got);
 
   free(work);
   free(bytes);
+}
+
+
+/* ---- format 2: the key page and learn parameters ------------------------ */
+
+/* What a format-1 record of s decodes to: no key page, zero parameters. */
+static wn_store_record as_format_1(const sample *s) {
+  wn_store_record want = s->rec;
+  want.key_page = NULL;
+  memset(&want.params, 0, sizeof want.params);
+  return want;
+}
+
+static void test_decode_format_1(void **state) {
+  (void)state;
+  wn_diag diag;
+  for (unsigned variant = 0; variant < 5; variant++) {
+    sample s;
+    sample_init(&s, variant);
+    size_t len = 0;
+    unsigned char *bytes = encode_v1(&s.rec, &len);
+    /* Format 1 is format 2 without the learn section. */
+    size_t len2 = 0;
+    unsigned char *bytes2 = encode_sample(&s, &len2);
+    assert_int_equal(len2, len + learn_section_len(&s.rec));
+    free(bytes2);
+
+    wn_store_record *got = NULL;
+    wn_err err = decode_exact(bytes, len, &got, &diag);
+    if (err)
+      print_error("variant %u: %s\n", variant, diag.msg);
+    assert_int_equal(err, WN_OK);
+    assert_int_equal(got->format_version, 1);
+    assert_int_equal(got->generation, 77);
+    const wn_store_record want = as_format_1(&s);
+    assert_record_fields(got, &want);
+    wn_store_record_free(got);
+
+    /* Every truncation of a format-1 record fails cleanly too. */
+    for (size_t cut = 0; cut < len; cut++) {
+      got = (wn_store_record *)&diag;
+      err = decode_exact(bytes, cut, &got, &diag);
+      if (err != WN_ECORRUPT)
+        print_error("v1 prefix of %zu/%zu bytes: %s (%s)\n", cut, len, wn_strerror_name(err),
+                    diag.msg);
+      assert_int_equal(err, WN_ECORRUPT);
+      assert_null(got);
+      assert_non_null(strstr(diag.msg, "truncated"));
+    }
+
+    /* A format-1 body under a version-2 header is short of its learn
+     * section, not silently read as something else. */
+    bytes[4] = 2;
+    reseal(bytes, len);
+    assert_int_equal(decode_exact(bytes, len, &got, &diag), WN_ECORRUPT);
+    assert_null(got);
+    free(bytes);
+  }
+}
+
+static void test_format_1_record_in_store(void **state) {
+  fixture *f = *state;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  sample s;
+  sample_init(&s, 3);
+  s.rec.generation = 5;
+  wn_store *store = open_store(f->dir, 0, 0);
+  wn_store_close(store);
+  size_t len = 0;
+  unsigned char *bytes = encode_v1(&s.rec, &len);
+  raw_put(f->dir, "sites", "old.example", bytes, len);
+  free(bytes);
+
+  /* Read as it is, counted, then replaced by a format-2 record whose
+   * generation carries on from the old one. */
+  store = open_store(f->dir, 0, 0);
+  wn_store_record *got = NULL;
+  assert_int_equal(wn_store_get(store, "old.example", &got, &diag), WN_OK);
+  assert_int_equal(got->format_version, 1);
+  assert_int_equal(got->generation, 5);
+  const wn_store_record want = as_format_1(&s);
+  assert_record_fields(got, &want);
+  wn_store_record_free(got);
+  int counted = 0;
+  assert_int_equal(wn_store_count(store, "old.example", 5, 3, 1, &counted, NULL, &diag), WN_OK);
+  assert_int_equal(counted, 1);
+
+  uint64_t generation = 0;
+  size_t record_bytes = 0;
+  assert_int_equal(
+      wn_store_put(store, "old.example", &s.rec, &generation, &record_bytes, &diag), WN_OK);
+  assert_int_equal(generation, 6);
+  assert_int_equal(wn_store_get(store, "old.example", &got, &diag), WN_OK);
+  assert_int_equal(got->generation, 6);
+  assert_record_matches(got, &s.rec);
+  wn_store_record_free(got);
+  wn_store_close(store);
+}
+
+static void test_put_reports_record_bytes(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  for (unsigned variant = 0; variant < 3; variant++) {
+    sample s;
+    sample_init(&s, variant);
+    size_t record_bytes = 0, len = 0;
+    assert_int_equal(wn_store_put(store, "size.example", &s.rec, NULL, &record_bytes, &diag),
+                     WN_OK);
+    /* The same record as encode makes it (the generation field has a fixed
+     * width, so the stored generation does not change the size). */
+    unsigned char *bytes = encode_sample(&s, &len);
+    free(bytes);
+    assert_int_equal(record_bytes, len);
+  }
+  /* A refused put leaves the out-parameters alone. */
+  sample s;
+  sample_init(&s, 1);
+  s.rec.params.from_url = 2;
+  size_t record_bytes = 12345;
+  uint64_t generation = 999;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "size.example", &s.rec, &generation, &record_bytes, &diag),
+                   WN_EINVAL);
+  assert_non_null(strstr(diag.msg, "size.example"));
+  assert_int_equal(record_bytes, 12345);
+  assert_int_equal(generation, 999);
+  wn_store_close(store);
+}
+
+static void encode_refused(const wn_store_record *rec, const char *why) {
+  wn_buf buf;
+  wn_diag diag;
+  wn_buf_init(&buf, 0);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_record_encode(rec, &buf, &diag), WN_EINVAL);
+  if (!strstr(diag.msg, why))
+    fail_msg("refusal \"%s\" does not mention %s", diag.msg, why);
+  assert_int_equal(buf.len, 0);
+  wn_buf_free(&buf);
+}
+
+static void round_trips(const wn_store_record *rec) {
+  wn_buf buf;
+  wn_diag diag;
+  wn_buf_init(&buf, 0);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_record_encode(rec, &buf, &diag), WN_OK);
+  wn_store_record *got = NULL;
+  assert_int_equal(decode_exact((const unsigned char *)buf.data, buf.len, &got, &diag), WN_OK);
+  assert_record_matches(got, rec);
+  wn_store_record_free(got);
+  wn_buf_free(&buf);
+}
+
+static void test_learn_params_bounds(void **state) {
+  (void)state;
+  sample s;
+  char key[WN_STORE_MAX_PAGE_NAME + 2];
+  memset(key, 'k', sizeof key - 1);
+  key[sizeof key - 1] = '\0';
+
+  /* Exactly at each cap round-trips; one past it is refused. */
+  sample_init(&s, 1);
+  key[WN_STORE_MAX_PAGE_NAME] = '\0';
+  s.rec.key_page = key;
+  memset(s.rec.params.user_agent, 'u', WN_STORE_MAX_USER_AGENT - 1);
+  s.rec.params.user_agent[WN_STORE_MAX_USER_AGENT - 1] = '\0';
+  s.rec.params.min_share = 1.0;
+  s.rec.params.selector = 255;
+  s.rec.params.min_count = s.rec.params.n = s.rec.params.max_fetches = UINT32_MAX;
+  s.rec.params.max_body_bytes = UINT64_MAX;
+  round_trips(&s.rec);
+  key[WN_STORE_MAX_PAGE_NAME] = 'k';
+  encode_refused(&s.rec, "key page");
+  key[WN_STORE_MAX_PAGE_NAME] = '\0';
+  memset(s.rec.params.user_agent, 'u', WN_STORE_MAX_USER_AGENT);
+  encode_refused(&s.rec, "user agent");
+
+  /* An empty key page is no key page; min_share 0 is a share. */
+  sample_init(&s, 2);
+  s.rec.key_page = (char *)"";
+  s.rec.params.min_share = 0.0;
+  s.rec.params.user_agent[0] = '\0';
+  round_trips(&s.rec);
+
+  const double bad_shares[] = {-0.125, 1.5, NAN, INFINITY, -INFINITY};
+  for (size_t i = 0; i < sizeof bad_shares / sizeof bad_shares[0]; i++) {
+    sample_init(&s, 1);
+    s.rec.params.min_share = bad_shares[i];
+    encode_refused(&s.rec, "min_share");
+  }
+  sample_init(&s, 1);
+  s.rec.params.from_url = 2;
+  encode_refused(&s.rec, "from_url");
+  sample_init(&s, 1);
+  s.rec.params.by_domain = 7;
+  encode_refused(&s.rec, "by_domain");
+}
+
+/* Decodes a resealed copy of bytes with one change; the decoder's own check
+ * of that field must name it. */
+static void damaged_fails(const unsigned char *bytes, size_t len, size_t at,
+                          const void *with, size_t n, const char *why) {
+  unsigned char *work = malloc(len);
+  assert_non_null(work);
+  memcpy(work, bytes, len);
+  memcpy(work + at, with, n);
+  reseal(work, len);
+  wn_diag diag;
+  wn_store_record *got = (wn_store_record *)&diag;
+  assert_int_equal(decode_exact(work, len, &got, &diag), WN_ECORRUPT);
+  assert_null(got);
+  if (!strstr(diag.msg, why))
+    fail_msg("damage at %zu: \"%s\" does not mention %s", at, diag.msg, why);
+  free(work);
+}
+
+static void test_decode_learn_section_damage(void **state) {
+  (void)state;
+  sample s;
+  sample_init(&s, 1);
+  size_t len = 0;
+  unsigned char *bytes = encode_sample(&s, &len);
+  const size_t key_at = len - 4 - learn_section_len(&s.rec); /* u32 key page length */
+  const size_t key_len = strlen(s.rec.key_page);
+  const size_t flags_at = key_at + 4 + key_len;
+  const size_t share_at = flags_at + 3 + 12;
+  const size_t agent_len = strlen(s.rec.params.user_agent);
+  const size_t agent_at = len - 4 - agent_len - 4; /* u32 user agent length */
+  assert_int_equal(bytes[key_at], key_len);
+  assert_int_equal(bytes[agent_at], agent_len);
+
+  const unsigned char past_cap[4] = {0x01, 0x08, 0, 0}; /* 2049 */
+  damaged_fails(bytes, len, key_at, past_cap, 4, "cap");
+  const unsigned char huge[4] = {0xff, 0xff, 0xff, 0xff};
+  damaged_fails(bytes, len, key_at, huge, 4, "cap");
+  damaged_fails(bytes, len, key_at + 4 + 3, "", 1, "NUL");
+  const unsigned char two = 2;
+  damaged_fails(bytes, len, flags_at, &two, 1, "from_url");
+  damaged_fails(bytes, len, flags_at + 1, &two, 1, "by_domain");
+  const unsigned char nan_bits[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
+  damaged_fails(bytes, len, share_at, nan_bits, 8, "min_share");
+  const unsigned char two_bits[8] = {0, 0, 0, 0, 0, 0, 0, 0x40}; /* 2.0 */
+  damaged_fails(bytes, len, share_at, two_bits, 8, "min_share");
+  const unsigned char agent_cap[4] = {0x00, 0x01, 0, 0}; /* 256 */
+  damaged_fails(bytes, len, agent_at, agent_cap, 4, "cap");
+  damaged_fails(bytes, len, agent_at + 4 + 2, "", 1, "NUL");
+  /* A length one past what is there runs into the checksum: truncated. */
+  const unsigned char longer = (unsigned char)(agent_len + 5);
+  damaged_fails(bytes, len, agent_at, &longer, 1, "truncated");
+  free(bytes);
+}
+
+
+/* ---- read-only stores without a lock file ------------------------------ */
+
+/*
+ * LMDB opens lock.mdb read-write even to read, so a store that is not ours
+ * to write (lock.mdb owned by someone else, or missing in a directory we
+ * cannot write) used to be unreadable. Permission bits do not stop root, and
+ * the tests may run as root, so the reading is done in a child process that,
+ * when root, first becomes nobody (uid/gid 65534): the files stay root's,
+ * exactly the case of a store owned by another user. Not root, the parent
+ * takes write permission away with chmod instead. A child that cannot drop
+ * privileges skips the test.
+ */
+#define CHILD_SKIP 77
+
+/* The child's checks, as an exit code (cmocka must not run in a child). */
+static int child_read_lockless(const char *dir, int drop, int expect_open) {
+  if (drop && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
+    return CHILD_SKIP;
+  wn_store_options ro;
+  wn_store_options_init(&ro);
+  ro.read_only = 1;
+  wn_store *store = NULL;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  wn_err err = wn_store_open(dir, &ro, &store, &diag);
+  if (!expect_open) {
+    if (err == WN_OK || store || !strstr(diag.msg, dir)) {
+      fprintf(stderr, "child: open of an unreadable store: %s\n", wn_diag_message(&diag, err));
+      wn_store_close(store);
+      return 10;
+    }
+    return 0;
+  }
+  if (err != WN_OK) {
+    fprintf(stderr, "child: read-only open: %s\n", wn_diag_message(&diag, err));
+    return 11;
+  }
+  int rc = 0;
+  wn_store_record *got = NULL;
+  int counted = 0;
+  if (wn_store_lockless(store) != 1)
+    rc = 12;
+  else if (wn_store_get(store, "ro.example", &got, &diag) != WN_OK || got->generation != 1 ||
+           !got->key_page || strcmp(got->key_page, "https://site.example/key-1.html") != 0)
+    rc = 13;
+  else if (wn_store_put(store, "ro.example", got, NULL, NULL, &diag) != WN_EINVAL ||
+           wn_store_count(store, "ro.example", 0, 1, 0, &counted, NULL, &diag) != WN_EINVAL)
+    rc = 14;
+  wn_store_record_free(got);
+  wn_store_close(store);
+  if (rc)
+    return rc;
+  /* Writing needs the lock: a writable open still fails, with a message. */
+  wn_diag_clear(&diag);
+  err = wn_store_open(dir, NULL, &store, &diag);
+  if (err == WN_OK || store) {
+    wn_store_close(store);
+    return 15;
+  }
+  return 0;
+}
+
+/* Runs child_read_lockless in a child; returns its exit code. */
+static int run_child(const char *dir, int drop, int expect_open) {
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0)
+    _exit(child_read_lockless(dir, drop, expect_open));
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+static void test_read_only_store_without_lock(void **state) {
+  fixture *f = *state;
+  const int root = geteuid() == 0;
+  char lock[160], data[160];
+  snprintf(lock, sizeof lock, "%s/lock.mdb", f->dir);
+  snprintf(data, sizeof data, "%s/data.mdb", f->dir);
+  wn_store *store = open_store(f->dir, 0, 0);
+  sample s;
+  sample_init(&s, 1);
+  assert_int_equal(wn_store_put(store, "ro.example", &s.rec, NULL, NULL, NULL), WN_OK);
+  wn_store_close(store);
+
+  /* Whoever may write the lock file gets the ordinary, locked store. */
+  store = open_store(f->dir, 1, 0);
+  assert_int_equal(wn_store_lockless(store), 0);
+  wn_store_close(store);
+  assert_int_equal(wn_store_lockless(NULL), 0);
+
+  /* lock.mdb not writable by the reader. */
+  assert_int_equal(chmod(f->base, 0755), 0);
+  if (!root)
+    assert_int_equal(chmod(lock, 0444), 0);
+  int rc = run_child(f->dir, root, 1);
+  if (rc == CHILD_SKIP)
+    skip();
+  assert_int_equal(rc, 0);
+
+  /* No lock.mdb, in a directory the reader cannot write. */
+  assert_int_equal(unlink(lock), 0);
+  assert_int_equal(chmod(f->dir, 0555), 0);
+  rc = run_child(f->dir, root, 1);
+  assert_int_equal(chmod(f->dir, 0755), 0);
+  assert_int_equal(rc, 0);
+  struct stat st;
+  assert_int_equal(stat(lock, &st), -1); /* the reader made none */
+
+  /* The data itself unreadable: still an error, not an empty store. */
+  assert_int_equal(chmod(f->dir, 0555), 0);
+  assert_int_equal(chmod(data, root ? 0600 : 0200), 0);
+  rc = run_child(f->dir, root, 0);
+  assert_int_equal(chmod(data, 0644), 0);
+  assert_int_equal(chmod(f->dir, 0755), 0);
+  assert_int_equal(rc, 0);
+}
+
+/* A store on a read-only file system (a read-only bind mount in a private
+ * mount namespace: needs CAP_SYS_ADMIN, so this skips elsewhere). LMDB
+ * drops the lock file of a read-only environment there by itself
+ * (mdb_env_setup_locks on EROFS); the store says so all the same. */
+static int child_read_only_mount(const char *dir) {
+  if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+      mount(dir, dir, NULL, MS_BIND, NULL) != 0 ||
+      mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
+    return CHILD_SKIP;
+  return child_read_lockless(dir, 0, 1);
+}
+
+static void test_read_only_file_system(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  sample s;
+  sample_init(&s, 1);
+  assert_int_equal(wn_store_put(store, "ro.example", &s.rec, NULL, NULL, NULL), WN_OK);
+  wn_store_close(store);
+  char lock[160];
+  snprintf(lock, sizeof lock, "%s/lock.mdb", f->dir);
+  for (int pass = 0; pass < 2; pass++) {
+    /* With lock.mdb present, then without. */
+    if (pass == 1)
+      assert_int_equal(unlink(lock), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+      _exit(child_read_only_mount(f->dir));
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) == CHILD_SKIP)
+      skip();
+    assert_int_equal(WEXITSTATUS(status), 0);
+  }
+}
+
+
+/* ---- map size ----------------------------------------------------------- */
+
+static void test_options_init_and_map_size(void **state) {
+  fixture *f = *state;
+  wn_store_options opts;
+  memset(&opts, 0xa5, sizeof opts);
+  wn_store_options_init(&opts);
+  assert_true(opts.map_size == WN_STORE_DEFAULT_MAP_SIZE);
+  assert_int_equal(opts.read_only, 0);
+  wn_store_options_init(NULL);
+  assert_true(wn_store_map_size(NULL) == 0);
+
+  wn_store *store = NULL;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_open(f->dir, &opts, &store, &diag), WN_OK);
+  assert_true(wn_store_map_size(store) == WN_STORE_DEFAULT_MAP_SIZE);
+  wn_store_close(store);
+  store = open_store(f->dir, 0, (size_t)3 << 20);
+  assert_true(wn_store_map_size(store) == (size_t)3 << 20);
+  wn_store_close(store);
+}
+
+/* A map smaller than the data already stored is raised to the data file's
+ * size: the store opens and reads; only growing it needs a larger map, and
+ * the error says so. */
+static void test_small_map_raised_to_file_size(void **state) {
+  fixture *f = *state;
+  const size_t mib = (size_t)1 << 20;
+  wn_store *store = open_store(f->dir, 0, 8 * mib);
+  sample s;
+  sample_init(&s, 1);
+  unsigned char *big = calloc(1, 2 * mib);
+  assert_non_null(big);
+  s.rec.template_bytes = big;
+  s.rec.template_len = 2 * mib;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "big.example", &s.rec, NULL, NULL, &diag), WN_OK);
+  wn_store_close(store);
+  char data[160];
+  snprintf(data, sizeof data, "%s/data.mdb", f->dir);
+  struct stat st;
+  assert_int_equal(stat(data, &st), 0);
+  assert_true(st.st_size > (off_t)(2 * mib));
+
+  for (int read_only = 0; read_only < 2; read_only++) {
+    store = open_store(f->dir, read_only, 64 << 10);
+    assert_true(wn_store_map_size(store) >= (size_t)st.st_size);
+    wn_store_record *got = NULL;
+    assert_int_equal(wn_store_get(store, "big.example", &got, &diag), WN_OK);
+    assert_int_equal(got->template_len, 2 * mib);
+    wn_store_record_free(got);
+    wn_store_close(store);
+  }
+
+  /* Growing past the raised map: WN_ENOSPACE, and how to fix it. */
+  store = open_store(f->dir, 0, 64 << 10);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "bigger.example", &s.rec, NULL, NULL, &diag),
+                   WN_ENOSPACE);
+  assert_non_null(strstr(diag.msg, "store is full (map size "));
+  assert_non_null(strstr(diag.msg, " MiB); reopen with a larger map size"));
+  assert_non_null(strstr(diag.msg, "bigger.example"));
+  wn_store_close(store);
+
+  /* A whole number of MiB is printed as one. */
+  snprintf(data, sizeof data, "%s/empty", f->base);
+  store = open_store(data, 0, mib);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "big.example", &s.rec, NULL, NULL, &diag), WN_ENOSPACE);
+  assert_non_null(
+      strstr(diag.msg, "store is full (map size 1 MiB); reopen with a larger map size"));
+  wn_store_close(store);
+
+  store = open_store(f->dir, 0, 16 * mib);
+  assert_int_equal(wn_store_put(store, "bigger.example", &s.rec, NULL, NULL, &diag), WN_OK);
+  wn_store_close(store);
+  free(big);
 }
 
 /* ---- site names --------------------------------------------------------- */
@@ -641,7 +1262,7 @@ static void test_invalid_site_names(void **state) {
   wn_diag diag;
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     wn_diag_clear(&diag);
-    assert_int_equal(wn_store_put(store, bad[i], &s.rec, NULL, &diag), WN_EINVAL);
+    assert_int_equal(wn_store_put(store, bad[i], &s.rec, NULL, NULL, &diag), WN_EINVAL);
     assert_non_null(strstr(diag.msg, why[i]));
     wn_store_record *got = (wn_store_record *)&diag;
     assert_int_equal(wn_store_get(store, bad[i], &got, NULL), WN_EINVAL);
@@ -651,8 +1272,9 @@ static void test_invalid_site_names(void **state) {
 
   /* Exactly at the cap, and bytes above ASCII, are site names. */
   too_long[WN_STORE_MAX_SITE] = '\0';
-  assert_int_equal(wn_store_put(store, too_long, &s.rec, NULL, &diag), WN_OK);
-  assert_int_equal(wn_store_put(store, "b\xc3\xbc" "cher.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, too_long, &s.rec, NULL, NULL, &diag), WN_OK);
+  assert_int_equal(
+      wn_store_put(store, "b\xc3\xbc" "cher.example", &s.rec, NULL, NULL, &diag), WN_OK);
   wn_store_record *got = NULL;
   assert_int_equal(wn_store_get(store, too_long, &got, &diag), WN_OK);
   wn_store_record_free(got);
@@ -675,7 +1297,7 @@ static void test_read_only_can_get_not_write(void **state) {
   sample_init(&s, 1);
   wn_diag diag;
   wn_diag_clear(&diag);
-  assert_int_equal(wn_store_put(store, "ro.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "ro.example", &s.rec, NULL, NULL, &diag), WN_OK);
   wn_store_close(store);
 
   store = open_store(f->dir, 1, 0);
@@ -685,7 +1307,7 @@ static void test_read_only_can_get_not_write(void **state) {
   wn_store_record_free(got);
 
   wn_diag_clear(&diag);
-  assert_int_equal(wn_store_put(store, "ro.example", &s.rec, NULL, &diag), WN_EINVAL);
+  assert_int_equal(wn_store_put(store, "ro.example", &s.rec, NULL, NULL, &diag), WN_EINVAL);
   assert_non_null(strstr(diag.msg, "read-only"));
   assert_non_null(strstr(diag.msg, "ro.example"));
   wn_diag_clear(&diag);
@@ -702,7 +1324,7 @@ static void test_read_only_can_get_not_write(void **state) {
   /* The refused writes changed nothing. */
   store = open_store(f->dir, 0, 0);
   uint64_t generation = 0;
-  assert_int_equal(wn_store_put(store, "ro.example", &s.rec, &generation, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "ro.example", &s.rec, &generation, NULL, &diag), WN_OK);
   assert_int_equal(generation, 2);
   wn_store_close(store);
 }
@@ -768,10 +1390,10 @@ static void test_reopen_sees_replaced_record(void **state) {
   wn_diag_clear(&diag);
 
   wn_store *store = open_store(f->dir, 0, 0);
-  assert_int_equal(wn_store_put(store, "re.example", &s1.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "re.example", &s1.rec, NULL, NULL, &diag), WN_OK);
   wn_store_close(store);
   store = open_store(f->dir, 0, 0);
-  assert_int_equal(wn_store_put(store, "re.example", &s2.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "re.example", &s2.rec, NULL, NULL, &diag), WN_OK);
   wn_store_close(store);
 
   store = open_store(f->dir, 1, 0);
@@ -849,12 +1471,12 @@ static void test_other_process_reads_while_parent_writes(void **state) {
   wn_diag_clear(&diag);
   sample s;
   sample_init(&s, 1);
-  assert_int_equal(wn_store_put(store, "shared.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "shared.example", &s.rec, NULL, NULL, &diag), WN_OK);
   write_byte(down[1], 'g');
   assert_int_equal(read_byte(up[0]), 'y');
   /* The child's handle is still open while we replace the record. */
   sample_init(&s, 2);
-  assert_int_equal(wn_store_put(store, "shared.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "shared.example", &s.rec, NULL, NULL, &diag), WN_OK);
   write_byte(down[1], 'g');
   assert_int_equal(read_byte(up[0]), 'y');
   wn_store_close(store);
@@ -883,7 +1505,7 @@ static int child_big_writer(const char *dir, int from_parent) {
     big[i] = (unsigned char)(i % 251);
   s.rec.template_bytes = big;
   s.rec.template_len = BIG_TEMPLATE;
-  wn_err err = wn_store_put(store, "big.example", &s.rec, NULL, NULL);
+  wn_err err = wn_store_put(store, "big.example", &s.rec, NULL, NULL, NULL);
   free(big);
   wn_store_close(store);
   return err == WN_OK ? 0 : 1;
@@ -899,7 +1521,7 @@ static void test_map_grown_by_other_process(void **state) {
   sample s;
   sample_init(&s, 2);
   wn_store *store = open_store(f->dir, 0, small_map);
-  assert_int_equal(wn_store_put(store, "small.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "small.example", &s.rec, NULL, NULL, &diag), WN_OK);
   wn_store_close(store);
 
   int down[2];
@@ -948,7 +1570,7 @@ static void test_too_many_pages_refused_at_put(void **state) {
   wn_diag_clear(&diag);
   sample s;
   sample_init(&s, 1);
-  assert_int_equal(wn_store_put(store, "pages.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "pages.example", &s.rec, NULL, NULL, &diag), WN_OK);
 
   sample many;
   sample_init(&many, 2);
@@ -956,10 +1578,10 @@ static void test_too_many_pages_refused_at_put(void **state) {
     many.pages[i] = many.pages[i % 3];
   many.rec.n_pages = WN_STORE_MAX_PAGES + 1;
   wn_diag_clear(&diag);
-  assert_int_equal(wn_store_put(store, "pages.example", &many.rec, NULL, &diag), WN_EINVAL);
+  assert_int_equal(wn_store_put(store, "pages.example", &many.rec, NULL, NULL, &diag), WN_EINVAL);
   assert_non_null(strstr(diag.msg, "pages.example"));
   assert_non_null(strstr(diag.msg, "65 sample pages"));
-  assert_int_equal(wn_store_put(store, "new.example", &many.rec, NULL, NULL), WN_EINVAL);
+  assert_int_equal(wn_store_put(store, "new.example", &many.rec, NULL, NULL, NULL), WN_EINVAL);
 
   /* The old record is untouched and the refused site was never created. */
   wn_store_record *got = NULL;
@@ -971,7 +1593,7 @@ static void test_too_many_pages_refused_at_put(void **state) {
 
   /* Exactly at the cap is accepted. */
   many.rec.n_pages = WN_STORE_MAX_PAGES;
-  assert_int_equal(wn_store_put(store, "new.example", &many.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "new.example", &many.rec, NULL, NULL, &diag), WN_OK);
   assert_int_equal(wn_store_get(store, "new.example", &got, &diag), WN_OK);
   assert_record_matches(got, &many.rec);
   wn_store_record_free(got);
@@ -990,9 +1612,10 @@ static void test_map_full_is_enospace(void **state) {
   s.rec.template_len = big_len;
   wn_diag diag;
   wn_diag_clear(&diag);
-  assert_int_equal(wn_store_put(store, "full.example", &s.rec, NULL, &diag), WN_ENOSPACE);
+  assert_int_equal(wn_store_put(store, "full.example", &s.rec, NULL, NULL, &diag), WN_ENOSPACE);
   assert_non_null(strstr(diag.msg, "full.example"));
-  assert_non_null(strstr(diag.msg, "map full"));
+  assert_non_null(
+      strstr(diag.msg, "store is full (map size 0.25 MiB); reopen with a larger map size"));
   free(big);
 
   /* The failed transaction left nothing behind and the store still works. */
@@ -1000,7 +1623,7 @@ static void test_map_full_is_enospace(void **state) {
   assert_int_equal(wn_store_get(store, "full.example", &got, &diag), WN_ENOTFOUND);
   sample_init(&s, 1);
   wn_diag_clear(&diag);
-  assert_int_equal(wn_store_put(store, "full.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "full.example", &s.rec, NULL, NULL, &diag), WN_OK);
   assert_int_equal(wn_store_get(store, "full.example", &got, &diag), WN_OK);
   assert_int_equal(got->generation, 1);
   wn_store_record_free(got);
@@ -1014,7 +1637,7 @@ static void test_damaged_records_in_store(void **state) {
   sample s;
   sample_init(&s, 1);
   wn_store *store = open_store(f->dir, 0, 0);
-  assert_int_equal(wn_store_put(store, "good.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "good.example", &s.rec, NULL, NULL, &diag), WN_OK);
   wn_store_close(store);
 
   size_t len = 0;
@@ -1034,13 +1657,13 @@ static void test_damaged_records_in_store(void **state) {
   wn_diag_clear(&diag);
   assert_int_equal(wn_store_get(store, "future.example", &got, &diag), WN_EVERSION);
   assert_string_equal(diag.msg, "store: site future.example: record format version 7 is not "
-                                "supported (this build reads 1)");
+                                "supported (this build reads 1 to 2)");
 
   /* A record that does not decode is replaced, counting from generation 0. */
   uint64_t generation = 0;
-  assert_int_equal(wn_store_put(store, "bad.example", &s.rec, &generation, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "bad.example", &s.rec, &generation, NULL, &diag), WN_OK);
   assert_int_equal(generation, 1);
-  assert_int_equal(wn_store_put(store, "future.example", &s.rec, &generation, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "future.example", &s.rec, &generation, NULL, &diag), WN_OK);
   assert_int_equal(generation, 1);
   assert_int_equal(wn_store_get(store, "bad.example", &got, &diag), WN_OK);
   assert_record_matches(got, &s.rec);
@@ -1099,7 +1722,7 @@ static void test_threads_share_one_handle(void **state) {
   assert_non_null(tpl);
   wn_store_record rec;
   generation_record(&rec, tpl, 1);
-  assert_int_equal(wn_store_put(store, "t.example", &rec, NULL, NULL), WN_OK);
+  assert_int_equal(wn_store_put(store, "t.example", &rec, NULL, NULL, NULL), WN_OK);
 
   pthread_t threads[THREAD_READERS];
   reader_ctx ctx[THREAD_READERS];
@@ -1111,7 +1734,7 @@ static void test_threads_share_one_handle(void **state) {
   for (uint64_t g = 2; g <= THREAD_WRITES; g++) {
     uint64_t got_generation = 0;
     generation_record(&rec, tpl, g);
-    if (wn_store_put(store, "t.example", &rec, &got_generation, NULL) != WN_OK ||
+    if (wn_store_put(store, "t.example", &rec, &got_generation, NULL, NULL) != WN_OK ||
         got_generation != g)
       write_failures++;
   }
@@ -1151,7 +1774,7 @@ static void test_many_threads_do_not_hold_reader_slots(void **state) {
   unsigned char tpl[1001];
   wn_store_record rec;
   generation_record(&rec, tpl, 1);
-  assert_int_equal(wn_store_put(store, "t.example", &rec, NULL, NULL), WN_OK);
+  assert_int_equal(wn_store_put(store, "t.example", &rec, NULL, NULL, NULL), WN_OK);
 
   pthread_barrier_t barrier;
   assert_int_equal(pthread_barrier_init(&barrier, NULL, MANY_THREADS + 1), 0);
@@ -1192,7 +1815,7 @@ static void test_counters_count_and_reset(void **state) {
   assert_int_equal(wn_store_count(store, "a.example", 0, 3, 1, &counted, &st, &diag),
                    WN_ENOTFOUND);
   assert_int_equal(counted, 0);
-  assert_int_equal(wn_store_put(store, "a.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "a.example", &s.rec, NULL, NULL, &diag), WN_OK);
   assert_int_equal(wn_store_stats_get(store, "a.example", &st, &diag), WN_OK);
   assert_int_equal(st.generation, 1);
   assert_int_equal(st.pages, 0);
@@ -1216,7 +1839,7 @@ static void test_counters_count_and_reset(void **state) {
   assert_int_equal(wn_store_count(store, "a.example", 0, 1, 2, &counted, &st, &diag), WN_EINVAL);
 
   /* A new template starts the counters afresh. */
-  assert_int_equal(wn_store_put(store, "a.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "a.example", &s.rec, NULL, NULL, &diag), WN_OK);
   assert_int_equal(wn_store_stats_get(store, "a.example", &st, &diag), WN_OK);
   assert_int_equal(st.generation, 2);
   assert_int_equal(st.pages, 0);
@@ -1224,7 +1847,7 @@ static void test_counters_count_and_reset(void **state) {
   /* And so does deleting the site. */
   assert_int_equal(wn_store_count(store, "a.example", 2, 4, 4, &counted, &st, &diag), WN_OK);
   assert_int_equal(wn_store_delete(store, "a.example", &diag), WN_OK);
-  assert_int_equal(wn_store_put(store, "a.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "a.example", &s.rec, NULL, NULL, &diag), WN_OK);
   assert_int_equal(wn_store_stats_get(store, "a.example", &st, &diag), WN_OK);
   assert_int_equal(st.pages, 0);
   wn_store_close(store);
@@ -1243,7 +1866,7 @@ static void test_counters_window_and_drift(void **state) {
   wn_diag_clear(&diag);
   sample s;
   sample_init(&s, 1);
-  assert_int_equal(wn_store_put(store, "b.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "b.example", &s.rec, NULL, NULL, &diag), WN_OK);
   wn_store_stats st;
   int counted = 0;
   /* 1000 good pages: the window halves 512+ down, no drift. */
@@ -1278,7 +1901,7 @@ static void test_damaged_counters_start_afresh(void **state) {
   wn_diag_clear(&diag);
   sample s;
   sample_init(&s, 1);
-  assert_int_equal(wn_store_put(store, "c.example", &s.rec, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "c.example", &s.rec, NULL, NULL, &diag), WN_OK);
   wn_store_close(store);
   raw_put(f->dir, "stats", "c.example", "garbage", 7);
   store = open_store(f->dir, 0, 0);
@@ -1309,15 +1932,24 @@ int main(void) {
       cmocka_unit_test(test_decode_every_truncation),
       cmocka_unit_test(test_decode_every_flipped_bit),
       cmocka_unit_test(test_decode_structural_damage),
+      cmocka_unit_test(test_decode_format_1),
+      cmocka_unit_test_setup_teardown(test_format_1_record_in_store, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_put_reports_record_bytes, setup, teardown),
+      cmocka_unit_test(test_learn_params_bounds),
+      cmocka_unit_test(test_decode_learn_section_damage),
       cmocka_unit_test_setup_teardown(test_invalid_site_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_read_only_can_get_not_write, setup, teardown),
       cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_read_only_store_without_lock, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_read_only_file_system, setup, teardown),
       cmocka_unit_test_setup_teardown(test_reopen_sees_replaced_record, setup, teardown),
       cmocka_unit_test_setup_teardown(test_other_process_reads_while_parent_writes, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_map_grown_by_other_process, setup, teardown),
       cmocka_unit_test_setup_teardown(test_too_many_pages_refused_at_put, setup, teardown),
       cmocka_unit_test_setup_teardown(test_map_full_is_enospace, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_options_init_and_map_size, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_small_map_raised_to_file_size, setup, teardown),
       cmocka_unit_test_setup_teardown(test_damaged_records_in_store, setup, teardown),
       cmocka_unit_test_setup_teardown(test_threads_share_one_handle, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_threads_do_not_hold_reader_slots, setup,
