@@ -1,5 +1,5 @@
 /*
- * learn/crawl.c: a polite fetcher on the libcurl multi interface.
+ * fetch/crawl.c: a polite fetcher on the libcurl multi interface.
  *
  * One wn_crawl_fetch call runs one event loop over a batch of URLs:
  *
@@ -26,7 +26,7 @@
  * made. robots.txt itself is fetched with curl following up to five
  * redirects (RFC 9309 2.3.1.2), whose answer stands for the first origin.
  */
-#include "learn/learn.h"
+#include "fetch/fetch.h"
 
 #include <stdarg.h>
 #include <stdio.h>

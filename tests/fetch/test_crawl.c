@@ -1,5 +1,5 @@
 /*
- * tests/learn/test_crawl.c: the fetcher against a real HTTP server on
+ * tests/fetch/test_crawl.c: the fetcher against a real HTTP server on
  * loopback (tests/support/wn_httpd.h) serving tests/fixtures/crawl/.
  * Timing is read from the server's request log, so the politeness
  * asserts measure what the server saw, not what the client meant to do.
@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "learn/learn.h"
+#include "fetch/fetch.h"
 #include "wn_httpd.h"
 
 #define CRAWL_FIXTURES WN_FIXTURES "/crawl"
