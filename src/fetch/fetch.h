@@ -36,6 +36,29 @@ wn_err wn_url_host(const char *url, char *host, size_t host_size, wn_diag *diag)
  * 0 if not or if either does not parse. */
 int wn_url_same_site(const char *a, const char *b, int by_domain);
 
+/* ---- the site a URL belongs to (url.c) ---------------------------------------
+ *
+ * One rule, used everywhere a site is named (the store's key, the CLI, the
+ * crawl's report): the host, lower-case (IDN hosts in their punycode
+ * form), then ":port" unless the port is the scheme's default (80 for
+ * http, 443 for https). IPv6 hosts keep their brackets ("[::1]:8080").
+ * The scheme is not part of it: http://x/ and https://x/ are one site.
+ */
+
+#define WN_SITE_MAX 255u /* bytes of a site name */
+
+/* The site of an http(s) URL into site[site_size] (WN_SITE_MAX + 1 holds
+ * any). WN_EINVAL with a message for anything else: "ftp URLs are not
+ * supported: only http and https", "not a URL: '...'" for a string that is
+ * none; WN_ETOOBIG if site_size is too small. */
+wn_err wn_url_site(const char *url, char *site, size_t site_size, wn_diag *diag);
+
+/* 1 if site is a site name as wn_url_site writes them: 1 to WN_SITE_MAX
+ * bytes, a host of [a-z0-9.-] or a bracketed IPv6 literal, then
+ * optionally ':' and a port 1..65535; no upper case, no '/', nothing
+ * else. 0 otherwise (and for NULL). */
+int wn_site_name_valid(const char *site);
+
 /* ---- robots.txt (robots.c), RFC 9309 -------------------------------------- */
 
 typedef struct wn_robots wn_robots;

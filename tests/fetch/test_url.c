@@ -5,6 +5,7 @@
 #include "wn_test.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "fetch/fetch.h"
 
@@ -98,11 +99,86 @@ static void test_same_site(void **state) {
   assert_int_equal(wn_url_same_site("mailto:x@example.com", "http://example.com/", 1), 0);
 }
 
+static void expect_site(const char *url, const char *want) {
+  char site[WN_SITE_MAX + 1];
+  wn_diag diag = {{0}};
+  wn_err err = wn_url_site(url, site, sizeof site, &diag);
+  if (err)
+    fail_msg("%s: %s", url, wn_diag_message(&diag, err));
+  assert_string_equal(site, want);
+  assert_true(wn_site_name_valid(site));
+}
+
+static void expect_no_site(const char *url, const char *message_part) {
+  char site[WN_SITE_MAX + 1] = "x";
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_url_site(url, site, sizeof site, &diag), WN_EINVAL);
+  assert_string_equal(site, "");
+  const char *msg = wn_diag_message(&diag, WN_EINVAL);
+  if (!strstr(msg, message_part))
+    fail_msg("%s: message '%s' lacks '%s'", url, msg, message_part);
+}
+
+static void test_site(void **state) {
+  (void)state;
+  expect_site("http://LOCALHOST:8765/x", "localhost:8765");
+  expect_site("http://x:80/", "x");
+  expect_site("https://x:443", "x");
+  expect_site("http://x:443", "x:443");
+  expect_site("https://x:80/", "x:80");
+  expect_site("https://News.Example.COM/a?b#c", "news.example.com");
+  expect_site("http://[::1]:8080/", "[::1]:8080");
+  expect_site("http://[FE80::1]/", "[fe80::1]");
+  expect_site("http://127.0.0.1:9/", "127.0.0.1:9");
+  expect_no_site("ftp://x/", "ftp URLs are not supported: only http and https");
+  expect_no_site("file:///etc/passwd", "file URLs are not supported: only http and https");
+  expect_no_site("not a url", "not a URL");
+  expect_no_site("LOCALHOST:8765", "not a URL");
+  expect_no_site("http://", "not a URL");
+  expect_no_site(NULL, "not a URL");
+  /* Too small a buffer. */
+  char tiny[4];
+  assert_int_equal(wn_url_site("http://example.com/", tiny, sizeof tiny, NULL), WN_ETOOBIG);
+  assert_string_equal(tiny, "");
+}
+
+static void test_site_name_valid(void **state) {
+  (void)state;
+  assert_true(wn_site_name_valid("example.com"));
+  assert_true(wn_site_name_valid("localhost:8765"));
+  assert_true(wn_site_name_valid("[::1]:8080"));
+  assert_true(wn_site_name_valid("[::1]"));
+  assert_true(wn_site_name_valid("a:65535"));
+  assert_false(wn_site_name_valid(NULL));
+  assert_false(wn_site_name_valid(""));
+  assert_false(wn_site_name_valid("Example.com"));
+  assert_false(wn_site_name_valid("example.com/x"));
+  assert_false(wn_site_name_valid("http://example.com"));
+  assert_false(wn_site_name_valid("a b"));
+  assert_false(wn_site_name_valid("a:"));
+  assert_false(wn_site_name_valid("a:0"));
+  assert_false(wn_site_name_valid("a:080"));
+  assert_false(wn_site_name_valid("a:65536"));
+  assert_false(wn_site_name_valid("a:1:2"));
+  assert_false(wn_site_name_valid(":80"));
+  assert_false(wn_site_name_valid("[]"));
+  assert_false(wn_site_name_valid("[::1"));
+  assert_false(wn_site_name_valid("[::g]"));
+  char longest[WN_SITE_MAX + 2];
+  memset(longest, 'a', sizeof longest);
+  longest[WN_SITE_MAX] = '\0';
+  assert_true(wn_site_name_valid(longest));
+  longest[WN_SITE_MAX] = 'a';
+  longest[WN_SITE_MAX + 1] = '\0';
+  assert_false(wn_site_name_valid(longest));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resolve_relative),  cmocka_unit_test(test_resolve_fragments),
       cmocka_unit_test(test_normal_form),       cmocka_unit_test(test_refused),
       cmocka_unit_test(test_host),              cmocka_unit_test(test_same_site),
+      cmocka_unit_test(test_site),              cmocka_unit_test(test_site_name_valid),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
