@@ -115,8 +115,12 @@ void wn_crawl_options_init(wn_crawl_options *opts);
  * bytes", "more than 5 redirects", "could not resolve host"). When the
  * host's robots.txt could not be fetched at all (refused, unresolvable,
  * timed out), its pages are not fetched either and carry that error
- * (WN_ENET, WN_ETIMEOUT) with a message starting "robots.txt: "; a
- * robots.txt answering 5xx makes every page WN_EROBOTS. */
+ * (WN_ENET, WN_ETIMEOUT). When no connection was made at all the message
+ * says the host is unreachable, the same as a page would ("could not
+ * connect to 127.0.0.1:9 (connection refused)", "could not resolve host
+ * x.invalid", "could not connect to h:80 (connect timed out after 5000
+ * ms)"); other robots.txt failures start "robots.txt: ". A robots.txt
+ * answering 5xx makes every page WN_EROBOTS. */
 typedef struct wn_fetch {
   char *url;            /* as asked (malloc'd copy) */
   char *final_url;      /* after redirects (malloc'd) or NULL */
@@ -152,6 +156,12 @@ void wn_crawl_destroy(wn_crawl *crawl);
  * page came from, fetch_ms sums the hops. */
 wn_err wn_crawl_fetch(wn_crawl *crawl, const char *const *urls, size_t n, wn_fetch *out,
                       wn_diag *diag);
+/* Milliseconds this crawl's wn_crawl_fetch calls have spent, in all,
+ * waiting for a per-origin delay (host_delay_ms, Crawl-delay) to run out
+ * with no request in flight: politeness, not network time. Callers take
+ * the difference around a wn_crawl_fetch to split its wall time. 0 for
+ * NULL. */
+double wn_crawl_waited_ms(const wn_crawl *crawl);
 /* Frees what a wn_fetch holds and zeroes it. */
 void wn_fetch_clear(wn_fetch *fetch);
 

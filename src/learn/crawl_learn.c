@@ -32,6 +32,18 @@ static char *wn_strdup_or_null(const char *s) {
   return d;
 }
 
+/* wn_crawl_fetch, its wall time split into politeness waits and the
+ * network wait proper. */
+static wn_err wn_timed_fetch(wn_crawl *crawl, const char *const *urls, size_t n, wn_fetch *out,
+                             wn_learn_crawl_result *res, wn_diag *diag) {
+  double t0 = wn_now_ms(), w0 = wn_crawl_waited_ms(crawl);
+  wn_err err = wn_crawl_fetch(crawl, urls, n, out, diag);
+  double waited = wn_crawl_waited_ms(crawl) - w0, total = wn_now_ms() - t0;
+  res->wait_ms += waited;
+  res->network_ms += total > waited ? total - waited : 0.0;
+  return err;
+}
+
 void wn_learn_crawl_result_free(wn_learn_crawl_result *result) {
   if (!result)
     return;
@@ -179,11 +191,9 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
   }
 
   /* The key page. */
-  double t0 = wn_now_ms();
   const char *key_list[1] = {key_url};
-  if ((err = wn_crawl_fetch(crawl, key_list, 1, &key_fetch, diag)))
+  if ((err = wn_timed_fetch(crawl, key_list, 1, &key_fetch, res, diag)))
     goto out;
-  res->network_ms += wn_now_ms() - t0;
   double c0 = wn_now_ms();
   size_t key_index = 0;
   if (wn_report_fetch(res, &key_fetch, 0, UINT32_MAX, &key_index) != WN_OK) {
@@ -227,10 +237,8 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
     size_t first_rank = next;
     while (nb < want && next < n_ranked)
       urls[nb++] = links[ranked[next++].link].url;
-    t0 = wn_now_ms();
-    if ((err = wn_crawl_fetch(crawl, urls, nb, batch, diag)))
+    if ((err = wn_timed_fetch(crawl, urls, nb, batch, res, diag)))
       goto out;
-    res->network_ms += wn_now_ms() - t0;
     c0 = wn_now_ms();
     for (size_t b = 0; b < nb; b++) {
       const wn_nset_candidate *c = &ranked[first_rank + b];

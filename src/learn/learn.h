@@ -150,7 +150,11 @@ typedef struct wn_learn_crawl_result {
   size_t n_links;          /* <a href> links on the key page */
   size_t n_candidates;     /* ranked candidates */
   uint32_t page_nodes;     /* nodes of the pages learned from */
-  double network_ms;       /* wall time spent waiting in wn_crawl_fetch */
+  double network_ms;       /* wall time spent in wn_crawl_fetch waiting
+                              for the network (wait_ms excluded) */
+  double wait_ms;          /* wall time wn_crawl_fetch held requests back
+                              for politeness (per-host delay, Crawl-delay)
+                              with nothing in flight */
   double compute_ms;       /* wall time of our own work (parse, links,
                               rank, map, learn) */
 } wn_learn_crawl_result;
