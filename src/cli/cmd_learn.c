@@ -451,7 +451,7 @@ int wn_cli_learn(int argc, char **argv) {
     page_info[i].bytes = len;
   }
 
-  err = wn_learn_template((const wn_dom_page *const *)pages, n_pages, &learn_opts, &tpl, &diag);
+  err = wn_learn_pages((const wn_dom_page *const *)pages, n_pages, &learn_opts, &tpl, NULL, &diag);
   if (err) {
     wn_cli_error("%s: %s", site, wn_diag_message(&diag, err));
     rc = wn_cli_exit_code(err);

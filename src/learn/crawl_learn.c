@@ -88,66 +88,6 @@ static wn_err wn_parse_fetch(const wn_fetch *f, const wn_dom_options *base, int 
   return wn_dom_parse(f->body, f->body_len, &o, page, diag);
 }
 
-/*
- * The template check of Sec. 2.1's output: the key page's template nodes
- * are the nodes that at least two of the pages fetched so far pair (ETDM,
- * Algorithm 1's counters; with one page, the nodes it pairs); a page joins
- * when its own mapping covers at least min_share of them. Two, not a
- * majority: pages of another layout (a section front, a gallery) pair
- * little beyond the site-wide chrome, and when they outnumber the good
- * pages a majority would shrink "the template" to that chrome and let them
- * all in; two good pages that agree are enough to define it.
- */
-/* Which key page nodes a candidate pairs (one byte a key node). Mapped
- * once, when the candidate is parsed; later rounds reuse it. */
-static wn_err wn_map_to_key(const wn_dom_page *key, const wn_dom_page *page, uint8_t **out,
-                            wn_diag *diag) {
-  uint32_t count = 0, pairs = 0;
-  wn_dom_nodes(key, &count);
-  uint32_t *map = malloc((size_t)count * sizeof *map);
-  uint8_t *mapped = malloc(count ? count : 1);
-  wn_err err = WN_OK;
-  if (!map || !mapped) {
-    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory mapping a candidate page");
-    goto out;
-  }
-  wn_etdm_view kv = wn_etdm_view_of_page(key), pv = wn_etdm_view_of_page(page);
-  if ((err = wn_etdm_map(&kv, &pv, map, &pairs))) {
-    wn_diag_set(diag, err, "learn: mapping a candidate page against the key page failed");
-    goto out;
-  }
-  for (uint32_t i = 0; i < count; i++)
-    mapped[i] = map[i] != WN_DOM_NONE;
-  *out = mapped;
-  mapped = NULL;
-out:
-  free(map);
-  free(mapped);
-  return err;
-}
-
-static wn_err wn_share_check(uint32_t count, const uint8_t *const *mapped, size_t n,
-                             double *share, wn_diag *diag) {
-  uint32_t *occ = calloc(count ? count : 1, sizeof *occ);
-  if (!occ)
-    return wn_diag_set(diag, WN_ENOMEM, "learn: out of memory checking %zu pages", n);
-  for (size_t p = 0; p < n; p++)
-    for (uint32_t i = 0; i < count; i++)
-      occ[i] += mapped[p][i];
-  const uint32_t agree = n >= 2 ? 2u : 1u;
-  uint32_t total = 0;
-  for (uint32_t i = 0; i < count; i++)
-    total += occ[i] >= agree;
-  for (size_t p = 0; p < n; p++) {
-    uint32_t have = 0;
-    for (uint32_t i = 0; i < count; i++)
-      have += occ[i] >= agree && mapped[p][i];
-    share[p] = total ? (double)have / (double)total : 0.0;
-  }
-  free(occ);
-  return WN_OK;
-}
-
 wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl_options *opts,
                       wn_learn_crawl_result **out, wn_diag *diag) {
   wn_err err = WN_OK;
@@ -178,7 +118,7 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
   if (o.max_fetches < o.n)
     o.max_fetches = o.n;
   if (!(o.min_share > 0))
-    o.min_share = WN_NSET_DEFAULT_SHARE;
+    o.min_share = o.learn.min_share > 0 ? o.learn.min_share : WN_NSET_DEFAULT_SHARE;
 
   res = calloc(1, sizeof *res);
   if (res)
@@ -250,7 +190,7 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
       if (!batch[b].err) {
         wn_diag pd = {{0}};
         wn_err perr = wn_parse_fetch(&batch[b], &o.dom, 0, &cand_pages[idx], &pd);
-        if (!perr && (err = wn_map_to_key(key, cand_pages[idx], &cand_mapped[idx], diag)))
+        if (!perr && (err = wn_learn_map_to_key(key, cand_pages[idx], &cand_mapped[idx], diag)))
           goto out;
         if (perr) {
           res->pages[idx].err = perr;
@@ -269,7 +209,7 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
       }
     uint32_t key_count = 0;
     wn_dom_nodes(key, &key_count);
-    if (nc > 0 && (err = wn_share_check(key_count, check, nc, share, diag)))
+    if (nc > 0 && (err = wn_learn_shares(key_count, check, nc, share, diag)))
       goto out;
     good = 0;
     for (size_t k = 0; k < nc; k++) {
@@ -317,7 +257,12 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
     nodes_total += c;
   }
   res->page_nodes = nodes_total;
-  if ((err = wn_learn_template(learn_pages, np, &o.learn, &res->tpl, diag)))
+  /* The pages kept passed check 1 round by round above (wn_learn_shares
+   * over every page fetched, the way the n-SET was chosen), so they are
+   * all used (force); wn_learn_pages still applies the size rule. */
+  wn_learn_options lo = o.learn;
+  lo.force = 1;
+  if ((err = wn_learn_pages(learn_pages, np, &lo, &res->tpl, NULL, diag)))
     goto out;
   res->compute_ms += wn_now_ms() - c0;
 

@@ -29,6 +29,10 @@ typedef struct wn_learn_options {
   uint8_t selector;   /* the main-content selector chosen for the site, kept
                          in the template (wn_detect_selector; 0: detect's
                          default) */
+  double min_share;   /* wn_learn_pages: a page must pair this share of the
+                         key page's template nodes to be used; 0: 0.5 */
+  int force;          /* wn_learn_pages: use every page whatever its share
+                         (the size rule still applies) */
 } wn_learn_options;
 
 /* Algorithm 1 of the paper: occurrences[i] (the caller's array of the key
@@ -47,6 +51,54 @@ wn_err wn_learn_medoid(const wn_dom_page *const *pages, size_t n_pages, size_t *
  * a tie), keeping the nodes that occur in at least min_count pages. */
 wn_err wn_learn_template(const wn_dom_page *const *pages, size_t n_pages,
                          const wn_learn_options *opts, wn_template **out, wn_diag *diag);
+
+/* ---- learning with checks (learn.c) -------------------------------------------
+ *
+ * Sample pages must belong together: pages of unrelated layouts (or an
+ * empty page and binary garbage) "learn" a template of the bare document
+ * skeleton, which fits every page and says nothing. Two checks, the same
+ * for learning from files and by crawling:
+ *
+ *  1. Template sharing (the crawl's n-SET check, Sec. 2.1 of the paper
+ *     asks that the n-SET pages "share the template" of the key page): the
+ *     key page's template nodes are the key page nodes that at least two
+ *     of the other pages pair under the ETDM (with one other page, the
+ *     nodes it pairs); a page is used when its own mapping covers at least
+ *     min_share of them. Fewer than two pages used (the key page counted):
+ *     WN_EEMPTY. force uses every page.
+ *  2. Size: the template must keep at least one element below <body>. A
+ *     template of <html>, <head> (and what is in it) and <body> alone
+ *     means no part of the visible layout recurs: detect would find every
+ *     element page-specific, which is no template. Applies under force too.
+ */
+
+typedef struct wn_learn_check {
+  double share;      /* of the key page's template nodes this page pairs
+                        (1 for the key page) */
+  int used;          /* 1: learned from */
+  wn_err err;        /* WN_OK, or WN_EEMPTY when left out */
+  char message[256]; /* why it was left out; "" if used */
+} wn_learn_check;
+
+/* The key page nodes (one byte each, 1: paired) that page pairs under the
+ * ETDM against key. *out is malloc'd (the key page's node count bytes). */
+wn_err wn_learn_map_to_key(const wn_dom_page *key, const wn_dom_page *page, uint8_t **out,
+                           wn_diag *diag);
+
+/* Check 1 over n pages given by their wn_learn_map_to_key arrays (count:
+ * the key page's nodes): share[p] for each. */
+wn_err wn_learn_shares(uint32_t count, const uint8_t *const *mapped, size_t n, double *share,
+                       wn_diag *diag);
+
+/* Learns a template from pages (pages[0] is the key page) with both checks
+ * above: pages that fail check 1 are left out (checks[i] says why), the
+ * rest learn the template as wn_learn_template does. checks (n_pages
+ * entries) may be NULL. WN_EEMPTY with a message "only N of M pages share
+ * a layout (...)" or naming the size rule; WN_EINVAL for fewer than 2 or
+ * more than WN_LEARN_MAX_PAGES pages. */
+wn_err wn_learn_pages(const wn_dom_page *const *pages, size_t n_pages,
+                      const wn_learn_options *opts, wn_template **out, wn_learn_check *checks,
+                      wn_diag *diag);
 
 /* ---- a page's links (links.c) ---------------------------------------------- */
 
@@ -120,7 +172,8 @@ typedef struct wn_learn_crawl_options {
                              default 4, the paper's best (Sec. 3, Table 1) */
   uint32_t max_fetches;   /* candidate pages fetched at most; default 4 n */
   double min_share;       /* a page must pair this share of the key page's
-                             template nodes to join; default 0.5 */
+                             template nodes to join (check 1 above);
+                             0: learn.min_share, or else 0.5 */
   int by_domain;          /* same site = registrable domain, not host */
   wn_learn_options learn;
   wn_dom_options dom;     /* caps for parsing; transport_charset is ignored */
