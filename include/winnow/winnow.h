@@ -140,9 +140,9 @@ void wn_cleanup(void);
  * + 1). WN_EINVAL with a message for anything else ("ftp URLs are not
  * supported", "not a URL: ..."). */
 wn_err wn_site_from_url(const char *url, char *site, size_t site_size, wn_diag *diag);
-/* WN_OK if site is a valid site name: 1 to WN_SITE_MAX bytes of a host
- * name (letters, digits, '-', '.', '_'; no upper case) or a bracketed IPv6
- * address, with an optional ":port". */
+/* WN_OK if site is a site name as wn_site_from_url writes them: 1 to
+ * WN_SITE_MAX bytes, a host of [a-z0-9.-] (IDN hosts in punycode) or a
+ * bracketed IPv6 address, then optionally ":port". WN_EINVAL otherwise. */
 wn_err wn_site_check(const char *site, wn_diag *diag);
 
 /* ---- the store ----------------------------------------------------------- */
@@ -388,6 +388,9 @@ typedef struct wn_site_info {
                                   records older than format 2 */
   int from_url;                /* 1: crawled from key_page */
   wn_learn_options learn;      /* as learned (zero for old records) */
+  const char *crawl_user_agent; /* crawled: as learned, NULL: the default */
+  uint32_t crawl_delay_ms, crawl_timeout_ms;
+  uint64_t crawl_max_bytes;
   size_t n_pages;              /* sample pages learned from */
   const char *const *pages;    /* their names */
   const uint64_t *page_bytes;

@@ -4,8 +4,11 @@
  */
 #include "learn/learn.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define WN_LEARN_DEFAULT_SHARE 0.5
 
 wn_err wn_learn_occurrences(const wn_dom_page *key, const wn_dom_page *const *others,
                             size_t n_others, uint32_t *occurrences, wn_diag *diag) {
@@ -79,9 +82,14 @@ out:
   return err;
 }
 
-wn_err wn_learn_template(const wn_dom_page *const *pages, size_t n_pages,
-                         const wn_learn_options *opts, wn_template **out, wn_diag *diag) {
+/* wn_learn_template, also counting in *layout the kept elements below
+ * <body> (the size rule of wn_learn_pages). */
+static wn_err wn_learn_build(const wn_dom_page *const *pages, size_t n_pages,
+                             const wn_learn_options *opts, wn_template **out, uint32_t *layout,
+                             wn_diag *diag) {
   wn_err err = WN_OK;
+  uint8_t *below_body = NULL;
+  *layout = 0;
   uint32_t *occ = NULL, *keep = NULL;
   wn_template_node *tnodes = NULL;
   *out = NULL;
@@ -112,7 +120,8 @@ wn_err wn_learn_template(const wn_dom_page *const *pages, size_t n_pages,
   occ = malloc((size_t)count * sizeof *occ);
   keep = malloc((size_t)count * sizeof *keep);
   tnodes = calloc(count, sizeof *tnodes);
-  if (!occ || !keep || !tnodes) {
+  below_body = calloc(count ? count : 1, 1);
+  if (!occ || !keep || !tnodes || !below_body) {
     err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory for %u nodes", count);
     goto out;
   }
@@ -133,6 +142,11 @@ wn_err wn_learn_template(const wn_dom_page *const *pages, size_t n_pages,
     if (parent != WN_DOM_NONE && keep[parent] == WN_DOM_NONE)
       continue;
     keep[i] = n;
+    /* Nodes come parents first, so the parent's flag is known. */
+    below_body[i] = parent != WN_DOM_NONE &&
+                    (below_body[parent] || nodes[parent].tag == WN_TAG_BODY);
+    if (below_body[i] && nodes[i].tag != WN_TAG_TEXT)
+      (*layout)++;
     tnodes[n].sig = wn_template_fold(nodes[i].sig);
     tnodes[n].parent = parent == WN_DOM_NONE ? WN_DOM_NONE : keep[parent];
     tnodes[n].count = (uint8_t)(pages_with > 255 ? 255 : pages_with);
@@ -151,5 +165,150 @@ out:
   free(occ);
   free(keep);
   free(tnodes);
+  free(below_body);
+  return err;
+}
+
+wn_err wn_learn_template(const wn_dom_page *const *pages, size_t n_pages,
+                         const wn_learn_options *opts, wn_template **out, wn_diag *diag) {
+  uint32_t layout = 0;
+  return wn_learn_build(pages, n_pages, opts, out, &layout, diag);
+}
+
+/* ---- learning with checks ------------------------------------------------------ */
+
+/*
+ * The template check of Sec. 2.1's output: the key page's template nodes
+ * are the nodes that at least two of the pages fetched so far pair (ETDM,
+ * Algorithm 1's counters; with one page, the nodes it pairs); a page joins
+ * when its own mapping covers at least min_share of them. Two, not a
+ * majority: pages of another layout (a section front, a gallery) pair
+ * little beyond the site-wide chrome, and when they outnumber the good
+ * pages a majority would shrink "the template" to that chrome and let them
+ * all in; two good pages that agree are enough to define it.
+ */
+/* Which key page nodes a candidate pairs (one byte a key node). Mapped
+ * once, when the candidate is parsed; later rounds reuse it. */
+wn_err wn_learn_map_to_key(const wn_dom_page *key, const wn_dom_page *page, uint8_t **out,
+                            wn_diag *diag) {
+  uint32_t count = 0, pairs = 0;
+  wn_dom_nodes(key, &count);
+  uint32_t *map = malloc((size_t)count * sizeof *map);
+  uint8_t *mapped = malloc(count ? count : 1);
+  wn_err err = WN_OK;
+  if (!map || !mapped) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory mapping a candidate page");
+    goto out;
+  }
+  wn_etdm_view kv = wn_etdm_view_of_page(key), pv = wn_etdm_view_of_page(page);
+  if ((err = wn_etdm_map(&kv, &pv, map, &pairs))) {
+    wn_diag_set(diag, err, "learn: mapping a candidate page against the key page failed");
+    goto out;
+  }
+  for (uint32_t i = 0; i < count; i++)
+    mapped[i] = map[i] != WN_DOM_NONE;
+  *out = mapped;
+  mapped = NULL;
+out:
+  free(map);
+  free(mapped);
+  return err;
+}
+
+wn_err wn_learn_shares(uint32_t count, const uint8_t *const *mapped, size_t n,
+                             double *share, wn_diag *diag) {
+  uint32_t *occ = calloc(count ? count : 1, sizeof *occ);
+  if (!occ)
+    return wn_diag_set(diag, WN_ENOMEM, "learn: out of memory checking %zu pages", n);
+  for (size_t p = 0; p < n; p++)
+    for (uint32_t i = 0; i < count; i++)
+      occ[i] += mapped[p][i];
+  const uint32_t agree = n >= 2 ? 2u : 1u;
+  uint32_t total = 0;
+  for (uint32_t i = 0; i < count; i++)
+    total += occ[i] >= agree;
+  for (size_t p = 0; p < n; p++) {
+    uint32_t have = 0;
+    for (uint32_t i = 0; i < count; i++)
+      have += occ[i] >= agree && mapped[p][i];
+    share[p] = total ? (double)have / (double)total : 0.0;
+  }
+  free(occ);
+  return WN_OK;
+}
+
+wn_err wn_learn_pages(const wn_dom_page *const *pages, size_t n_pages,
+                      const wn_learn_options *opts, wn_template **out, wn_learn_check *checks,
+                      wn_diag *diag) {
+  wn_err err = WN_OK;
+  uint8_t *mapped[WN_LEARN_MAX_PAGES] = {0};
+  double share[WN_LEARN_MAX_PAGES] = {0};
+  wn_learn_check own[WN_LEARN_MAX_PAGES];
+  *out = NULL;
+  if (n_pages < 2 || n_pages > WN_LEARN_MAX_PAGES)
+    return wn_diag_set(diag, WN_EINVAL, "learn: need 2 to %u pages, got %zu", WN_LEARN_MAX_PAGES,
+                       n_pages);
+  if (!checks)
+    checks = own;
+  const double min_share = opts && opts->min_share > 0 ? opts->min_share : WN_LEARN_DEFAULT_SHARE;
+  const int force = opts && opts->force;
+  memset(checks, 0, n_pages * sizeof *checks);
+  checks[0].share = 1.0;
+  checks[0].used = 1;
+
+  /* Check 1: every other page against the key page, in one round. */
+  uint32_t key_count = 0;
+  wn_dom_nodes(pages[0], &key_count);
+  for (size_t i = 1; i < n_pages; i++)
+    if ((err = wn_learn_map_to_key(pages[0], pages[i], &mapped[i], diag)))
+      goto out;
+  if ((err = wn_learn_shares(key_count, (const uint8_t *const *)mapped + 1, n_pages - 1,
+                             share + 1, diag)))
+    goto out;
+  const wn_dom_page *used[WN_LEARN_MAX_PAGES];
+  size_t n_used = 0;
+  used[n_used++] = pages[0];
+  double best_left = 0.0;
+  for (size_t i = 1; i < n_pages; i++) {
+    wn_learn_check *c = &checks[i];
+    c->share = share[i];
+    c->used = force || share[i] >= min_share;
+    if (c->used) {
+      used[n_used++] = pages[i];
+      continue;
+    }
+    if (share[i] > best_left)
+      best_left = share[i];
+    c->err = WN_EEMPTY;
+    snprintf(c->message, sizeof c->message,
+             "pairs %.0f%% of the key page's template nodes (needs %.0f%%): another layout",
+             100.0 * share[i], 100.0 * min_share);
+  }
+  if (n_used < 2) {
+    err = wn_diag_set(diag, WN_EEMPTY,
+                      "learn: only %zu of %zu pages share a layout (the best other page pairs "
+                      "%.0f%% of the key page's template nodes, %.0f%% needed): are they of one "
+                      "site and one kind?",
+                      n_used, n_pages, 100.0 * best_left, 100.0 * min_share);
+    goto out;
+  }
+
+  uint32_t layout = 0;
+  if ((err = wn_learn_build(used, n_used, opts, out, &layout, diag)))
+    goto out;
+  /* Check 2: a template of the document skeleton alone describes no
+   * layout (see learn.h). */
+  if (layout == 0) {
+    wn_template_free(*out);
+    *out = NULL;
+    err = wn_diag_set(diag, WN_EEMPTY,
+                      "learn: the %zu pages share no element below <body>: nothing of a page "
+                      "layout recurs, so there is no template to learn",
+                      n_used);
+    goto out;
+  }
+out:
+  for (size_t i = 0; i < n_pages; i++)
+    free(mapped[i]);
   return err;
 }

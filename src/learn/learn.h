@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "dom/dom.h"
+#include "fetch/fetch.h"
 #include "template/template.h"
 #include "util/util.h"
 
@@ -41,29 +42,55 @@ wn_err wn_learn_medoid(const wn_dom_page *const *pages, size_t n_pages, size_t *
 wn_err wn_learn_template(const wn_dom_page *const *pages, size_t n_pages,
                          const wn_learn_options *opts, wn_template **out, wn_diag *diag);
 
-/* ---- URLs (url.c) ----------------------------------------------------------
- * Every URL is parsed, resolved and normalised by libcurl's URL API
- * (curl_url), never by hand. Normal form: scheme and host lower-case,
- * default port dropped, dot segments removed, fragment dropped, an empty
- * path written "/". Only http and https URLs are accepted.
+/* ---- learning with checks (learn.c) -------------------------------------------
+ *
+ * Sample pages must belong together: pages of unrelated layouts (or an
+ * empty page and binary garbage) "learn" a template of the bare document
+ * skeleton, which fits every page and says nothing. Two checks, the same
+ * for learning from files and by crawling:
+ *
+ *  1. Template sharing (the crawl's n-SET check, Sec. 2.1 of the paper
+ *     asks that the n-SET pages "share the template" of the key page): the
+ *     key page's template nodes are the key page nodes that at least two
+ *     of the other pages pair under the ETDM (with one other page, the
+ *     nodes it pairs); a page is used when its own mapping covers at least
+ *     min_share of them. Fewer than two pages used (the key page counted):
+ *     WN_EEMPTY. force uses every page.
+ *  2. Size: the template must keep at least one element below <body>. A
+ *     template of <html>, <head> (and what is in it) and <body> alone
+ *     means no part of the visible layout recurs: detect would find every
+ *     element page-specific, which is no template. Applies under force too.
  */
 
-#define WN_URL_MAX ((size_t)8 * 1024) /* longer URLs are refused */
+typedef struct wn_learn_check {
+  double share;      /* of the key page's template nodes this page pairs
+                        (1 for the key page) */
+  int used;          /* 1: learned from */
+  wn_err err;        /* WN_OK, or WN_EEMPTY when left out */
+  char message[256]; /* why it was left out; "" if used */
+} wn_learn_check;
 
-/* Resolves href against base (an absolute URL) and normalises the result;
- * base may be NULL when href is absolute. *out is malloc'd. WN_EINVAL with
- * a message when the result does not parse, is longer than WN_URL_MAX, or
- * is not http(s) (mailto:, javascript:, ftp:, ...). */
-wn_err wn_url_resolve(const char *base, const char *href, char **out, wn_diag *diag);
+/* The key page nodes (one byte each, 1: paired) that page pairs under the
+ * ETDM against key. *out is malloc'd (the key page's node count bytes). */
+wn_err wn_learn_map_to_key(const wn_dom_page *key, const wn_dom_page *page, uint8_t **out,
+                           wn_diag *diag);
 
-/* The host of a URL, lower-case, into host[host_size]. */
-wn_err wn_url_host(const char *url, char *host, size_t host_size, wn_diag *diag);
+/* Check 1 over n pages given by their wn_learn_map_to_key arrays (count:
+ * the key page's nodes): share[p] for each. */
+wn_err wn_learn_shares(uint32_t count, const uint8_t *const *mapped, size_t n, double *share,
+                       wn_diag *diag);
 
-/* 1 if a and b (normalised URLs) belong to the same site: the same host,
- * or with by_domain the same registrable domain (public suffix list, via
- * libpsl: news.example.co.uk and www.example.co.uk share example.co.uk);
- * 0 if not or if either does not parse. */
-int wn_url_same_site(const char *a, const char *b, int by_domain);
+/* Learns a template from pages (pages[0] is the key page) with both checks
+ * above: pages that fail check 1 are left out (checks[i] says why), the
+ * rest learn the template as wn_learn_template does. checks (n_pages
+ * entries) may be NULL. WN_EEMPTY with a message "only N of M pages share
+ * a layout (...)" or naming the size rule; WN_EINVAL for fewer than 2 or
+ * more than WN_LEARN_MAX_PAGES pages. */
+wn_err wn_learn_pages(const wn_dom_page *const *pages, size_t n_pages,
+                      const wn_learn_options *opts, wn_template **out, wn_learn_check *checks,
+                      wn_diag *diag);
+
+/* ---- a page's links (links.c) ---------------------------------------------- */
 
 /* One hyperlink of a page. */
 typedef struct wn_link {
@@ -79,83 +106,6 @@ typedef struct wn_link {
 wn_err wn_learn_links(const wn_dom_page *page, const char *page_url, size_t max_links,
                       wn_link **out, size_t *n_out, wn_diag *diag);
 void wn_links_free(wn_link *links, size_t n);
-
-/* ---- robots.txt (robots.c), RFC 9309 -------------------------------------- */
-
-typedef struct wn_robots wn_robots;
-
-/* Parses a robots.txt body for one user agent (the product token of our
- * User-Agent, matched case-insensitively; groups for "*" apply when no
- * group names us). Bytes past 500 KiB are ignored (RFC 9309, 2.5). */
-wn_err wn_robots_parse(const char *body, size_t len, const char *user_agent, wn_robots **out,
-                       wn_diag *diag);
-/* A robots.txt that allows everything (4xx answer) or nothing (5xx or
- * unreachable). */
-wn_err wn_robots_new_all(int allow, wn_robots **out, wn_diag *diag);
-/* 1 if the path (with its query, percent-encoded as in the URL) may be
- * fetched: longest matching rule wins, allow wins a tie, '*' and '$'
- * patterns as in RFC 9309 2.2.2; /robots.txt is always allowed. */
-int wn_robots_allowed(const wn_robots *robots, const char *path);
-/* Crawl-delay of our group in milliseconds (0 if none). */
-uint32_t wn_robots_crawl_delay_ms(const wn_robots *robots);
-void wn_robots_free(wn_robots *robots);
-
-/* ---- fetching (crawl.c): libcurl multi, a polite client --------------------- */
-
-/* wn_crawl_options and wn_crawl_options_init are public (winnow.h). wn_crawl_create
- * also reads 0 in connect_timeout_ms, timeout_ms, max_body_bytes,
- * host_parallel and total_parallel (and a NULL or empty user_agent) as the
- * default; 0 in host_delay_ms, max_crawl_delay_ms (Crawl-delay ignored) and
- * max_redirects (no redirect followed) means 0. max_redirects above 5 is
- * taken as 5. */
-
-/* One fetch's outcome. err is WN_OK only for a 2xx answer whose media type
- * is text/html or application/xhtml+xml and whose body fits the cap; any
- * other outcome keeps err and a one-line message saying what happened
- * (e.g. "HTTP 404", "robots.txt disallows /private/", "timed out after
- * 30000 ms", "not HTML: application/pdf", "body larger than 8388608
- * bytes", "more than 5 redirects", "could not resolve host"). When the
- * host's robots.txt could not be fetched at all (refused, unresolvable,
- * timed out), its pages are not fetched either and carry that error
- * (WN_ENET, WN_ETIMEOUT) with a message starting "robots.txt: "; a
- * robots.txt answering 5xx makes every page WN_EROBOTS. */
-typedef struct wn_fetch {
-  char *url;            /* as asked (malloc'd copy) */
-  char *final_url;      /* after redirects (malloc'd) or NULL */
-  long http_status;     /* 0 if no HTTP answer */
-  char media_type[128]; /* lower-case, without parameters; "" if none */
-  char charset[48];     /* Content-Type charset parameter; "" if none */
-  char *body;           /* malloc'd, NUL-terminated; NULL unless err == WN_OK */
-  size_t body_len;
-  uint32_t fetch_ms;    /* request start to last byte (network wait) */
-  uint32_t queued_ms;   /* waited for politeness before the request */
-  wn_err err;
-  char message[256];
-} wn_fetch;
-
-typedef struct wn_crawl wn_crawl;
-
-/* opts may be NULL (defaults). Copies what it needs from opts. */
-wn_err wn_crawl_create(const wn_crawl_options *opts, wn_crawl **out, wn_diag *diag);
-void wn_crawl_destroy(wn_crawl *crawl);
-
-/* Fetches urls[0..n) concurrently within the politeness limits (robots.txt
- * fetched once per host and cached for the crawl's life; per-host delay
- * and parallel cap; Crawl-delay), out[i] for urls[i]. Returns WN_OK when
- * every fetch ran to an outcome (each out[i].err says which); another
- * error only when the batch itself failed (out of memory, curl could not
- * start), and then out[] may hold partial results: wn_fetch_clear each.
- * Compressed transfers are decoded; the body cap counts decoded bytes.
- * A "host" is an origin (scheme, host, port: what robots.txt covers,
- * RFC 9309 2.3); the crawl remembers 1024 of them, forgetting the least
- * recently used when full. Redirects (at most max_redirects hops) are
- * followed hop by hop like new requests: each target passes its own
- * origin's robots.txt, delay and parallel cap; final_url says where the
- * page came from, fetch_ms sums the hops. */
-wn_err wn_crawl_fetch(wn_crawl *crawl, const char *const *urls, size_t n, wn_fetch *out,
-                      wn_diag *diag);
-/* Frees what a wn_fetch holds and zeroes it. */
-void wn_fetch_clear(wn_fetch *fetch);
 
 /* ---- the n-SET (nset.c): site-level paper, Sec. 2.1 -------------------------
  *
@@ -205,14 +155,15 @@ wn_err wn_learn_nset_rank(const wn_dom_page *key, const char *key_url, const wn_
                           size_t n_links, int by_domain, size_t max_ranked,
                           wn_nset_candidate **out, size_t *n_out, wn_diag *diag);
 
-/* ---- learning a site by crawling (nset.c) ----------------------------------- */
+/* ---- learning a site by crawling (crawl_learn.c) ----------------------------------- */
 
 typedef struct wn_learn_crawl_options {
   uint32_t n;             /* pages in the n-SET besides the key page;
                              default 4, the paper's best (Sec. 3, Table 1) */
   uint32_t max_fetches;   /* candidate pages fetched at most; default 4 n */
   double min_share;       /* a page must pair this share of the key page's
-                             template nodes to join; default 0.5 */
+                             template nodes to join (check 1 above);
+                             0: learn.min_share, or else 0.5 */
   int by_domain;          /* same site = registrable domain, not host */
   wn_learn_options learn;
   wn_dom_options dom;     /* caps for parsing; transport_charset is ignored */
@@ -242,7 +193,11 @@ typedef struct wn_learn_crawl_result {
   size_t n_links;          /* <a href> links on the key page */
   size_t n_candidates;     /* ranked candidates */
   uint32_t page_nodes;     /* nodes of the pages learned from */
-  double network_ms;       /* wall time spent waiting in wn_crawl_fetch */
+  double network_ms;       /* wall time spent in wn_crawl_fetch waiting
+                              for the network (wait_ms excluded) */
+  double wait_ms;          /* wall time wn_crawl_fetch held requests back
+                              for politeness (per-host delay, Crawl-delay)
+                              with nothing in flight */
   double compute_ms;       /* wall time of our own work (parse, links,
                               rank, map, learn) */
 } wn_learn_crawl_result;

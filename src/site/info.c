@@ -82,6 +82,20 @@ wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, w
   i->format_version = r->format_version;
   i->generation = r->generation;
   i->learned_at = r->learned_at;
+  i->key_page = r->key_page;
+  i->from_url = r->params.from_url;
+  if (r->format_version >= 2) {
+    i->learn = (wn_learn_options){.min_count = r->params.min_count,
+                                  .selector = (wn_detect_selector)r->params.selector,
+                                  .min_share = r->params.min_share,
+                                  .n = r->params.n,
+                                  .max_fetches = r->params.max_fetches,
+                                  .by_domain = r->params.by_domain};
+    i->crawl_user_agent = r->params.user_agent[0] ? r->params.user_agent : NULL;
+    i->crawl_delay_ms = r->params.host_delay_ms;
+    i->crawl_timeout_ms = r->params.timeout_ms;
+    i->crawl_max_bytes = r->params.max_body_bytes;
+  }
   i->n_pages = n;
   i->pages = f->pages;
   i->page_bytes = f->bytes;

@@ -100,6 +100,7 @@ wn_err wn_site_learn_pages(const char *site, const char *const *names,
                            const wn_learn_options *opts_in, wn_learned **out, wn_diag *diag) {
   wn_err err = WN_OK;
   wn_dom_page **pages = NULL;
+  wn_learn_check *checks = NULL;
   size_t n_parsed = 0;
   wn_learned *l = NULL;
   const wn_learn_options opts = wn_learn_options_fill(opts_in);
@@ -147,24 +148,35 @@ wn_err wn_site_learn_pages(const char *site, const char *const *names,
     wn_dom_nodes(pages[i], &count);
     l->page_nodes += count; /* at most 64 pages of the node cap: no overflow */
   }
+  checks = calloc(n_pages, sizeof *checks);
+  if (!checks) {
+    err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
+    goto out;
+  }
   wn_diag learn_diag = {{0}};
-  err = wn_learn_template((const wn_dom_page *const *)pages, n_pages, &opts, &l->tpl,
-                          &learn_diag);
+  err = wn_learn_pages((const wn_dom_page *const *)pages, n_pages, &opts, &l->tpl, checks,
+                       &learn_diag);
+  /* The checks say, page by page, what was used and why a page was left
+   * out, whether or not a template came of it. */
+  l->n_used = 0;
+  for (size_t i = 0; i < n_pages; i++) {
+    l->pages[i].used = checks[i].used;
+    l->pages[i].share = checks[i].share;
+    l->pages[i].err = checks[i].err;
+    snprintf(l->messages[i], sizeof l->messages[i], "%s", checks[i].message);
+    l->n_used += checks[i].used != 0;
+  }
   if (err) {
     wn_diag_set(diag, err, "%s: %s", site, wn_diag_message(&learn_diag, err));
     goto out;
   }
-  for (size_t i = 0; i < n_pages; i++) {
-    l->pages[i].used = 1;
-    l->pages[i].share = 1.0;
-  }
-  l->n_used = n_pages;
 out:
   if (l)
     l->compute_ms = wn_site_now_ms() - t0;
   for (size_t i = 0; i < n_parsed; i++)
     wn_dom_free(pages[i]);
   free(pages);
+  free(checks);
   *out = l;
   return err;
 }
@@ -280,6 +292,7 @@ wn_err wn_site_learn_url(const char *url, const char *site_in, const wn_learn_op
   l->n_candidates = res->n_candidates;
   l->page_nodes = res->page_nodes;
   l->network_ms = res->network_ms;
+  l->wait_ms = res->wait_ms;
   l->compute_ms = res->compute_ms;
   if (!err) {
     l->tpl = res->tpl; /* the template moves to the wn_learned */
@@ -358,13 +371,31 @@ wn_err wn_site_save(wn_store *store, const wn_learned *l, wn_save_info *info, wn
       .template_len = tpl_bytes.len,
   };
   memcpy(record.algorithm, "etdm", sizeof "etdm");
+  /* The key page and how the site was learned: a scheduler relearns the
+   * site from the record alone. */
+  record.key_page = l->key_page;
+  wn_store_learn_params *p = &record.params;
+  p->from_url = (uint8_t)(l->from_url != 0);
+  p->by_domain = (uint8_t)(l->opts.by_domain != 0);
+  p->selector = (uint8_t)l->opts.selector;
+  p->min_count = l->opts.min_count;
+  p->min_share = l->opts.min_share;
+  if (l->from_url) {
+    p->n = l->opts.n;
+    p->max_fetches = l->opts.max_fetches;
+    p->host_delay_ms = l->crawl.host_delay_ms;
+    p->timeout_ms = l->crawl.timeout_ms;
+    p->max_body_bytes = l->crawl.max_body_bytes;
+    snprintf(p->user_agent, sizeof p->user_agent, "%s", l->ua);
+  }
   uint64_t generation = 0;
-  err = wn_store_put(store, l->site, &record, &generation, diag);
+  size_t record_bytes = 0;
+  err = wn_store_put(store, l->site, &record, &generation, &record_bytes, diag);
   if (err)
     goto out;
   if (info) {
     info->generation = generation;
-    info->record_bytes = tpl_bytes.len;
+    info->record_bytes = record_bytes;
   }
 out:
   free(page_info);

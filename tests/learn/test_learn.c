@@ -1,7 +1,9 @@
 /* tests/learn/test_learn.c: Algorithm 1 and the template built from it. */
 #include "wn_test.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "learn/learn.h"
 
@@ -119,12 +121,203 @@ static void test_medoid(void **state) {
     wn_dom_free(pages[i]);
 }
 
+/* ---- wn_learn_pages: the checks that pages belong together ------------------ */
+
+static size_t load_pages(const char *const *paths, size_t n, wn_dom_page **pages) {
+  for (size_t i = 0; i < n; i++) {
+    size_t len = 0;
+    char *bytes = wn_test_read(paths[i], &len);
+    wn_diag diag = {{0}};
+    wn_err err = wn_dom_parse(bytes, len, NULL, &pages[i], &diag);
+    if (err)
+      fail_msg("%s: %s", paths[i], wn_diag_message(&diag, err));
+    free(bytes);
+  }
+  return n;
+}
+
+static void free_pages(wn_dom_page **pages, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    wn_dom_free(pages[i]);
+}
+
+static void test_pages_one_site(void **state) {
+  (void)state;
+  static const char *const paths[] = {
+      WN_FIXTURES "/site/article-1.html", WN_FIXTURES "/site/article-2.html",
+      WN_FIXTURES "/site/article-3.html", WN_FIXTURES "/site/article-4.html"};
+  wn_dom_page *pages[4];
+  load_pages(paths, 4, pages);
+  wn_template *tpl = NULL;
+  wn_learn_check checks[4];
+  wn_diag diag = {{0}};
+  wn_err err = wn_learn_pages((const wn_dom_page *const *)pages, 4, NULL, &tpl, checks, &diag);
+  if (err)
+    fail_msg("%s", wn_diag_message(&diag, err));
+  for (size_t i = 0; i < 4; i++) {
+    assert_true(checks[i].used);
+    assert_true(checks[i].share >= 0.9);
+    assert_int_equal(checks[i].err, WN_OK);
+  }
+  /* The same template as without the checks. */
+  wn_template *plain = NULL;
+  assert_int_equal(wn_learn_template((const wn_dom_page *const *)pages, 4, NULL, &plain, NULL),
+                   WN_OK);
+  uint32_t a = 0, b = 0;
+  wn_template_nodes(tpl, &a);
+  wn_template_nodes(plain, &b);
+  assert_int_equal(a, b);
+  assert_true(a > 50);
+  wn_template_free(plain);
+  wn_template_free(tpl);
+  free_pages(pages, 4);
+}
+
+static void test_pages_unrelated_refused(void **state) {
+  (void)state;
+  /* One page each of four unrelated sites: all they share is <html>,
+   * <head> and <body>, which every page has. */
+  static const char *const paths[] = {
+      WN_FIXTURES "/site/article-1.html", WN_FIXTURES "/nset-site/news/2015/article-7.html",
+      WN_FIXTURES "/crawl/site/page.html", WN_FIXTURES "/nset-site/about.html"};
+  wn_dom_page *pages[4];
+  load_pages(paths, 4, pages);
+  for (int force = 0; force <= 1; force++) {
+    wn_learn_options o = {.force = force};
+    wn_template *tpl = NULL;
+    wn_diag diag = {{0}};
+    assert_int_equal(wn_learn_pages((const wn_dom_page *const *)pages, 4, &o, &tpl, NULL, &diag),
+                     WN_EEMPTY);
+    assert_null(tpl);
+    assert_non_null(strstr(wn_diag_message(&diag, WN_EEMPTY), "no element below <body>"));
+  }
+  /* wn_learn_template alone learns the skeleton: the rule is the checks'. */
+  wn_template *tpl = NULL;
+  assert_int_equal(wn_learn_template((const wn_dom_page *const *)pages, 4, NULL, &tpl, NULL),
+                   WN_OK);
+  wn_template_free(tpl);
+  free_pages(pages, 4);
+}
+
+static void test_pages_other_layout_and_force(void **state) {
+  (void)state;
+  /* Three articles of one site and its video page (another layout). */
+  static const char *const paths[] = {WN_FIXTURES "/nset-site/news/2015/article-7.html",
+                                      WN_FIXTURES "/nset-site/news/2015/article-8.html",
+                                      WN_FIXTURES "/nset-site/news/2014/article-3.html",
+                                      WN_FIXTURES "/nset-site/news/2015/article-5.html"};
+  wn_dom_page *pages[4];
+  load_pages(paths, 4, pages);
+  wn_template *tpl = NULL;
+  wn_learn_check checks[4];
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_learn_pages((const wn_dom_page *const *)pages, 4, NULL, &tpl, checks, &diag),
+                   WN_OK);
+  assert_true(checks[1].used && checks[2].used);
+  assert_false(checks[3].used);
+  assert_int_equal(checks[3].err, WN_EEMPTY);
+  assert_true(checks[3].share < 0.5);
+  assert_non_null(strstr(checks[3].message, "(needs 50%)"));
+  wn_template_free(tpl);
+  /* force: every page is used. */
+  wn_learn_options o = {.force = 1};
+  assert_int_equal(wn_learn_pages((const wn_dom_page *const *)pages, 4, &o, &tpl, checks, &diag),
+                   WN_OK);
+  for (size_t i = 0; i < 4; i++)
+    assert_true(checks[i].used);
+  assert_true(checks[3].share < 0.5);
+  wn_template_free(tpl);
+  /* A lower min_share lets it in too. */
+  o = (wn_learn_options){.min_share = 0.01};
+  assert_int_equal(wn_learn_pages((const wn_dom_page *const *)pages, 4, &o, &tpl, checks, &diag),
+                   WN_OK);
+  assert_true(checks[3].used);
+  wn_template_free(tpl);
+  free_pages(pages, 4);
+}
+
+/* Six segments of the key page, each held by two of six other pages, each
+ * page holding two: every segment is "template" (two pages agree), yet no
+ * page pairs half of them. */
+static void test_pages_only_n_of_m(void **state) {
+  (void)state;
+  static const char *const seg[] = {
+      "<div class=a><i></i><i></i><i></i><i></i></div>",
+      "<div class=b><i></i><i></i><i></i><i></i></div>",
+      "<div class=c><i></i><i></i><i></i><i></i></div>",
+      "<div class=d><i></i><i></i><i></i><i></i></div>",
+      "<div class=e><i></i><i></i><i></i><i></i></div>",
+      "<div class=f><i></i><i></i><i></i><i></i></div>"};
+  static const int pairs[6][2] = {{0, 1}, {2, 3}, {4, 5}, {0, 2}, {1, 4}, {3, 5}};
+  char html[1024];
+  wn_dom_page *pages[7];
+  snprintf(html, sizeof html, "<body>%s%s%s%s%s%s</body>", seg[0], seg[1], seg[2], seg[3],
+           seg[4], seg[5]);
+  pages[0] = wn_test_parse(html);
+  for (size_t i = 0; i < 6; i++) {
+    snprintf(html, sizeof html, "<body>%s%s</body>", seg[pairs[i][0]], seg[pairs[i][1]]);
+    pages[i + 1] = wn_test_parse(html);
+  }
+  wn_template *tpl = NULL;
+  wn_learn_check checks[7];
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_learn_pages((const wn_dom_page *const *)pages, 7, NULL, &tpl, checks, &diag),
+                   WN_EEMPTY);
+  assert_null(tpl);
+  const char *msg = wn_diag_message(&diag, WN_EEMPTY);
+  if (!strstr(msg, "only 1 of 7 pages share a layout"))
+    fail_msg("message: %s", msg);
+  for (size_t i = 1; i < 7; i++) {
+    assert_false(checks[i].used);
+    assert_true(checks[i].share > 0.3 && checks[i].share < 0.5);
+  }
+  /* force learns: the segments recur. */
+  wn_learn_options o = {.force = 1};
+  assert_int_equal(wn_learn_pages((const wn_dom_page *const *)pages, 7, &o, &tpl, NULL, &diag),
+                   WN_OK);
+  wn_template_free(tpl);
+  free_pages(pages, 7);
+}
+
+static void test_pages_empty_and_garbage(void **state) {
+  (void)state;
+  /* Binary garbage is not a page at all (the parser refuses it); empty
+   * pages parse into a bare skeleton but must not make a template, with or
+   * without force. */
+  size_t glen = 0;
+  char *garbage = wn_test_read(WN_FIXTURES "/learn-check/garbage.bin", &glen);
+  wn_dom_page *gpage = NULL;
+  assert_int_equal(wn_dom_parse(garbage, glen, NULL, &gpage, NULL), WN_ENOTHTML);
+  free(garbage);
+  static const char *const paths[] = {WN_FIXTURES "/learn-check/empty.html",
+                                      WN_FIXTURES "/learn-check/empty.html"};
+  wn_dom_page *pages[2];
+  load_pages(paths, 2, pages);
+  for (int force = 0; force <= 1; force++) {
+    wn_learn_options o = {.force = force};
+    wn_template *tpl = NULL;
+    wn_diag diag = {{0}};
+    assert_int_equal(wn_learn_pages((const wn_dom_page *const *)pages, 2, &o, &tpl, NULL, &diag),
+                     WN_EEMPTY);
+    assert_null(tpl);
+  }
+  free_pages(pages, 2);
+  /* Fewer than two pages is a usage error. */
+  wn_template *tpl = NULL;
+  assert_int_equal(wn_learn_pages(NULL, 0, NULL, &tpl, NULL, NULL), WN_EINVAL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_occurrences),
       cmocka_unit_test(test_template_thresholds),
       cmocka_unit_test(test_pages_of_other_sites),
       cmocka_unit_test(test_medoid),
+      cmocka_unit_test(test_pages_one_site),
+      cmocka_unit_test(test_pages_unrelated_refused),
+      cmocka_unit_test(test_pages_other_layout_and_force),
+      cmocka_unit_test(test_pages_only_n_of_m),
+      cmocka_unit_test(test_pages_empty_and_garbage),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -244,6 +244,57 @@ static void test_crawl_key_page_errors(void **state) {
   wn_httpd_stop(srv);
 }
 
+static void test_crawl_unreachable_key(void **state) {
+  (void)state;
+  /* Nothing listens on the port: the host is unreachable, which is what
+   * the message says, not that robots.txt failed. */
+  uint16_t port = wn_httpd_unused_port();
+  assert_int_not_equal(port, 0);
+  char url[96], want[192];
+  snprintf(url, sizeof url, "http://127.0.0.1:%u/news/2015/article-7.html", (unsigned)port);
+  snprintf(want, sizeof want, "key page %s: could not connect to 127.0.0.1:%u (connection refused)",
+           url, (unsigned)port);
+  wn_crawl *crawl = quick_crawl();
+  wn_learn_crawl_result *r = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_learn_crawl(crawl, url, NULL, &r, &diag), WN_ENET);
+  assert_string_equal(wn_diag_message(&diag, WN_ENET), want);
+  assert_non_null(r);
+  assert_null(r->tpl);
+  assert_int_equal(r->n_pages, 1);
+  assert_int_equal(r->pages[0].err, WN_ENET);
+  wn_learn_crawl_result_free(r);
+  wn_crawl_destroy(crawl);
+}
+
+static void test_crawl_wait_apart(void **state) {
+  (void)state;
+  wn_httpd *srv = wn_httpd_start(SITE);
+  assert_non_null(srv);
+  char url[256];
+  wn_httpd_url(srv, "/news/2015/article-7.html", url, sizeof url);
+  wn_crawl_options co;
+  wn_crawl_options_init(&co);
+  co.host_delay_ms = 100;
+  co.timeout_ms = 5000;
+  wn_crawl *crawl = NULL;
+  assert_int_equal(wn_crawl_create(&co, &crawl, NULL), WN_OK);
+  wn_learn_crawl_options o = {.n = 3};
+  wn_learn_crawl_result *r = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_learn_crawl(crawl, url, &o, &r, &diag), WN_OK);
+  /* robots.txt and six pages, one origin, 100 ms apart: at least six
+   * gaps of politeness, counted as waiting; the loopback answers each in
+   * far less, and that is the network time. */
+  assert_int_equal(r->n_pages, 1 + 5);
+  if (r->wait_ms < 500 || r->network_ms >= r->wait_ms)
+    fail_msg("wait %.1f ms, network %.1f ms", r->wait_ms, r->network_ms);
+  assert_true(r->network_ms > 0);
+  wn_learn_crawl_result_free(r);
+  wn_crawl_destroy(crawl);
+  wn_httpd_stop(srv);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hyperlink_distance),
@@ -252,6 +303,8 @@ int main(void) {
       cmocka_unit_test(test_crawl_replaces_bad_candidates),
       cmocka_unit_test(test_crawl_fewer_than_n),
       cmocka_unit_test(test_crawl_key_page_errors),
+      cmocka_unit_test(test_crawl_unreachable_key),
+      cmocka_unit_test(test_crawl_wait_apart),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * tests/learn/test_robots.c: the RFC 9309 parser and matcher. The cases
+ * tests/fetch/test_robots.c: the RFC 9309 parser and matcher. The cases
  * follow the RFC's sections (2.2.1 groups, 2.2.2 rules and wildcards,
  * 2.5 the size limit) and its examples.
  */
@@ -7,7 +7,7 @@
 
 #include <stdlib.h>
 
-#include "learn/learn.h"
+#include "fetch/fetch.h"
 
 static const char *const UA = "winnow/0.1 (+https://example.org/bot)";
 

@@ -1,5 +1,5 @@
 /*
- * learn/crawl.c: a polite fetcher on the libcurl multi interface.
+ * fetch/crawl.c: a polite fetcher on the libcurl multi interface.
  *
  * One wn_crawl_fetch call runs one event loop over a batch of URLs:
  *
@@ -26,8 +26,9 @@
  * made. robots.txt itself is fetched with curl following up to five
  * redirects (RFC 9309 2.3.1.2), whose answer stands for the first origin.
  */
-#include "learn/learn.h"
+#include "fetch/fetch.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,7 @@ struct wn_crawl {
   crawl_host *hosts;
   size_t n_hosts;
   uint64_t batch;
+  double waited_ms; /* politeness waits with nothing in flight, all batches */
 };
 
 typedef enum job_state { JOB_PENDING, JOB_RUNNING, JOB_DONE } job_state;
@@ -107,6 +109,15 @@ static uint64_t now_ms(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
+
+/* The same clock, finer, for summing short waits. */
+static double now_ms_fine(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+double wn_crawl_waited_ms(const wn_crawl *crawl) { return crawl ? crawl->waited_ms : 0.0; }
 
 void wn_crawl_options_init(wn_crawl_options *opts) {
   memset(opts, 0, sizeof *opts);
@@ -483,10 +494,41 @@ static void job_done(batch *b, size_t job, wn_err err, const char *fmt, ...) {
   b->remaining--;
 }
 
-/* A failed curl transfer as our error and a one-line message. */
+/* "host:port" of an origin ("scheme://host:port"), and the host alone. */
+static const char *origin_host_port(const char *origin) {
+  const char *p = strstr(origin, "://");
+  return p ? p + 3 : origin;
+}
+
+static void origin_host(const char *origin, char *host, size_t host_size) {
+  const char *hp = origin_host_port(origin);
+  const char *colon = strrchr(hp, ':');
+  size_t len = colon ? (size_t)(colon - hp) : strlen(hp);
+  snprintf(host, host_size, "%.*s", (int)(len > 255 ? 255 : len), hp);
+}
+
+/* Why a connect failed, in words, from the socket's errno. */
+static const char *connect_reason(CURL *e, const char *fallback) {
+  long os_errno = 0;
+  curl_easy_getinfo(e, CURLINFO_OS_ERRNO, &os_errno);
+  switch (os_errno) {
+  case ECONNREFUSED: return "connection refused";
+  case EHOSTUNREACH: return "host unreachable";
+  case ENETUNREACH: return "network unreachable";
+  case ETIMEDOUT: return "timed out";
+  case ECONNRESET: return "connection reset";
+  default: return fallback;
+  }
+}
+
+/* A failed curl transfer as our error and a one-line message. *unreachable
+ * is set when no connection to the origin was made at all (the name does
+ * not resolve, the connect was refused or timed out): the host is down,
+ * whatever was asked of it. */
 static wn_err map_curl_error(const wn_crawl_options *o, CURL *e, CURLcode rc, const char *errbuf,
-                             char *msg, size_t msg_size) {
+                             const char *origin, char *msg, size_t msg_size, int *unreachable) {
   const char *text = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+  *unreachable = 0;
   switch (rc) {
   case CURLE_OPERATION_TIMEDOUT: {
     /* curl says which limit fired only in prose; the elapsed time says it
@@ -496,18 +538,30 @@ static wn_err map_curl_error(const wn_crawl_options *o, CURL *e, CURLcode rc, co
     int64_t ms = (int64_t)(total_us / 1000);
     int64_t to_connect = ms - (int64_t)o->connect_timeout_ms;
     int64_t to_total = ms - (int64_t)o->timeout_ms;
-    if (llabs(to_connect) < llabs(to_total))
-      snprintf(msg, msg_size, "connect timed out after %u ms", o->connect_timeout_ms);
-    else
+    if (llabs(to_connect) < llabs(to_total)) {
+      snprintf(msg, msg_size, "could not connect to %s (connect timed out after %u ms)",
+               origin_host_port(origin), o->connect_timeout_ms);
+      *unreachable = 1;
+    } else {
       snprintf(msg, msg_size, "timed out after %u ms", o->timeout_ms);
+    }
     return WN_ETIMEOUT;
   }
   case CURLE_TOO_MANY_REDIRECTS:
     snprintf(msg, msg_size, "more than %u redirects", o->max_redirects);
     return WN_EREDIRECT;
   case CURLE_COULDNT_RESOLVE_HOST:
-  case CURLE_COULDNT_RESOLVE_PROXY:
-    snprintf(msg, msg_size, "could not resolve host: %s", text);
+  case CURLE_COULDNT_RESOLVE_PROXY: {
+    char host[256];
+    origin_host(origin, host, sizeof host);
+    snprintf(msg, msg_size, "could not resolve host %.200s", host);
+    *unreachable = 1;
+    return WN_ENET;
+  }
+  case CURLE_COULDNT_CONNECT:
+    snprintf(msg, msg_size, "could not connect to %s (%s)", origin_host_port(origin),
+             connect_reason(e, text));
+    *unreachable = 1;
     return WN_ENET;
   default:
     snprintf(msg, msg_size, "%s", text);
@@ -537,9 +591,14 @@ static void finish_robots(batch *b, transfer *t, CURLcode rc) {
                "robots.txt answered HTTP %ld: the site is treated as disallowed", status);
       wn_robots_new_all(0, &robots, NULL);
     } else {
+      /* A host that cannot be reached at all is reported as such, not as
+       * a robots.txt problem: asking for the page would fail alike. */
       char msg[160];
-      h->robots_err = map_curl_error(&crawl->opts, t->easy, rc, t->errbuf, msg, sizeof msg);
-      snprintf(h->robots_note, sizeof h->robots_note, "robots.txt: %s", msg);
+      int unreachable = 0;
+      h->robots_err = map_curl_error(&crawl->opts, t->easy, rc, t->errbuf, h->origin, msg,
+                                     sizeof msg, &unreachable);
+      snprintf(h->robots_note, sizeof h->robots_note, "%s%s", unreachable ? "" : "robots.txt: ",
+               msg);
       wn_robots_new_all(0, &robots, NULL);
     }
   } else {
@@ -636,7 +695,9 @@ static void finish_page(batch *b, transfer *t, CURLcode rc) {
     job_done(b, t->job, WN_ENOMEM, "out of memory");
   } else if (!answered) {
     char msg[sizeof f->message];
-    wn_err err = map_curl_error(o, t->easy, rc, t->errbuf, msg, sizeof msg);
+    int unreachable = 0;
+    wn_err err = map_curl_error(o, t->easy, rc, t->errbuf, b->crawl->hosts[t->host].origin, msg,
+                                sizeof msg, &unreachable);
     job_done(b, t->job, err, "%s", msg);
   } else if (f->http_status < 200 || f->http_status > 299) {
     job_done(b, t->job, WN_EHTTP, "HTTP %ld", f->http_status);
@@ -831,8 +892,14 @@ wn_err wn_crawl_fetch(wn_crawl *crawl, const char *const *urls, size_t n, wn_fet
     uint64_t wait = wake == UINT64_MAX ? WN_POLL_MAX_MS : (wake > now ? wake - now : 0);
     if (wait > WN_POLL_MAX_MS)
       wait = WN_POLL_MAX_MS;
+    /* With nothing in flight the batch is only waiting for a per-origin
+     * delay or Crawl-delay to run out: politeness, not network, time. */
+    const int politeness = !b.total_in_flight;
+    double w0 = politeness ? now_ms_fine() : 0.0;
     /* curl shortens the wait to its own timers (timeouts, happy eyeballs). */
     mc = curl_multi_poll(crawl->multi, NULL, 0, (int)wait, NULL);
+    if (politeness)
+      crawl->waited_ms += now_ms_fine() - w0;
     if (mc != CURLM_OK) {
       err = wn_diag_set(diag, WN_ENET, "crawl: %s", curl_multi_strerror(mc));
       goto out;

@@ -1,13 +1,13 @@
 /*
- * learn/url.c: URLs resolved and normalised by libcurl's URL API, sites
- * compared by host or by registrable domain (libpsl), and a page's links.
+ * fetch/url.c: URLs resolved and normalised by libcurl's URL API, sites
+ * named and compared by host or by registrable domain (libpsl).
  *
  * Nothing here takes a URL apart by hand: curl_url parses, resolves
  * (RFC 3986, 5.2) and removes dot segments. We only decide which
  * references to hand it and fix up the few places where curl 7.88 differs
  * from the RFC (see wn_url_resolve).
  */
-#include "learn/learn.h"
+#include "fetch/fetch.h"
 
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -15,12 +15,6 @@
 
 #include <curl/curl.h>
 #include <libpsl.h>
-#include <libxml/tree.h>
-
-#define WN_LINKS_DEFAULT_MAX 10000u
-/* The libxml2 walk for <base> gives up after this many nodes: <base> sits
- * in <head>, at the top of the document. */
-#define WN_BASE_SEARCH_MAX_NODES 100000u
 
 static int is_html_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
@@ -200,107 +194,136 @@ int wn_url_same_site(const char *a, const char *b, int by_domain) {
   return da && db && strcmp(da, db) == 0;
 }
 
-/* The first <base href> of the document, walked without recursion. */
-static xmlChar *find_base_href(xmlNode *root) {
-  xmlNode *node = root;
-  uint32_t seen = 0;
-  while (node && seen++ < WN_BASE_SEARCH_MAX_NODES) {
-    if (node->type == XML_ELEMENT_NODE && node->name &&
-        xmlStrcasecmp(node->name, (const xmlChar *)"base") == 0) {
-      xmlChar *href = xmlGetProp(node, (const xmlChar *)"href");
-      if (href)
-        return href;
-    }
-    if (node->children) {
-      node = node->children;
-      continue;
-    }
-    while (node && !node->next && node != root)
-      node = node->parent;
-    if (!node || node == root)
-      break;
-    node = node->next;
-  }
-  return NULL;
-}
+/* ---- the site a URL belongs to ---------------------------------------------- */
 
-void wn_links_free(wn_link *links, size_t n) {
-  if (!links)
-    return;
-  for (size_t i = 0; i < n; i++)
-    free(links[i].url);
-  free(links);
-}
-
-wn_err wn_learn_links(const wn_dom_page *page, const char *page_url, size_t max_links,
-                      wn_link **out, size_t *n_out, wn_diag *diag) {
+/* One rule names a site everywhere (learn, detect, the store's keys): the
+ * host, lower-case, and the port unless it is the scheme's default. A
+ * site is what a template is learned for, and robots.txt and politeness
+ * apply per origin (RFC 9309 2.3); the scheme is left out because a site
+ * served over http and https is one layout, one template. */
+wn_err wn_url_site(const char *url, char *site, size_t site_size, wn_diag *diag) {
   wn_err err = WN_OK;
-  wn_link *links = NULL;
-  size_t n = 0, alloc = 0;
-  char *base = NULL;
-  xmlChar *base_href = NULL;
-  *out = NULL;
-  *n_out = 0;
-  if (!max_links)
-    max_links = WN_LINKS_DEFAULT_MAX;
-  xmlDoc *doc = wn_dom_xml_doc(page);
-  if (!doc)
-    return wn_diag_set(diag, WN_EINVAL, "links: page was parsed without keep_xml");
-  /* The page URL must itself be a valid base. */
-  err = wn_url_resolve(NULL, page_url, &base, diag);
-  if (err)
+  CURLU *h = NULL;
+  char *scheme = NULL, *host = NULL, *port = NULL;
+  if (site_size)
+    site[0] = '\0';
+  if (!url)
+    return wn_diag_set(diag, WN_EINVAL, "not a URL: none given");
+  size_t len = strnlen(url, WN_URL_MAX + 1);
+  if (len > WN_URL_MAX)
+    return wn_diag_set(diag, WN_EINVAL, "not a URL: longer than %zu bytes", WN_URL_MAX);
+  /* Without "://" a string is not a URL we take, though curl might read
+   * "example.com:8080" as the scheme "example.com". */
+  if (!strstr(url, "://"))
+    return wn_diag_set(diag, WN_EINVAL,
+                       "not a URL: '%.200s' (a URL starts with http:// or https://)", url);
+  h = curl_url();
+  if (!h)
+    return wn_diag_set(diag, WN_ENOMEM, "url: out of memory");
+  /* Any scheme parses, so that the message can name it. */
+  CURLUcode rc = curl_url_set(h, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
+  if (rc == CURLUE_OK)
+    rc = curl_url_get(h, CURLUPART_SCHEME, &scheme, 0);
+  if (rc == CURLUE_OUT_OF_MEMORY) {
+    err = wn_diag_set(diag, WN_ENOMEM, "url: out of memory");
     goto out;
-  base_href = find_base_href(xmlDocGetRootElement(doc));
-  if (base_href) {
-    char *resolved = NULL;
-    /* A <base href> that does not resolve is ignored, as browsers do. */
-    if (wn_url_resolve(base, (const char *)base_href, &resolved, NULL) == WN_OK) {
-      free(base);
-      base = resolved;
-    }
   }
-
-  uint32_t count = 0;
-  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  for (uint32_t i = 0; i < count && n < max_links; i++) {
-    if (nodes[i].tag != WN_TAG_A || !nodes[i].xml)
-      continue;
-    xmlChar *href = xmlGetProp((xmlNode *)nodes[i].xml, (const xmlChar *)"href");
-    if (!href)
-      continue;
-    char *url = NULL;
-    wn_err rerr = wn_url_resolve(base, (const char *)href, &url, NULL);
-    xmlFree(href);
-    if (rerr == WN_ENOMEM) {
-      err = wn_diag_set(diag, WN_ENOMEM, "links: out of memory");
-      goto out;
-    }
-    if (rerr)
-      continue; /* mailto:, javascript:, unparsable: not a page to crawl */
-    if (n == alloc) {
-      size_t next = alloc ? alloc * 2 : 32;
-      if (next > max_links)
-        next = max_links;
-      wn_link *grown = realloc(links, next * sizeof *links);
-      if (!grown) {
-        free(url);
-        err = wn_diag_set(diag, WN_ENOMEM, "links: out of memory");
-        goto out;
-      }
-      links = grown;
-      alloc = next;
-    }
-    links[n].url = url;
-    links[n].node = i;
-    n++;
+  if (rc != CURLUE_OK) {
+    err = wn_diag_set(diag, WN_EINVAL, "not a URL: '%.200s' (%s)", url, curl_url_strerror(rc));
+    goto out;
   }
-  *out = links;
-  *n_out = n;
-  links = NULL;
-  n = 0;
+  if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0) {
+    err = wn_diag_set(diag, WN_EINVAL, "%.40s URLs are not supported: only http and https",
+                      scheme);
+    goto out;
+  }
+  unsigned int host_flags = 0;
+#ifdef CURLU_PUNYCODE
+  /* An internationalised name in its ASCII form, the form site names
+   * allow. */
+  host_flags |= CURLU_PUNYCODE;
+#endif
+  rc = curl_url_get(h, CURLUPART_HOST, &host, host_flags);
+  if (rc == CURLUE_OK) {
+    /* NULL port: the scheme's default (CURLU_NO_DEFAULT_PORT), or none. */
+    CURLUcode prc = curl_url_get(h, CURLUPART_PORT, &port, CURLU_NO_DEFAULT_PORT);
+    if (prc != CURLUE_OK && prc != CURLUE_NO_PORT)
+      rc = prc;
+  }
+  if (rc == CURLUE_OUT_OF_MEMORY) {
+    err = wn_diag_set(diag, WN_ENOMEM, "url: out of memory");
+    goto out;
+  }
+  if (rc != CURLUE_OK || !host[0]) {
+    err = wn_diag_set(diag, WN_EINVAL, "not a URL: '%.200s' has no host", url);
+    goto out;
+  }
+  for (char *p = host; *p; p++)
+    if (*p >= 'A' && *p <= 'Z')
+      *p = (char)(*p - 'A' + 'a');
+  int n = snprintf(site, site_size, "%s%s%s", host, port ? ":" : "", port ? port : "");
+  if (n < 0 || (size_t)n >= site_size) {
+    if (site_size)
+      site[0] = '\0';
+    err = wn_diag_set(diag, WN_ETOOBIG, "url: site name of '%.200s' longer than %zu bytes", url,
+                      site_size ? site_size - 1 : 0);
+    goto out;
+  }
+  if (!wn_site_name_valid(site)) {
+    err = wn_diag_set(diag, WN_EINVAL, "url: host '%.200s' cannot name a site", site);
+    site[0] = '\0';
+    goto out;
+  }
 out:
-  wn_links_free(links, n);
-  xmlFree(base_href);
-  free(base);
+  curl_free(scheme);
+  curl_free(host);
+  curl_free(port);
+  curl_url_cleanup(h);
   return err;
+}
+
+static int is_site_host_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-';
+}
+
+static int is_v6_char(char c) {
+  return (c >= 'a' && c <= 'f') || (c >= '0' && c <= '9') || c == ':' || c == '.';
+}
+
+int wn_site_name_valid(const char *site) {
+  if (!site)
+    return 0;
+  size_t len = strnlen(site, WN_SITE_MAX + 1);
+  if (len == 0 || len > WN_SITE_MAX)
+    return 0;
+  size_t i = 0;
+  if (site[0] == '[') {
+    /* An IPv6 literal keeps its brackets, as in a URL (RFC 3986 3.2.2). */
+    i = 1;
+    while (i < len && is_v6_char(site[i]))
+      i++;
+    if (i == 1 || i >= len || site[i] != ']')
+      return 0;
+    i++;
+  } else {
+    while (i < len && is_site_host_char(site[i]))
+      i++;
+    if (i == 0)
+      return 0;
+  }
+  if (i == len)
+    return 1;
+  if (site[i] != ':')
+    return 0;
+  /* A port: 1 to 65535, in decimal, without a leading zero. */
+  i++;
+  if (i == len || len - i > 5 || site[i] == '0')
+    return 0;
+  unsigned long port = 0;
+  for (; i < len; i++) {
+    if (site[i] < '0' || site[i] > '9')
+      return 0;
+    port = port * 10 + (unsigned long)(site[i] - '0');
+  }
+  return port <= 65535;
 }

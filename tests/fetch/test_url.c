@@ -1,12 +1,13 @@
 /*
- * tests/learn/test_url.c: URL resolution and normal form, same-site tests
- * by host and by registrable domain, and a page's links.
+ * tests/fetch/test_url.c: URL resolution and normal form, same-site tests
+ * by host and by registrable domain, the site a URL belongs to.
  */
 #include "wn_test.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-#include "learn/learn.h"
+#include "fetch/fetch.h"
 
 static const char *const BASE = "http://Example.COM:80/a/b/c.html?x=1#frag";
 
@@ -98,76 +99,78 @@ static void test_same_site(void **state) {
   assert_int_equal(wn_url_same_site("mailto:x@example.com", "http://example.com/", 1), 0);
 }
 
-static wn_dom_page *parse_xml(const char *html) {
-  wn_dom_options opts = {0};
-  opts.keep_xml = 1;
-  wn_dom_page *page = NULL;
-  assert_int_equal(wn_dom_parse(html, strlen(html), &opts, &page, NULL), WN_OK);
-  return page;
+static void expect_site(const char *url, const char *want) {
+  char site[WN_SITE_MAX + 1];
+  wn_diag diag = {{0}};
+  wn_err err = wn_url_site(url, site, sizeof site, &diag);
+  if (err)
+    fail_msg("%s: %s", url, wn_diag_message(&diag, err));
+  assert_string_equal(site, want);
+  assert_true(wn_site_name_valid(site));
 }
 
-static void test_links(void **state) {
-  (void)state;
-  wn_dom_page *page = parse_xml(
-      "<html><head><title>t</title><base href=\"/docs/v2/\"></head><body>"
-      "<a href=\"../x\">x</a> <a href=\"./y\">y</a> <a href=\"?q\">q</a>"
-      "<a href=\"#top\">top</a> <a href=\"page#s\">s</a>"
-      "<a href=\"https://other.org/p\">other</a>"
-      "<a href=\"mailto:me@example.com\">mail</a> <a href=\"javascript:go()\">js</a>"
-      "<a name=\"anchor\">no href</a> <a href=\"page\">again</a>"
-      "</body></html>");
-  wn_link *links = NULL;
-  size_t n = 0;
+static void expect_no_site(const char *url, const char *message_part) {
+  char site[WN_SITE_MAX + 1] = "x";
   wn_diag diag = {{0}};
-  wn_err err = wn_learn_links(page, "http://example.com/start/index.html", 0, &links, &n, &diag);
-  assert_int_equal(err, WN_OK);
-  static const char *const want[] = {
-      "http://example.com/docs/x",       "http://example.com/docs/v2/y",
-      "http://example.com/docs/v2/?q",   "http://example.com/docs/v2/",
-      "http://example.com/docs/v2/page", "https://other.org/p",
-      "http://example.com/docs/v2/page",
-  };
-  assert_int_equal(n, sizeof want / sizeof want[0]);
-  uint32_t count = 0;
-  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  for (size_t i = 0; i < n; i++) {
-    assert_string_equal(links[i].url, want[i]);
-    assert_true(links[i].node < count);
-    assert_int_equal(nodes[links[i].node].tag, WN_TAG_A);
-  }
-  /* Document order: the node indexes rise. */
-  for (size_t i = 1; i < n; i++)
-    assert_true(links[i].node > links[i - 1].node);
-  wn_links_free(links, n);
-
-  /* The cap. */
-  assert_int_equal(wn_learn_links(page, "http://example.com/", 2, &links, &n, NULL), WN_OK);
-  assert_int_equal(n, 2);
-  wn_links_free(links, n);
-  wn_dom_free(page);
+  assert_int_equal(wn_url_site(url, site, sizeof site, &diag), WN_EINVAL);
+  assert_string_equal(site, "");
+  const char *msg = wn_diag_message(&diag, WN_EINVAL);
+  if (!strstr(msg, message_part))
+    fail_msg("%s: message '%s' lacks '%s'", url, msg, message_part);
 }
 
-static void test_links_without_base(void **state) {
+static void test_site(void **state) {
   (void)state;
-  wn_dom_page *page = parse_xml("<p><a href=\"../x\">x</a><a href=\"#top\">t</a></p>");
-  wn_link *links = NULL;
-  size_t n = 0;
-  assert_int_equal(wn_learn_links(page, "http://example.com/a/b/page.html?p=2", 0, &links, &n,
-                                  NULL),
-                   WN_OK);
-  assert_int_equal(n, 2);
-  assert_string_equal(links[0].url, "http://example.com/a/x");
-  assert_string_equal(links[1].url, "http://example.com/a/b/page.html?p=2");
-  wn_links_free(links, n);
-  /* A page URL that is not http(s) is refused. */
-  wn_diag diag = {{0}};
-  assert_int_equal(wn_learn_links(page, "file:///etc/passwd", 0, &links, &n, &diag), WN_EINVAL);
-  wn_dom_free(page);
+  expect_site("http://LOCALHOST:8765/x", "localhost:8765");
+  expect_site("http://x:80/", "x");
+  expect_site("https://x:443", "x");
+  expect_site("http://x:443", "x:443");
+  expect_site("https://x:80/", "x:80");
+  expect_site("https://News.Example.COM/a?b#c", "news.example.com");
+  expect_site("http://[::1]:8080/", "[::1]:8080");
+  expect_site("http://[FE80::1]/", "[fe80::1]");
+  expect_site("http://127.0.0.1:9/", "127.0.0.1:9");
+  expect_no_site("ftp://x/", "ftp URLs are not supported: only http and https");
+  expect_no_site("file:///etc/passwd", "file URLs are not supported: only http and https");
+  expect_no_site("not a url", "not a URL");
+  expect_no_site("LOCALHOST:8765", "not a URL");
+  expect_no_site("http://", "not a URL");
+  expect_no_site(NULL, "not a URL");
+  /* Too small a buffer. */
+  char tiny[4];
+  assert_int_equal(wn_url_site("http://example.com/", tiny, sizeof tiny, NULL), WN_ETOOBIG);
+  assert_string_equal(tiny, "");
+}
 
-  /* Without the libxml2 doc there are no attributes to read. */
-  wn_dom_page *bare = wn_test_parse("<a href=\"x\">x</a>");
-  assert_int_equal(wn_learn_links(bare, "http://example.com/", 0, &links, &n, NULL), WN_EINVAL);
-  wn_dom_free(bare);
+static void test_site_name_valid(void **state) {
+  (void)state;
+  assert_true(wn_site_name_valid("example.com"));
+  assert_true(wn_site_name_valid("localhost:8765"));
+  assert_true(wn_site_name_valid("[::1]:8080"));
+  assert_true(wn_site_name_valid("[::1]"));
+  assert_true(wn_site_name_valid("a:65535"));
+  assert_false(wn_site_name_valid(NULL));
+  assert_false(wn_site_name_valid(""));
+  assert_false(wn_site_name_valid("Example.com"));
+  assert_false(wn_site_name_valid("example.com/x"));
+  assert_false(wn_site_name_valid("http://example.com"));
+  assert_false(wn_site_name_valid("a b"));
+  assert_false(wn_site_name_valid("a:"));
+  assert_false(wn_site_name_valid("a:0"));
+  assert_false(wn_site_name_valid("a:080"));
+  assert_false(wn_site_name_valid("a:65536"));
+  assert_false(wn_site_name_valid("a:1:2"));
+  assert_false(wn_site_name_valid(":80"));
+  assert_false(wn_site_name_valid("[]"));
+  assert_false(wn_site_name_valid("[::1"));
+  assert_false(wn_site_name_valid("[::g]"));
+  char longest[WN_SITE_MAX + 2];
+  memset(longest, 'a', sizeof longest);
+  longest[WN_SITE_MAX] = '\0';
+  assert_true(wn_site_name_valid(longest));
+  longest[WN_SITE_MAX] = 'a';
+  longest[WN_SITE_MAX + 1] = '\0';
+  assert_false(wn_site_name_valid(longest));
 }
 
 int main(void) {
@@ -175,7 +178,7 @@ int main(void) {
       cmocka_unit_test(test_resolve_relative),  cmocka_unit_test(test_resolve_fragments),
       cmocka_unit_test(test_normal_form),       cmocka_unit_test(test_refused),
       cmocka_unit_test(test_host),              cmocka_unit_test(test_same_site),
-      cmocka_unit_test(test_links),             cmocka_unit_test(test_links_without_base),
+      cmocka_unit_test(test_site),              cmocka_unit_test(test_site_name_valid),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * learn/robots.c: robots.txt, RFC 9309 (Robots Exclusion Protocol).
+ * fetch/robots.c: robots.txt, RFC 9309 (Robots Exclusion Protocol).
  *
  * The parser keeps only what applies to us: the rules of every group whose
  * user-agent line names our product token (RFC 9309 2.2.1: all matching
@@ -11,7 +11,7 @@
  * decoded). Crawl-delay is not in the RFC but widely served; we read it
  * for our group only.
  */
-#include "learn/learn.h"
+#include "fetch/fetch.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,150 @@
+/*
+ * fetch: everything that touches the network for learning: URLs and the
+ * site a URL belongs to (url.c), robots.txt (robots.c, RFC 9309) and a
+ * polite crawler on libcurl multi (crawl.c). It knows nothing of pages'
+ * structure: learn takes the bodies it fetches.
+ */
+#ifndef WN_FETCH_H
+#define WN_FETCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+/* ---- URLs (url.c) ----------------------------------------------------------
+ * Every URL is parsed, resolved and normalised by libcurl's URL API
+ * (curl_url), never by hand. Normal form: scheme and host lower-case,
+ * default port dropped, dot segments removed, fragment dropped, an empty
+ * path written "/". Only http and https URLs are accepted.
+ */
+
+#define WN_URL_MAX ((size_t)8 * 1024) /* longer URLs are refused */
+
+/* Resolves href against base (an absolute URL) and normalises the result;
+ * base may be NULL when href is absolute. *out is malloc'd. WN_EINVAL with
+ * a message when the result does not parse, is longer than WN_URL_MAX, or
+ * is not http(s) (mailto:, javascript:, ftp:, ...). */
+wn_err wn_url_resolve(const char *base, const char *href, char **out, wn_diag *diag);
+
+/* The host of a URL, lower-case, into host[host_size]. */
+wn_err wn_url_host(const char *url, char *host, size_t host_size, wn_diag *diag);
+
+/* 1 if a and b (normalised URLs) belong to the same site: the same host,
+ * or with by_domain the same registrable domain (public suffix list, via
+ * libpsl: news.example.co.uk and www.example.co.uk share example.co.uk);
+ * 0 if not or if either does not parse. */
+int wn_url_same_site(const char *a, const char *b, int by_domain);
+
+/* ---- the site a URL belongs to (url.c) ---------------------------------------
+ *
+ * One rule, used everywhere a site is named (the store's key, the CLI, the
+ * crawl's report): the host, lower-case (IDN hosts in their punycode
+ * form), then ":port" unless the port is the scheme's default (80 for
+ * http, 443 for https). IPv6 hosts keep their brackets ("[::1]:8080").
+ * The scheme is not part of it: http://x/ and https://x/ are one site.
+ */
+
+/* WN_SITE_MAX (255 bytes) is public (winnow.h). */
+
+/* The site of an http(s) URL into site[site_size] (WN_SITE_MAX + 1 holds
+ * any). WN_EINVAL with a message for anything else: "ftp URLs are not
+ * supported: only http and https", "not a URL: '...'" for a string that is
+ * none; WN_ETOOBIG if site_size is too small. */
+wn_err wn_url_site(const char *url, char *site, size_t site_size, wn_diag *diag);
+
+/* 1 if site is a site name as wn_url_site writes them: 1 to WN_SITE_MAX
+ * bytes, a host of [a-z0-9.-] or a bracketed IPv6 literal, then
+ * optionally ':' and a port 1..65535; no upper case, no '/', nothing
+ * else. 0 otherwise (and for NULL). */
+int wn_site_name_valid(const char *site);
+
+/* ---- robots.txt (robots.c), RFC 9309 -------------------------------------- */
+
+typedef struct wn_robots wn_robots;
+
+/* Parses a robots.txt body for one user agent (the product token of our
+ * User-Agent, matched case-insensitively; groups for "*" apply when no
+ * group names us). Bytes past 500 KiB are ignored (RFC 9309, 2.5). */
+wn_err wn_robots_parse(const char *body, size_t len, const char *user_agent, wn_robots **out,
+                       wn_diag *diag);
+/* A robots.txt that allows everything (4xx answer) or nothing (5xx or
+ * unreachable). */
+wn_err wn_robots_new_all(int allow, wn_robots **out, wn_diag *diag);
+/* 1 if the path (with its query, percent-encoded as in the URL) may be
+ * fetched: longest matching rule wins, allow wins a tie, '*' and '$'
+ * patterns as in RFC 9309 2.2.2; /robots.txt is always allowed. */
+int wn_robots_allowed(const wn_robots *robots, const char *path);
+/* Crawl-delay of our group in milliseconds (0 if none). */
+uint32_t wn_robots_crawl_delay_ms(const wn_robots *robots);
+void wn_robots_free(wn_robots *robots);
+
+/* ---- fetching (crawl.c): libcurl multi, a polite client --------------------- */
+
+/* wn_crawl_options, wn_crawl_options_init and WN_CRAWL_DEFAULT_USER_AGENT
+ * are public (winnow.h). wn_crawl_create also reads 0 in
+ * connect_timeout_ms, timeout_ms, max_body_bytes, host_parallel and
+ * total_parallel (and a NULL or empty user_agent) as the default; 0 in
+ * host_delay_ms, max_crawl_delay_ms (Crawl-delay ignored) and
+ * max_redirects (no redirect followed) means 0. max_redirects above 5 is
+ * taken as 5. */
+
+/* One fetch's outcome. err is WN_OK only for a 2xx answer whose media type
+ * is text/html or application/xhtml+xml and whose body fits the cap; any
+ * other outcome keeps err and a one-line message saying what happened
+ * (e.g. "HTTP 404", "robots.txt disallows /private/", "timed out after
+ * 30000 ms", "not HTML: application/pdf", "body larger than 8388608
+ * bytes", "more than 5 redirects", "could not resolve host"). When the
+ * host's robots.txt could not be fetched at all (refused, unresolvable,
+ * timed out), its pages are not fetched either and carry that error
+ * (WN_ENET, WN_ETIMEOUT). When no connection was made at all the message
+ * says the host is unreachable, the same as a page would ("could not
+ * connect to 127.0.0.1:9 (connection refused)", "could not resolve host
+ * x.invalid", "could not connect to h:80 (connect timed out after 5000
+ * ms)"); other robots.txt failures start "robots.txt: ". A robots.txt
+ * answering 5xx makes every page WN_EROBOTS. */
+typedef struct wn_fetch {
+  char *url;            /* as asked (malloc'd copy) */
+  char *final_url;      /* after redirects (malloc'd) or NULL */
+  long http_status;     /* 0 if no HTTP answer */
+  char media_type[128]; /* lower-case, without parameters; "" if none */
+  char charset[48];     /* Content-Type charset parameter; "" if none */
+  char *body;           /* malloc'd, NUL-terminated; NULL unless err == WN_OK */
+  size_t body_len;
+  uint32_t fetch_ms;    /* request start to last byte (network wait) */
+  uint32_t queued_ms;   /* waited for politeness before the request */
+  wn_err err;
+  char message[256];
+} wn_fetch;
+
+typedef struct wn_crawl wn_crawl;
+
+/* opts may be NULL (defaults). Copies what it needs from opts. */
+wn_err wn_crawl_create(const wn_crawl_options *opts, wn_crawl **out, wn_diag *diag);
+void wn_crawl_destroy(wn_crawl *crawl);
+
+/* Fetches urls[0..n) concurrently within the politeness limits (robots.txt
+ * fetched once per host and cached for the crawl's life; per-host delay
+ * and parallel cap; Crawl-delay), out[i] for urls[i]. Returns WN_OK when
+ * every fetch ran to an outcome (each out[i].err says which); another
+ * error only when the batch itself failed (out of memory, curl could not
+ * start), and then out[] may hold partial results: wn_fetch_clear each.
+ * Compressed transfers are decoded; the body cap counts decoded bytes.
+ * A "host" is an origin (scheme, host, port: what robots.txt covers,
+ * RFC 9309 2.3); the crawl remembers 1024 of them, forgetting the least
+ * recently used when full. Redirects (at most max_redirects hops) are
+ * followed hop by hop like new requests: each target passes its own
+ * origin's robots.txt, delay and parallel cap; final_url says where the
+ * page came from, fetch_ms sums the hops. */
+wn_err wn_crawl_fetch(wn_crawl *crawl, const char *const *urls, size_t n, wn_fetch *out,
+                      wn_diag *diag);
+/* Milliseconds this crawl's wn_crawl_fetch calls have spent, in all,
+ * waiting for a per-origin delay (host_delay_ms, Crawl-delay) to run out
+ * with no request in flight: politeness, not network time. Callers take
+ * the difference around a wn_crawl_fetch to split its wall time. 0 for
+ * NULL. */
+double wn_crawl_waited_ms(const wn_crawl *crawl);
+/* Frees what a wn_fetch holds and zeroes it. */
+void wn_fetch_clear(wn_fetch *fetch);
+
+#endif /* WN_FETCH_H */
