@@ -42,7 +42,8 @@ void wn_cli_usage_detect(FILE *out) {
           "  --jsonl               read a stream (FILE, default stdin) of JSON objects, one\n"
           "                        per line: {\"id\": any, \"site\" or \"url\", \"html\" (the\n"
           "                        page) or \"path\" (a file)}; \"site\" wins over \"url\"\n"
-          "                        when both are given. Writes one line per input line,\n"
+          "                        when both are given; a line with neither is served\n"
+          "                        by the single-page method. Writes one line per input line,\n"
           "                        in order: {\"id\"} and the fields of --format json\n"
           "                        (\"html\" instead of \"text\" with --format html),\n"
           "                        or {\"id\", \"error\"} for a line that cannot be handled.\n"
@@ -108,8 +109,15 @@ static int wn_detect_one(wn_detector *d, const char *site, const char *url, cons
   unsigned want = format == WN_FORMAT_HTML ? WN_WANT_HTML : WN_WANT_TEXT;
   err = wn_detector_detect(d, &in, want, &r, &diag);
   if (err) {
-    wn_cli_error("%s: %s", strcmp(input, "-") == 0 ? "stdin" : input,
-                 wn_diag_message(&diag, err));
+    /* What is wrong with the page names it; a template or store problem
+     * names the site itself. */
+    int page_err = err == WN_ETOOBIG || err == WN_ETOOMANY || err == WN_ETOODEEP ||
+                   err == WN_EPARSE || err == WN_ECHARSET || err == WN_ENOTHTML;
+    if (page_err)
+      wn_cli_error("%s: %s", strcmp(input, "-") == 0 ? "stdin" : input,
+                   wn_diag_message(&diag, err));
+    else
+      wn_cli_error("%s", wn_diag_message(&diag, err));
     rc = wn_exit_code(err);
     goto out;
   }

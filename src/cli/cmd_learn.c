@@ -134,19 +134,25 @@ static int wn_learn_number(const char *name, const char *s, uint32_t lo, uint32_
   return 0;
 }
 
-/* Prints the report of a learn: one line per page. */
-static void wn_learn_print_pages(const wn_learned *l, int from_url) {
+/* Files: a warning per page left out (the one stdout line stays the
+ * 'learned' line). */
+static void wn_learn_warn_left(const wn_learned *l) {
+  wn_learn_summary sum;
+  wn_learned_summary_get(l, &sum);
+  for (size_t i = 0; i < sum.n_pages; i++) {
+    const wn_learn_page *p = wn_learned_page(l, i);
+    if (!p->used && p->message && p->message[0])
+      wn_cli_error("warning: %s left out: %s", p->name, p->message);
+  }
+}
+
+/* A crawl: the n-SET, one line per page fetched. */
+static void wn_learn_print_pages(const wn_learned *l) {
   wn_learn_summary sum;
   wn_learned_summary_get(l, &sum);
   for (size_t i = 0; i < sum.n_pages; i++) {
     const wn_learn_page *p = wn_learned_page(l, i);
     const char *msg = p->message ? p->message : "";
-    if (!from_url) {
-      printf("%-4s %-4s share=%.2f %lluB %s%s%s%s\n", i == 0 ? "key" : "page",
-             p->used ? "used" : "left", p->share, (unsigned long long)p->bytes, p->name,
-             msg[0] ? " (" : "", msg, msg[0] ? ")" : "");
-      continue;
-    }
     char dom[16] = "-";
     if (p->dom_distance != UINT32_MAX)
       snprintf(dom, sizeof dom, "%u", p->dom_distance);
@@ -295,8 +301,10 @@ int wn_cli_learn(int argc, char **argv) {
                               &diag);
   /* What was tried and why a page was left out is what a user needs to
    * see, whether or not learning succeeded. */
-  if (learned && (url_mode || err == WN_OK || err == WN_EEMPTY))
-    wn_learn_print_pages(learned, url_mode);
+  if (learned && url_mode)
+    wn_learn_print_pages(learned);
+  else if (learned)
+    wn_learn_warn_left(learned);
   if (err) {
     rc = wn_cli_fail(err, &diag);
     goto out;
@@ -313,9 +321,8 @@ int wn_cli_learn(int argc, char **argv) {
            "learned from)\n",
            sum.network_ms, sum.wait_ms, sum.compute_ms, sum.n_pages, sum.n_used);
   } else if (sum.n_used < sum.n_pages) {
-    wn_cli_error("warning: %s: %zu of the %zu pages share too little of the key page's "
-                 "layout and were left out (--force keeps them)",
-                 sum.site, sum.n_pages - sum.n_used, sum.n_pages);
+    wn_cli_error("warning: %s: learned from %zu of the %zu pages (--force keeps the others)",
+                 sum.site, sum.n_used, sum.n_pages);
   }
   if (!store && (rc = wn_cli_open_store(a.store_dir, 0, a.map_size, &store)) != WN_EXIT_OK)
     goto out;

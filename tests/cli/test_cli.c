@@ -321,8 +321,12 @@ static void test_usage_errors(void **state) {
       {{"learn", "--bogus", "x"}, "winnow: unknown option '--bogus'"},
       {{"learn", "--site", SITE, "--store"}, "winnow: option '--store' needs an argument"},
       {{"learn", "--site", SITE, PAGE(1), PAGE(2)}, "learn needs --store DIR"},
-      {{"learn", "--store", g_store, PAGE(1), PAGE(2)}, "learn needs --site SITE"},
-      {{"learn", "--store", g_store, "--site", "", PAGE(1), PAGE(2)}, "site name is empty"},
+      {{"learn", "--store", g_store, PAGE(1), PAGE(2)}, "needs --site SITE"},
+      {{"learn", "--store", g_store, "--site", "", PAGE(1), PAGE(2)}, "is not a site"},
+      {{"learn", "--store", g_store, "--site", "WWW.Example.com", PAGE(1), PAGE(2)},
+       "is not a site"},
+      {{"learn", "--store", g_store, "--site", "example.com/x", PAGE(1), PAGE(2)},
+       "is not a site"},
       {{"learn", "--store", g_store, "--site", "one.example", PAGE(1)},
        "learn needs a URL, or a key page and at least one more page"},
       {{"learn", "--store", g_store, "--site", "x.example"}, "learn needs a URL, or a key page"},
@@ -374,9 +378,11 @@ static void test_usage_errors(void **state) {
       fail_msg("case %zu (%s): exit %d, stderr: %s", i, cases[i].message, r.status, r.err);
     assert_int_equal(r.out_len, 0);
     wn_expect_contains(r.err, cases[i].message);
-    /* The error line comes first, then the usage. */
+    /* One line says what is wrong, a second where to read more; not the
+     * whole help. */
     assert_memory_equal(r.err, "winnow: ", 8);
-    wn_expect_contains(r.err, "usage: winnow");
+    wn_expect_contains(r.err, "winnow: see 'winnow ");
+    wn_expect_lacks(r.err, "usage: winnow");
     wn_run_free(&r);
   }
   /* None of those wrote a record. */
@@ -580,15 +586,14 @@ static void test_learn_missing_file_fresh_store(void **state) {
   wn_expect_contains(r.err, WN_FIXTURES "/site/missing.html");
   wn_run_free(&r);
 
-  /* The store has no record... */
-  wn_err err;
-  assert_null(wn_get_record(fresh, SITE, &err));
-  assert_int_equal(err, WN_ENOTFOUND);
-  /* ...so detect serves the page by the fallback, and says why. */
+  /* A failed learn leaves nothing behind: not even the store directory,
+   * so a mistyped path does not become an empty store... */
+  struct stat st;
+  assert_int_not_equal(stat(fresh, &st), 0);
+  /* ...and detect says the store is missing (exit 3). */
   RUN(&r, NULL, "detect", "--store", fresh, "--site", SITE, "--format", "json", PAGE(6));
-  assert_int_equal(r.status, 0);
-  assert_int_equal(r.err_len, 0);
-  wn_expect_fallback_json(r.out, "danag", "no template");
+  assert_int_equal(r.status, 3);
+  assert_int_equal(r.out_len, 0);
   wn_run_free(&r);
   wn_remove_tree(fresh);
 }
@@ -738,10 +743,21 @@ static void test_detect_url_and_stdin(void **state) {
   assert_memory_equal(r.out, by_site.out, r.out_len);
   wn_run_free(&r);
 
+  /* One site rule: the port is part of the site unless it is the
+   * scheme's default, the host is lower-cased, user info is not. */
   RUN(&r, NULL, "detect", "--store", g_store, "--url", "http://user@" SITE ":8080/x", "--format",
       "json", PAGE(7));
   assert_int_equal(r.status, 0);
   json_t *root = json_loads(r.out, 0, NULL);
+  assert_non_null(root);
+  assert_string_equal(json_string_value(json_object_get(root, "site")), SITE ":8080");
+  assert_string_equal(json_string_value(json_object_get(root, "fallback")), "no template");
+  json_decref(root);
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--store", g_store, "--url", "HTTP://WWW.HarbourGazette.Example:80/x",
+      "--format", "json", PAGE(7));
+  assert_int_equal(r.status, 0);
+  root = json_loads(r.out, 0, NULL);
   assert_non_null(root);
   assert_string_equal(json_string_value(json_object_get(root, "site")), SITE);
   json_decref(root);
@@ -766,7 +782,7 @@ static void test_detect_url_and_stdin(void **state) {
   RUN(&r, NULL, "detect", "--store", g_store, "--url", "not a url", PAGE(7));
   assert_int_equal(r.status, 1);
   assert_int_equal(r.out_len, 0);
-  wn_expect_contains(r.err, "winnow: invalid URL 'not a url'");
+  wn_expect_contains(r.err, "winnow: not a URL: 'not a url'");
   wn_run_free(&r);
   RUN(&r, NULL, "detect", "--store", g_store, "--url", "file:///etc/hosts", PAGE(7));
   assert_int_equal(r.status, 1);
@@ -895,16 +911,22 @@ static void wn_expect_result_line(const char *line, const json_t *id, const char
   json_t *obj = wn_parse_line(line);
   if (json_object_get(obj, "error"))
     fail_msg("unexpected error: %s", line);
-  assert_int_equal(json_object_size(obj), with_html ? 7 : 6);
-  /* Keys in the documented order. */
-  const char *keys[] = {"id", "site", "method", "confidence", "fallback", "text", "html"};
+  /* Keys in the documented order: those of --format json after "id"
+   * ("drift" once the stream's counts were written). */
+  const char *keys[] = {"id",      "site",           "method", "confidence", "fallback", "drift",
+                        "charset", "charset_source", "nodes",  "text",       "html"};
   size_t k = 0;
   const char *key;
   json_t *value;
   json_object_foreach(obj, key, value) {
+    while (k < sizeof keys / sizeof keys[0] && strcmp(key, keys[k]) != 0 &&
+           strcmp(keys[k], "drift") == 0)
+      k++;
+    assert_true(k < sizeof keys / sizeof keys[0]);
     assert_string_equal(key, keys[k]);
     k++;
   }
+  assert_int_equal(k, with_html ? 11 : 10);
   assert_true(json_equal(json_object_get(obj, "id"), (json_t *)id));
   assert_string_equal(json_string_value(json_object_get(obj, "site")), SITE);
   assert_string_equal(json_string_value(json_object_get(obj, "method")), "template");
@@ -961,7 +983,16 @@ static void test_jsonl_stream(void **state) {
   wn_expect_result_line(lines[1], id2, g_article7_content, g_article7_boilerplate, 0);
   wn_expect_error_line(lines[2], json_null(), "not JSON");
   wn_expect_error_line(lines[3], json_null(), "not a JSON object");
-  wn_expect_error_line(lines[4], id5, "\"site\" or \"url\"");
+  /* A page of no site: the single-page method serves it. */
+  {
+    json_t *obj = wn_parse_line(lines[4]);
+    assert_true(json_equal(json_object_get(obj, "id"), id5));
+    assert_true(json_is_null(json_object_get(obj, "site")));
+    assert_string_equal(json_string_value(json_object_get(obj, "method")), "danag");
+    assert_string_equal(json_string_value(json_object_get(obj, "fallback")), "no template");
+    assert_non_null(json_string_value(json_object_get(obj, "text")));
+    json_decref(obj);
+  }
   /* A site without a template: served by the fallback, which says so. */
   {
     json_t *obj = wn_parse_line(lines[5]);
@@ -1047,7 +1078,7 @@ static void test_jsonl_bad_lines_and_html(void **state) {
   wn_expect_error_line(lines[3], id, "/nonexistent/page.html");
   json_decref(id);
   id = json_string("u");
-  wn_expect_error_line(lines[4], id, "invalid URL");
+  wn_expect_error_line(lines[4], id, "not a URL");
   json_decref(id);
   id = json_integer(6);
   wn_expect_error_line(lines[5], id, "\"site\" must be a string");
@@ -1303,13 +1334,26 @@ static void test_learn_url(void **state) {
   wn_expect_contains(r.out, "status=404");
   wn_expect_contains(r.out, "another layout");
   wn_expect_contains(r.out, "time: network ");
-  wn_expect_contains(r.out, "learned 127.0.0.1: pages=4 ");
+  wn_expect_contains(r.out, " ms, wait ");
+  /* The site keeps the port: two servers on one host are two sites. */
+  char site[300], learned_line[400];
+  assert_int_equal(sscanf(url, "http://%255[^/]", site), 1);
+  snprintf(learned_line, sizeof learned_line, "learned %s: pages=4 ", site);
+  wn_expect_contains(r.out, learned_line);
   wn_run_free(&r);
   wn_err err;
-  wn_store_record *rec = wn_get_record(store, "127.0.0.1", &err);
+  assert_null(wn_get_record(store, "127.0.0.1", &err));
+  wn_store_record *rec = wn_get_record(store, site, &err);
   assert_non_null(rec);
   assert_int_equal(rec->n_pages, 4);
   assert_string_equal(rec->pages[0].name, url);
+  /* The record keeps what a scheduler needs to relearn the site. */
+  assert_int_equal(rec->format_version, 2);
+  assert_string_equal(rec->key_page, url);
+  assert_int_equal(rec->params.from_url, 1);
+  assert_int_equal(rec->params.n, 3);
+  assert_int_equal(rec->params.max_fetches, 12);
+  assert_int_equal(rec->params.host_delay_ms, 0);
   for (uint32_t i = 0; i < rec->n_pages; i++) {
     assert_int_equal(rec->pages[i].http_status, 200);
     assert_true(rec->pages[i].bytes > 500);
@@ -1323,7 +1367,7 @@ static void test_learn_url(void **state) {
   wn_expect_contains(r.err, "winnow: key page ");
   wn_expect_contains(r.err, "404");
   wn_run_free(&r);
-  rec = wn_get_record(store, "127.0.0.1", &err);
+  rec = wn_get_record(store, site, &err);
   assert_non_null(rec);
   assert_int_equal(rec->generation, 1);
   wn_store_record_free(rec);
@@ -1339,7 +1383,24 @@ static void test_learn_url(void **state) {
   RUN(&r, NULL, "learn", "--store", store, "--timeout-ms", "2000", "http://127.0.0.1:1/x.html");
   assert_int_equal(r.status, 1);
   wn_expect_contains(r.err, "winnow: key page http://127.0.0.1:1/x.html: ");
+  wn_expect_contains(r.err, "could not connect");
+  wn_expect_lacks(r.err, "robots.txt");
   wn_run_free(&r);
+  /* What is not an http(s) URL says so (exit 1), and writes nothing. */
+  static const char *const not_urls[][2] = {{"ftp://127.0.0.1/x", "ftp URLs are not supported"},
+                                            {"file:///etc/passwd", "file URLs are not supported"},
+                                            {"not a url", "not a URL"}};
+  for (size_t i = 0; i < 3; i++) {
+    char other[PATH_MAX];
+    wn_join(other, sizeof other, g_tmp, "never-created");
+    RUN(&r, NULL, "learn", "--store", other, not_urls[i][0]);
+    assert_int_equal(r.status, 1);
+    wn_expect_contains(r.err, not_urls[i][1]);
+    wn_expect_lacks(r.err, "--site");
+    wn_run_free(&r);
+    struct stat st;
+    assert_int_not_equal(stat(other, &st), 0);
+  }
   wn_httpd_stop(srv);
   wn_remove_tree(store);
 }
