@@ -209,8 +209,10 @@ int wn_single_method_parse(const char *name, wn_single_method *out);
 #define WN_SINGLE_STEP_TITLE 0x08u /* recover the headline above the block */
 #define WN_SINGLE_STEP_SCORE 0x10u /* CNR: top-rated nodes by paragraph text */
 #define WN_SINGLE_STEP_BOXES 0x20u /* drop boxes named like comments/nav/footer */
-#define WN_SINGLE_STEPS_PAPER 0u   /* the paper's method as stated */
-#define WN_SINGLE_STEPS_DEFAULT 0xffffffffu /* the method's measured default */
+#define WN_SINGLE_STEPS_DEFAULT 0u /* the method's measured default set */
+/* An explicit set: WN_SINGLE_STEPS_SET | steps (WN_SINGLE_STEPS_SET alone
+ * is the paper's method as stated). */
+#define WN_SINGLE_STEPS_SET 0x80000000u
 
 /* Below this match confidence a page is taken not to fit its template.
  * Measured on the crawl-to-the-future years (README, "Match confidence and
@@ -234,7 +236,7 @@ typedef struct wn_detect_options {
    * WN_DETECT_DEFAULT_MIN_CONFIDENCE. */
   double min_confidence;
   wn_single_method fallback;   /* default WN_SINGLE_DANAG */
-  uint32_t fallback_steps;     /* default WN_SINGLE_STEPS_DEFAULT */
+  uint32_t fallback_steps;     /* default WN_SINGLE_STEPS_DEFAULT (0) */
 } wn_detect_options;
 void wn_detect_options_init(wn_detect_options *opts);
 

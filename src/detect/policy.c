@@ -15,6 +15,7 @@
  */
 #include "detect/detect.h"
 #include "detect/detect_int.h"
+#include "detect/single_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +138,13 @@ wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
      * (and the selection is not even run). */
     reason = WN_FALLBACK_LOW_CONFIDENCE;
   }
-  wn_err err = wn_detect_single(page, fallback, &res, diag);
+  /* fallback_steps: the measured default set (0) unless an ablation asks
+   * for an explicit one (WN_SINGLE_STEPS_SET | steps). */
+  const uint32_t steps = opts ? opts->fallback_steps : WN_SINGLE_STEPS_DEFAULT;
+  wn_err err = (steps & WN_SINGLE_STEPS_SET)
+                   ? wn_detect_single_steps(page, fallback, steps & ~WN_SINGLE_STEPS_SET, &res,
+                                            diag)
+                   : wn_detect_single(page, fallback, &res, diag);
   if (err)
     return err;
   res->confidence = confidence;

@@ -17,13 +17,8 @@
  * default set of each method. Each was kept only because it raised the
  * word F1 on crawl-to-the-future (README, "Single-page methods"). A step
  * a method does not know is ignored. */
-#define WN_SINGLE_STEP_LINKS 0x01u    /* drop link boxes inside the block */
-#define WN_SINGLE_STEP_MENUS 0x02u    /* CNR: the conclusion's links/nodes menu ratio */
-#define WN_SINGLE_STEP_HTML5 0x04u    /* <main>/<article> as hints */
-#define WN_SINGLE_STEP_TITLE 0x08u    /* recover the headline above the block */
-#define WN_SINGLE_STEP_SCORE 0x10u    /* CNR: top-rated nodes by paragraph text */
-#define WN_SINGLE_STEP_BOXES 0x20u    /* drop boxes named like comments/nav/footer */
-#define WN_SINGLE_STEPS_PAPER 0u      /* the paper's method as stated */
+/* The WN_SINGLE_STEP_* flags are public (winnow.h). */
+#define WN_SINGLE_STEPS_PAPER 0u /* the paper's method as stated */
 
 /* The default steps of a method (those the measurements kept). */
 uint32_t wn_single_default_steps(wn_single_method method);
