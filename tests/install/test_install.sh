@@ -1,0 +1,44 @@
+#!/bin/sh
+# Installs the build into a scratch prefix, builds examples/extract.c
+# against the installed copy with pkg-config (shared library, then static)
+# and runs it on the fixture site: what a user embedding libwinnow does.
+# usage: test_install.sh BUILD_DIR SOURCE_DIR
+set -eu
+build=$1
+src=$2
+prefix=$(mktemp -d "${TMPDIR:-/tmp}/winnow-install.XXXXXX")
+trap 'rm -rf "$prefix"' EXIT
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in bin/winnow include/winnow/winnow.h share/man/man1/winnow.1; do
+  [ -e "$prefix/$f" ] || { echo "missing after install: $f" >&2; exit 1; }
+done
+libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -n 1)
+libdir=${libdir%/pkgconfig}
+[ -e "$libdir/libwinnow.a" ] || { echo "missing libwinnow.a" >&2; exit 1; }
+soname=$(objdump -p "$libdir/libwinnow.so" | awk '/SONAME/ {print $2}')
+[ "$soname" = "libwinnow.so.0" ] || { echo "soname is '$soname'" >&2; exit 1; }
+# No private header is installed.
+[ "$(find "$prefix/include" -name '*.h' | wc -l)" -eq 1 ] || { echo "private headers installed" >&2; exit 1; }
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+cc=${CC:-cc}
+site=$src/tests/fixtures/site
+check() {
+  out=$("$@" www.harbourgazette.example "$site/article-6.html" "$site/article-1.html" \
+    "$site/article-2.html" "$site/article-3.html" 2>"$prefix/err")
+  grep -q 'method=template' "$prefix/err" || { cat "$prefix/err" >&2; exit 1; }
+  # Content in, boilerplate out.
+  printf '%s' "$out" | grep -q 'Councillors voted unanimously' || { echo "content missing: $out" >&2; exit 1; }
+  if printf '%s' "$out" | grep -q 'Youth rowers take regional title'; then echo "boilerplate kept" >&2; exit 1; fi
+}
+$cc -std=c11 -Wall -Werror "$src/examples/extract.c" $(pkg-config --cflags --libs winnow) \
+  -o "$prefix/extract-shared"
+LD_LIBRARY_PATH=$libdir check "$prefix/extract-shared"
+# Static libwinnow, its dependencies shared (as Debian ships them; a fully
+# static libcurl needs the static builds of all of curl's own libraries).
+$cc -std=c11 -Wall -Werror "$src/examples/extract.c" $(pkg-config --cflags winnow) \
+  "$libdir/libwinnow.a" \
+  $(pkg-config --libs $(pkg-config --print-requires-private winnow | awk '{print $1}')) -lm \
+  -o "$prefix/extract-static"
+check "$prefix/extract-static"
+"$prefix/bin/winnow" --version | grep -q '^winnow ' || exit 1
+echo "install, pkg-config, shared and static builds of the example: ok"
