@@ -1,0 +1,545 @@
+/*
+ * tests/site: the public interface (include/winnow/winnow.h) and nothing
+ * else, used as a front end would: options and their defaults, the site
+ * rule, learning from files and by crawling a loopback server, storing,
+ * detection with the template cache from two threads, batched counts and
+ * the drift callback, the one JSON shape.
+ */
+#include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include <winnow/winnow.h>
+
+#include "wn_httpd.h"
+
+#define SITE "www.harbourgazette.example"
+#define PAGE(n) WN_FIXTURES "/site/article-" #n ".html"
+#define CONTENT6 "Councillors voted unanimously"
+#define BOILER6 "Youth rowers take regional title"
+
+static char g_tmp[3072];
+
+static void remove_tree(const char *dir) {
+  char cmd[PATH_MAX + 16];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+static wn_store *open_store(const char *name, char *dir, size_t size) {
+  if ((size_t)snprintf(dir, size, "%.3000s/%.64s", g_tmp, name) >= size)
+    fail_msg("path too long");
+  wn_store *store = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_store_open(dir, NULL, &store, &diag);
+  if (err)
+    fail_msg("open %s: %s", dir, wn_diag_message(&diag, err));
+  return store;
+}
+
+static char *read_page(const char *path, size_t *len) {
+  char *bytes = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_file_read(path, WN_PAGE_MAX_BYTES, &bytes, len, &diag);
+  if (err)
+    fail_msg("%s", wn_diag_message(&diag, err));
+  return bytes;
+}
+
+/* Learns SITE from pages 1 to 5 and stores it. */
+static void learn_site(wn_store *store) {
+  const char *paths[] = {PAGE(1), PAGE(2), PAGE(3), PAGE(4), PAGE(5)};
+  wn_learned *learned = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_site_learn_files(SITE, paths, 5, NULL, &learned, &diag);
+  if (err)
+    fail_msg("learn: %s", wn_diag_message(&diag, err));
+  wn_save_info info;
+  err = wn_site_save(store, learned, &info, &diag);
+  if (err)
+    fail_msg("save: %s", wn_diag_message(&diag, err));
+  assert_true(info.generation >= 1);
+  assert_true(info.record_bytes > 100);
+  wn_learned_free(learned);
+}
+
+/* ---- options and names --------------------------------------------------------- */
+
+static void test_defaults(void **state) {
+  (void)state;
+  wn_detect_options d;
+  memset(&d, 0xff, sizeof d);
+  wn_detect_options_init(&d);
+  assert_int_equal(d.selector, WN_SELECT_SITE);
+  assert_true(d.min_confidence == WN_DETECT_DEFAULT_MIN_CONFIDENCE);
+  assert_int_equal(d.fallback, WN_SINGLE_DANAG);
+  assert_int_equal(d.fallback_steps, WN_SINGLE_STEPS_DEFAULT);
+
+  wn_learn_options l;
+  memset(&l, 0xff, sizeof l);
+  wn_learn_options_init(&l);
+  assert_int_equal(l.min_count, 2);
+  assert_int_equal(l.selector, WN_SELECT_SITE);
+  assert_true(l.min_share == 0.5);
+  assert_int_equal(l.force, 0);
+  assert_int_equal(l.n, 4);
+  assert_int_equal(l.max_fetches, 16);
+  assert_int_equal(l.by_domain, 0);
+
+  wn_crawl_options c;
+  memset(&c, 0xff, sizeof c);
+  wn_crawl_options_init(&c);
+  assert_int_equal(c.timeout_ms, 30000);
+  assert_int_equal(c.host_delay_ms, 500);
+  assert_int_equal(c.max_body_bytes, 8u << 20);
+  assert_int_equal(c.obey_robots, 1);
+
+  wn_store_options s;
+  memset(&s, 0xff, sizeof s);
+  wn_store_options_init(&s);
+  assert_int_equal(s.map_size, (size_t)1 << 30);
+  assert_int_equal(s.read_only, 0);
+
+  wn_detector_options o;
+  memset(&o, 0xff, sizeof o);
+  wn_detector_options_init(&o);
+  assert_int_equal(o.cache_sites, 256);
+  assert_int_equal(o.count, 1);
+  assert_int_equal(o.flush_pages, 1000);
+  assert_int_equal(o.flush_ms, 5000);
+  assert_int_equal(o.drift.min_pages, 20);
+  assert_true(o.drift.max_low_share == 0.25);
+  assert_null(o.on_drift);
+  assert_int_equal(o.max_bytes, WN_PAGE_MAX_BYTES);
+
+  assert_string_equal(wn_version(), WN_VERSION_STRING);
+  assert_int_equal(wn_exit_code(WN_OK), WN_EXIT_OK);
+  assert_int_equal(wn_exit_code(WN_EPARSE), WN_EXIT_INPUT);
+  assert_int_equal(wn_exit_code(WN_ENOTHTML), WN_EXIT_INPUT);
+  assert_int_equal(wn_exit_code(WN_ESTORE), WN_EXIT_STORE);
+  assert_int_equal(wn_exit_code(WN_ENOSPACE), WN_EXIT_STORE);
+  assert_int_equal(wn_exit_code(WN_ENOMEM), WN_EXIT_INTERNAL);
+}
+
+static void test_site_names(void **state) {
+  (void)state;
+  static const char *const ok[][2] = {
+      {"http://LOCALHOST:8765/a", "localhost:8765"},
+      {"http://x.example:80/", "x.example"},
+      {"https://x.example:443/p?q", "x.example"},
+      {"http://x.example:443/", "x.example:443"},
+      {"https://user:pw@WWW.Example.COM/", "www.example.com"},
+      {"http://127.0.0.1:8766/x", "127.0.0.1:8766"},
+      {"http://[::1]:8080/", "[::1]:8080"},
+  };
+  char site[WN_SITE_MAX + 1];
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    wn_diag diag = {{0}};
+    wn_err err = wn_site_from_url(ok[i][0], site, sizeof site, &diag);
+    if (err)
+      fail_msg("%s: %s", ok[i][0], wn_diag_message(&diag, err));
+    assert_string_equal(site, ok[i][1]);
+    /* What the rule writes is a valid site name. */
+    assert_int_equal(wn_site_check(site, NULL), WN_OK);
+  }
+  static const char *const bad[][2] = {{"ftp://x.example/", "ftp"},
+                                       {"file:///etc/passwd", "file"},
+                                       {"not a url", "not a URL"},
+                                       {"", "not a URL"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    wn_diag diag = {{0}};
+    assert_int_equal(wn_site_from_url(bad[i][0], site, sizeof site, &diag), WN_EINVAL);
+    if (!strstr(diag.msg, bad[i][1]))
+      fail_msg("%s: message '%s' lacks '%s'", bad[i][0], diag.msg, bad[i][1]);
+  }
+  static const char *const bad_names[] = {"", "WWW.example.com", "a/b", "a b", "x:", "x:abc"};
+  for (size_t i = 0; i < sizeof bad_names / sizeof bad_names[0]; i++)
+    assert_int_equal(wn_site_check(bad_names[i], NULL), WN_EINVAL);
+}
+
+/* ---- learn, save, info ------------------------------------------------------------ */
+
+static void test_learn_save_info(void **state) {
+  (void)state;
+  char dir[PATH_MAX];
+  wn_store *store = open_store("info", dir, sizeof dir);
+  learn_site(store);
+  wn_site_info *info = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_site_info_get(store, SITE, &info, &diag), WN_OK);
+  assert_string_equal(info->site, SITE);
+  assert_string_equal(info->algorithm, "etdm");
+  assert_int_equal(info->format_version, 2);
+  assert_int_equal(info->generation, 1);
+  assert_string_equal(info->key_page, PAGE(1));
+  assert_int_equal(info->from_url, 0);
+  assert_int_equal(info->learn.min_count, 2);
+  assert_int_equal(info->n_pages, 5);
+  assert_string_equal(info->pages[4], PAGE(5));
+  assert_int_equal(info->selector, WN_SELECT_CUES);
+  assert_true(info->template_nodes > 10);
+  assert_int_equal(info->counts.pages, 0);
+  wn_site_info_free(info);
+  assert_int_equal(wn_site_info_get(store, "nowhere.example", &info, NULL), WN_ENOTEMPLATE);
+  assert_int_equal(wn_site_delete(store, SITE, NULL), WN_OK);
+  assert_int_equal(wn_site_delete(store, SITE, NULL), WN_ENOTEMPLATE);
+  wn_store_close(store);
+  remove_tree(dir);
+}
+
+static void test_learn_refuses_unrelated(void **state) {
+  (void)state;
+  /* Pages of this site and one of another site's layout: that one is
+   * left out, with the reason, and the others learn the template. */
+  const char *paths[] = {PAGE(1), PAGE(2), PAGE(3), WN_FIXTURES "/nset-site/about.html"};
+  wn_learned *learned = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_site_learn_files(SITE, paths, 4, NULL, &learned, &diag);
+  if (err)
+    fail_msg("%s", wn_diag_message(&diag, err));
+  wn_learn_summary sum;
+  wn_learned_summary_get(learned, &sum);
+  assert_int_equal(sum.n_pages, 4);
+  assert_int_equal(sum.n_used, 3);
+  assert_true(wn_learned_page(learned, 0)->used);
+  assert_false(wn_learned_page(learned, 3)->used);
+  assert_true(wn_learned_page(learned, 3)->share < 0.5);
+  assert_true(strlen(wn_learned_page(learned, 3)->message) > 0);
+  wn_learned_free(learned);
+  /* force keeps it. */
+  wn_learn_options fo;
+  wn_learn_options_init(&fo);
+  fo.force = 1;
+  assert_int_equal(wn_site_learn_files(SITE, paths, 4, &fo, &learned, NULL), WN_OK);
+  wn_learned_summary_get(learned, &sum);
+  assert_int_equal(sum.n_used, 4);
+  wn_learned_free(learned);
+  /* Pages that share nothing but the document skeleton make no template:
+   * refused, with the report there for the caller. */
+  const char *unrelated[] = {WN_FIXTURES "/learn-check/empty.html",
+                             WN_FIXTURES "/nset-site/robots.txt"};
+  wn_diag_clear(&diag);
+  err = wn_site_learn_files(SITE, unrelated, 2, &fo, &learned, &diag);
+  assert_int_equal(err, WN_EEMPTY);
+  assert_non_null(learned);
+  assert_int_equal(wn_site_save(NULL, learned, NULL, NULL), WN_EINVAL);
+  wn_learned_free(learned);
+  /* A page that is not HTML at all is an error naming the file. */
+  const char *with_binary[] = {PAGE(1), WN_FIXTURES "/learn-check/garbage.bin"};
+  wn_diag_clear(&diag);
+  err = wn_site_learn_files(SITE, with_binary, 2, NULL, &learned, &diag);
+  assert_int_equal(err, WN_ENOTHTML);
+  assert_non_null(strstr(diag.msg, "garbage.bin"));
+  wn_learned_free(learned);
+  /* Bad options are refused before any work. */
+  wn_learn_options lo;
+  wn_learn_options_init(&lo);
+  lo.min_share = 1.5;
+  assert_int_equal(wn_site_learn_files(SITE, with_binary, 2, &lo, &learned, NULL), WN_EINVAL);
+  assert_null(learned);
+  assert_int_equal(wn_site_learn_files("Bad Site", with_binary, 2, NULL, &learned, NULL),
+                   WN_EINVAL);
+}
+
+/* ---- detection ------------------------------------------------------------------- */
+
+static void test_detect_store_and_json(void **state) {
+  (void)state;
+  char dir[PATH_MAX];
+  wn_store *store = open_store("detect", dir, sizeof dir);
+  learn_site(store);
+  wn_detector *d = NULL;
+  assert_int_equal(wn_detector_create(store, NULL, &d, NULL), WN_OK);
+  size_t len = 0;
+  char *page = read_page(PAGE(6), &len);
+  wn_page_input in = {.bytes = page, .len = len, .url = "https://" SITE "/news/6.html"};
+  wn_page_result *r = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_detector_detect(d, &in, WN_WANT_TEXT | WN_WANT_HTML, &r, &diag);
+  if (err)
+    fail_msg("%s", wn_diag_message(&diag, err));
+  assert_string_equal(wn_page_result_site(r), SITE);
+  assert_string_equal(wn_page_result_method(r), "template");
+  assert_int_equal(wn_page_result_fallback(r), WN_FALLBACK_NONE);
+  assert_int_equal(wn_page_result_generation(r), 1);
+  assert_true(wn_page_result_confidence(r) > 0.5);
+  assert_true(wn_page_result_node_count(r) >= 1);
+  assert_non_null(strstr(wn_page_result_text(r, NULL), CONTENT6));
+  assert_null(strstr(wn_page_result_text(r, NULL), BOILER6));
+  assert_non_null(strstr(wn_page_result_html(r, NULL), "<h1"));
+  char *json = NULL;
+  assert_int_equal(wn_page_result_json(r, "{\"k\":1}", 0, &json, NULL), WN_OK);
+  json_t *obj = json_loads(json, 0, NULL);
+  assert_non_null(obj);
+  const char *keys[] = {"id",      "site",           "method", "confidence", "fallback",
+                        "charset", "charset_source", "nodes",  "text",       "html"};
+  size_t k = 0;
+  const char *key;
+  json_t *value;
+  json_object_foreach(obj, key, value) {
+    assert_true(k < 10);
+    assert_string_equal(key, keys[k++]);
+  }
+  assert_int_equal(k, 10);
+  assert_int_equal(json_integer_value(json_object_get(json_object_get(obj, "id"), "k")), 1);
+  json_decref(obj);
+  free(json);
+  assert_int_equal(wn_page_result_json(r, "{not json", 0, &json, NULL), WN_EINVAL);
+  wn_page_result_free(r);
+
+  /* Not HTML: an error for this page only; the detector goes on. */
+  static const char gzip[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03junkjunk";
+  wn_page_input bin = {.bytes = gzip, .len = sizeof gzip - 1, .site = SITE};
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_detector_detect(d, &bin, WN_WANT_TEXT, &r, &diag), WN_ENOTHTML);
+  assert_non_null(strstr(diag.msg, "gzip"));
+  /* An empty page: empty text and HTML, no error. */
+  wn_page_input empty = {.bytes = "", .len = 0, .site = SITE};
+  assert_int_equal(wn_detector_detect(d, &empty, WN_WANT_TEXT | WN_WANT_HTML, &r, NULL), WN_OK);
+  size_t tl = 1, hl = 1;
+  wn_page_result_text(r, &tl);
+  wn_page_result_html(r, &hl);
+  assert_int_equal(tl, 0);
+  assert_int_equal(hl, 0);
+  wn_page_result_free(r);
+  /* No site and no URL: the single-page method. */
+  wn_page_input nosite = {.bytes = page, .len = len};
+  assert_int_equal(wn_detector_detect(d, &nosite, WN_WANT_TEXT, &r, NULL), WN_OK);
+  assert_null(wn_page_result_site(r));
+  assert_string_equal(wn_page_result_method(r), "danag");
+  assert_int_equal(wn_page_result_fallback(r), WN_FALLBACK_NO_TEMPLATE);
+  wn_page_result_free(r);
+  wn_detector_destroy(d);
+  free(page);
+  wn_store_close(store);
+  remove_tree(dir);
+}
+
+typedef struct worker {
+  wn_store *store;
+  int pages;
+  int template_hits;
+  int content_ok;
+  wn_err err;
+} worker;
+
+static void *worker_run(void *arg) {
+  worker *w = arg;
+  wn_detector *d = NULL;
+  wn_detector_options o;
+  wn_detector_options_init(&o);
+  o.cache_sites = 2;      /* tiny: evictions happen */
+  o.flush_pages = 7;      /* counts written while the workers run */
+  w->err = wn_detector_create(w->store, &o, &d, NULL);
+  if (w->err)
+    return NULL;
+  size_t len6 = 0, len7 = 0;
+  char *p6 = NULL, *p7 = NULL;
+  wn_file_read(PAGE(6), WN_PAGE_MAX_BYTES, &p6, &len6, NULL);
+  wn_file_read(PAGE(7), WN_PAGE_MAX_BYTES, &p7, &len7, NULL);
+  static const char *const sites[] = {SITE, "other-1.example", "other-2.example"};
+  for (int i = 0; i < 60 && !w->err; i++) {
+    int first = i % 2 == 0;
+    wn_page_input in = {.bytes = first ? p6 : p7, .len = first ? len6 : len7,
+                        .site = sites[i % 3]};
+    wn_page_result *r = NULL;
+    w->err = wn_detector_detect(d, &in, WN_WANT_TEXT, &r, NULL);
+    if (w->err)
+      break;
+    w->pages++;
+    if (i % 3 == 0) {
+      w->template_hits += strcmp(wn_page_result_method(r), "template") == 0;
+      w->content_ok += !first || strstr(wn_page_result_text(r, NULL), CONTENT6) != NULL;
+    }
+    wn_page_result_free(r);
+  }
+  free(p6);
+  free(p7);
+  wn_detector_destroy(d);
+  return NULL;
+}
+
+static void test_detect_two_threads(void **state) {
+  (void)state;
+  char dir[PATH_MAX];
+  wn_store *store = open_store("threads", dir, sizeof dir);
+  learn_site(store);
+  worker w[2] = {{.store = store}, {.store = store}};
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(pthread_create(&t[i], NULL, worker_run, &w[i]), 0);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(pthread_join(t[i], NULL), 0);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(w[i].err, WN_OK);
+    assert_int_equal(w[i].pages, 60);
+    assert_int_equal(w[i].template_hits, 20);
+    assert_int_equal(w[i].content_ok, 20);
+  }
+  /* Every template detection was counted, none twice, across evictions,
+   * periodic flushes and the final one. */
+  wn_site_info *info = NULL;
+  assert_int_equal(wn_site_info_get(store, SITE, &info, NULL), WN_OK);
+  assert_int_equal(info->counts.pages, 40);
+  assert_int_equal(info->counts.low, 0);
+  wn_site_info_free(info);
+  wn_store_close(store);
+  remove_tree(dir);
+}
+
+typedef struct drift_log {
+  int calls;
+  char site[WN_SITE_MAX + 1];
+  uint32_t recent_pages;
+} drift_log;
+
+static void on_drift(const wn_drift_event *ev, void *ctx) {
+  drift_log *log = ctx;
+  log->calls++;
+  snprintf(log->site, sizeof log->site, "%s", ev->site);
+  log->recent_pages = ev->counts.recent_pages;
+}
+
+static void test_drift_callback(void **state) {
+  (void)state;
+  char dir[PATH_MAX];
+  wn_store *store = open_store("drift", dir, sizeof dir);
+  learn_site(store);
+  drift_log log = {0};
+  wn_detector_options o;
+  wn_detector_options_init(&o);
+  /* Every page "fits badly" (no page reaches confidence 1 exactly). */
+  o.detect.min_confidence = 1.0;
+  o.flush_pages = 5;
+  o.on_drift = on_drift;
+  o.drift_ctx = &log;
+  wn_detector *d = NULL;
+  assert_int_equal(wn_detector_create(store, &o, &d, NULL), WN_OK);
+  size_t len = 0;
+  char *page = read_page(PAGE(7), &len);
+  wn_page_input in = {.bytes = page, .len = len, .site = SITE};
+  for (int i = 0; i < 19; i++) {
+    wn_page_result *r = NULL;
+    assert_int_equal(wn_detector_detect(d, &in, WN_WANT_TEXT, &r, NULL), WN_OK);
+    assert_int_equal(wn_page_result_fallback(r), WN_FALLBACK_LOW_CONFIDENCE);
+    wn_page_result_free(r);
+  }
+  /* Below the policy's 20 pages: no drift yet. */
+  assert_int_equal(log.calls, 0);
+  for (int i = 0; i < 21; i++) {
+    wn_page_result *r = NULL;
+    assert_int_equal(wn_detector_detect(d, &in, WN_WANT_TEXT, &r, NULL), WN_OK);
+    if (i == 20) {
+      wn_site_counts c;
+      int drifting = 0;
+      assert_int_equal(wn_page_result_counts(r, &c, &drifting), 1);
+      assert_true(drifting);
+      assert_int_equal(c.low, c.pages);
+    }
+    wn_page_result_free(r);
+  }
+  /* Reported once, however many pages after. */
+  assert_int_equal(log.calls, 1);
+  assert_string_equal(log.site, SITE);
+  assert_true(log.recent_pages >= 20);
+  wn_detector_destroy(d);
+  free(page);
+  wn_store_close(store);
+  remove_tree(dir);
+}
+
+static void test_learn_url_and_use(void **state) {
+  (void)state;
+  wn_httpd *srv = wn_httpd_start(WN_FIXTURES "/nset-site");
+  assert_non_null(srv);
+  char url[256], want_site[64];
+  wn_httpd_url(srv, "/news/2015/article-7.html", url, sizeof url);
+  snprintf(want_site, sizeof want_site, "127.0.0.1:%u", (unsigned)wn_httpd_port(srv));
+  wn_learn_options lo;
+  wn_learn_options_init(&lo);
+  lo.n = 3;
+  wn_crawl_options co;
+  wn_crawl_options_init(&co);
+  co.host_delay_ms = 0;
+  wn_learned *learned = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_site_learn_url(url, NULL, &lo, &co, &learned, &diag);
+  if (err)
+    fail_msg("%s", wn_diag_message(&diag, err));
+  wn_learn_summary sum;
+  wn_learned_summary_get(learned, &sum);
+  assert_string_equal(sum.site, want_site);
+  assert_string_equal(sum.key_page, url);
+  assert_int_equal(sum.from_url, 1);
+  assert_int_equal(sum.n_used, 4);
+  assert_true(sum.n_pages >= sum.n_used);
+  assert_true(sum.wait_ms >= 0.0 && sum.network_ms >= 0.0);
+  /* Detection without a store: the learned template, used directly. */
+  wn_detector *d = NULL;
+  assert_int_equal(wn_detector_create(NULL, NULL, &d, NULL), WN_OK);
+  assert_int_equal(wn_detector_use(d, learned, NULL), WN_OK);
+  wn_learned_free(learned); /* the detector keeps its own copy */
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s", WN_FIXTURES "/nset-site/news/2015/article-8.html");
+  size_t len = 0;
+  char *page = read_page(path, &len);
+  char page_url[256];
+  wn_httpd_url(srv, "/news/2015/article-8.html", page_url, sizeof page_url);
+  wn_page_input in = {.bytes = page, .len = len, .url = page_url};
+  wn_page_result *r = NULL;
+  assert_int_equal(wn_detector_detect(d, &in, WN_WANT_TEXT, &r, NULL), WN_OK);
+  assert_string_equal(wn_page_result_site(r), want_site);
+  assert_string_equal(wn_page_result_method(r), "template");
+  wn_page_result_free(r);
+  wn_detector_destroy(d);
+  free(page);
+  /* Unreachable: a network error that says so, and no report of pages. */
+  char dead[64];
+  snprintf(dead, sizeof dead, "http://127.0.0.1:%u/x.html", (unsigned)wn_httpd_unused_port());
+  co.timeout_ms = 2000;
+  wn_diag_clear(&diag);
+  err = wn_site_learn_url(dead, NULL, &lo, &co, &learned, &diag);
+  assert_int_equal(err, WN_ENET);
+  assert_non_null(strstr(diag.msg, "could not connect"));
+  wn_learned_free(learned);
+  wn_httpd_stop(srv);
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(g_tmp, sizeof g_tmp, "%s/winnow-site-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (!mkdtemp(g_tmp))
+    return -1;
+  return wn_init() == WN_OK ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  remove_tree(g_tmp);
+  wn_cleanup();
+  return 0;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_defaults),
+      cmocka_unit_test(test_site_names),
+      cmocka_unit_test(test_learn_save_info),
+      cmocka_unit_test(test_learn_refuses_unrelated),
+      cmocka_unit_test(test_detect_store_and_json),
+      cmocka_unit_test(test_detect_two_threads),
+      cmocka_unit_test(test_drift_callback),
+      cmocka_unit_test(test_learn_url_and_use),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
