@@ -1405,6 +1405,70 @@ static void test_learn_url(void **state) {
   wn_remove_tree(store);
 }
 
+/* ---- what the library issue fixed, seen from the command line ---------------- */
+
+static void test_cli_fixes(void **state) {
+  (void)state;
+  wn_run r;
+  RUN(&r, NULL, "--version");
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "winnow 0.1.0\n");
+  wn_run_free(&r);
+
+  /* A page of another layout among the sample files: left out with a
+   * warning naming it; --force keeps it. */
+  char store[PATH_MAX];
+  wn_join(store, sizeof store, g_tmp, "fixes-store");
+  RUN(&r, NULL, "learn", "--store", store, "--site", "mixed.example", PAGE(1), PAGE(2), PAGE(3),
+      WN_FIXTURES "/nset-site/about.html");
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.err, "warning: " WN_FIXTURES "/nset-site/about.html left out: ");
+  wn_expect_contains(r.out, "learned mixed.example: pages=3 ");
+  wn_run_free(&r);
+  RUN(&r, NULL, "learn", "--store", store, "--site", "mixed.example", "--force", PAGE(1),
+      PAGE(2), PAGE(3), WN_FIXTURES "/nset-site/about.html");
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.err_len, 0);
+  wn_expect_contains(r.out, "learned mixed.example: pages=4 ");
+  wn_run_free(&r);
+  /* Pages that share only the document skeleton: refused, nothing stored. */
+  RUN(&r, NULL, "learn", "--store", store, "--site", "empty.example", "--force",
+      WN_FIXTURES "/learn-check/empty.html", WN_FIXTURES "/learn-check/empty.html");
+  assert_int_equal(r.status, 1);
+  wn_run_free(&r);
+  RUN(&r, NULL, "sites", "--store", store, "empty.example");
+  assert_int_equal(r.status, 1);
+  wn_run_free(&r);
+
+  /* Binary input is not HTML: exit 1, not "extracted" garbage. */
+  RUN(&r, NULL, "detect", WN_FIXTURES "/learn-check/garbage.bin");
+  assert_int_equal(r.status, 1);
+  assert_int_equal(r.out_len, 0);
+  wn_expect_contains(r.err, "not an HTML page");
+  wn_run_free(&r);
+  /* An empty page in HTML: empty output, no internal message. */
+  RUN(&r, NULL, "detect", "--format", "html", WN_FIXTURES "/learn-check/empty.html");
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.out_len, 0);
+  assert_int_equal(r.err_len, 0);
+  wn_run_free(&r);
+  /* The map size can be set; a bad one is a usage error. */
+  RUN(&r, NULL, "sites", "--store", store, "--map-size", "2048");
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "mixed.example generation=2 ");
+  wn_run_free(&r);
+  RUN(&r, NULL, "sites", "--store", store, "--map-size", "0");
+  assert_int_equal(r.status, 2);
+  wn_expect_contains(r.err, "--map-size");
+  wn_run_free(&r);
+  /* The key page is kept and shown. */
+  RUN(&r, NULL, "sites", "--store", store, "--pages", "mixed.example");
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "  key " PAGE(1) "\n");
+  wn_run_free(&r);
+  wn_remove_tree(store);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_help),
@@ -1424,6 +1488,7 @@ int main(void) {
       cmocka_unit_test(test_detect_without_store),
       cmocka_unit_test(test_low_confidence_and_drift),
       cmocka_unit_test(test_learn_url),
+      cmocka_unit_test(test_cli_fixes),
   };
   return cmocka_run_group_tests(tests, wn_group_setup, wn_group_teardown);
 }
