@@ -81,11 +81,7 @@ static void wn_entry_flush(wn_detector *d, wn_cache_entry *e) {
   if (err || !counted)
     return;
   e->has_counts = 1;
-  e->counts = (wn_site_counts){.pages = st.pages,
-                               .low = st.low,
-                               .recent_pages = st.recent_pages,
-                               .recent_low = st.recent_low,
-                               .updated_at = st.updated_at};
+  e->counts = wn_site_counts_from(&st);
   e->drifting = wn_store_drifting(&st, &d->opts.drift);
   if (e->drifting && e->drift_reported != e->generation) {
     e->drift_reported = e->generation;

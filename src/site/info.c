@@ -105,11 +105,7 @@ wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, w
   i->template_nodes = r->template_nodes;
   i->template_bytes = r->template_len;
   i->selector = wn_site_template_selector(tpl);
-  i->counts = (wn_site_counts){.pages = st.pages,
-                               .low = st.low,
-                               .recent_pages = st.recent_pages,
-                               .recent_low = st.recent_low,
-                               .updated_at = st.updated_at};
+  i->counts = wn_site_counts_from(&st);
 out:
   wn_template_free(tpl);
   if (err) {
@@ -118,6 +114,14 @@ out:
   }
   *out = &f->info;
   return WN_OK;
+}
+
+wn_site_counts wn_site_counts_from(const wn_store_stats *st) {
+  return (wn_site_counts){.pages = st->pages,
+                          .low = st->low,
+                          .recent_pages = st->recent_pages,
+                          .recent_low = st->recent_low,
+                          .updated_at = st->updated_at};
 }
 
 int wn_site_drifting(const wn_site_counts *c, const wn_drift_policy *policy) {

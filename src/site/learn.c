@@ -80,6 +80,17 @@ static wn_learn_options wn_learn_options_fill(const wn_learn_options *in) {
   return o;
 }
 
+/* Files and pages in memory: a key page and 1 to 63 more. */
+static wn_err wn_learn_check_count(size_t n_pages, wn_diag *diag) {
+  if (n_pages < 2)
+    return wn_diag_set(diag, WN_EINVAL,
+                       "learning needs a key page and at least one more page of the site");
+  if (n_pages > WN_LEARN_MAX_PAGES)
+    return wn_diag_set(diag, WN_EINVAL, "learning takes at most %u pages, got %zu",
+                       WN_LEARN_MAX_PAGES, n_pages);
+  return WN_OK;
+}
+
 static wn_err wn_learn_check_args(const char *site, const wn_learn_options *o, size_t n,
                                   wn_diag *diag) {
   wn_err err = wn_site_check(site, diag);
@@ -106,12 +117,9 @@ wn_err wn_site_learn_pages(const char *site, const char *const *names,
   const wn_learn_options opts = wn_learn_options_fill(opts_in);
   const double t0 = wn_site_now_ms();
   *out = NULL;
-  if (n_pages < 2)
-    return wn_diag_set(diag, WN_EINVAL,
-                       "learning needs a key page and at least one more page of the site");
-  if (n_pages > WN_LEARN_MAX_PAGES)
-    return wn_diag_set(diag, WN_EINVAL, "learning takes at most %u pages, got %zu",
-                       WN_LEARN_MAX_PAGES, n_pages);
+  err = wn_learn_check_count(n_pages, diag);
+  if (err)
+    return err;
   err = wn_learn_check_args(site, &opts, n_pages, diag);
   if (err)
     return err;
@@ -187,12 +195,9 @@ wn_err wn_site_learn_files(const char *site, const char *const *paths, size_t n_
   char **bytes = NULL;
   size_t *len = NULL;
   *out = NULL;
-  if (n_paths < 2)
-    return wn_diag_set(diag, WN_EINVAL,
-                       "learning needs a key page and at least one more page of the site");
-  if (n_paths > WN_LEARN_MAX_PAGES)
-    return wn_diag_set(diag, WN_EINVAL, "learning takes at most %u pages, got %zu",
-                       WN_LEARN_MAX_PAGES, n_paths);
+  err = wn_learn_check_count(n_paths, diag);
+  if (err)
+    return err;
   bytes = calloc(n_paths, sizeof *bytes);
   len = calloc(n_paths, sizeof *len);
   if (!bytes || !len) {
