@@ -37,6 +37,9 @@ void wn_detect_result_free(wn_detect_result *result);
 wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
                       const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag);
 wn_detect_fallback wn_detect_fallback_reason(const wn_detect_result *result);
+/* The selector a site's template names, with none (0) read as cues: the
+ * one place that default lives. */
+wn_detect_selector wn_detect_site_selector(const wn_template *tpl);
 
 /* How well the page fits the template, in [0, 1]: the share of the
  * template's nodes, weighted by their occurrence counts, that the ETDM

@@ -64,7 +64,7 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
     if (site > WN_SELECT_LAST)
       return wn_diag_set(diag, WN_ECORRUPT, "detect: the template names unknown selector %u",
                          site);
-    selector = site == WN_SELECT_SITE ? WN_SELECT_CUES : (wn_detect_selector)site;
+    selector = wn_detect_site_selector(tpl);
   }
   uint32_t count = 0;
   wn_dom_nodes(page, &count);
@@ -151,6 +151,13 @@ wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
   res->fallback = reason;
   *out = res;
   return WN_OK;
+}
+
+wn_detect_selector wn_detect_site_selector(const wn_template *tpl) {
+  /* 0 (a template that names none) and values this build does not know
+   * mean the default, cues; detection itself refuses the latter. */
+  uint8_t s = tpl ? wn_template_selector(tpl) : 0;
+  return s == WN_SELECT_SITE || s > WN_SELECT_LAST ? WN_SELECT_CUES : (wn_detect_selector)s;
 }
 
 const char *wn_detect_fallback_name(wn_detect_fallback reason) {

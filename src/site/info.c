@@ -104,7 +104,7 @@ wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, w
   i->page_nodes = r->page_nodes;
   i->template_nodes = r->template_nodes;
   i->template_bytes = r->template_len;
-  i->selector = wn_site_template_selector(tpl);
+  i->selector = wn_detect_site_selector(tpl);
   i->counts = wn_site_counts_from(&st);
 out:
   wn_template_free(tpl);

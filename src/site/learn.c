@@ -323,7 +323,7 @@ void wn_learned_summary_get(const wn_learned *l, wn_learn_summary *out) {
                             .n_candidates = l->n_candidates,
                             .page_nodes = l->page_nodes,
                             .template_nodes = stats.nodes,
-                            .selector = l->tpl ? wn_site_template_selector(l->tpl)
+                            .selector = l->tpl ? wn_detect_site_selector(l->tpl)
                                                : (l->opts.selector ? l->opts.selector
                                                                    : WN_SELECT_CUES),
                             .network_ms = l->network_ms,

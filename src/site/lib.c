@@ -95,8 +95,4 @@ double wn_site_now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-wn_detect_selector wn_site_template_selector(const wn_template *tpl) {
-  uint8_t s = tpl ? wn_template_selector(tpl) : 0;
-  return s == WN_SELECT_SITE || s > WN_SELECT_LAST ? WN_SELECT_CUES : (wn_detect_selector)s;
-}
 

@@ -46,9 +46,6 @@ struct wn_learned {
 wn_err wn_site_load_template(wn_store *store, const char *site, wn_template **out,
                              uint64_t *generation, wn_diag *diag);
 
-/* The selector a template names, with 0 read as cues. */
-wn_detect_selector wn_site_template_selector(const wn_template *tpl);
-
 /* The store's counters as the public API shows them. */
 wn_site_counts wn_site_counts_from(const wn_store_stats *st);
 
