@@ -252,7 +252,7 @@ typedef struct wn_learn_options {
   wn_detect_selector selector;
   /* A sample page joins only if its tree pairs at least this share of the
    * key page's template nodes (pages of another layout are left out):
-   * default 0.5. */
+   * default 0.5; 0 also reads as 0.5 (force keeps every page). */
   double min_share;
   /* 1: learn from every page given, whatever it shares (files only). */
   int force;

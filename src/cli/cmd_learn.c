@@ -36,7 +36,7 @@ void wn_cli_usage_learn(FILE *out) {
           "  --min-count N        pages a node must occur in to belong to the template\n"
           "                       (1 to the number of pages; default 2)\n"
           "  --min-share X        share of the key page's template nodes a page must pair\n"
-          "                       to be learned from (0 to 1; default 0.5)\n"
+          "                       to be learned from (above 0, up to 1; default 0.5)\n"
           "  --force              learn from every file given, whatever it shares\n"
           "  --n N                pages of the n-SET besides the key page (1 to %u;\n"
           "                       default 4)\n"
@@ -239,8 +239,10 @@ int wn_cli_learn(int argc, char **argv) {
   lo.selector = a.selector;
   lo.by_domain = a.same_domain;
   lo.force = a.force;
-  if (a.min_share && wn_cli_parse_share(a.min_share, &lo.min_share) != 0)
-    return wn_cli_usage_error("learn ", "--min-share is a number from 0 to 1, not '%.40s'",
+  if (a.min_share &&
+      (wn_cli_parse_share(a.min_share, &lo.min_share) != 0 || lo.min_share == 0.0))
+    return wn_cli_usage_error("learn ", "--min-share is a number above 0, up to 1, not '%.40s' "
+                                        "(--force keeps every page)",
                               a.min_share);
   if (url_mode) {
     if (a.force)

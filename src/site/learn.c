@@ -71,8 +71,8 @@ static wn_learn_options wn_learn_options_fill(const wn_learn_options *in) {
   o = *in;
   if (!o.min_count)
     o.min_count = d.min_count;
-  if (!(o.min_share > 0.0))
-    o.min_share = o.min_share == 0.0 && in->force ? 0.0 : d.min_share;
+  if (o.min_share == 0.0)
+    o.min_share = d.min_share; /* out-of-range values are refused later */
   if (!o.n)
     o.n = d.n;
   if (!o.max_fetches)
