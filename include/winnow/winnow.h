@@ -92,6 +92,14 @@ typedef struct wn_diag {
   char msg[512];
 } wn_diag;
 void wn_diag_clear(wn_diag *diag);
+/* Sets the message if none is set yet; returns err, so that a caller
+ * (the library, or a front end reporting its own errors the same way)
+ * can `return wn_diag_set(d, WN_EINVAL, "...")`. diag may be NULL. */
+wn_err wn_diag_set(wn_diag *diag, wn_err err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 /* The message, or wn_strerror(err) when no detail was recorded. */
 const char *wn_diag_message(const wn_diag *diag, wn_err err);
 

@@ -1,6 +1,6 @@
 /* cli/cmd_detect.c: `winnow detect`, one page (or a JSONL stream of pages)
  * in, its main content out. */
-#include "cli/cli.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <stdlib.h>

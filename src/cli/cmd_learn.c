@@ -1,5 +1,5 @@
 /* cli/cmd_learn.c: `winnow learn`, sample pages in, one stored record out. */
-#include "cli/cli.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <stdlib.h>

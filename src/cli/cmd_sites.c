@@ -1,7 +1,7 @@
 /* cli/cmd_sites.c: `winnow sites`, what the store holds per site: the
  * template (generation, when and from which pages it was learned) and the
  * detection counters that say whether the site drifts. */
-#include "cli/cli.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* cli/common.c: what the commands share: messages, numbers, the store. */
-#include "cli/cli.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -32,7 +32,7 @@
  * Every error is one line on stderr: "winnow: <message>". Results go to
  * stdout and nothing else does.
  */
-#include "cli/cli.h"
+#include "cli.h"
 
 #include <string.h>
 

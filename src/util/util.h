@@ -14,12 +14,8 @@
 
 #include <winnow/winnow.h>
 
-/* The error enum, wn_strerror, wn_diag and its accessors are public
- * (include/winnow/winnow.h); wn_diag_set is how the modules fill it. */
-/* Sets the message if none is set yet; returns err so callers can
- * `return wn_diag_set(d, WN_EINVAL, "...")`. */
-wn_err wn_diag_set(wn_diag *diag, wn_err err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* The error enum, wn_strerror, wn_diag and wn_diag_set are public
+ * (include/winnow/winnow.h). */
 
 /* ---- arena ------------------------------------------------------------ */
 
