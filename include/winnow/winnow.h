@@ -36,6 +36,14 @@
 extern "C" {
 #endif
 
+/* What the shared library exports: these functions and nothing else (the
+ * library is built with -fvisibility=hidden). */
+#if defined(__GNUC__)
+#define WN_API __attribute__((visibility("default")))
+#else
+#define WN_API
+#endif
+
 #define WN_VERSION_MAJOR 0
 #define WN_VERSION_MINOR 1
 #define WN_VERSION_PATCH 0
@@ -43,7 +51,7 @@ extern "C" {
 
 /* The library's version string ("0.1.0"): may differ from the header's
  * WN_VERSION_STRING when a program runs against a newer shared library. */
-const char *wn_version(void);
+WN_API const char *wn_version(void);
 
 /* ---- errors ------------------------------------------------------------ */
 
@@ -82,31 +90,33 @@ typedef enum wn_err {
 } wn_err;
 
 /* Message for an error code; never NULL. */
-const char *wn_strerror(wn_err err);
+WN_API const char *wn_strerror(wn_err err);
 /* Symbolic name of an error code ("WN_ENOMEM"); never NULL. */
-const char *wn_strerror_name(wn_err err);
+WN_API const char *wn_strerror_name(wn_err err);
 
 /* Detail of the last failure, curl-style: the first message wins until
  * wn_diag_clear(), so the innermost (most specific) cause is kept. */
 typedef struct wn_diag {
   char msg[512];
 } wn_diag;
-void wn_diag_clear(wn_diag *diag);
+WN_API void wn_diag_clear(wn_diag *diag);
 /* Sets the message if none is set yet; returns err, so that a caller
  * (the library, or a front end reporting its own errors the same way)
  * can `return wn_diag_set(d, WN_EINVAL, "...")`. diag may be NULL. */
-wn_err wn_diag_set(wn_diag *diag, wn_err err, const char *fmt, ...)
+WN_API wn_err wn_diag_set(wn_diag *diag, wn_err err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 /* The message, or wn_strerror(err) when no detail was recorded. */
-const char *wn_diag_message(const wn_diag *diag, wn_err err);
+WN_API const char *wn_diag_message(const wn_diag *diag, wn_err err);
 
 /* Process exit codes of the winnow programs, and the one mapping from an
- * error to them: store errors (ESTORE, ENOSPACE, EBUSY, ECORRUPT and
- * EVERSION of a record) 3, out of memory 4, every other error (a page,
- * URL, site or network failure) 1. Usage errors (2) are the front end's. */
+ * error to them: store errors (ESTORE, ENOSPACE, EBUSY) 3, out of memory
+ * 4, every other error (a page, URL, site, network failure, or a record
+ * that does not decode: the site's, not the store's) 1. Usage errors (2)
+ * are the front end's; a front end that cannot open a store at all exits
+ * 3 whatever the code. */
 enum {
   WN_EXIT_OK = 0,       /* done */
   WN_EXIT_INPUT = 1,    /* a page, URL, site or record could not be used */
@@ -114,7 +124,7 @@ enum {
   WN_EXIT_STORE = 3,    /* the store could not be opened, read or written */
   WN_EXIT_INTERNAL = 4  /* out of memory, or the output could not be written */
 };
-int wn_exit_code(wn_err err);
+WN_API int wn_exit_code(wn_err err);
 
 /* Default caps on one page: bytes, element nodes, nesting depth. */
 #define WN_PAGE_MAX_BYTES ((size_t)16 * 1024 * 1024)
@@ -124,7 +134,7 @@ int wn_exit_code(wn_err err);
 /* Reads a whole file (or stdin for "-") of at most max_bytes (past it:
  * WN_ETOOBIG). *out is malloc'd and NUL-terminated; free() it. Messages
  * name the file. */
-wn_err wn_file_read(const char *path, size_t max_bytes, char **out, size_t *out_len,
+WN_API wn_err wn_file_read(const char *path, size_t max_bytes, char **out, size_t *out_len,
                     wn_diag *diag);
 
 /* ---- the library -------------------------------------------------------- */
@@ -132,9 +142,9 @@ wn_err wn_file_read(const char *path, size_t max_bytes, char **out, size_t *out_
 /* Initialises libxml2's parser and libcurl's global state. Call once
  * before any other call (from the main thread, before threads start); a
  * second call only counts. WN_ENET if libcurl cannot initialise. */
-wn_err wn_init(void);
+WN_API wn_err wn_init(void);
 /* Undoes wn_init() when called as many times as it was. */
-void wn_cleanup(void);
+WN_API void wn_cleanup(void);
 
 /* ---- sites ---------------------------------------------------------------
  *
@@ -147,11 +157,11 @@ void wn_cleanup(void);
 /* The site of an http(s) URL into site[site_size] (site_size >= WN_SITE_MAX
  * + 1). WN_EINVAL with a message for anything else ("ftp URLs are not
  * supported", "not a URL: ..."). */
-wn_err wn_site_from_url(const char *url, char *site, size_t site_size, wn_diag *diag);
+WN_API wn_err wn_site_from_url(const char *url, char *site, size_t site_size, wn_diag *diag);
 /* WN_OK if site is a site name as wn_site_from_url writes them: 1 to
  * WN_SITE_MAX bytes, a host of [a-z0-9.-] (IDN hosts in punycode) or a
  * bracketed IPv6 address, then optionally ":port". WN_EINVAL otherwise. */
-wn_err wn_site_check(const char *site, wn_diag *diag);
+WN_API wn_err wn_site_check(const char *site, wn_diag *diag);
 
 /* ---- the store ----------------------------------------------------------- */
 
@@ -165,16 +175,16 @@ typedef struct wn_store_options {
                       a read-only file system is then opened without its
                       lock file. Default 0. */
 } wn_store_options;
-void wn_store_options_init(wn_store_options *opts);
+WN_API void wn_store_options_init(wn_store_options *opts);
 
 /* Opens (read_only: 0 creates) the store directory dir. */
-wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **out,
+WN_API wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **out,
                      wn_diag *diag);
-void wn_store_close(wn_store *store);
+WN_API void wn_store_close(wn_store *store);
 /* 1 if the store was opened read-only without its lock file (a read-only
  * file system): readers in other processes are then not coordinated with
  * writers, which is safe only when nothing writes. */
-int wn_store_lockless(const wn_store *store);
+WN_API int wn_store_lockless(const wn_store *store);
 
 /* ---- detection options --------------------------------------------------- */
 
@@ -193,9 +203,9 @@ typedef enum wn_detect_selector {
 } wn_detect_selector;
 #define WN_SELECT_LAST WN_SELECT_REGION
 /* "site", "cues", "paper", "region"; NULL for an unknown value. */
-const char *wn_detect_selector_name(wn_detect_selector selector);
+WN_API const char *wn_detect_selector_name(wn_detect_selector selector);
 /* Parses one of those names; 0, or -1 if unknown. */
-int wn_detect_selector_parse(const char *name, wn_detect_selector *out);
+WN_API int wn_detect_selector_parse(const char *name, wn_detect_selector *out);
 
 /* Single-page methods: no template, one page. DANAg measured better than
  * CNR on both evaluation corpora (README, "Single-page methods"). */
@@ -204,9 +214,9 @@ typedef enum wn_single_method {
   WN_SINGLE_CNR        /* chars-nodes ratio */
 } wn_single_method;
 /* "danag" / "cnr"; NULL for an unknown value. */
-const char *wn_single_method_name(wn_single_method method);
+WN_API const char *wn_single_method_name(wn_single_method method);
 /* Parses "cnr" / "danag"; 0, or -1 if unknown. */
-int wn_single_method_parse(const char *name, wn_single_method *out);
+WN_API int wn_single_method_parse(const char *name, wn_single_method *out);
 
 /* Steps added to the papers' single-page methods (each kept because it
  * raised word F1 on the evaluation corpora; README, "Single-page methods").
@@ -235,7 +245,7 @@ typedef enum wn_detect_fallback {
   WN_FALLBACK_LOW_CONFIDENCE   /* the page did not fit the template */
 } wn_detect_fallback;
 /* "no template", "low confidence"; NULL for WN_FALLBACK_NONE. */
-const char *wn_detect_fallback_name(wn_detect_fallback reason);
+WN_API const char *wn_detect_fallback_name(wn_detect_fallback reason);
 
 typedef struct wn_detect_options {
   wn_detect_selector selector; /* default WN_SELECT_SITE */
@@ -246,7 +256,7 @@ typedef struct wn_detect_options {
   wn_single_method fallback;   /* default WN_SINGLE_DANAG */
   uint32_t fallback_steps;     /* default WN_SINGLE_STEPS_DEFAULT (0) */
 } wn_detect_options;
-void wn_detect_options_init(wn_detect_options *opts);
+WN_API void wn_detect_options_init(wn_detect_options *opts);
 
 /* ---- learning ------------------------------------------------------------ */
 
@@ -271,7 +281,7 @@ typedef struct wn_learn_options {
   uint32_t max_fetches;
   int by_domain;
 } wn_learn_options;
-void wn_learn_options_init(wn_learn_options *opts);
+WN_API void wn_learn_options_init(wn_learn_options *opts);
 
 #define WN_CRAWL_DEFAULT_USER_AGENT "winnow/0.1 (+https://github.com/winnow-extract/winnow)"
 
@@ -290,7 +300,7 @@ typedef struct wn_crawl_options {
   uint32_t total_parallel;      /* most requests in flight, default 16 */
   int obey_robots;              /* default 1 */
 } wn_crawl_options;
-void wn_crawl_options_init(wn_crawl_options *opts);
+WN_API void wn_crawl_options_init(wn_crawl_options *opts);
 
 /* A learned template, not yet stored, with the report of how it was
  * learned. */
@@ -334,12 +344,12 @@ typedef struct wn_learn_summary {
  * them); a template that keeps nothing of the site's layout is refused
  * (WN_EEMPTY). *out is set whenever pages were read, even on failure, so
  * the report says why (free it with wn_learned_free). */
-wn_err wn_site_learn_files(const char *site, const char *const *paths, size_t n_paths,
+WN_API wn_err wn_site_learn_files(const char *site, const char *const *paths, size_t n_paths,
                            const wn_learn_options *opts, wn_learned **out, wn_diag *diag);
 
 /* The same from pages in memory (bytes[i] of len[i] bytes, named
  * names[i]; transport charset NULL: from the page). */
-wn_err wn_site_learn_pages(const char *site, const char *const *names,
+WN_API wn_err wn_site_learn_pages(const char *site, const char *const *names,
                            const char *const *bytes, const size_t *len, size_t n_pages,
                            const wn_learn_options *opts, wn_learned **out, wn_diag *diag);
 
@@ -348,13 +358,13 @@ wn_err wn_site_learn_pages(const char *site, const char *const *names,
  * candidates politely (robots.txt, per-host delay) and learns from those
  * that share the key page's template. site NULL: the URL's site. crawl
  * NULL: wn_crawl_options_init's defaults. */
-wn_err wn_site_learn_url(const char *url, const char *site, const wn_learn_options *opts,
+WN_API wn_err wn_site_learn_url(const char *url, const char *site, const wn_learn_options *opts,
                          const wn_crawl_options *crawl, wn_learned **out, wn_diag *diag);
 
-void wn_learned_summary_get(const wn_learned *learned, wn_learn_summary *out);
+WN_API void wn_learned_summary_get(const wn_learned *learned, wn_learn_summary *out);
 /* The i-th page of the report (i < n_pages); valid until wn_learned_free. */
-const wn_learn_page *wn_learned_page(const wn_learned *learned, size_t i);
-void wn_learned_free(wn_learned *learned);
+WN_API const wn_learn_page *wn_learned_page(const wn_learned *learned, size_t i);
+WN_API void wn_learned_free(wn_learned *learned);
 
 typedef struct wn_save_info {
   uint64_t generation;   /* 1 for a site's first template, then +1 */
@@ -365,7 +375,7 @@ typedef struct wn_save_info {
  * transaction (readers see the old or the new, never a mix), with the key
  * page and the learning options so the site can be relearned from the
  * record alone. info may be NULL. */
-wn_err wn_site_save(wn_store *store, const wn_learned *learned, wn_save_info *info,
+WN_API wn_err wn_site_save(wn_store *store, const wn_learned *learned, wn_save_info *info,
                     wn_diag *diag);
 
 /* ---- what the store holds per site ---------------------------------------- */
@@ -376,7 +386,7 @@ typedef struct wn_drift_policy {
   uint32_t min_pages;   /* default 20 */
   double max_low_share; /* default 0.25 */
 } wn_drift_policy;
-void wn_drift_policy_init(wn_drift_policy *policy);
+WN_API void wn_drift_policy_init(wn_drift_policy *policy);
 
 /* Detection counters of a site's current template. "recent" covers about
  * the last 512 pages (halved as they pass, so a redesign shows soon). */
@@ -416,17 +426,17 @@ typedef struct wn_site_info {
 /* The site's record (WN_ENOTEMPLATE if it has none; WN_ECORRUPT or
  * WN_EVERSION for a record that does not decode). Free with
  * wn_site_info_free. */
-wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, wn_diag *diag);
-void wn_site_info_free(wn_site_info *info);
+WN_API wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, wn_diag *diag);
+WN_API void wn_site_info_free(wn_site_info *info);
 /* 1 if the counts say the site drifts under policy (NULL: defaults). */
-int wn_site_drifting(const wn_site_counts *counts, const wn_drift_policy *policy);
+WN_API int wn_site_drifting(const wn_site_counts *counts, const wn_drift_policy *policy);
 
 /* Calls fn for each site in name order, stopping at the first nonzero
  * return. The name is valid only during the call. */
 typedef int (*wn_site_fn)(const char *site, void *ctx);
-wn_err wn_site_list(wn_store *store, wn_site_fn fn, void *ctx, wn_diag *diag);
+WN_API wn_err wn_site_list(wn_store *store, wn_site_fn fn, void *ctx, wn_diag *diag);
 /* Removes a site's template and counters (WN_ENOTEMPLATE if none). */
-wn_err wn_site_delete(wn_store *store, const char *site, wn_diag *diag);
+WN_API wn_err wn_site_delete(wn_store *store, const char *site, wn_diag *diag);
 
 /* ---- detection ------------------------------------------------------------ */
 
@@ -464,21 +474,21 @@ typedef struct wn_detector_options {
   uint32_t max_nodes;
   uint32_t max_depth;
 } wn_detector_options;
-void wn_detector_options_init(wn_detector_options *opts);
+WN_API void wn_detector_options_init(wn_detector_options *opts);
 
 typedef struct wn_detector wn_detector;
 
 /* store may be NULL: every page then goes to the single-page method,
  * unless a template is given with wn_detector_use. */
-wn_err wn_detector_create(wn_store *store, const wn_detector_options *opts, wn_detector **out,
+WN_API wn_err wn_detector_create(wn_store *store, const wn_detector_options *opts, wn_detector **out,
                           wn_diag *diag);
 /* Writes pending counts, then frees. */
-void wn_detector_destroy(wn_detector *detector);
+WN_API void wn_detector_destroy(wn_detector *detector);
 /* Serves the learned template's site from learned (copied), whatever the
  * store holds: detection without a store. */
-wn_err wn_detector_use(wn_detector *detector, const wn_learned *learned, wn_diag *diag);
+WN_API wn_err wn_detector_use(wn_detector *detector, const wn_learned *learned, wn_diag *diag);
 /* Writes the pending counts now. */
-wn_err wn_detector_flush(wn_detector *detector, wn_diag *diag);
+WN_API wn_err wn_detector_flush(wn_detector *detector, wn_diag *diag);
 
 /* One page to detect. */
 typedef struct wn_page_input {
@@ -501,27 +511,27 @@ typedef struct wn_page_result wn_page_result;
  * neither site nor url goes to the single-page method. Errors concern
  * this page only (not HTML, past a cap, a damaged template); the detector
  * stays usable. */
-wn_err wn_detector_detect(wn_detector *detector, const wn_page_input *page, unsigned want,
+WN_API wn_err wn_detector_detect(wn_detector *detector, const wn_page_input *page, unsigned want,
                           wn_page_result **out, wn_diag *diag);
 
-const char *wn_page_result_site(const wn_page_result *r);   /* NULL: none */
+WN_API const char *wn_page_result_site(const wn_page_result *r);   /* NULL: none */
 /* "template", "template-paper", "template-region", "danag" or "cnr". */
-const char *wn_page_result_method(const wn_page_result *r);
-double wn_page_result_confidence(const wn_page_result *r);
-wn_detect_fallback wn_page_result_fallback(const wn_page_result *r);
-uint64_t wn_page_result_generation(const wn_page_result *r); /* 0: none */
-const char *wn_page_result_charset(const wn_page_result *r);
+WN_API const char *wn_page_result_method(const wn_page_result *r);
+WN_API double wn_page_result_confidence(const wn_page_result *r);
+WN_API wn_detect_fallback wn_page_result_fallback(const wn_page_result *r);
+WN_API uint64_t wn_page_result_generation(const wn_page_result *r); /* 0: none */
+WN_API const char *wn_page_result_charset(const wn_page_result *r);
 /* "bom", "transport", "meta", "guess", "default". */
-const char *wn_page_result_charset_source(const wn_page_result *r);
+WN_API const char *wn_page_result_charset_source(const wn_page_result *r);
 /* The selected subtrees' paths ("/html/body/div[2]"), document order. */
-size_t wn_page_result_node_count(const wn_page_result *r);
-const char *wn_page_result_node(const wn_page_result *r, size_t i);
+WN_API size_t wn_page_result_node_count(const wn_page_result *r);
+WN_API const char *wn_page_result_node(const wn_page_result *r, size_t i);
 /* Rendered content (NUL-terminated; "" if not wanted). */
-const char *wn_page_result_text(const wn_page_result *r, size_t *len);
-const char *wn_page_result_html(const wn_page_result *r, size_t *len);
+WN_API const char *wn_page_result_text(const wn_page_result *r, size_t *len);
+WN_API const char *wn_page_result_html(const wn_page_result *r, size_t *len);
 /* The site's counters as last written by this detector, if any: 1 and
  * *out filled, else 0. */
-int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, int *drifting);
+WN_API int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, int *drifting);
 
 /* The result as one JSON object, in this order: "site", "method",
  * "confidence", "fallback", "drift" (when counts are known), "charset",
@@ -529,9 +539,9 @@ int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, int *dri
  * (may be NULL) is raw JSON put first as "id". WN_JSON_PRETTY indents;
  * else one line. *out is malloc'd (free()). */
 #define WN_JSON_PRETTY 0x1u
-wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigned flags,
+WN_API wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigned flags,
                            char **out, wn_diag *diag);
-void wn_page_result_free(wn_page_result *r);
+WN_API void wn_page_result_free(wn_page_result *r);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,15 @@ libdir=${libdir%/pkgconfig}
 [ -e "$libdir/libwinnow.a" ] || { echo "missing libwinnow.a" >&2; exit 1; }
 soname=$(objdump -p "$libdir/libwinnow.so" | awk '/SONAME/ {print $2}')
 [ "$soname" = "libwinnow.so.0" ] || { echo "soname is '$soname'" >&2; exit 1; }
+# The shared library exports the functions of winnow.h and nothing else.
+exported=$(nm -D --defined-only "$libdir/libwinnow.so" | awk '{print $3}' | sort)
+declared=$(sed -n 's/^WN_API [^(]*[ *]\(wn_[a-z0-9_]*\)(.*/\1/p' "$prefix/include/winnow/winnow.h" | sort)
+[ -n "$declared" ] && [ "$exported" = "$declared" ] || {
+  echo "exported symbols differ from winnow.h:" >&2
+  printf '%s\n' "$exported" >"$prefix/e"; printf '%s\n' "$declared" >"$prefix/d"
+  diff "$prefix/e" "$prefix/d" >&2 || true
+  exit 1
+}
 # No private header is installed.
 [ "$(find "$prefix/include" -name '*.h' | wc -l)" -eq 1 ] || { echo "private headers installed" >&2; exit 1; }
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
