@@ -302,6 +302,23 @@ static int wn_charset_ascii_compatible(iconv_t cd) {
   return ok;
 }
 
+/* Chooses one of wn_encodings by its index (UTF-8 needs no converter);
+ * 0 when iconv lacks it. */
+static int wn_choose_encoding(int index, wn_charset_choice *choice) {
+  const wn_charset_encoding *enc = &wn_encodings[index];
+  iconv_t cd = wn_no_iconv;
+  if (!(enc->flags & WN_CS_UTF8)) {
+    cd = iconv_open("UTF-8", enc->iconv);
+    if (cd == wn_no_iconv)
+      return 0;
+  }
+  wn_charset_choice_reset(choice);
+  wn_copy_name(choice->name, sizeof choice->name, enc->name);
+  choice->flags = enc->flags;
+  choice->cd = cd;
+  return 1;
+}
+
 /*
  * Resolves a label (WHATWG Encoding, "get an encoding": ASCII whitespace
  * trimmed, case-insensitive), trimming quotes too since pages write
@@ -339,19 +356,8 @@ static int wn_charset_resolve(const char *label, size_t len, wn_charset_choice *
       break;
     }
   }
-  if (enc) {
-    iconv_t cd = wn_no_iconv;
-    if (!(enc->flags & WN_CS_UTF8)) {
-      cd = iconv_open("UTF-8", enc->iconv);
-      if (cd == wn_no_iconv)
-        return 0;
-    }
-    wn_charset_choice_reset(choice);
-    wn_copy_name(choice->name, sizeof choice->name, enc->name);
-    choice->flags = enc->flags;
-    choice->cd = cd;
-    return 1;
-  }
+  if (enc)
+    return wn_choose_encoding((int)(enc - wn_encodings), choice);
 
   /* Not a WHATWG label: let iconv try it, under the ASCII rule above.
    * We know nothing of its shape, so no contradiction check applies. */
@@ -799,19 +805,6 @@ static int wn_guess(const char *bytes, size_t len, wn_charset_choice *choice) {
 out:
   uchardet_delete(ud);
   return found;
-}
-
-/* Chooses one of wn_encodings by its index; 0 when iconv lacks it. */
-static int wn_choose_encoding(int index, wn_charset_choice *choice) {
-  const wn_charset_encoding *enc = &wn_encodings[index];
-  iconv_t cd = iconv_open("UTF-8", enc->iconv);
-  if (cd == wn_no_iconv)
-    return 0;
-  wn_charset_choice_reset(choice);
-  wn_copy_name(choice->name, sizeof choice->name, enc->name);
-  choice->flags = enc->flags;
-  choice->cd = cd;
-  return 1;
 }
 
 static void wn_choose_utf8(wn_charset_choice *choice) {
