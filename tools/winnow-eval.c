@@ -83,71 +83,13 @@
 
 /* ---- small helpers ---------------------------------------------------------- */
 
-/* A growable byte buffer with a cap (the tool's own: the library's is
- * private). data stays NUL-terminated once anything was appended. */
-typedef struct wn_eval_buf {
-  char *data;
-  size_t len;
-  size_t cap;
-  size_t max;
-} wn_eval_buf;
-
-static void wn_eval_buf_init(wn_eval_buf *b, size_t max) {
-  b->data = NULL;
-  b->len = 0;
-  b->cap = 0;
-  b->max = max;
-}
-
-static void wn_eval_buf_free(wn_eval_buf *b) {
-  free(b->data);
-  wn_eval_buf_init(b, b->max);
-}
-
-static wn_err wn_eval_buf_append(wn_eval_buf *b, const char *s, size_t n) {
-  if (n > b->max || b->len > b->max - n)
-    return WN_ETOOBIG;
-  if (b->len + n + 1 > b->cap) {
-    size_t next = b->cap ? b->cap : 256;
-    while (next < b->len + n + 1)
-      next = next > SIZE_MAX / 2 ? b->len + n + 1 : next * 2;
-    char *grown = realloc(b->data, next);
-    if (!grown)
-      return WN_ENOMEM;
-    b->data = grown;
-    b->cap = next;
-  }
-  memcpy(b->data + b->len, s, n);
-  b->len += n;
-  b->data[b->len] = '\0';
-  return WN_OK;
-}
-
-static wn_err wn_eval_buf_append_char(wn_eval_buf *b, char c) {
-  return wn_eval_buf_append(b, &c, 1);
-}
-
-/* Records a message in diag unless one is there (the first, innermost
- * cause wins, as in the library); returns err. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static wn_err wn_eval_diag(wn_diag *diag, wn_err err, const char *fmt, ...) {
-  if (diag && !diag->msg[0]) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(diag->msg, sizeof diag->msg, fmt, ap);
-    va_end(ap);
-  }
-  return err;
-}
 
 /* ---- tokens and scores ---------------------------------------------------- */
 
 /* A page's bag of tokens: NUL-terminated lower-cased UTF-8 words packed in
  * one buffer, and (once sorted) pointers to them in byte order. */
 typedef struct wn_eval_tokens {
-  wn_eval_buf bytes;
+  wn_buf bytes;
   size_t *offsets;
   size_t count;
   size_t alloc;
@@ -164,7 +106,7 @@ typedef struct wn_eval_score {
 } wn_eval_score;
 
 static void wn_eval_tokens_init(wn_eval_tokens *t) {
-  wn_eval_buf_init(&t->bytes, WN_EVAL_MAX_TOKEN_BYTES);
+  wn_buf_init(&t->bytes, WN_EVAL_MAX_TOKEN_BYTES);
   t->offsets = NULL;
   t->count = 0;
   t->alloc = 0;
@@ -174,7 +116,7 @@ static void wn_eval_tokens_init(wn_eval_tokens *t) {
 static void wn_eval_tokens_free(wn_eval_tokens *t) {
   if (!t)
     return;
-  wn_eval_buf_free(&t->bytes);
+  wn_buf_free(&t->bytes);
   free(t->offsets);
   free(t->sorted);
   wn_eval_tokens_init(t);
@@ -235,8 +177,8 @@ static wn_err wn_eval_tokenize(const char *text, size_t len, wn_eval_tokens *t) 
       size_t m = wcrtomb(mb, (wchar_t)towlower((wint_t)wc), &out_state);
       /* wcrtomb cannot fail on a character mbrtowc just decoded; if it
        * did, the original bytes stand in. */
-      err = m == (size_t)-1 ? wn_eval_buf_append(&t->bytes, text + i, n)
-                            : wn_eval_buf_append(&t->bytes, mb, m);
+      err = m == (size_t)-1 ? wn_buf_append(&t->bytes, text + i, n)
+                            : wn_buf_append(&t->bytes, mb, m);
       if (err)
         goto out;
       if (!in_token) {
@@ -244,14 +186,14 @@ static wn_err wn_eval_tokenize(const char *text, size_t len, wn_eval_tokens *t) 
         start = before;
       }
     } else if (in_token) {
-      if ((err = wn_eval_buf_append_char(&t->bytes, '\0')) || (err = wn_eval_tokens_push(t, start)))
+      if ((err = wn_buf_append_char(&t->bytes, '\0')) || (err = wn_eval_tokens_push(t, start)))
         goto out;
       in_token = 0;
     }
     i += n;
   }
   if (in_token) {
-    if ((err = wn_eval_buf_append_char(&t->bytes, '\0')) || (err = wn_eval_tokens_push(t, start)))
+    if ((err = wn_buf_append_char(&t->bytes, '\0')) || (err = wn_eval_tokens_push(t, start)))
       goto out;
   }
   if (t->count) {
@@ -583,7 +525,7 @@ static wn_err wn_eval_read(const wn_eval *ev, const wn_eval_page *pg, const char
   int n = snprintf(path, sizeof path, "%s/%s/%s/%s.%s", ev->opts.corpus, kind, pg->group, pg->id,
                    ext);
   if (n < 0 || (size_t)n >= sizeof path)
-    return wn_eval_diag(diag, WN_ETOOBIG, "path of %s/%s too long", pg->group, pg->id);
+    return wn_diag_set(diag, WN_ETOOBIG, "path of %s/%s too long", pg->group, pg->id);
   return wn_file_read(path, WN_PAGE_MAX_BYTES, out, out_len, diag);
 }
 
@@ -1470,22 +1412,22 @@ static int wn_eval_expect(const char *name, const char *out, const char *gold, d
 
 static int wn_eval_expect_tokens(const char *name, const char *text, const char *want) {
   wn_eval_tokens t;
-  wn_eval_buf got;
+  wn_buf got;
   wn_eval_tokens_init(&t);
-  wn_eval_buf_init(&got, 4096);
+  wn_buf_init(&got, 4096);
   int bad = 1;
   if (wn_eval_tokenize(text, strlen(text), &t))
     goto out;
   /* In text order, space-separated. */
   for (size_t k = 0; k < t.count; k++) {
     const char *tok = t.bytes.data + t.offsets[k];
-    if ((k && wn_eval_buf_append_char(&got, ' ')) || wn_eval_buf_append(&got, tok, strlen(tok)))
+    if ((k && wn_buf_append_char(&got, ' ')) || wn_buf_append(&got, tok, strlen(tok)))
       goto out;
   }
   bad = strcmp(got.data ? got.data : "", want) != 0;
 out:
   printf("%s %s: [%s] (want [%s])\n", bad ? "FAIL" : "ok  ", name, got.data ? got.data : "", want);
-  wn_eval_buf_free(&got);
+  wn_buf_free(&got);
   wn_eval_tokens_free(&t);
   return bad;
 }

@@ -126,6 +126,33 @@ enum {
 };
 WN_API int wn_exit_code(wn_err err);
 
+/* A growable byte buffer with a cap, for front ends as for the library
+ * (curl's dynbuf habit). */
+
+/* A growable byte buffer with a cap (curl's dynbuf): appends past the cap
+ * fail with WN_ETOOBIG and leave the buffer as it was. Always
+ * NUL-terminated when len > 0. */
+typedef struct wn_buf {
+  char *data;
+  size_t len;
+  size_t alloc;
+  size_t cap;
+} wn_buf;
+
+WN_API void wn_buf_init(wn_buf *buf, size_t cap);
+WN_API void wn_buf_free(wn_buf *buf);
+WN_API void wn_buf_reset(wn_buf *buf);
+WN_API wn_err wn_buf_append(wn_buf *buf, const void *data, size_t len);
+WN_API wn_err wn_buf_append_str(wn_buf *buf, const char *s);
+WN_API wn_err wn_buf_append_char(wn_buf *buf, char c);
+WN_API wn_err wn_buf_printf(wn_buf *buf, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Hands the bytes to the caller (free() them); the buffer is empty after. */
+WN_API char *wn_buf_take(wn_buf *buf, size_t *len);
+
 /* Default caps on one page: bytes, element nodes, nesting depth. */
 #define WN_PAGE_MAX_BYTES ((size_t)16 * 1024 * 1024)
 #define WN_PAGE_MAX_NODES 300000u

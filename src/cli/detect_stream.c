@@ -35,46 +35,12 @@ typedef struct wn_line_reader {
   char chunk[64 * 1024];
 } wn_line_reader;
 
-/* One line, capped at WN_CLI_MAX_LINE_BYTES. */
-typedef struct wn_line {
-  char *data;
-  size_t len, alloc;
-} wn_line;
-
-/* Appends n bytes; WN_ETOOBIG past the cap, WN_ENOMEM; the line is left
- * as it was on failure. Always NUL-terminated after success. */
-static wn_err wn_line_append(wn_line *l, const char *s, size_t n) {
-  if (n > WN_CLI_MAX_LINE_BYTES - l->len)
-    return WN_ETOOBIG;
-  if (l->len + n + 1 > l->alloc) {
-    size_t want = l->alloc ? l->alloc : 4096;
-    while (want < l->len + n + 1)
-      want *= 2;
-    if (want > WN_CLI_MAX_LINE_BYTES + 1)
-      want = WN_CLI_MAX_LINE_BYTES + 1;
-    char *p = realloc(l->data, want);
-    if (!p)
-      return WN_ENOMEM;
-    l->data = p;
-    l->alloc = want;
-  }
-  memcpy(l->data + l->len, s, n);
-  l->len += n;
-  l->data[l->len] = '\0';
-  return WN_OK;
-}
-
-static void wn_line_free(wn_line *l) {
-  free(l->data);
-  *l = (wn_line){0};
-}
-
 /* 1: a line is in *line (without its '\n'), or *line_err says why it was
  * dropped (WN_ETOOBIG past the cap, WN_ENOMEM). 0: end of input. -1: read
  * error (errno). */
-static int wn_line_read(wn_line_reader *r, wn_line *line, wn_err *line_err) {
+static int wn_line_read(wn_line_reader *r, wn_buf *line, wn_err *line_err) {
   int any = 0;
-  line->len = 0;
+  wn_buf_reset(line);
   *line_err = WN_OK;
   for (;;) {
     if (r->pos == r->len) {
@@ -98,10 +64,10 @@ static int wn_line_read(wn_line_reader *r, wn_line *line, wn_err *line_err) {
     const char *nl = memchr(start, '\n', r->len - r->pos);
     size_t n = nl ? (size_t)(nl - start) : r->len - r->pos;
     if (*line_err == WN_OK) {
-      wn_err err = wn_line_append(line, start, n);
+      wn_err err = wn_buf_append(line, start, n);
       if (err) {
         *line_err = err;
-        wn_line_free(line); /* do not hold 32 MiB for a line we drop */
+        wn_buf_free(line); /* keeps the cap; do not hold 32 MiB for nothing */
       }
     }
     r->pos += n + (nl ? 1 : 0);
@@ -194,7 +160,7 @@ out:
 
 /* The output line of one input line (malloc'd); NULL only when out of
  * memory. */
-static char *wn_stream_line(wn_detector *d, wn_cli_format format, const wn_line *line,
+static char *wn_stream_line(wn_detector *d, wn_cli_format format, const wn_buf *line,
                             wn_err line_err) {
   wn_err err = WN_OK;
   wn_diag diag = {{0}};
@@ -248,7 +214,8 @@ int wn_cli_detect_stream(wn_detector *d, const char *input, wn_cli_format format
   int rc = WN_EXIT_INPUT;
   int is_stdin = strcmp(input, "-") == 0;
   wn_line_reader *reader = NULL;
-  wn_line line = {0};
+  wn_buf line;
+  wn_buf_init(&line, WN_CLI_MAX_LINE_BYTES);
 
   reader = calloc(1, sizeof *reader);
   if (!reader) {
@@ -291,6 +258,6 @@ out:
   if (reader && !is_stdin && reader->fd >= 0)
     close(reader->fd);
   free(reader);
-  wn_line_free(&line);
+  wn_buf_free(&line);
   return rc;
 }

@@ -35,28 +35,7 @@ char *wn_arena_strndup(wn_arena *arena, const char *s, size_t len);
 /* Bytes handed out so far (a page's memory cost). */
 size_t wn_arena_used(const wn_arena *arena);
 
-/* ---- bounded buffer ---------------------------------------------------- */
-
-/* A growable byte buffer with a cap (curl's dynbuf): appends past the cap
- * fail with WN_ETOOBIG and leave the buffer as it was. Always
- * NUL-terminated when len > 0. */
-typedef struct wn_buf {
-  char *data;
-  size_t len;
-  size_t alloc;
-  size_t cap;
-} wn_buf;
-
-void wn_buf_init(wn_buf *buf, size_t cap);
-void wn_buf_free(wn_buf *buf);
-void wn_buf_reset(wn_buf *buf);
-wn_err wn_buf_append(wn_buf *buf, const void *data, size_t len);
-wn_err wn_buf_append_str(wn_buf *buf, const char *s);
-wn_err wn_buf_append_char(wn_buf *buf, char c);
-wn_err wn_buf_printf(wn_buf *buf, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* Hands the bytes to the caller (free() them); the buffer is empty after. */
-char *wn_buf_take(wn_buf *buf, size_t *len);
+/* The bounded buffer (wn_buf) is public (include/winnow/winnow.h). */
 
 /* wn_file_read is public (include/winnow/winnow.h). */
 
