@@ -291,6 +291,7 @@ typedef struct wn_eval_group {
   char site[WN_EVAL_SITE_MAX]; /* the synthetic site its template serves */
   wn_learned *learned;         /* NULL: no template */
   uint32_t tpl_nodes;          /* wn_learned_summary_get's template_nodes */
+  size_t tpl_bytes;            /* ... and template_bytes (encoded, as stored) */
   char status[WN_EVAL_STATUS_LEN]; /* why no template */
   double sum_p, sum_r, sum_f1, sum_conf;
   /* single-page mode: over all pages (sum_* are over the test pages) */
@@ -706,6 +707,7 @@ static wn_err wn_eval_learn_group(wn_eval *ev, wn_eval_group *g, size_t gi) {
     wn_learn_summary sum;
     wn_learned_summary_get(g->learned, &sum);
     g->tpl_nodes = sum.template_nodes;
+    g->tpl_bytes = sum.template_bytes;
   } else if (!err) {
     fprintf(stderr, "winnow-eval: group %s: no template: %s\n", g->name, g->status);
   }
@@ -889,24 +891,36 @@ static int wn_eval_cmp_size(const void *a, const void *b) {
 
 typedef struct wn_eval_summary {
   size_t tpl_groups;
-  size_t tpl_min, tpl_median, tpl_max;
+  size_t tpl_min, tpl_median, tpl_max;          /* template nodes */
+  size_t bytes_min, bytes_median, bytes_max;    /* template bytes */
   double sample_mean; /* html bytes of the train pages read */
   size_t scored_groups;
   double group_macro_f1;
   double p, r, f1; /* macro over test pages */
 } wn_eval_summary;
 
+/* min, median, max of v[0..n) (sorts v); n > 0. */
+static void wn_eval_spread(size_t *v, size_t n, size_t *min, size_t *median, size_t *max) {
+  qsort(v, n, sizeof *v, wn_eval_cmp_size);
+  *min = v[0];
+  *max = v[n - 1];
+  *median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static wn_err wn_eval_summarise(const wn_eval *ev, wn_eval_summary *s) {
   memset(s, 0, sizeof *s);
-  size_t *sizes = calloc(ev->n_groups ? ev->n_groups : 1, sizeof *sizes);
+  size_t *sizes = calloc(ev->n_groups ? 2 * ev->n_groups : 1, sizeof *sizes);
   if (!sizes)
     return WN_ENOMEM;
+  size_t *bytes = sizes + ev->n_groups;
   size_t sample_bytes = 0, sample_pages = 0;
   double sum_group_f1 = 0;
   for (size_t i = 0; i < ev->n_groups; i++) {
     const wn_eval_group *g = &ev->groups[i];
-    if (g->learned)
+    if (g->learned) {
+      bytes[s->tpl_groups] = g->tpl_bytes;
       sizes[s->tpl_groups++] = g->tpl_nodes;
+    }
     sample_bytes += g->sample_bytes;
     sample_pages += g->sample_pages_read;
     if (g->n_test) {
@@ -915,11 +929,8 @@ static wn_err wn_eval_summarise(const wn_eval *ev, wn_eval_summary *s) {
     }
   }
   if (s->tpl_groups) {
-    qsort(sizes, s->tpl_groups, sizeof *sizes, wn_eval_cmp_size);
-    s->tpl_min = sizes[0];
-    s->tpl_max = sizes[s->tpl_groups - 1];
-    s->tpl_median = s->tpl_groups % 2 ? sizes[s->tpl_groups / 2]
-                                      : (sizes[s->tpl_groups / 2 - 1] + sizes[s->tpl_groups / 2]) / 2;
+    wn_eval_spread(sizes, s->tpl_groups, &s->tpl_min, &s->tpl_median, &s->tpl_max);
+    wn_eval_spread(bytes, s->tpl_groups, &s->bytes_min, &s->bytes_median, &s->bytes_max);
   }
   s->sample_mean = sample_pages ? (double)sample_bytes / (double)sample_pages : 0.0;
   s->group_macro_f1 = s->scored_groups ? sum_group_f1 / (double)s->scored_groups : 0.0;
@@ -1032,6 +1043,8 @@ static void wn_eval_print_text(const wn_eval *ev, const wn_eval_summary *s) {
     printf("  train pages that could not be read or parsed: %zu\n", ev->n_train_failed);
   printf("\ntemplate nodes over %zu groups: min %zu  median %zu  max %zu\n", s->tpl_groups,
          s->tpl_min, s->tpl_median, s->tpl_max);
+  printf("template bytes (encoded, as stored): min %zu  median %zu  max %zu\n", s->bytes_min,
+         s->bytes_median, s->bytes_max);
   printf("  mean html bytes of a sample (train) page: %.0f\n", s->sample_mean);
   printf("\nthroughput over %zu test pages, %.2f MB, best of %u\n", ev->parse_time.pages,
          (double)ev->parse_time.bytes / 1e6, ev->opts.repeat);
@@ -1188,6 +1201,9 @@ static int wn_eval_print_json(const wn_eval *ev, const wn_eval_summary *s) {
   wn_eval_jset(tpl, "min_nodes", wn_eval_jsize(s->tpl_min), &bad);
   wn_eval_jset(tpl, "median_nodes", wn_eval_jsize(s->tpl_median), &bad);
   wn_eval_jset(tpl, "max_nodes", wn_eval_jsize(s->tpl_max), &bad);
+  wn_eval_jset(tpl, "min_bytes", wn_eval_jsize(s->bytes_min), &bad);
+  wn_eval_jset(tpl, "median_bytes", wn_eval_jsize(s->bytes_median), &bad);
+  wn_eval_jset(tpl, "max_bytes", wn_eval_jsize(s->bytes_max), &bad);
   wn_eval_jset(tpl, "sample_html_bytes_mean", json_real(s->sample_mean), &bad);
   wn_eval_jset(root, "template", tpl, &bad);
 

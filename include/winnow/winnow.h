@@ -359,6 +359,7 @@ typedef struct wn_learn_summary {
   size_t n_candidates;     /* crawl: same-site candidates ranked */
   uint32_t page_nodes;     /* nodes of the pages learned from */
   uint32_t template_nodes; /* nodes the template keeps */
+  size_t template_bytes;   /* the template encoded, as stored */
   wn_detect_selector selector; /* as stored (never WN_SELECT_SITE) */
   double network_ms;       /* crawl: waiting for answers */
   double wait_ms;          /* crawl: politeness delays */
@@ -527,8 +528,9 @@ typedef struct wn_page_input {
 } wn_page_input;
 
 /* What to render. */
-#define WN_WANT_TEXT 0x1u /* plain text, one line per block */
-#define WN_WANT_HTML 0x2u /* the content's elements as HTML */
+#define WN_WANT_TEXT 0x1u  /* plain text, one line per block */
+#define WN_WANT_HTML 0x2u  /* the content's elements as HTML */
+#define WN_WANT_NODES 0x4u /* the selected nodes' paths (JSON "nodes") */
 
 typedef struct wn_page_result wn_page_result;
 
@@ -550,7 +552,8 @@ WN_API uint64_t wn_page_result_generation(const wn_page_result *r); /* 0: none *
 WN_API const char *wn_page_result_charset(const wn_page_result *r);
 /* "bom", "transport", "meta", "guess", "default". */
 WN_API const char *wn_page_result_charset_source(const wn_page_result *r);
-/* The selected subtrees' paths ("/html/body/div[2]"), document order. */
+/* The selected subtrees' paths ("/html/body/div[2]"), document order;
+ * none unless WN_WANT_NODES was asked. */
 WN_API size_t wn_page_result_node_count(const wn_page_result *r);
 WN_API const char *wn_page_result_node(const wn_page_result *r, size_t i);
 /* Rendered content (NUL-terminated; "" if not wanted). */
@@ -562,7 +565,7 @@ WN_API int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, i
 
 /* The result as one JSON object, in this order: "site", "method",
  * "confidence", "fallback", "drift" (when counts are known), "charset",
- * "charset_source", "nodes", then "text" and "html" if rendered. id_json
+ * "charset_source", then "nodes", "text" and "html" as asked. id_json
  * (may be NULL) is raw JSON put first as "id". WN_JSON_PRETTY indents;
  * else one line. *out is malloc'd (free()). */
 #define WN_JSON_PRETTY 0x1u

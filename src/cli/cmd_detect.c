@@ -106,7 +106,8 @@ static int wn_detect_one(wn_detector *d, const char *site, const char *url, cons
   if (err)
     return wn_cli_fail(err, &diag);
   wn_page_input in = {.bytes = bytes, .len = len, .site = site, .url = url};
-  unsigned want = format == WN_FORMAT_HTML ? WN_WANT_HTML : WN_WANT_TEXT;
+  unsigned want = (format == WN_FORMAT_HTML ? WN_WANT_HTML : WN_WANT_TEXT) |
+                  (format == WN_FORMAT_JSON ? WN_WANT_NODES : 0);
   err = wn_detector_detect(d, &in, want, &r, &diag);
   if (err) {
     /* What is wrong with the page names it; a template or store problem

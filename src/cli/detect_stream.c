@@ -140,7 +140,7 @@ static wn_err wn_stream_detect(wn_detector *d, wn_cli_format format, const json_
      * inside the page names the charset of bytes it no longer has. */
     in.charset = "UTF-8";
   }
-  unsigned want = WN_WANT_TEXT | (format == WN_FORMAT_HTML ? WN_WANT_HTML : 0);
+  unsigned want = WN_WANT_TEXT | WN_WANT_NODES | (format == WN_FORMAT_HTML ? WN_WANT_HTML : 0);
   err = wn_detector_detect(d, &in, want, &r, diag);
   if (err)
     goto out;

@@ -229,15 +229,10 @@ void wn_detector_destroy(wn_detector *d) {
 wn_err wn_detector_use(wn_detector *d, const wn_learned *learned, wn_diag *diag) {
   if (!learned || !learned->tpl)
     return wn_diag_set(diag, WN_EINVAL, "nothing learned to use");
-  wn_buf bytes;
-  wn_buf_init(&bytes, WN_STORE_MAX_TEMPLATE);
+  /* A copy from the learned bytes: the detector owns its templates and
+   * the caller may free learned at once. */
   wn_template *copy = NULL;
-  /* A copy through the record encoding: the detector owns its templates
-   * and the caller may free learned at once. */
-  wn_err err = wn_template_encode(learned->tpl, &bytes, diag);
-  if (!err)
-    err = wn_template_decode(bytes.data, bytes.len, &copy, diag);
-  wn_buf_free(&bytes);
+  wn_err err = wn_template_decode(learned->tpl_bytes.data, learned->tpl_bytes.len, &copy, diag);
   if (err)
     return err;
   int found = 0;
@@ -358,9 +353,11 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   r->generation = entry && entry->tpl ? entry->generation : 0;
   snprintf(r->charset, sizeof r->charset, "%s", wn_dom_charset(page));
   r->charset_source = wn_charset_source_name(wn_dom_charset_source(page));
-  err = wn_result_nodes(r, page, res, diag);
-  if (err)
-    goto out;
+  if (want & WN_WANT_NODES) {
+    err = wn_result_nodes(r, page, res, diag);
+    if (err)
+      goto out;
+  }
   if (want & WN_WANT_TEXT) {
     err = wn_detect_render_text(page, res, &r->text);
     if (err) {
@@ -469,14 +466,17 @@ wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigne
     if (!drift || json_object_set_new(obj, "drift", drift) != 0)
       goto out;
   }
-  json_t *nodes = json_array();
   if (json_object_set_new(obj, "charset", json_string(r->charset)) != 0 ||
-      json_object_set_new(obj, "charset_source", json_string(r->charset_source)) != 0 ||
-      json_object_set_new(obj, "nodes", nodes) != 0)
+      json_object_set_new(obj, "charset_source", json_string(r->charset_source)) != 0)
     goto out;
-  for (size_t i = 0; i < r->n_nodes; i++)
-    if (json_array_append_new(nodes, json_string(r->nodes[i])) != 0)
+  if (r->want & WN_WANT_NODES) {
+    json_t *nodes = json_array();
+    if (json_object_set_new(obj, "nodes", nodes) != 0)
       goto out;
+    for (size_t i = 0; i < r->n_nodes; i++)
+      if (json_array_append_new(nodes, json_string(r->nodes[i])) != 0)
+        goto out;
+  }
   /* The parser decodes every page to UTF-8, so these fail only when
    * memory does, or if the core broke that promise. */
   if (r->want & WN_WANT_TEXT)

@@ -37,6 +37,7 @@ static wn_learned *wn_learned_alloc(const char *site, const char *key_page, size
     return NULL;
   }
   memcpy(l->site, site, strlen(site) + 1); /* checked by the caller */
+  wn_buf_init(&l->tpl_bytes, WN_STORE_MAX_TEMPLATE);
   l->opts = *opts;
   l->n_pages = n;
   for (size_t i = 0; i < n; i++) {
@@ -57,7 +58,20 @@ void wn_learned_free(wn_learned *l) {
   free(l->pages);
   free(l->key_page);
   wn_template_free(l->tpl);
+  wn_buf_free(&l->tpl_bytes);
   free(l);
+}
+
+/* Encodes a freshly learned template once: the summary reports its size,
+ * wn_site_save stores these bytes and wn_detector_use decodes them. On
+ * failure the template is dropped (nothing learned can be saved). */
+static wn_err wn_learned_encode(wn_learned *l, wn_diag *diag) {
+  wn_err err = wn_template_encode(l->tpl, &l->tpl_bytes, diag);
+  if (err) {
+    wn_template_free(l->tpl);
+    l->tpl = NULL;
+  }
+  return err;
 }
 
 /* Options with the documented defaults where the caller left zeros (a
@@ -178,6 +192,7 @@ wn_err wn_site_learn_pages(const char *site, const char *const *names,
     wn_diag_set(diag, err, "%s: %s", site, wn_diag_message(&learn_diag, err));
     goto out;
   }
+  err = wn_learned_encode(l, diag);
 out:
   if (l)
     l->compute_ms = wn_site_now_ms() - t0;
@@ -302,6 +317,7 @@ wn_err wn_site_learn_url(const char *url, const char *site_in, const wn_learn_op
   if (!err) {
     l->tpl = res->tpl; /* the template moves to the wn_learned */
     res->tpl = NULL;
+    err = wn_learned_encode(l, diag);
   }
 out:
   wn_learn_crawl_result_free(res);
@@ -323,6 +339,7 @@ void wn_learned_summary_get(const wn_learned *l, wn_learn_summary *out) {
                             .n_candidates = l->n_candidates,
                             .page_nodes = l->page_nodes,
                             .template_nodes = stats.nodes,
+                            .template_bytes = l->tpl ? l->tpl_bytes.len : 0,
                             .selector = l->tpl ? wn_detect_site_selector(l->tpl)
                                                : (l->opts.selector ? l->opts.selector
                                                                    : WN_SELECT_CUES),
@@ -338,15 +355,10 @@ const wn_learn_page *wn_learned_page(const wn_learned *l, size_t i) {
 wn_err wn_site_save(wn_store *store, const wn_learned *l, wn_save_info *info, wn_diag *diag) {
   wn_err err = WN_OK;
   wn_store_page *page_info = NULL;
-  wn_buf tpl_bytes;
-  wn_buf_init(&tpl_bytes, WN_STORE_MAX_TEMPLATE);
   if (info)
     *info = (wn_save_info){0};
   if (!l || !l->tpl)
     return wn_diag_set(diag, WN_EINVAL, "nothing learned to save");
-  err = wn_template_encode(l->tpl, &tpl_bytes, diag);
-  if (err)
-    goto out;
   page_info = calloc(l->n_used ? l->n_used : 1, sizeof *page_info);
   if (!page_info) {
     err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
@@ -372,8 +384,8 @@ wn_err wn_site_save(wn_store *store, const wn_learned *l, wn_save_info *info, wn
       .pages = page_info,
       .page_nodes = l->page_nodes,
       .template_nodes = stats.nodes,
-      .template_bytes = (unsigned char *)tpl_bytes.data,
-      .template_len = tpl_bytes.len,
+      .template_bytes = (unsigned char *)l->tpl_bytes.data,
+      .template_len = l->tpl_bytes.len,
   };
   memcpy(record.algorithm, "etdm", sizeof "etdm");
   /* The key page and how the site was learned: a scheduler relearns the
@@ -404,7 +416,6 @@ wn_err wn_site_save(wn_store *store, const wn_learned *l, wn_save_info *info, wn
   }
 out:
   free(page_info);
-  wn_buf_free(&tpl_bytes);
   return err;
 }
 

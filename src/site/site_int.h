@@ -30,6 +30,8 @@ struct wn_learned {
   wn_crawl_options crawl;  /* from_url only; user_agent points to ua */
   char ua[256];
   wn_template *tpl;        /* NULL when learning failed */
+  wn_buf tpl_bytes;        /* tpl encoded, once, when it was learned: what
+                              the record stores and the detector copies */
   wn_learn_page *pages;    /* report, n_pages entries */
   char **names;            /* the pages' names (malloc'd each) */
   char (*messages)[256];

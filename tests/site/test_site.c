@@ -70,6 +70,15 @@ static void learn_site(wn_store *store) {
     fail_msg("save: %s", wn_diag_message(&diag, err));
   assert_true(info.generation >= 1);
   assert_true(info.record_bytes > 100);
+  /* The template stored is the one encoded when it was learned. */
+  wn_learn_summary sum;
+  wn_learned_summary_get(learned, &sum);
+  wn_site_info *si = NULL;
+  assert_int_equal(wn_site_info_get(store, SITE, &si, NULL), WN_OK);
+  assert_true(sum.template_bytes > 0);
+  assert_int_equal(si->template_bytes, sum.template_bytes);
+  assert_true(info.record_bytes > sum.template_bytes);
+  wn_site_info_free(si);
   wn_learned_free(learned);
 }
 
@@ -265,7 +274,7 @@ static void test_detect_store_and_json(void **state) {
   wn_page_input in = {.bytes = page, .len = len, .url = "https://" SITE "/news/6.html"};
   wn_page_result *r = NULL;
   wn_diag diag = {{0}};
-  wn_err err = wn_detector_detect(d, &in, WN_WANT_TEXT | WN_WANT_HTML, &r, &diag);
+  wn_err err = wn_detector_detect(d, &in, WN_WANT_TEXT | WN_WANT_HTML | WN_WANT_NODES, &r, &diag);
   if (err)
     fail_msg("%s", wn_diag_message(&diag, err));
   assert_string_equal(wn_page_result_site(r), SITE);
@@ -295,6 +304,14 @@ static void test_detect_store_and_json(void **state) {
   json_decref(obj);
   free(json);
   assert_int_equal(wn_page_result_json(r, "{not json", 0, &json, NULL), WN_EINVAL);
+  wn_page_result_free(r);
+  /* Node paths only when asked: text alone does not pay for them. */
+  assert_int_equal(wn_detector_detect(d, &in, WN_WANT_TEXT, &r, NULL), WN_OK);
+  assert_int_equal(wn_page_result_node_count(r), 0);
+  assert_int_equal(wn_page_result_json(r, NULL, 0, &json, NULL), WN_OK);
+  assert_null(strstr(json, "\"nodes\""));
+  assert_null(strstr(json, "\"html\""));
+  free(json);
   wn_page_result_free(r);
 
   /* Not HTML: an error for this page only; the detector goes on. */
