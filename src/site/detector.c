@@ -146,6 +146,18 @@ static wn_err wn_detector_entry(wn_detector *d, const char *site, wn_cache_entry
     *out = e;
     return WN_OK;
   }
+  if (stale && d->store) {
+    /* The generation alone (a small read) says whether the site was
+     * relearned; the template is decoded again only if it was. */
+    wn_store_stats st;
+    if (wn_store_stats_get(d->store, site, &st, NULL) == WN_OK && st.generation == e->generation &&
+        e->tpl) {
+      e->loaded_ms = now;
+      e->last_used = ++d->clock;
+      *out = e;
+      return WN_OK;
+    }
+  }
   wn_template *tpl = NULL;
   uint64_t generation = 0;
   if (d->store) {
@@ -153,14 +165,6 @@ static wn_err wn_detector_entry(wn_detector *d, const char *site, wn_cache_entry
     if (err && err != WN_ENOTEMPLATE)
       return err;
     wn_diag_clear(diag);
-  }
-  if (stale && generation == e->generation) {
-    /* Same template as cached: keep the entry (and its counts). */
-    wn_template_free(tpl);
-    e->loaded_ms = now;
-    e->last_used = ++d->clock;
-    *out = e;
-    return WN_OK;
   }
   wn_entry_flush(d, e);
   wn_entry_clear(e);

@@ -3,8 +3,6 @@
 #include "site/site_int.h"
 
 wn_err wn_site_from_url(const char *url, char *site, size_t site_size, wn_diag *diag) {
-  if (!url)
-    return wn_diag_set(diag, WN_EINVAL, "no URL");
   return wn_url_site(url, site, site_size, diag);
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -29,6 +30,11 @@
 #define BOILER6 "Youth rowers take regional title"
 
 static char g_tmp[3072];
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
 
 static void remove_tree(const char *dir) {
   char cmd[PATH_MAX + 16];
@@ -475,6 +481,42 @@ static void test_drift_callback(void **state) {
   remove_tree(dir);
 }
 
+static void test_relearned_template_seen(void **state) {
+  (void)state;
+  char dir[PATH_MAX];
+  wn_store *store = open_store("relearn", dir, sizeof dir);
+  learn_site(store);
+  wn_detector_options o;
+  wn_detector_options_init(&o);
+  o.max_age_ms = 1;
+  wn_detector *d = NULL;
+  assert_int_equal(wn_detector_create(store, &o, &d, NULL), WN_OK);
+  size_t len = 0;
+  char *page = read_page(PAGE(7), &len);
+  wn_page_input in = {.bytes = page, .len = len, .site = SITE};
+  wn_page_result *r = NULL;
+  assert_int_equal(wn_detector_detect(d, &in, WN_WANT_TEXT, &r, NULL), WN_OK);
+  assert_int_equal(wn_page_result_generation(r), 1);
+  wn_page_result_free(r);
+  /* Aged but unchanged: the same template serves on. */
+  sleep_ms(3);
+  assert_int_equal(wn_detector_detect(d, &in, WN_WANT_TEXT, &r, NULL), WN_OK);
+  assert_int_equal(wn_page_result_generation(r), 1);
+  wn_page_result_free(r);
+  /* Relearned meanwhile (another process could have done it): the running
+   * detector picks up the new generation once its copy has aged. */
+  learn_site(store);
+  sleep_ms(3);
+  assert_int_equal(wn_detector_detect(d, &in, WN_WANT_TEXT, &r, NULL), WN_OK);
+  assert_int_equal(wn_page_result_generation(r), 2);
+  assert_string_equal(wn_page_result_method(r), "template");
+  wn_page_result_free(r);
+  wn_detector_destroy(d);
+  free(page);
+  wn_store_close(store);
+  remove_tree(dir);
+}
+
 static void test_learn_url_and_use(void **state) {
   (void)state;
   wn_httpd *srv = wn_httpd_start(WN_FIXTURES "/nset-site");
@@ -556,6 +598,7 @@ int main(void) {
       cmocka_unit_test(test_detect_store_and_json),
       cmocka_unit_test(test_detect_two_threads),
       cmocka_unit_test(test_drift_callback),
+      cmocka_unit_test(test_relearned_template_seen),
       cmocka_unit_test(test_learn_url_and_use),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
