@@ -573,6 +573,42 @@ WN_API wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, 
                            char **out, wn_diag *diag);
 WN_API void wn_page_result_free(wn_page_result *r);
 
+/* ---- the daemon (winnow serve) ----------------------------------------------
+ *
+ * A long-lived server: detection over HTTP (libmicrohttpd, JSON), learning
+ * in the background, each configured site relearned on a schedule and
+ * early when it drifts. The command line's `winnow serve` is these calls
+ * plus signal handling; config/winnow.yaml documents every key.
+ */
+typedef struct wn_serve_config wn_serve_config;
+
+/* Reads a YAML configuration (path NULL: the defaults). Errors name the
+ * file, line and key ("winnow.yaml:12: listen.port: ..."), WN_EINVAL. */
+WN_API wn_err wn_serve_config_load(const char *path, wn_serve_config **out, wn_diag *diag);
+/* Overrides one key as the file would set it ("listen.port", "9000"), as
+ * command-line flags do. Site entries are set in the file only. */
+WN_API wn_err wn_serve_config_set(wn_serve_config *cfg, const char *key, const char *value,
+                                  wn_diag *diag);
+WN_API void wn_serve_config_free(wn_serve_config *cfg);
+
+typedef struct wn_server wn_server;
+
+/* Opens the store, starts the learning threads and the scheduler, then
+ * listens. Returns once it serves (the work runs on its own threads).
+ * The configuration is copied. */
+WN_API wn_err wn_server_start(const wn_serve_config *cfg, wn_server **out, wn_diag *diag);
+/* The port it listens on (the one the kernel chose for port 0). */
+WN_API uint16_t wn_server_port(const wn_server *srv);
+/* Takes a new configuration: sites, schedule, learning and crawling
+ * defaults, token, detection options for new detectors, log level. The
+ * store, the address, the port and the thread counts need a restart: a
+ * change to them is reported (WN_EINVAL) and nothing is changed. */
+WN_API wn_err wn_server_reload(wn_server *srv, const wn_serve_config *cfg, wn_diag *diag);
+/* Stops listening, lets requests in flight finish, stops the learning
+ * threads (waiting for a learn that is running), flushes counts and
+ * frees. */
+WN_API void wn_server_stop(wn_server *srv);
+
 #ifdef __cplusplus
 }
 #endif

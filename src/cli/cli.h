@@ -25,6 +25,7 @@ typedef enum wn_cli_format { WN_FORMAT_TEXT = 0, WN_FORMAT_HTML, WN_FORMAT_JSON 
 int wn_cli_learn(int argc, char **argv);
 int wn_cli_detect(int argc, char **argv);
 int wn_cli_sites(int argc, char **argv);
+int wn_cli_serve(int argc, char **argv);
 
 /* The JSONL stream of `winnow detect --jsonl`: reads input ("-" for stdin)
  * line by line, detects with d, writes one JSON object per line. */
@@ -34,6 +35,7 @@ void wn_cli_usage_main(FILE *out);
 void wn_cli_usage_learn(FILE *out);
 void wn_cli_usage_detect(FILE *out);
 void wn_cli_usage_sites(FILE *out);
+void wn_cli_usage_serve(FILE *out);
 
 /* ---- shared helpers (common.c) ------------------------------------------- */
 

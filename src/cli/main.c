@@ -9,6 +9,7 @@
  *   winnow detect [--store DIR] [--site SITE | --url URL] [options] FILE|-
  *   winnow detect [--store DIR] --jsonl [options] [FILE|-]
  *   winnow sites --store DIR [--json] [SITE...]
+ *   winnow serve [--config FILE] [options]
  *   winnow --help | winnow <command> --help | winnow --version
  *
  * Exit codes (a contract: scripts rely on them; codes are only appended)
@@ -48,12 +49,15 @@ void wn_cli_usage_main(FILE *out) {
         "  detect   extract the main content of a page with its site's template, or\n"
         "           by a single-page method when there is none or the page fits badly\n"
         "  sites    list the stored sites, their templates and whether they drift\n"
+        "  serve    run the daemon: an HTTP API for detection and learning, and\n"
+        "           each configured site relearned on a schedule\n"
         "\n"
         "  winnow learn --store DIR --site SITE [--min-count N] KEY.html PAGE.html...\n"
         "  winnow learn --store DIR [--site SITE] [--n N] [crawl options] URL\n"
         "  winnow detect [--store DIR] [--site SITE | --url URL] [options] FILE|-\n"
         "  winnow detect [--store DIR] --jsonl [options] [FILE|-]\n"
         "  winnow sites --store DIR [--json] [SITE...]\n"
+        "  winnow serve [--config FILE] [--port N] [--store DIR] [options]\n"
         "\n"
         "'winnow <command> --help' describes a command's options;\n"
         "'winnow --version' prints the version.\n"
@@ -84,6 +88,8 @@ int main(int argc, char **argv) {
     rc = wn_cli_detect(argc - 1, argv + 1);
   } else if (strcmp(cmd, "sites") == 0) {
     rc = wn_cli_sites(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "serve") == 0) {
+    rc = wn_cli_serve(argc - 1, argv + 1);
   } else {
     rc = wn_cli_usage_error(NULL, "unknown command '%.100s'", cmd);
   }

@@ -79,6 +79,7 @@
 
 #define WN_STORE_DB_NAME "sites"
 #define WN_STORE_STATS_DB_NAME "stats"
+#define WN_STORE_SCHED_DB_NAME "schedule"
 #define WN_STORE_STATS_MAGIC "WNST"
 #define WN_STORE_STATS_VERSION 1u
 #define WN_STORE_STATS_LEN 52u
@@ -95,7 +96,9 @@ struct wn_store {
   MDB_env *env;
   MDB_dbi dbi;
   MDB_dbi stats_dbi;
+  MDB_dbi sched_dbi;
   int have_stats; /* 0: a read-only open of a store written before counters */
+  int have_sched; /* 0: a read-only open of a store no daemon scheduled */
   int read_only;
   int lockless; /* read-only without LMDB's lock file (wn_store_open) */
   int lock_ready;
@@ -733,7 +736,7 @@ static int store_env_open(wn_store *store, const char *dir, size_t map_size,
   if ((rc = mdb_env_create(&store->env)) != MDB_SUCCESS)
     return rc;
   if ((rc = mdb_env_set_mapsize(store->env, map_size)) != MDB_SUCCESS ||
-      (rc = mdb_env_set_maxdbs(store->env, 2)) != MDB_SUCCESS)
+      (rc = mdb_env_set_maxdbs(store->env, 3)) != MDB_SUCCESS)
     return rc;
   return mdb_env_open(store->env, dir, flags, 0644);
 }
@@ -855,6 +858,16 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
   } else if (!(rc == MDB_NOTFOUND && read_only)) {
     err = wn_diag_set(diag, WN_ESTORE, "store: cannot open the \"%s\" database in %s: %s",
                       WN_STORE_STATS_DB_NAME, dir, mdb_strerror(rc));
+    goto out;
+  }
+  /* The daemon's refresh schedule (wn_store_schedule_*), kept apart from
+   * the records: a site may be scheduled before it has a template. */
+  rc = mdb_dbi_open(txn, WN_STORE_SCHED_DB_NAME, read_only ? 0u : MDB_CREATE, &store->sched_dbi);
+  if (rc == MDB_SUCCESS) {
+    store->have_sched = 1;
+  } else if (!(rc == MDB_NOTFOUND && read_only)) {
+    err = wn_diag_set(diag, WN_ESTORE, "store: cannot open the \"%s\" database in %s: %s",
+                      WN_STORE_SCHED_DB_NAME, dir, mdb_strerror(rc));
     goto out;
   }
   /* Committing (even a read transaction) makes the DBI handle usable by
@@ -1319,3 +1332,150 @@ int wn_store_drifting(const wn_store_stats *stats, const wn_store_drift_policy *
   return (double)stats->recent_low >= share * (double)stats->recent_pages;
 }
 
+
+/* ---- the refresh schedule --------------------------------------------------
+ *
+ * One small value per site in the "schedule" database:
+ *
+ *   u32 magic "WNS1"  u64 last_success  u64 last_failure  u64 next_run
+ *   u32 failures  u32 last_duration_ms  u64 runs  u16 error length
+ *   error bytes  u32 checksum (as for records, of everything before it)
+ *
+ * A value that does not decode reads as WN_ECORRUPT for that site; the
+ * daemon then plans the site afresh instead of failing.
+ */
+#define WN_STORE_SCHED_MAGIC 0x31534e57u /* "WNS1" little-endian */
+#define WN_STORE_SCHED_FIXED 46u          /* bytes before the error text */
+
+wn_err wn_store_schedule_put(wn_store *store, const char *site, const wn_store_schedule *sched,
+                             wn_diag *diag) {
+  wn_err err = WN_OK;
+  MDB_txn *txn = NULL;
+  size_t site_len = 0;
+  int rc;
+  unsigned char bytes[WN_STORE_SCHED_FIXED + WN_STORE_MAX_SCHED_ERROR + 4];
+
+  if (!store || !sched)
+    return wn_diag_set(diag, WN_EINVAL, "store: schedule_put needs a store and a schedule");
+  if ((err = site_check(site, &site_len, diag)) ||
+      (err = store_check_writable(store, "schedule", site, diag)))
+    return err;
+  size_t elen = strnlen(sched->last_error, WN_STORE_MAX_SCHED_ERROR - 1);
+  le32_put(bytes, WN_STORE_SCHED_MAGIC);
+  le64_put(bytes + 4, (uint64_t)sched->last_success);
+  le64_put(bytes + 12, (uint64_t)sched->last_failure);
+  le64_put(bytes + 20, (uint64_t)sched->next_run);
+  le32_put(bytes + 28, sched->failures);
+  le32_put(bytes + 32, sched->last_duration_ms);
+  le64_put(bytes + 36, sched->runs);
+  bytes[44] = (unsigned char)(elen & 0xffu);
+  bytes[45] = (unsigned char)(elen >> 8);
+  memcpy(bytes + WN_STORE_SCHED_FIXED, sched->last_error, elen);
+  size_t len = WN_STORE_SCHED_FIXED + elen;
+  le32_put(bytes + len, record_checksum(bytes, len));
+  len += 4;
+
+  if ((rc = store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
+    goto out;
+  }
+  MDB_val key = site_key(site, site_len);
+  MDB_val value = {.mv_size = len, .mv_data = bytes};
+  if ((rc = mdb_put(txn, store->sched_dbi, &key, &value, 0)) != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot write the schedule", site, diag);
+    goto out;
+  }
+  rc = store_txn_commit(store, txn);
+  txn = NULL;
+  if (rc != MDB_SUCCESS)
+    err = store_mdb_error(store, rc, "cannot commit the schedule", site, diag);
+out:
+  if (txn)
+    store_txn_abort(store, txn);
+  return err;
+}
+
+wn_err wn_store_schedule_get(wn_store *store, const char *site, wn_store_schedule *out,
+                             wn_diag *diag) {
+  wn_err err = WN_OK;
+  MDB_txn *txn = NULL;
+  size_t site_len = 0;
+  int rc;
+
+  if (!store || !out)
+    return wn_diag_set(diag, WN_EINVAL, "store: schedule_get needs a store and an output");
+  memset(out, 0, sizeof *out);
+  if ((err = site_check(site, &site_len, diag)))
+    return err;
+  if (!store->have_sched)
+    return wn_diag_set(diag, WN_ENOTFOUND, "store: site %s has no schedule", site);
+  if ((rc = store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot begin a read transaction", site, diag);
+    goto out;
+  }
+  MDB_val key = site_key(site, site_len), value;
+  rc = mdb_get(txn, store->sched_dbi, &key, &value);
+  if (rc == MDB_NOTFOUND) {
+    err = wn_diag_set(diag, WN_ENOTFOUND, "store: site %s has no schedule", site);
+    goto out;
+  }
+  if (rc != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot read the schedule", site, diag);
+    goto out;
+  }
+  const unsigned char *b = value.mv_data;
+  size_t len = value.mv_size;
+  size_t elen = len >= WN_STORE_SCHED_FIXED ? (size_t)b[44] | ((size_t)b[45] << 8) : 0;
+  if (len < WN_STORE_SCHED_FIXED + 4 || le32_get(b) != WN_STORE_SCHED_MAGIC ||
+      elen >= WN_STORE_MAX_SCHED_ERROR || len != WN_STORE_SCHED_FIXED + elen + 4 ||
+      le32_get(b + len - 4) != record_checksum(b, len - 4)) {
+    err = wn_diag_set(diag, WN_ECORRUPT, "store: the schedule of site %s is damaged", site);
+    goto out;
+  }
+  out->last_success = i64_from_u64(le64_get(b + 4));
+  out->last_failure = i64_from_u64(le64_get(b + 12));
+  out->next_run = i64_from_u64(le64_get(b + 20));
+  out->failures = le32_get(b + 28);
+  out->last_duration_ms = le32_get(b + 32);
+  out->runs = le64_get(b + 36);
+  memcpy(out->last_error, b + WN_STORE_SCHED_FIXED, elen);
+  out->last_error[elen] = '\0';
+out:
+  if (txn)
+    store_txn_abort(store, txn);
+  return err;
+}
+
+wn_err wn_store_schedule_delete(wn_store *store, const char *site, wn_diag *diag) {
+  wn_err err = WN_OK;
+  MDB_txn *txn = NULL;
+  size_t site_len = 0;
+  int rc;
+  if (!store)
+    return wn_diag_set(diag, WN_EINVAL, "store: schedule_delete needs a store");
+  if ((err = site_check(site, &site_len, diag)) ||
+      (err = store_check_writable(store, "unschedule", site, diag)))
+    return err;
+  if ((rc = store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
+    goto out;
+  }
+  MDB_val key = site_key(site, site_len);
+  rc = mdb_del(txn, store->sched_dbi, &key, NULL);
+  if (rc == MDB_NOTFOUND) {
+    err = wn_diag_set(diag, WN_ENOTFOUND, "store: site %s has no schedule", site);
+    goto out;
+  }
+  if (rc != MDB_SUCCESS) {
+    err = store_mdb_error(store, rc, "cannot delete the schedule", site, diag);
+    goto out;
+  }
+  rc = store_txn_commit(store, txn);
+  txn = NULL;
+  if (rc != MDB_SUCCESS)
+    err = store_mdb_error(store, rc, "cannot commit the schedule", site, diag);
+out:
+  if (txn)
+    store_txn_abort(store, txn);
+  return err;
+}

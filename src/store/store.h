@@ -177,4 +177,32 @@ wn_err wn_store_record_encode(const wn_store_record *record, wn_buf *out, wn_dia
 wn_err wn_store_record_decode(const void *bytes, size_t len, wn_store_record **out,
                               wn_diag *diag);
 
+/* ---- the refresh schedule ----------------------------------------------------
+ *
+ * What the daemon's scheduler knows about a site (winnow serve), kept per
+ * site in its own database so that it survives a restart and exists before
+ * the site's first template. One small write transaction per update.
+ */
+#define WN_STORE_MAX_SCHED_ERROR 512u /* bytes of last_error, NUL included */
+
+typedef struct wn_store_schedule {
+  int64_t last_success;      /* Unix time in ms of the last good learn; 0: never */
+  int64_t last_failure;      /* ... of the last failed one; 0: never */
+  int64_t next_run;          /* when the next learn is due (Unix ms); 0: at once */
+  uint32_t failures;         /* failed learns since the last good one */
+  uint32_t last_duration_ms; /* of the last learn, good or not */
+  uint64_t runs;             /* learns so far */
+  char last_error[WN_STORE_MAX_SCHED_ERROR]; /* why the last failure failed, or "" */
+} wn_store_schedule;
+
+/* Writes a site's schedule (last_error is cut to fit). */
+wn_err wn_store_schedule_put(wn_store *store, const char *site, const wn_store_schedule *sched,
+                             wn_diag *diag);
+/* Reads it: WN_ENOTFOUND when the site has none, WN_ECORRUPT when it does
+ * not decode. */
+wn_err wn_store_schedule_get(wn_store *store, const char *site, wn_store_schedule *out,
+                             wn_diag *diag);
+/* Forgets it: WN_ENOTFOUND when the site had none. */
+wn_err wn_store_schedule_delete(wn_store *store, const char *site, wn_diag *diag);
+
 #endif /* WN_STORE_H */
