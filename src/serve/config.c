@@ -230,7 +230,7 @@ static wn_err wn_set_learn_key(wn_learn_options *learn, const char *name, const 
   if (strcmp(name, "by_domain") == 0)
     return wn_get_bool(v, &learn->by_domain, loc, key, diag);
   if (strcmp(name, "selector") == 0) {
-    if (!wn_detect_selector_parse(v, &learn->selector))
+    if (wn_detect_selector_parse(v, &learn->selector) != 0)
       return wn_cfg_error(diag, loc, key, "\"%s\" is not a selector (cues, paper, region)", v);
     return WN_OK;
   }
@@ -366,7 +366,7 @@ static wn_err wn_set_key(wn_serve_config *cfg, const char *section, const char *
     if (strcmp(name, "min_confidence") == 0)
       return wn_get_share(v, 1.0, &d->detect.min_confidence, loc, key, diag);
     if (strcmp(name, "fallback") == 0) {
-      if (!wn_single_method_parse(v, &d->detect.fallback))
+      if (wn_single_method_parse(v, &d->detect.fallback) != 0)
         return wn_cfg_error(diag, loc, key, "\"%s\" is not a single-page method (danag, cnr)", v);
       return WN_OK;
     }
@@ -674,6 +674,8 @@ static wn_err wn_config_document(wn_serve_config *cfg, yaml_document_t *doc, wn_
         return wn_cfg_error(diag, &loc, section, "section is given twice");
     }
     wn_err err;
+    if (!wn_section_known(section))
+      return wn_cfg_error(diag, &loc, section, "unknown section (%s)", wn_sections);
     if (strcmp(section, "sites") == 0) {
       if ((err = wn_config_sites(cfg, doc, v, diag)))
         return err;
@@ -682,8 +684,6 @@ static wn_err wn_config_document(wn_serve_config *cfg, yaml_document_t *doc, wn_
     if (v->type == YAML_SCALAR_NODE && !*wn_scalar(v))
       continue; /* "crawler:" with nothing under it */
     if (v->type != YAML_MAPPING_NODE) {
-      if (!wn_section_known(section))
-        return wn_cfg_error(diag, &loc, section, "unknown section (%s)", wn_sections);
       return wn_cfg_error(diag, &loc, section, "must be a mapping of keys");
     }
     for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {

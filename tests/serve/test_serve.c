@@ -1,0 +1,1012 @@
+/*
+ * tests/serve: the daemon over real HTTP. Each test starts a server
+ * (wn_server_start, or the `winnow serve` process for signals) on an
+ * ephemeral loopback port with a store in a temporary directory, serves the
+ * fixture news site with the test HTTP server, and drives the API with
+ * libcurl: detect, learn through the API, a scheduled refresh that fires, a
+ * drift-triggered relearn, a failed refresh that keeps the old template, a
+ * restart that keeps the schedule, configuration errors, every bad request,
+ * SIGHUP and SIGTERM, and detection while the template is being replaced.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include <winnow/winnow.h>
+
+#include "wn_httpd.h"
+
+#define KEY_PAGE "/news/2015/article-7.html"
+#define PAGE8 WN_FIXTURES "/nset-site/news/2015/article-8.html"
+#define OTHER_LAYOUT WN_FIXTURES "/site/article-6.html"
+#define CONTENT8 "Flood barriers to be raised"
+
+static char g_tmp[2048];
+static int g_seq;
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static char *read_file(const char *path, size_t *len) {
+  char *bytes = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_file_read(path, WN_PAGE_MAX_BYTES, &bytes, len, &diag);
+  if (err)
+    fail_msg("%s", wn_diag_message(&diag, err));
+  return bytes;
+}
+
+/* A fresh directory name under the test's temporary directory. */
+static void tmp_path(char *out, size_t size, const char *what) {
+  snprintf(out, size, "%s/%s-%d", g_tmp, what, ++g_seq);
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  assert_true(fputs(text, f) >= 0);
+  assert_int_equal(fclose(f), 0);
+}
+
+/* ---- an HTTP client ------------------------------------------------------------ */
+
+typedef struct reply {
+  long status;
+  char *body;
+  size_t len;
+  char allow[256];
+  char location[256];
+} reply;
+
+static size_t on_body(char *data, size_t size, size_t n, void *ctx) {
+  reply *r = ctx;
+  size_t add = size * n;
+  char *grown = realloc(r->body, r->len + add + 1);
+  if (!grown)
+    return 0;
+  memcpy(grown + r->len, data, add);
+  r->len += add;
+  grown[r->len] = '\0';
+  r->body = grown;
+  return add;
+}
+
+static size_t on_header(char *data, size_t size, size_t n, void *ctx) {
+  reply *r = ctx;
+  size_t len = size * n;
+  char line[256];
+  size_t k = len < sizeof line - 1 ? len : sizeof line - 1;
+  memcpy(line, data, k);
+  line[k] = '\0';
+  line[strcspn(line, "\r\n")] = '\0';
+  if (strncasecmp(line, "Allow: ", 7) == 0)
+    snprintf(r->allow, sizeof r->allow, "%.200s", line + 7);
+  if (strncasecmp(line, "Location: ", 10) == 0)
+    snprintf(r->location, sizeof r->location, "%.200s", line + 10);
+  return len;
+}
+
+/* A body sent slowly, in pieces, chunked (no Content-Length). */
+typedef struct slow_body {
+  const char *data;
+  size_t len, pos, piece;
+  long pause_ms;
+} slow_body;
+
+static size_t on_read(char *buf, size_t size, size_t n, void *ctx) {
+  slow_body *b = ctx;
+  if (b->pos >= b->len)
+    return 0;
+  if (b->pause_ms && b->pos > 0)
+    sleep_ms(b->pause_ms);
+  size_t k = b->len - b->pos;
+  if (k > b->piece)
+    k = b->piece;
+  if (k > size * n)
+    k = size * n;
+  memcpy(buf, b->data + b->pos, k);
+  b->pos += k;
+  return k;
+}
+
+/* One request; headers is a NULL-terminated list of "Name: value". */
+static reply http_ex(uint16_t port, const char *method, const char *path, const char *body,
+                     size_t len, const char *const *headers, slow_body *slow) {
+  reply r;
+  memset(&r, 0, sizeof r);
+  CURL *c = curl_easy_init();
+  assert_non_null(c);
+  char url[4096];
+  snprintf(url, sizeof url, "http://127.0.0.1:%u%s", (unsigned)port, path);
+  struct curl_slist *hl = NULL;
+  for (size_t i = 0; headers && headers[i]; i++)
+    hl = curl_slist_append(hl, headers[i]);
+  curl_easy_setopt(c, CURLOPT_URL, url);
+  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  if (slow) {
+    hl = curl_slist_append(hl, "Transfer-Encoding: chunked");
+    curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(c, CURLOPT_READFUNCTION, on_read);
+    curl_easy_setopt(c, CURLOPT_READDATA, slow);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+  } else if (body) {
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+  }
+  if (strcmp(method, "HEAD") == 0)
+    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+  hl = curl_slist_append(hl, "Expect:");
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+  CURLcode rc = curl_easy_perform(c);
+  if (rc != CURLE_OK)
+    r.status = -1;
+  else
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+  curl_slist_free_all(hl);
+  curl_easy_cleanup(c);
+  return r;
+}
+
+static reply http(uint16_t port, const char *method, const char *path, const char *body,
+                  const char *const *headers) {
+  return http_ex(port, method, path, body, body ? strlen(body) : 0, headers, NULL);
+}
+
+static json_t *reply_json(const reply *r) {
+  json_error_t err;
+  json_t *j = json_loadb(r->body ? r->body : "", r->len, 0, &err);
+  if (!j)
+    fail_msg("not JSON (status %ld): %.300s", r->status, r->body ? r->body : "");
+  return j;
+}
+
+static void reply_free(reply *r) { free(r->body); }
+
+/* ---- a server under test ------------------------------------------------------- */
+
+typedef struct fixture {
+  wn_httpd *site_srv;
+  char site[WN_SITE_MAX + 1];
+  char key_url[256];
+  char store[2200];
+  char config[2200];
+  wn_server *srv;
+  uint16_t port;
+} fixture;
+
+/* Writes a configuration: the store, port 0, the fixture site with the
+ * given extra YAML appended to the sections (extra may hold any keys). */
+static void write_config(fixture *f, const char *extra_top, const char *site_extra) {
+  char text[8192];
+  snprintf(text, sizeof text,
+           "store:\n  path: %s\n"
+           "listen:\n  port: 0\n  workers: 4\n  max_body: 256KiB\n%s"
+           "crawler:\n  host_delay: 20ms\n"
+           "%s"
+           "sites:\n  - url: %s\n%s",
+           f->store, extra_top ? extra_top : "", "", f->key_url, site_extra ? site_extra : "");
+  write_text(f->config, text);
+}
+
+static void fixture_init(fixture *f) {
+  memset(f, 0, sizeof *f);
+  f->site_srv = wn_httpd_start(WN_FIXTURES "/nset-site");
+  assert_non_null(f->site_srv);
+  assert_int_equal(wn_httpd_url(f->site_srv, KEY_PAGE, f->key_url, sizeof f->key_url), 0);
+  snprintf(f->site, sizeof f->site, "127.0.0.1:%u", (unsigned)wn_httpd_port(f->site_srv));
+  tmp_path(f->store, sizeof f->store, "store");
+  tmp_path(f->config, sizeof f->config, "config.yaml");
+}
+
+static void fixture_start(fixture *f, const char *const *sets) {
+  wn_serve_config *cfg = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_serve_config_load(f->config, &cfg, &diag);
+  if (err)
+    fail_msg("config: %s", wn_diag_message(&diag, err));
+  for (size_t i = 0; sets && sets[i]; i += 2) {
+    err = wn_serve_config_set(cfg, sets[i], sets[i + 1], &diag);
+    if (err)
+      fail_msg("set %s: %s", sets[i], wn_diag_message(&diag, err));
+  }
+  err = wn_server_start(cfg, &f->srv, &diag);
+  wn_serve_config_free(cfg);
+  if (err)
+    fail_msg("start: %s", wn_diag_message(&diag, err));
+  f->port = wn_server_port(f->srv);
+  assert_true(f->port > 0);
+}
+
+static void fixture_stop(fixture *f) {
+  wn_server_stop(f->srv);
+  f->srv = NULL;
+  wn_httpd_stop(f->site_srv);
+  f->site_srv = NULL;
+}
+
+/* GET /v1/sites/{site} as JSON (NULL on 404). */
+static json_t *site_json(uint16_t port, const char *site) {
+  char path[512];
+  snprintf(path, sizeof path, "/v1/sites/%s", site);
+  reply r = http(port, "GET", path, NULL, NULL);
+  json_t *j = r.status == 200 ? reply_json(&r) : NULL;
+  reply_free(&r);
+  return j;
+}
+
+static long long site_generation(uint16_t port, const char *site) {
+  json_t *j = site_json(port, site);
+  if (!j)
+    return -1;
+  json_t *g = json_object_get(json_object_get(j, "template"), "generation");
+  long long gen = json_is_integer(g) ? (long long)json_integer_value(g) : 0;
+  json_decref(j);
+  return gen;
+}
+
+static long long schedule_int(uint16_t port, const char *site, const char *key) {
+  json_t *j = site_json(port, site);
+  if (!j)
+    return -1;
+  json_t *v = json_object_get(json_object_get(j, "schedule"), key);
+  long long n = json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+  json_decref(j);
+  return n;
+}
+
+/* Waits (up to ms) until the site's generation is at least gen. */
+static long long wait_generation(uint16_t port, const char *site, long long gen, long ms) {
+  long long g = -1;
+  for (long waited = 0; waited <= ms; waited += 50) {
+    g = site_generation(port, site);
+    if (g >= gen)
+      return g;
+    sleep_ms(50);
+  }
+  return g;
+}
+
+/* POST /v1/detect of a file for url; the parsed JSON answer. */
+static json_t *detect_file(uint16_t port, const char *file, const char *url, long *status) {
+  size_t len = 0;
+  char *bytes = read_file(file, &len);
+  char path[1024];
+  char *esc = curl_easy_escape(NULL, url, 0);
+  snprintf(path, sizeof path, "/v1/detect?url=%s", esc);
+  curl_free(esc);
+  reply r = http_ex(port, "POST", path, bytes, len, NULL, NULL);
+  free(bytes);
+  *status = r.status;
+  json_t *j = reply_json(&r);
+  reply_free(&r);
+  return j;
+}
+
+/* ---- tests ------------------------------------------------------------------------ */
+
+static void test_detect_and_learn_over_http(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  /* A long interval: only the first learn runs by itself. */
+  write_config(&f, NULL, "    interval: 1h\n");
+  const char *sets[] = {"refresh.jitter", "0", NULL};
+  fixture_start(&f, sets);
+
+  reply r = http(f.port, "GET", "/healthz", NULL, NULL);
+  assert_int_equal(r.status, 200);
+  assert_non_null(strstr(r.body, "\"ok\""));
+  reply_free(&r);
+
+  /* The first learn of a configured site starts by itself. */
+  assert_int_equal(wait_generation(f.port, f.site, 1, 20000), 1);
+
+  char url8[256];
+  wn_httpd_url(f.site_srv, "/news/2015/article-8.html", url8, sizeof url8);
+  long status = 0;
+  json_t *j = detect_file(f.port, PAGE8, url8, &status);
+  assert_int_equal(status, 200);
+  assert_string_equal(json_string_value(json_object_get(j, "method")), "template");
+  assert_string_equal(json_string_value(json_object_get(j, "site")), f.site);
+  assert_non_null(strstr(json_string_value(json_object_get(j, "text")), CONTENT8));
+  json_decref(j);
+
+  /* The same as JSON in, and as plain text out. */
+  size_t len = 0;
+  char *page = read_file(PAGE8, &len);
+  json_t *in = json_object();
+  json_object_set_new(in, "url", json_string(url8));
+  json_object_set_new(in, "html", json_stringn(page, len));
+  json_object_set_new(in, "format", json_string("text"));
+  char *body = json_dumps(in, 0);
+  const char *jh[] = {"Content-Type: application/json", NULL};
+  r = http(f.port, "POST", "/v1/detect", body, jh);
+  assert_int_equal(r.status, 200);
+  assert_true(strncmp(r.body, CONTENT8, strlen(CONTENT8)) == 0);
+  reply_free(&r);
+  free(body);
+  json_decref(in);
+
+  /* format=html gives the content's elements. */
+  char path[1024];
+  char *esc = curl_easy_escape(NULL, url8, 0);
+  snprintf(path, sizeof path, "/v1/detect?format=html&url=%s", esc);
+  curl_free(esc);
+  r = http_ex(f.port, "POST", path, page, len, NULL, NULL);
+  assert_int_equal(r.status, 200);
+  assert_non_null(strstr(r.body, "<"));
+  assert_non_null(strstr(r.body, CONTENT8));
+  reply_free(&r);
+
+  /* A page with no site at all goes to the single-page method. */
+  r = http_ex(f.port, "POST", "/v1/detect", page, len, NULL, NULL);
+  assert_int_equal(r.status, 200);
+  j = reply_json(&r);
+  assert_string_equal(json_string_value(json_object_get(j, "method")), "danag");
+  json_decref(j);
+  reply_free(&r);
+  free(page);
+
+  /* Learn through the API: 202, a job, then done with generation 2. */
+  char learn[512];
+  snprintf(learn, sizeof learn, "{\"url\": \"%s\"}", f.key_url);
+  r = http(f.port, "POST", "/v1/learn", learn, jh);
+  assert_int_equal(r.status, 202);
+  j = reply_json(&r);
+  long long id = (long long)json_integer_value(json_object_get(j, "job"));
+  assert_true(id >= 2);
+  assert_non_null(strstr(r.location, "/v1/jobs/"));
+  json_decref(j);
+  reply_free(&r);
+  char jobpath[64];
+  snprintf(jobpath, sizeof jobpath, "/v1/jobs/%lld", id);
+  const char *st = NULL;
+  for (int i = 0; i < 400; i++) {
+    r = http(f.port, "GET", jobpath, NULL, NULL);
+    assert_int_equal(r.status, 200);
+    j = reply_json(&r);
+    reply_free(&r);
+    st = json_string_value(json_object_get(j, "state"));
+    if (strcmp(st, "done") == 0 || strcmp(st, "failed") == 0)
+      break;
+    json_decref(j);
+    j = NULL;
+    sleep_ms(50);
+  }
+  assert_non_null(j);
+  assert_string_equal(json_string_value(json_object_get(j, "state")), "done");
+  assert_int_equal(json_integer_value(json_object_get(j, "generation")), 2);
+  assert_true(json_integer_value(json_object_get(j, "pages_used")) >= 2);
+  json_decref(j);
+  assert_int_equal(site_generation(f.port, f.site), 2);
+
+  /* Learning from pages given in the request. */
+  size_t l7 = 0, l8 = 0;
+  char *p7 = read_file(WN_FIXTURES "/nset-site/news/2015/article-7.html", &l7);
+  char *p8 = read_file(PAGE8, &l8);
+  in = json_pack("{s:s, s:[{s:s, s:s%}, {s:s, s:s%}]}", "site", f.site, "pages", "url", f.key_url,
+                 "html", p7, l7, "url", url8, "html", p8, l8);
+  assert_non_null(in);
+  body = json_dumps(in, 0);
+  r = http(f.port, "POST", "/v1/learn", body, jh);
+  assert_int_equal(r.status, 202);
+  reply_free(&r);
+  free(body);
+  json_decref(in);
+  free(p7);
+  free(p8);
+  assert_int_equal(wait_generation(f.port, f.site, 3, 20000), 3);
+
+  /* The list, and the metrics that counted all this. */
+  r = http(f.port, "GET", "/v1/sites", NULL, NULL);
+  assert_int_equal(r.status, 200);
+  assert_non_null(strstr(r.body, f.site));
+  reply_free(&r);
+  r = http(f.port, "GET", "/metrics", NULL, NULL);
+  assert_int_equal(r.status, 200);
+  assert_non_null(strstr(r.body, "winnow_detections_total{method=\"template\"} 3"));
+  assert_non_null(strstr(r.body, "winnow_detections_total{method=\"danag\"} 1"));
+  assert_non_null(strstr(r.body, "winnow_learn_runs_total{result=\"success\"} 3"));
+  assert_non_null(strstr(r.body, "winnow_http_requests_total{endpoint=\"detect\",code=\"200\"} 4"));
+  assert_non_null(strstr(r.body, "winnow_http_request_duration_seconds_bucket{endpoint=\"detect\""));
+  assert_non_null(strstr(r.body, "winnow_sites 1"));
+  assert_non_null(strstr(r.body, "winnow_store_bytes "));
+  reply_free(&r);
+
+  /* Deleting the site. */
+  char sp[300];
+  snprintf(sp, sizeof sp, "/v1/sites/%s", f.site);
+  r = http(f.port, "DELETE", sp, NULL, NULL);
+  assert_int_equal(r.status, 200);
+  reply_free(&r);
+  json_t *after = site_json(f.port, f.site); /* configured: still listed, no template */
+  assert_non_null(after);
+  assert_true(json_is_null(json_object_get(after, "template")));
+  json_decref(after);
+  fixture_stop(&f);
+}
+
+static void test_scheduled_refresh_fires(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  write_config(&f, "refresh:\n  interval: 1s\n  jitter: 0\n", NULL);
+  fixture_start(&f, NULL);
+  /* Learned at once, then again every second. */
+  assert_true(wait_generation(f.port, f.site, 3, 30000) >= 3);
+  assert_true(schedule_int(f.port, f.site, "runs") >= 3);
+  reply r = http(f.port, "GET", "/metrics", NULL, NULL);
+  assert_non_null(strstr(r.body, "winnow_learn_triggers_total{trigger=\"interval\"}"));
+  assert_null(strstr(r.body, "winnow_learn_triggers_total{trigger=\"interval\"} 0\n"));
+  reply_free(&r);
+  fixture_stop(&f);
+}
+
+static void test_drift_triggers_relearn(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  write_config(&f,
+               "refresh:\n  interval: 1h\n  jitter: 0\n  drift_min_age: 0s\n"
+               "detection:\n  flush_pages: 1\n  drift_min_pages: 3\n  drift_low_share: 50%\n",
+               NULL);
+  fixture_start(&f, NULL);
+  assert_int_equal(wait_generation(f.port, f.site, 1, 20000), 1);
+  /* Pages of another layout under the site's URLs: they fit badly. */
+  char url[256];
+  for (int i = 0; i < 6; i++) {
+    char p[64];
+    snprintf(p, sizeof p, "/news/2016/redesign-%d.html", i);
+    wn_httpd_url(f.site_srv, p, url, sizeof url);
+    long status = 0;
+    json_t *j = detect_file(f.port, OTHER_LAYOUT, url, &status);
+    assert_int_equal(status, 200);
+    assert_string_equal(json_string_value(json_object_get(j, "fallback")), "low confidence");
+    json_decref(j);
+  }
+  /* The drift report makes the scheduler relearn now, not in an hour. */
+  assert_int_equal(wait_generation(f.port, f.site, 2, 20000), 2);
+  reply r = http(f.port, "GET", "/metrics", NULL, NULL);
+  assert_non_null(strstr(r.body, "winnow_learn_triggers_total{trigger=\"drift\"} 1"));
+  assert_null(strstr(r.body, "winnow_drift_events_total 0\n"));
+  reply_free(&r);
+  fixture_stop(&f);
+}
+
+static void test_failed_refresh_keeps_template(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  write_config(&f,
+               "refresh:\n  interval: 1s\n  jitter: 0\n  retry_min: 200ms\n  retry_max: 400ms\n"
+               "crawler:\n  timeout: 2s\n",
+               NULL);
+  /* The crawler section is given twice above: the loader says so. */
+  wn_serve_config *cfg = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_serve_config_load(f.config, &cfg, &diag), WN_EINVAL);
+  assert_non_null(strstr(diag.msg, "crawler: section is given twice"));
+  write_config(&f, "refresh:\n  interval: 1s\n  jitter: 0\n  retry_min: 200ms\n  retry_max: 400ms\n",
+               NULL);
+  fixture_start(&f, NULL);
+  assert_int_equal(wait_generation(f.port, f.site, 1, 20000), 1);
+  /* The site goes away: every refresh from now on fails. */
+  wn_httpd_stop(f.site_srv);
+  f.site_srv = NULL;
+  long long failures = 0;
+  for (int i = 0; i < 200 && failures < 2; i++) {
+    failures = schedule_int(f.port, f.site, "failures");
+    sleep_ms(50);
+  }
+  assert_true(failures >= 2);
+  json_t *j = site_json(f.port, f.site);
+  json_t *sched = json_object_get(j, "schedule");
+  assert_true(json_is_string(json_object_get(sched, "last_error")));
+  assert_true(json_is_string(json_object_get(sched, "last_failure")));
+  /* The template that was there still is, and still serves. */
+  long long gen = (long long)json_integer_value(
+      json_object_get(json_object_get(j, "template"), "generation"));
+  json_decref(j);
+  assert_true(gen >= 1);
+  char url8[256];
+  snprintf(url8, sizeof url8, "http://%.200s/news/2015/article-8.html", f.site);
+  long status = 0;
+  j = detect_file(f.port, PAGE8, url8, &status);
+  assert_int_equal(status, 200);
+  assert_string_equal(json_string_value(json_object_get(j, "method")), "template");
+  json_decref(j);
+  reply r = http(f.port, "GET", "/metrics", NULL, NULL);
+  assert_null(strstr(r.body, "winnow_learn_runs_total{result=\"failure\"} 0\n"));
+  reply_free(&r);
+  fixture_stop(&f);
+}
+
+static void test_restart_keeps_schedule(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  write_config(&f, "refresh:\n  interval: 1h\n", NULL);
+  fixture_start(&f, NULL);
+  assert_int_equal(wait_generation(f.port, f.site, 1, 20000), 1);
+  json_t *first = site_json(f.port, f.site);
+  json_t *before = json_deep_copy(json_object_get(first, "schedule"));
+  json_decref(first);
+  assert_non_null(before);
+  wn_server_stop(f.srv);
+
+  /* Started again on the same store: the schedule is the stored one, and
+   * the site is not learned again before its time. */
+  fixture_start(&f, NULL);
+  sleep_ms(600);
+  json_t *j = site_json(f.port, f.site);
+  json_t *after = json_object_get(j, "schedule");
+  assert_string_equal(json_string_value(json_object_get(after, "last_success")),
+                      json_string_value(json_object_get(before, "last_success")));
+  assert_string_equal(json_string_value(json_object_get(after, "next_run")),
+                      json_string_value(json_object_get(before, "next_run")));
+  assert_int_equal(json_integer_value(json_object_get(after, "runs")), 1);
+  assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "template"), "generation")),
+                   1);
+  json_decref(j);
+  json_decref(before);
+  fixture_stop(&f);
+}
+
+static void expect_config_error(const char *yaml, const char *expect) {
+  char path[2200];
+  tmp_path(path, sizeof path, "bad.yaml");
+  write_text(path, yaml);
+  wn_serve_config *cfg = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_serve_config_load(path, &cfg, &diag);
+  assert_int_equal(err, WN_EINVAL);
+  assert_null(cfg);
+  char want[2600];
+  snprintf(want, sizeof want, "%s:%s", path, expect);
+  if (!strstr(diag.msg, want))
+    fail_msg("expected \"%s\" in \"%s\"", want, diag.msg);
+}
+
+static void test_config_errors(void **state) {
+  (void)state;
+  expect_config_error("listen:\n  port: 80\n  bogus: 1\n", "3: listen.bogus: unknown key");
+  expect_config_error("listen:\n  port: 70000\n", "2: listen.port: \"70000\" is not a whole number");
+  expect_config_error("refresh:\n  interval: 5 parsecs\n", "2: refresh.interval: \"5 parsecs\" is not a duration");
+  expect_config_error("store:\n  map_size: lots\n", "2: store.map_size: \"lots\" is not a size");
+  expect_config_error("learning:\n  selector: best\n", "2: learning.selector: \"best\" is not a selector");
+  expect_config_error("lisen:\n  port: 1\n", "1: lisen: unknown section");
+  expect_config_error("listen:\n  port: [1\n", "3: ");
+  expect_config_error("sites:\n  - url: ftp://example.com/\n", "2: sites[0]: ftp URLs are not supported");
+  expect_config_error("sites:\n  - n: 3\n", "2: sites[0]: has no url");
+  expect_config_error("sites:\n  - url: http://a.example/x\n  - url: http://a.example/y\n",
+                      "3: sites[1]: site a.example is configured twice");
+  expect_config_error("sites:\n  - url: http://a.example/x\n    nn: 3\n", "3: sites[0].nn: unknown key");
+  expect_config_error("sites:\n  - url: http://a.example/x\n    n: 0\n", "3: sites[0].n: \"0\" is not a whole number");
+  expect_config_error("refresh:\n  retry_min: 2h\n  retry_max: 1h\n", "0: refresh.retry_min: is longer than refresh.retry_max");
+  expect_config_error("listen: 8080\n", "1: listen: must be a mapping of keys");
+  expect_config_error("listen:\n  token_file: /nonexistent/winnow-token\n", "2: listen.token_file: ");
+
+  /* A flag is checked the same way, and names its key. */
+  wn_serve_config *cfg = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_serve_config_load(NULL, &cfg, &diag), WN_OK);
+  assert_int_equal(wn_serve_config_set(cfg, "listen.port", "http", &diag), WN_EINVAL);
+  assert_non_null(strstr(diag.msg, "listen.port: \"http\" is not a whole number"));
+  assert_int_equal(wn_serve_config_set(cfg, "port", "1", &diag), WN_EINVAL);
+  assert_int_equal(wn_serve_config_set(cfg, "refresh.interval", "6h", &diag), WN_OK);
+  wn_serve_config_free(cfg);
+
+  /* The shipped configuration is valid. */
+  assert_int_equal(wn_serve_config_load(WN_SOURCE_DIR "/config/winnow.yaml", &cfg, &diag), WN_OK);
+  wn_serve_config_free(cfg);
+}
+
+static void test_bad_requests(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  char token_file[2200];
+  tmp_path(token_file, sizeof token_file, "token");
+  write_text(token_file, "s3cret-token\n");
+  char extra[2600];
+  snprintf(extra, sizeof extra, "  token_file: %s\n", token_file);
+  write_config(&f, extra, "    interval: 1h\n");
+  fixture_start(&f, NULL);
+  const char *jh[] = {"Content-Type: application/json", NULL};
+  const char *auth[] = {"Content-Type: application/json", "Authorization: Bearer s3cret-token",
+                        NULL};
+  const char *wrong[] = {"Authorization: Bearer guess", NULL};
+
+  /* Admin endpoints need the token. */
+  reply r = http(f.port, "POST", "/v1/learn", "{\"url\": \"http://x.example/\"}", jh);
+  assert_int_equal(r.status, 401);
+  reply_free(&r);
+  r = http(f.port, "GET", "/v1/jobs", NULL, wrong);
+  assert_int_equal(r.status, 401);
+  reply_free(&r);
+  char sp[300];
+  snprintf(sp, sizeof sp, "/v1/sites/%s", f.site);
+  r = http(f.port, "DELETE", sp, NULL, NULL);
+  assert_int_equal(r.status, 401);
+  reply_free(&r);
+  r = http(f.port, "GET", "/v1/jobs", NULL, auth);
+  assert_int_equal(r.status, 200);
+  reply_free(&r);
+  /* Learning only for configured sites. */
+  r = http(f.port, "POST", "/v1/learn", "{\"url\": \"http://elsewhere.example/a.html\"}", auth);
+  assert_int_equal(r.status, 403);
+  reply_free(&r);
+  /* Malformed JSON, wrong shapes. */
+  r = http(f.port, "POST", "/v1/learn", "{\"url\": ", auth);
+  assert_int_equal(r.status, 400);
+  reply_free(&r);
+  r = http(f.port, "POST", "/v1/learn", "[1, 2]", auth);
+  assert_int_equal(r.status, 400);
+  reply_free(&r);
+  r = http(f.port, "POST", "/v1/learn", "{\"url\": \"ftp://x.example/\"}", auth);
+  assert_int_equal(r.status, 400);
+  reply_free(&r);
+  r = http(f.port, "POST", "/v1/detect", "{\"html\": 5}", jh);
+  assert_int_equal(r.status, 400);
+  reply_free(&r);
+  r = http(f.port, "POST", "/v1/detect", "not json", jh);
+  assert_int_equal(r.status, 400);
+  assert_non_null(strstr(r.body, "bad_json"));
+  reply_free(&r);
+  r = http(f.port, "POST", "/v1/detect", "", NULL);
+  assert_int_equal(r.status, 400);
+  reply_free(&r);
+  r = http(f.port, "POST", "/v1/detect?format=pdf", "<p>x</p>", NULL);
+  assert_int_equal(r.status, 400);
+  reply_free(&r);
+  /* Not HTML. */
+  static const char gz[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\xff\xff";
+  r = http_ex(f.port, "POST", "/v1/detect?url=http://a.example/x", gz, sizeof gz, NULL, NULL);
+  assert_int_equal(r.status, 422);
+  assert_non_null(strstr(r.body, "WN_ENOTHTML"));
+  reply_free(&r);
+  /* Too big: declared, and chunked (no length to check first). */
+  size_t big = 300 * 1024;
+  char *page = malloc(big);
+  assert_non_null(page);
+  memset(page, 'a', big);
+  memcpy(page, "<p>", 3);
+  r = http_ex(f.port, "POST", "/v1/detect", page, big, NULL, NULL);
+  assert_int_equal(r.status, 413);
+  reply_free(&r);
+  slow_body sb = {page, big, 0, 16 * 1024, 0};
+  r = http_ex(f.port, "POST", "/v1/detect", NULL, 0, NULL, &sb);
+  assert_int_equal(r.status, 413);
+  reply_free(&r);
+  free(page);
+  /* Unknown paths, wrong methods. */
+  r = http(f.port, "GET", "/v2/detect", NULL, NULL);
+  assert_int_equal(r.status, 404);
+  reply_free(&r);
+  r = http(f.port, "GET", "/v1/detect", NULL, NULL);
+  assert_int_equal(r.status, 405);
+  assert_string_equal(r.allow, "POST");
+  reply_free(&r);
+  r = http(f.port, "PUT", "/v1/sites", NULL, NULL);
+  assert_int_equal(r.status, 405);
+  reply_free(&r);
+  r = http(f.port, "POST", "/healthz", "x", NULL);
+  assert_int_equal(r.status, 405);
+  reply_free(&r);
+  r = http(f.port, "GET", "/v1/jobs/12345", NULL, auth);
+  assert_int_equal(r.status, 404);
+  reply_free(&r);
+  r = http(f.port, "GET", "/v1/jobs/abc", NULL, auth);
+  assert_int_equal(r.status, 404);
+  reply_free(&r);
+  r = http(f.port, "GET", "/v1/sites/nothing.example", NULL, NULL);
+  assert_int_equal(r.status, 404);
+  reply_free(&r);
+  r = http(f.port, "GET", "/v1/sites/not%20a%20site", NULL, NULL);
+  assert_int_equal(r.status, 404);
+  reply_free(&r);
+
+  /* Garbage on the socket: the server carries on. */
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons(f.port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+  static const char junk[] = "\x01\x02GARBAGE \xff\xfe / HTTP/9.9\r\nX: \x00\r\n\r\n";
+  assert_true(write(fd, junk, sizeof junk) > 0);
+  char buf[512];
+  (void)read(fd, buf, sizeof buf);
+  close(fd);
+  r = http(f.port, "GET", "/healthz", NULL, NULL);
+  assert_int_equal(r.status, 200);
+  reply_free(&r);
+  r = http(f.port, "GET", "/metrics", NULL, NULL);
+  assert_non_null(strstr(r.body, "winnow_http_requests_total{endpoint=\"learn\",code=\"401\"} 1"));
+  assert_non_null(strstr(r.body, "code=\"413\"} 2"));
+  reply_free(&r);
+  fixture_stop(&f);
+}
+
+/* Detection from several threads while the template is relearned over
+ * and over: every answer is whole, from the old or the new template. */
+typedef struct hammer {
+  uint16_t port;
+  char url[256];
+  const char *page;
+  size_t len;
+  int ok, bad;
+  _Atomic int *stop;
+} hammer;
+
+static void *hammer_main(void *arg) {
+  hammer *h = arg;
+  char path[1024];
+  char *esc = curl_easy_escape(NULL, h->url, 0);
+  snprintf(path, sizeof path, "/v1/detect?format=text&url=%s", esc);
+  curl_free(esc);
+  while (!*h->stop || h->ok + h->bad < 20) {
+    reply r = http_ex(h->port, "POST", path, h->page, h->len, NULL, NULL);
+    if (r.status == 200 && r.body && strncmp(r.body, CONTENT8, strlen(CONTENT8)) == 0 &&
+        strstr(r.body, "timetable"))
+      h->ok++;
+    else
+      h->bad++;
+    reply_free(&r);
+  }
+  return NULL;
+}
+
+static void test_detect_during_refresh(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  write_config(&f,
+               "refresh:\n  interval: 1s\n  jitter: 0\n"
+               "detection:\n  template_check: 0ms\n",
+               NULL);
+  fixture_start(&f, NULL);
+  assert_int_equal(wait_generation(f.port, f.site, 1, 20000), 1);
+  size_t len = 0;
+  char *page = read_file(PAGE8, &len);
+  hammer h[4];
+  pthread_t t[4];
+  _Atomic int stop = 0;
+  for (int i = 0; i < 4; i++) {
+    memset(&h[i], 0, sizeof h[i]);
+    h[i].stop = &stop;
+    h[i].port = f.port;
+    snprintf(h[i].url, sizeof h[i].url, "http://%.200s/news/2015/article-8.html", f.site);
+    h[i].page = page;
+    h[i].len = len;
+    assert_int_equal(pthread_create(&t[i], NULL, hammer_main, &h[i]), 0);
+  }
+  /* Until the template has been replaced twice under them. */
+  long long gen = wait_generation(f.port, f.site, 3, 30000);
+  stop = 1;
+  for (int i = 0; i < 4; i++)
+    pthread_join(t[i], NULL);
+  free(page);
+  assert_true(gen >= 3);
+  for (int i = 0; i < 4; i++) {
+    assert_int_equal(h[i].bad, 0);
+    assert_true(h[i].ok >= 20);
+  }
+  fixture_stop(&f);
+}
+
+/* wn_server_stop lets a request in flight finish. */
+typedef struct slow_client {
+  uint16_t port;
+  long status;
+  char *page;
+  size_t len;
+} slow_client;
+
+static void *slow_main(void *arg) {
+  slow_client *s = arg;
+  slow_body sb = {s->page, s->len, 0, s->len / 4 + 1, 150};
+  reply r = http_ex(s->port, "POST", "/v1/detect?format=text", NULL, 0, NULL, &sb);
+  s->status = r.status;
+  reply_free(&r);
+  return NULL;
+}
+
+static void test_stop_finishes_requests(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  write_config(&f, NULL, NULL);
+  fixture_start(&f, NULL);
+  slow_client s = {f.port, 0, NULL, 0};
+  s.page = read_file(PAGE8, &s.len);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, slow_main, &s), 0);
+  sleep_ms(200); /* the request has started and is still sending */
+  wn_server_stop(f.srv);
+  f.srv = NULL;
+  pthread_join(t, NULL);
+  assert_int_equal(s.status, 200);
+  free(s.page);
+  wn_httpd_stop(f.site_srv);
+}
+
+/* ---- the process: SIGHUP and SIGTERM ------------------------------------------- */
+
+static pid_t spawn_serve(const char *config, const char *port_file, const char *log) {
+  const char *winnow = getenv("WN_WINNOW");
+  assert_non_null(winnow);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    FILE *e = freopen(log, "w", stderr);
+    (void)e;
+    execl(winnow, winnow, "serve", "--config", config, "--port-file", port_file, (char *)NULL);
+    _exit(127);
+  }
+  return pid;
+}
+
+static uint16_t wait_port(const char *port_file) {
+  for (int i = 0; i < 200; i++) {
+    FILE *f = fopen(port_file, "r");
+    unsigned port = 0;
+    if (f) {
+      int n = fscanf(f, "%u", &port);
+      fclose(f);
+      if (n == 1 && port)
+        return (uint16_t)port;
+    }
+    sleep_ms(50);
+  }
+  fail_msg("the daemon did not start");
+  return 0;
+}
+
+static int file_contains(const char *path, const char *text) {
+  size_t len = 0;
+  char *bytes = NULL;
+  wn_diag diag = {{0}};
+  if (wn_file_read(path, 1 << 20, &bytes, &len, &diag))
+    return 0;
+  int found = strstr(bytes, text) != NULL;
+  free(bytes);
+  return found;
+}
+
+static void test_signals(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  write_config(&f, NULL, "    interval: 1h\n");
+  char port_file[2200], log[2200];
+  tmp_path(port_file, sizeof port_file, "port");
+  tmp_path(log, sizeof log, "serve.log");
+  pid_t pid = spawn_serve(f.config, port_file, log);
+  uint16_t port = wait_port(port_file);
+  reply r = http(port, "GET", "/v1/jobs", NULL, NULL);
+  assert_int_equal(r.status, 200); /* no token yet */
+  reply_free(&r);
+
+  /* SIGHUP: a token and a second site appear. */
+  write_config(&f, "  token: tok-2\n",
+               "    interval: 1h\n  - url: http://second.example/key.html\n");
+  assert_int_equal(kill(pid, SIGHUP), 0);
+  int changed = 0;
+  for (int i = 0; i < 100 && !changed; i++) {
+    r = http(port, "GET", "/v1/jobs", NULL, NULL);
+    changed = r.status == 401;
+    reply_free(&r);
+    if (!changed)
+      sleep_ms(50);
+  }
+  assert_true(changed);
+  json_t *j = site_json(port, "second.example");
+  assert_non_null(j);
+  assert_true(json_is_true(json_object_get(j, "configured")));
+  json_decref(j);
+
+  /* A bad file on SIGHUP: reported, the running configuration kept. */
+  write_text(f.config, "listen:\n  port: [oops\n");
+  assert_int_equal(kill(pid, SIGHUP), 0);
+  int reported = 0;
+  for (int i = 0; i < 100 && !reported; i++) {
+    reported = file_contains(log, "keeping the running configuration");
+    if (!reported)
+      sleep_ms(50);
+  }
+  assert_true(reported);
+  const char *tok[] = {"Authorization: Bearer tok-2", NULL};
+  r = http(port, "GET", "/v1/jobs", NULL, tok);
+  assert_int_equal(r.status, 200);
+  reply_free(&r);
+
+  /* SIGTERM: a clean exit. */
+  assert_int_equal(kill(pid, SIGTERM), 0);
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  assert_true(file_contains(log, "stopped"));
+  wn_httpd_stop(f.site_srv);
+}
+
+static void test_cli_config_error_exit(void **state) {
+  (void)state;
+  char path[2200], cmd[5000], out[2200];
+  tmp_path(path, sizeof path, "bad-cli.yaml");
+  tmp_path(out, sizeof out, "bad-cli.err");
+  write_text(path, "learning:\n  n: many\n");
+  snprintf(cmd, sizeof cmd, "'%s' serve --config '%s' 2>'%s'", getenv("WN_WINNOW"), path, out);
+  int rc = system(cmd);
+  assert_true(WIFEXITED(rc));
+  assert_int_equal(WEXITSTATUS(rc), 2);
+  char want[2400];
+  snprintf(want, sizeof want, "%s:2: learning.n: \"many\" is not a whole number", path);
+  assert_true(file_contains(out, want));
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(g_tmp, sizeof g_tmp, "/tmp/wn-serve-test-XXXXXX");
+  if (!mkdtemp(g_tmp))
+    return -1;
+  signal(SIGPIPE, SIG_IGN);
+  return wn_init() == WN_OK ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[2100];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+  if (system(cmd) != 0)
+    return -1;
+  wn_cleanup();
+  return 0;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_config_errors),
+      cmocka_unit_test(test_cli_config_error_exit),
+      cmocka_unit_test(test_detect_and_learn_over_http),
+      cmocka_unit_test(test_bad_requests),
+      cmocka_unit_test(test_scheduled_refresh_fires),
+      cmocka_unit_test(test_drift_triggers_relearn),
+      cmocka_unit_test(test_failed_refresh_keeps_template),
+      cmocka_unit_test(test_restart_keeps_schedule),
+      cmocka_unit_test(test_detect_during_refresh),
+      cmocka_unit_test(test_stop_finishes_requests),
+      cmocka_unit_test(test_signals),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
