@@ -406,6 +406,17 @@ static void *wn_planner_main(void *arg) {
   return NULL;
 }
 
+/* A shorter interval (a new configuration) takes effect now, not after the
+ * old one: a run planned later than the new interval (jitter included)
+ * allows is brought forward. */
+static void wn_plan_clamp(wn_plan *p, double jitter) {
+  if (p->first || p->state.failures != 0 || !p->state.last_success)
+    return;
+  int64_t latest = p->state.last_success + (int64_t)((double)p->interval_ms * (1.0 + jitter));
+  if (p->due_ms > latest)
+    p->due_ms = p->state.last_success + p->interval_ms;
+}
+
 /* Builds the plans of cfg, keeping what old plans knew of the same sites
  * (reload) and reading the store for the others (start). Under the lock,
  * or before the threads start. */
@@ -434,10 +445,7 @@ static wn_err wn_plans_build(wn_sched *s, const wn_serve_config *cfg, wn_plan **
       p->drift = old->drift;
       p->first = old->first;
       p->due_ms = old->due_ms;
-      /* A shorter interval takes effect now, not after the old one. */
-      if (!p->first && p->state.failures == 0 && p->state.last_success &&
-          p->state.last_success + p->interval_ms < p->due_ms)
-        p->due_ms = p->state.last_success + p->interval_ms;
+      wn_plan_clamp(p, cfg->jitter);
       continue;
     }
     wn_diag inner;
@@ -445,9 +453,7 @@ static wn_err wn_plans_build(wn_sched *s, const wn_serve_config *cfg, wn_plan **
     wn_err err = wn_store_schedule_get(s->store, p->site, &p->state, &inner);
     if (err == WN_OK && p->state.next_run > 0) {
       p->due_ms = p->state.next_run; /* the schedule survives a restart */
-      if (p->state.last_success &&
-          p->state.failures == 0 && p->state.last_success + p->interval_ms < p->due_ms)
-        p->due_ms = p->state.last_success + p->interval_ms;
+      wn_plan_clamp(p, cfg->jitter);
     } else {
       if (err && err != WN_ENOTFOUND)
         wn_serve_log(cfg->log_level, WN_LOG_ERROR, "schedule %s: %s; planning it afresh",

@@ -577,7 +577,9 @@ static enum MHD_Result wn_jobs(wn_server *srv, struct MHD_Connection *c, wn_req 
   if (err)
     return wn_respond_err(c, req, err, &diag);
   json_error_t jerr;
-  return wn_respond_json(c, req, 200, json_loads(text, 0, &jerr), NULL);
+  json_t *o = json_loads(text, 0, &jerr);
+  free(text);
+  return wn_respond_json(c, req, 200, o, NULL);
 }
 
 /* ---- /v1/sites ----------------------------------------------------------------------- */
