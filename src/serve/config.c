@@ -296,6 +296,8 @@ static wn_err wn_set_key(wn_serve_config *cfg, const char *section, const char *
     if (strcmp(name, "max_body") == 0)
       return wn_get_size(v, 1024.0, (double)WN_PAGE_MAX_BYTES * 4, &cfg->max_body, loc, key,
                          diag);
+    if (strcmp(name, "max_buffered") == 0)
+      return wn_get_size(v, 1048576.0, 1099511627776.0, &cfg->max_buffered, loc, key, diag);
     if (strcmp(name, "token") == 0) {
       if ((err = wn_get_string(v, WN_SERVE_MAX_TOKEN, &cfg->token, loc, key, diag)))
         return err;
@@ -419,6 +421,7 @@ static void wn_config_defaults(wn_serve_config *cfg) {
   cfg->max_connections = 1024;
   cfg->timeout_s = 30;
   cfg->max_body = (size_t)16 * 1024 * 1024;
+  cfg->max_buffered = (size_t)512 * 1024 * 1024;
   wn_crawl_options_init(&cfg->crawl);
   wn_learn_options_init(&cfg->learn);
   cfg->learners = 1;

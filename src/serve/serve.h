@@ -55,6 +55,8 @@ struct wn_serve_config {
   uint32_t max_connections;
   uint32_t timeout_s;        /* idle connection timeout */
   size_t max_body;           /* request body cap (413 past it) */
+  size_t max_buffered;       /* bodies of all requests being read, together
+                                (503 past it) */
   char *token;               /* NULL: admin endpoints open */
   int allow_any_site;        /* learn sites that are not configured */
   /* crawler */

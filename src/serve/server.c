@@ -61,6 +61,7 @@ struct wn_server {
   size_t n_detectors, cap_detectors;
   _Atomic int inflight;
   _Atomic int stopping;
+  _Atomic size_t buffered; /* body bytes held by requests being read */
 };
 
 /* One request being read and answered. */
@@ -69,6 +70,8 @@ typedef struct wn_req {
   int64_t start_us;
   wn_buf body;
   int too_big;
+  int too_busy;  /* the server's body budget (listen.max_buffered) ran out */
+  size_t held;   /* bytes of body counted in srv->buffered */
   int counted; /* in srv->inflight */
 } wn_req;
 
@@ -817,6 +820,12 @@ static enum MHD_Result wn_answer(wn_server *srv, struct MHD_Connection *c, wn_re
     return wn_respond_error(c, req, 413, "too_large", NULL,
                             "the body is larger than listen.max_body (%zu bytes)",
                             wn_cfg(srv)->max_body);
+  if (req->too_busy) {
+    static const char *const retry[] = {MHD_HTTP_HEADER_RETRY_AFTER, "1", NULL};
+    return wn_respond_error(c, req, 503, "busy", retry,
+                            "the server holds listen.max_buffered bytes of request bodies "
+                            "already; retry");
+  }
   switch (ep) {
   case WN_EP_DETECT:
     return post ? wn_detect(srv, c, req) : wn_method_not_allowed(c, req, "POST", method);
@@ -880,14 +889,27 @@ static enum MHD_Result wn_access(void *cls, struct MHD_Connection *c, const char
     return MHD_YES;
   }
   if (*upload_data_size) {
-    if (!req->too_big && wn_buf_append(&req->body, upload_data, *upload_data_size) != WN_OK) {
-      /* Past the cap (chunked bodies have no length to check first):
-       * stop keeping what arrives and answer 413 at the end. */
-      req->too_big = 1;
+    size_t n = *upload_data_size;
+    *upload_data_size = 0;
+    if (req->too_big || req->too_busy)
+      return MHD_YES; /* drop what arrives; the answer comes at the end */
+    /* All requests together hold at most listen.max_buffered bytes of
+     * body, so many slow uploads cannot exhaust memory. */
+    size_t before = atomic_fetch_add(&srv->buffered, n);
+    if (before + n > wn_cfg(srv)->max_buffered) {
+      atomic_fetch_sub(&srv->buffered, n);
+      req->too_busy = 1;
+    } else {
+      req->held += n;
+      if (wn_buf_append(&req->body, upload_data, n) != WN_OK)
+        req->too_big = 1; /* past the cap (chunked bodies have no length to check first) */
+    }
+    if (req->too_big || req->too_busy) {
+      atomic_fetch_sub(&srv->buffered, req->held);
+      req->held = 0;
       wn_buf_free(&req->body);
       wn_buf_init(&req->body, 0);
     }
-    *upload_data_size = 0;
     return MHD_YES;
   }
   return wn_answer(srv, c, req, url, method);
@@ -910,6 +932,8 @@ static void wn_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     wn_serve_log(cfg->log_level, WN_LOG_DEBUG, "request endpoint %d status %u in %llu us",
                  (int)req->ep, status, (unsigned long long)us);
   wn_buf_free(&req->body);
+  if (req->held)
+    atomic_fetch_sub(&srv->buffered, req->held);
   if (req->counted)
     atomic_fetch_sub(&srv->inflight, 1);
   free(req);

@@ -860,6 +860,62 @@ static void test_stop_finishes_requests(void **state) {
   wn_httpd_stop(f.site_srv);
 }
 
+/* The bodies of all requests together are bounded (listen.max_buffered):
+ * past it, 503 with Retry-After, and the budget comes back. */
+typedef struct upload {
+  uint16_t port;
+  char *page;
+  size_t len;
+  long status;
+} upload;
+
+static void *upload_main(void *arg) {
+  upload *u = arg;
+  slow_body sb = {u->page, u->len, 0, 32 * 1024, 100};
+  reply r = http_ex(u->port, "POST", "/v1/detect?format=text", NULL, 0, NULL, &sb);
+  u->status = r.status;
+  reply_free(&r);
+  return NULL;
+}
+
+static void test_buffered_budget(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  write_config(&f, "  max_buffered: 1MiB\n", NULL);
+  fixture_start(&f, NULL);
+  enum { N = 6 };
+  upload u[N];
+  pthread_t t[N];
+  size_t len = 250 * 1024;
+  char *page = malloc(len);
+  assert_non_null(page);
+  memset(page, ' ', len);
+  memcpy(page, "<html><body><p>slow upload</p>", 30);
+  for (int i = 0; i < N; i++) {
+    u[i] = (upload){f.port, page, len, 0};
+    assert_int_equal(pthread_create(&t[i], NULL, upload_main, &u[i]), 0);
+  }
+  int ok = 0, busy = 0;
+  for (int i = 0; i < N; i++) {
+    pthread_join(t[i], NULL);
+    ok += u[i].status == 200;
+    busy += u[i].status == 503;
+  }
+  free(page);
+  assert_int_equal(ok + busy, N);
+  assert_true(busy >= 1);
+  assert_true(ok >= 3);
+  /* Everything held was given back. */
+  size_t l8 = 0;
+  char *p8 = read_file(PAGE8, &l8);
+  reply r = http_ex(f.port, "POST", "/v1/detect", p8, l8, NULL, NULL);
+  assert_int_equal(r.status, 200);
+  reply_free(&r);
+  free(p8);
+  fixture_stop(&f);
+}
+
 /* ---- the process: SIGHUP and SIGTERM ------------------------------------------- */
 
 static pid_t spawn_serve(const char *config, const char *port_file, const char *log) {
@@ -1006,6 +1062,7 @@ int main(void) {
       cmocka_unit_test(test_restart_keeps_schedule),
       cmocka_unit_test(test_detect_during_refresh),
       cmocka_unit_test(test_stop_finishes_requests),
+      cmocka_unit_test(test_buffered_budget),
       cmocka_unit_test(test_signals),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
