@@ -326,6 +326,10 @@ typedef struct wn_crawl_options {
                                    this, default 10000 */
   uint32_t total_parallel;      /* most requests in flight, default 16 */
   int obey_robots;              /* default 1 */
+  /* When not NULL: once *cancel is nonzero (set from another thread), the
+   * crawl stops within a second and learning fails with WN_EBUSY
+   * ("cancelled"). A daemon sets it to stop promptly. Default NULL. */
+  const volatile int *cancel;
 } wn_crawl_options;
 WN_API void wn_crawl_options_init(wn_crawl_options *opts);
 
@@ -605,7 +609,8 @@ WN_API uint16_t wn_server_port(const wn_server *srv);
  * change to them is reported (WN_EINVAL) and nothing is changed. */
 WN_API wn_err wn_server_reload(wn_server *srv, const wn_serve_config *cfg, wn_diag *diag);
 /* Stops listening, lets requests in flight finish, stops the learning
- * threads (waiting for a learn that is running), flushes counts and
+ * threads (a running crawl is cancelled within a second and keeps the
+ * old template), flushes counts and
  * frees. */
 WN_API void wn_server_stop(wn_server *srv);
 

@@ -866,6 +866,10 @@ wn_err wn_crawl_fetch(wn_crawl *crawl, const char *const *urls, size_t n, wn_fet
   }
 
   while (b.remaining) {
+    if (crawl->opts.cancel && *crawl->opts.cancel) {
+      err = wn_diag_set(diag, WN_EBUSY, "crawl: cancelled");
+      goto out;
+    }
     uint64_t wake = UINT64_MAX;
     err = schedule(&b, &wake, diag);
     if (err)

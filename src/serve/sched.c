@@ -72,6 +72,7 @@ struct wn_sched {
   wn_plan *plans;
   size_t n_plans;
   int stopping;
+  volatile int cancel; /* stops running crawls (wn_crawl_options.cancel) */
   pthread_t *learners;
   size_t n_learners;
   pthread_t planner;
@@ -283,6 +284,7 @@ static void *wn_learner_main(void *arg) {
     wn_crawl_options crawl = s->cfg->crawl;
     char *agent = s->cfg->user_agent ? strdup(s->cfg->user_agent) : NULL;
     crawl.user_agent = agent;
+    crawl.cancel = &s->cancel;
     int log_level = s->cfg->log_level;
     pthread_mutex_unlock(&s->mu);
 
@@ -308,7 +310,9 @@ static void *wn_learner_main(void *arg) {
     job->finished_ms = end;
     job->state = job->err ? WN_JOB_FAILED : WN_JOB_DONE;
     s->n_running--;
-    wn_plan *plan = wn_plan_find(s, job->req.site);
+    /* A learn cancelled because we stop is no failure of the site's: its
+     * plan stays as it was (due now), so the next start runs it. */
+    wn_plan *plan = s->stopping && job->err ? NULL : wn_plan_find(s, job->req.site);
     wn_store_schedule state;
     char site[WN_SITE_MAX + 1];
     int have_plan = plan != NULL;
@@ -543,6 +547,7 @@ void wn_sched_destroy(wn_sched *s) {
     return;
   pthread_mutex_lock(&s->mu);
   s->stopping = 1;
+  s->cancel = 1;
   pthread_cond_broadcast(&s->work);
   pthread_cond_broadcast(&s->plan);
   pthread_mutex_unlock(&s->mu);

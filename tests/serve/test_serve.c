@@ -860,6 +860,35 @@ static void test_stop_finishes_requests(void **state) {
   wn_httpd_stop(f.site_srv);
 }
 
+/* Stopping cancels a crawl in progress instead of waiting for it. */
+static void test_stop_cancels_crawl(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  /* A key page that takes 30 s to come. */
+  wn_httpd_url(f.site_srv, "/__slow/30000", f.key_url, sizeof f.key_url);
+  write_config(&f, "refresh:\n  jitter: 0\n", NULL);
+  fixture_start(&f, NULL);
+  int running = 0;
+  for (int i = 0; i < 200 && !running; i++) {
+    reply r = http(f.port, "GET", "/v1/jobs/1", NULL, NULL);
+    running = r.status == 200 && strstr(r.body, "\"state\":\"running\"") != NULL;
+    reply_free(&r);
+    if (!running)
+      sleep_ms(20);
+  }
+  assert_true(running);
+  sleep_ms(300); /* into the slow fetch */
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  wn_server_stop(f.srv);
+  f.srv = NULL;
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  double took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+  assert_true(took < 5.0);
+  fixture_stop(&f);
+}
+
 /* The bodies of all requests together are bounded (listen.max_buffered):
  * past it, 503 with Retry-After, and the budget comes back. */
 typedef struct upload {
@@ -1063,6 +1092,7 @@ int main(void) {
       cmocka_unit_test(test_detect_during_refresh),
       cmocka_unit_test(test_stop_finishes_requests),
       cmocka_unit_test(test_buffered_budget),
+      cmocka_unit_test(test_stop_cancels_crawl),
       cmocka_unit_test(test_signals),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
