@@ -289,31 +289,35 @@ static size_t win_fill(wn_warc_reader *r, size_t need) {
   return r->wend - r->wpos;
 }
 
-/* Moves wpos to the next line that starts "WARC/1." after wpos: 1, or 0
- * (wpos at the end) if there is none. */
+/* Moves wpos to the next "WARC/1.<digit>" and line end after wpos: 1, or
+ * 0 (wpos at the end) if there is none. Not only at a line start: a file
+ * cut short and another appended to it put the next record mid-line. */
 static int resync(wn_warc_reader *r) {
-  static const char mark[] = "\nWARC/1.";
-  const size_t mlen = sizeof mark - 1;
+  static const char mark[] = "WARC/1.";
+  const size_t mlen = sizeof mark - 1, need = mlen + 3; /* digit, CR LF */
+  if (r->wpos < r->wend)
+    r->wpos++; /* not the record that failed */
   for (;;) {
-    size_t have = win_fill(r, mlen);
-    if (have < mlen) {
+    size_t have = win_fill(r, need);
+    if (have < mlen + 2) {
       r->wpos = r->wend;
       return 0;
     }
     const unsigned char *base = r->win + r->wpos;
     const unsigned char *p = base;
     const unsigned char *end = base + have;
-    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-      if ((size_t)(end - p) < mlen)
+    while ((p = memchr(p, 'W', (size_t)(end - p))) != NULL) {
+      if ((size_t)(end - p) < need)
         break;
-      if (memcmp(p, mark, mlen) == 0) {
-        r->wpos += (size_t)(p - base) + 1;
+      if (memcmp(p, mark, mlen) == 0 && p[mlen] >= '0' && p[mlen] <= '9' &&
+          (p[mlen + 1] == '\n' || (p[mlen + 1] == '\r' && p[mlen + 2] == '\n'))) {
+        r->wpos += (size_t)(p - base);
         return 1;
       }
       p++;
     }
     /* keep the tail that may start the mark, read on */
-    r->wpos = r->wend - (mlen - 1);
+    r->wpos = r->wend - (need - 1);
     if (r->src_eof) {
       r->wpos = r->wend;
       return 0;
@@ -485,13 +489,11 @@ static int read_record(wn_warc_reader *r, record *rec) {
       } else {
         report(r, off, "truncated in its header");
       }
-      r->wpos++;
       resync(r);
       continue;
     }
     if (parse_header(r, hlen, rec) != 0) {
       report(r, off, "no valid Content-Length; looking for the next record");
-      r->wpos++;
       resync(r);
       continue;
     }
