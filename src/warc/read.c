@@ -269,7 +269,11 @@ static size_t src_read(wn_warc_reader *r, unsigned char *dst, size_t n) {
  * stream); returns how many there are. need must not exceed win_cap. */
 static size_t win_fill(wn_warc_reader *r, size_t need) {
   while (r->wend - r->wpos < need && !r->src_eof && !r->fatal) {
-    if (r->win_cap - r->wend < WN_WARC_CHUNK && r->wpos > 0) {
+    /* Slide the unread bytes down when the window runs out of room, and
+     * early (past 4 chunks read) so that reading small records stays in a
+     * few hundred KiB of cache; the unread part is then at most what one
+     * read brought beyond the need, so the move is short. */
+    if (r->wpos > 0 && (r->win_cap - r->wend < WN_WARC_CHUNK || r->wpos >= 4 * WN_WARC_CHUNK)) {
       memmove(r->win, r->win + r->wpos, r->wend - r->wpos);
       r->win_off += r->wpos;
       r->wend -= r->wpos;
