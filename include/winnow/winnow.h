@@ -665,6 +665,11 @@ WN_API wn_err wn_warc_reader_open(const char *path, const wn_warc_reader_options
  * error, out of memory), with diag set. Damaged and skipped records never
  * stop it: they are counted (and reported) and the reader goes on. */
 WN_API int wn_warc_next(wn_warc_reader *reader, wn_warc_page *page, wn_diag *diag);
+/* A copy of a page that outlives the reader's next call (to hand it to a
+ * worker thread): the struct, its strings and payload in one allocation,
+ * freed with wn_warc_page_free. The payload stays NUL-terminated. */
+WN_API wn_err wn_warc_page_copy(const wn_warc_page *page, wn_warc_page **out, wn_diag *diag);
+WN_API void wn_warc_page_free(wn_warc_page *page);
 WN_API void wn_warc_reader_stats(const wn_warc_reader *reader, wn_warc_stats *out);
 WN_API void wn_warc_reader_close(wn_warc_reader *reader);
 

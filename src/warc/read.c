@@ -728,6 +728,47 @@ int wn_warc_next(wn_warc_reader *r, wn_warc_page *page, wn_diag *diag) {
   return -(int)r->fatal;
 }
 
+wn_err wn_warc_page_copy(const wn_warc_page *page, wn_warc_page **out, wn_diag *diag) {
+  *out = NULL;
+  if (!page || (!page->payload && page->payload_len))
+    return wn_diag_set(diag, WN_EINVAL, "wn_warc_page_copy: no page");
+  const char *const strs[] = {page->warc_type, page->target_uri, page->record_id, page->date,
+                              page->block_digest, page->content_type, page->charset};
+  enum { N = sizeof strs / sizeof strs[0] };
+  size_t total = sizeof(wn_warc_page);
+  size_t lens[N];
+  for (size_t i = 0; i < N; i++) {
+    lens[i] = strs[i] ? strlen(strs[i]) + 1 : 0;
+    total += lens[i];
+  }
+  if (page->payload_len > SIZE_MAX - total - 1)
+    return wn_diag_set(diag, WN_ETOOBIG, "page too large to copy");
+  total += page->payload_len + 1;
+  wn_warc_page *copy = malloc(total);
+  if (!copy)
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory copying a page of %zu bytes",
+                       page->payload_len);
+  *copy = *page;
+  char *p = (char *)(copy + 1);
+  const char **dst[N] = {&copy->warc_type, &copy->target_uri, &copy->record_id, &copy->date,
+                         &copy->block_digest, &copy->content_type, &copy->charset};
+  for (size_t i = 0; i < N; i++) {
+    if (!strs[i])
+      continue;
+    memcpy(p, strs[i], lens[i]);
+    *dst[i] = p;
+    p += lens[i];
+  }
+  if (page->payload_len)
+    memcpy(p, page->payload, page->payload_len);
+  p[page->payload_len] = '\0';
+  copy->payload = p;
+  *out = copy;
+  return WN_OK;
+}
+
+void wn_warc_page_free(wn_warc_page *page) { free(page); }
+
 wn_err wn_warc_reader_open(const char *path, const wn_warc_reader_options *opts,
                            wn_warc_reader **out, wn_diag *diag) {
   *out = NULL;

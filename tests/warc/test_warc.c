@@ -675,7 +675,16 @@ static void test_wet_roundtrip(void **state) {
     const char *text = wn_page_result_text(res, &tlen);
     assert_true(tlen > 100 && tlen < sizeof texts[0]);
     memcpy(texts[n], text, tlen + 1);
-    assert_int_equal(wn_warc_write_conversion(w, &page, text, tlen, &diag), WN_OK);
+    /* written from a copy, as a threaded front end would */
+    wn_warc_page *copy = NULL;
+    assert_int_equal(wn_warc_page_copy(&page, &copy, &diag), WN_OK);
+    assert_ptr_not_equal(copy->payload, page.payload);
+    assert_memory_equal(copy->payload, page.payload, page.payload_len);
+    assert_int_equal(copy->payload[copy->payload_len], '\0');
+    assert_string_equal(copy->charset, "utf-8");
+    assert_string_equal(copy->record_id, ids[n]);
+    assert_int_equal(wn_warc_write_conversion(w, copy, text, tlen, &diag), WN_OK);
+    wn_warc_page_free(copy);
     wn_page_result_free(res);
     n++;
   }
