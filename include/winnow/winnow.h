@@ -593,7 +593,7 @@ typedef struct wn_warc_reader wn_warc_reader;
 
 /* Called once per damaged record or damaged stretch of the file, with a
  * one-line message naming the file and the offset ("a.warc.gz: record at
- * offset 1234 (gzip member at 567): truncated: ..."); valid during the call. */
+ * offset 1234 (gzip member at byte 567): truncated: ..."); valid during the call. */
 typedef void (*wn_warc_damage_fn)(const char *message, void *ctx);
 
 typedef struct wn_warc_reader_options {
@@ -659,7 +659,8 @@ typedef struct wn_warc_stats {
 
 /* Opens a WARC file ("-": standard input), compressed or not (gzip is
  * recognised by its magic bytes). opts NULL: the defaults. */
-WN_API wn_err wn_warc_reader_open(const char *path, const wn_warc_reader_options *opts, wn_warc_reader **out, wn_diag *diag);
+WN_API wn_err wn_warc_reader_open(const char *path, const wn_warc_reader_options *opts,
+                                  wn_warc_reader **out, wn_diag *diag);
 /* The next page: 1 and *page filled, 0 at the end of the file, or a
  * negative value: -(wn_err) for an error that stops the reading (an I/O
  * error, out of memory), with diag set. Damaged and skipped records never
@@ -707,13 +708,16 @@ typedef struct wn_warc_record {
 #define WN_WARC_ID_SIZE 48u /* "<urn:uuid:...>" and its NUL */
 
 /* Creates (truncates) path ("-": standard output). */
-WN_API wn_err wn_warc_writer_open(const char *path, const wn_warc_writer_options *opts, wn_warc_writer **out, wn_diag *diag);
+WN_API wn_err wn_warc_writer_open(const char *path, const wn_warc_writer_options *opts,
+                                  wn_warc_writer **out, wn_diag *diag);
 /* Writes one record; its id into id[WN_WARC_ID_SIZE] unless id is NULL. */
-WN_API wn_err wn_warc_write_record(wn_warc_writer *writer, const wn_warc_record *record, char *id, wn_diag *diag);
+WN_API wn_err wn_warc_write_record(wn_warc_writer *writer, const wn_warc_record *record, char *id,
+                                   wn_diag *diag);
 /* Writes a WET-style conversion record of text (Content-Type text/plain)
  * for the page read from a WARC: its target URI and date, WARC-Refers-To
  * its record id. */
-WN_API wn_err wn_warc_write_conversion(wn_warc_writer *writer, const wn_warc_page *source, const char *text, size_t text_len, wn_diag *diag);
+WN_API wn_err wn_warc_write_conversion(wn_warc_writer *writer, const wn_warc_page *source,
+                                       const char *text, size_t text_len, wn_diag *diag);
 /* Finishes the file (the last gzip member) and closes it: an error here
  * means the file is incomplete. NULL is harmless. */
 WN_API wn_err wn_warc_writer_close(wn_warc_writer *writer, wn_diag *diag);

@@ -158,12 +158,12 @@ wn_err wn_warc_http_dechunk(const char *in, size_t len, wn_buf *out, wn_diag *di
     if (size == 0)
       return WN_OK; /* trailer fields, if any, are not the payload */
     if (size > len - i)
-      return wn_diag_set(diag, WN_ECORRUPT, "chunked body ends inside a chunk of %zu bytes",
-                         size);
+      return wn_diag_set(diag, WN_ECORRUPT, "chunked body ends inside a chunk of %zu bytes", size);
     wn_err err = wn_buf_append(out, in + i, size);
     if (err)
-      return wn_diag_set(diag, err, err == WN_ETOOBIG ? "payload larger than %zu bytes"
-                                                      : "out of memory (%zu)", out->cap);
+      return wn_diag_set(
+          diag, err, err == WN_ETOOBIG ? "payload larger than %zu bytes" : "out of memory (%zu)",
+          out->cap);
     i += size;
     if (i < len && in[i] == '\r')
       i++;
@@ -193,14 +193,16 @@ static wn_err inflate_with(const char *in, size_t len, int window_bits, wn_buf *
     zs.avail_out = sizeof chunk;
     ret = inflate(&zs, Z_NO_FLUSH);
     if (ret != Z_OK && ret != Z_STREAM_END) {
-      err = wn_diag_set(diag, ret == Z_MEM_ERROR ? WN_ENOMEM : WN_ECORRUPT,
-                        "content coding: %s", zs.msg ? zs.msg : "damaged or truncated data");
+      err = wn_diag_set(diag, ret == Z_MEM_ERROR ? WN_ENOMEM : WN_ECORRUPT, "content coding: %s",
+                        zs.msg ? zs.msg : "damaged or truncated data");
       goto out;
     }
     size_t got = sizeof chunk - zs.avail_out;
     if (got && (err = wn_buf_append(out, chunk, got)) != WN_OK) {
-      wn_diag_set(diag, err, err == WN_ETOOBIG ? "payload larger than %zu bytes once decoded"
-                                               : "out of memory (%zu)", out->cap);
+      wn_diag_set(diag, err,
+                  err == WN_ETOOBIG ? "payload larger than %zu bytes once decoded"
+                                    : "out of memory (%zu)",
+                  out->cap);
       goto out;
     }
     if (ret != Z_STREAM_END && zs.avail_in == 0 && !left && got == 0) {
@@ -267,15 +269,15 @@ int wn_warc_http_sniff_html(const char *bytes, size_t len) {
   /* WHATWG MIME Sniffing, 7.1, the rows whose pattern is "<" + a tag name
    * + a tag-terminating byte (space or ">"), case-insensitive, after
    * leading white space. */
-  static const char *const tags[] = {"!DOCTYPE HTML", "HTML", "HEAD", "SCRIPT", "IFRAME", "H1",
-                                     "DIV", "FONT", "TABLE", "A", "STYLE", "TITLE", "B", "BODY",
-                                     "BR", "P", "!--"};
+  static const char *const tags[] = {
+      "!DOCTYPE HTML", "HTML",  "HEAD", "SCRIPT", "IFRAME", "H1", "DIV", "FONT", "TABLE", "A",
+      "STYLE",         "TITLE", "B",    "BODY",   "BR",     "P",  "!--"};
   size_t i = 0;
   if (len >= 3 && (unsigned char)bytes[0] == 0xEF && (unsigned char)bytes[1] == 0xBB &&
       (unsigned char)bytes[2] == 0xBF)
     i = 3;
-  while (i < len && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\n' ||
-                     bytes[i] == '\r' || bytes[i] == '\f'))
+  while (i < len && (bytes[i] == ' ' || bytes[i] == '\t' || bytes[i] == '\n' || bytes[i] == '\r' ||
+                     bytes[i] == '\f'))
     i++;
   if (i >= len || bytes[i] != '<')
     return 0;

@@ -4,14 +4,15 @@
  * byte stream: plain bytes, or gzip through zlib (windowBits 15 + 32, one
  * inflate restarted at each member, so a file of one member per record,
  * as the standard's annex on compression recommends, and a file gzipped
- * whole read alike). The record layer keeps a window of that stream, of a fixed size allocated once (a header cap plus
- * a block cap): a record (header, block of Content-Length bytes, CRLF
- * CRLF; ISO 28500:2009, 4) is read only if it fits, so no header can make
- * the reader allocate what it claims. A record that does not end where its
- * Content-Length says, or whose header does not parse, is damage: it is
- * reported, and the reader looks for the next line starting "WARC/1." from
- * just after the damaged record's start (the window still holds the bytes,
- * so a Content-Length that lies long does not swallow the next records).
+ * whole read alike). The record layer keeps a window of that stream, of a
+ * fixed size allocated once (a header cap plus a block cap): a record
+ * (header, block of Content-Length bytes, CRLF CRLF; ISO 28500:2009, 4)
+ * is read only if it fits, so no header can make the reader allocate what
+ * it claims. A record that does not end where its Content-Length says, or
+ * whose header does not parse, is damage: it is reported, and the reader
+ * looks for the next "WARC/1.x" version line from just after the damaged
+ * record's start (the window still holds the bytes, so a Content-Length
+ * that lies long does not swallow the records after it).
  */
 #include "warc/warc.h"
 
@@ -57,7 +58,7 @@ struct wn_warc_reader {
   uint64_t win_off;
   int src_eof;
 
-  wn_buf strings;  /* the current record's header values and HTTP fields */
+  wn_buf strings; /* the current record's header values and HTTP fields */
   wn_buf dechunked, decoded;
   wn_warc_stats stats;
 };
@@ -121,9 +122,9 @@ static void report(wn_warc_reader *r, uint64_t stream_off, const char *fmt, ...)
   va_end(ap);
   char msg[640];
   if (r->gz)
-    snprintf(msg, sizeof msg, "%s: record at offset %" PRIu64 " (gzip member at byte %" PRIu64
-                              "): %s",
-             r->path, stream_off, member_of(r, stream_off), what);
+    snprintf(msg, sizeof msg,
+             "%s: record at offset %" PRIu64 " (gzip member at byte %" PRIu64 "): %s", r->path,
+             stream_off, member_of(r, stream_off), what);
   else
     snprintf(msg, sizeof msg, "%s: record at offset %" PRIu64 ": %s", r->path, stream_off, what);
   r->opts.on_damage(msg, r->opts.damage_ctx);
@@ -389,7 +390,7 @@ static int parse_header(wn_warc_reader *r, size_t hlen, record *rec) {
       break;
     const char *colon = memchr(line, ':', n);
     if (!colon || line[0] == ' ' || line[0] == '\t')
-      continue; /* a folded continuation of a field kept here never occurs */
+      continue; /* a folded line (obsolete) or a stray one: no field we keep */
     size_t name_len = (size_t)(colon - line);
     const char *v = colon + 1;
     size_t vlen = n - name_len - 1;
@@ -553,8 +554,10 @@ static int read_record(wn_warc_reader *r, record *rec) {
              (tail == 1 && t[0] == '\n'))
       trailer = tail; /* the stream's end: the last record lost its blank lines */
     else {
-      report(r, off, "Content-Length %" PRIu64 " does not end at the record's end (no CRLF CRLF "
-                     "after the block); looking for the next record", cl);
+      report(r, off,
+             "Content-Length %" PRIu64 " does not end at the record's end (no CRLF CRLF "
+             "after the block); looking for the next record",
+             cl);
       r->wpos += hlen;
       resync(r);
       continue;
@@ -627,8 +630,7 @@ int wn_warc_next(wn_warc_reader *r, wn_warc_page *page, wn_diag *diag) {
     }
     wn_warc_http http;
     wn_diag hd = {{0}};
-    wn_err err = wn_warc_http_parse(rec.block, rec.block_len, r->opts.max_header_bytes, &http,
-                                    &hd);
+    wn_err err = wn_warc_http_parse(rec.block, rec.block_len, r->opts.max_header_bytes, &http, &hd);
     if (err == WN_ETOOBIG) {
       r->stats.skipped_too_big++;
       continue;
@@ -732,7 +734,7 @@ wn_err wn_warc_page_copy(const wn_warc_page *page, wn_warc_page **out, wn_diag *
   *out = NULL;
   if (!page || (!page->payload && page->payload_len))
     return wn_diag_set(diag, WN_EINVAL, "wn_warc_page_copy: no page");
-  const char *const strs[] = {page->warc_type, page->target_uri, page->record_id, page->date,
+  const char *const strs[] = {page->warc_type,    page->target_uri,   page->record_id, page->date,
                               page->block_digest, page->content_type, page->charset};
   enum { N = sizeof strs / sizeof strs[0] };
   size_t total = sizeof(wn_warc_page);
@@ -750,7 +752,7 @@ wn_err wn_warc_page_copy(const wn_warc_page *page, wn_warc_page **out, wn_diag *
                        page->payload_len);
   *copy = *page;
   char *p = (char *)(copy + 1);
-  const char **dst[N] = {&copy->warc_type, &copy->target_uri, &copy->record_id, &copy->date,
+  const char **dst[N] = {&copy->warc_type,    &copy->target_uri,   &copy->record_id, &copy->date,
                          &copy->block_digest, &copy->content_type, &copy->charset};
   for (size_t i = 0; i < N; i++) {
     if (!strs[i])

@@ -37,7 +37,7 @@ typedef struct wn_warc_http {
   int status;
   const char *content_type; /* the header's value, or NULL */
   size_t content_type_len;
-  int chunked;              /* Transfer-Encoding names chunked */
+  int chunked;                  /* Transfer-Encoding names chunked */
   const char *content_encoding; /* or NULL */
   size_t content_encoding_len;
   const char *body;

@@ -181,12 +181,13 @@ static wn_err write_record(wn_warc_writer *w, const wn_warc_record *rec, const c
     return wn_diag_set(diag, w->failed, "%s: an earlier write failed", w->path);
   if (!rec || !rec->type || !rec->type[0] || (!rec->block && rec->block_len))
     return wn_diag_set(diag, WN_EINVAL, "WARC record: no type or no block");
-  const char *fields[] = {rec->type, rec->target_uri, rec->date, rec->refers_to,
-                          rec->content_type, filename};
+  const char *fields[] = {rec->type,      rec->target_uri,   rec->date,
+                          rec->refers_to, rec->content_type, filename};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
     if (fields[i] && !value_ok(fields[i]))
-      return wn_diag_set(diag, WN_EINVAL, "WARC record: a header value is not one line of "
-                                          "text (or is longer than %u bytes)",
+      return wn_diag_set(diag, WN_EINVAL,
+                         "WARC record: a header value is not one line of "
+                         "text (or is longer than %u bytes)",
                          WN_WARC_HEADER_VALUE_MAX);
   char id[WN_WARC_ID_SIZE];
   if (record_id(id))
@@ -204,8 +205,9 @@ static wn_err write_record(wn_warc_writer *w, const wn_warc_record *rec, const c
    * WARC-Date, WARC-Type; ISO 28500:2009, 5), then the ones given. */
   wn_buf *h = &w->head;
   wn_buf_reset(h);
-  wn_err err = wn_buf_printf(h, "WARC/1.0\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
-                                "WARC-Date: %s\r\n",
+  wn_err err = wn_buf_printf(h,
+                             "WARC/1.0\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
+                             "WARC-Date: %s\r\n",
                              rec->type, id, rec->date ? rec->date : date);
   if (!err && filename)
     err = wn_buf_printf(h, "WARC-Filename: %s\r\n", filename);
@@ -222,8 +224,8 @@ static wn_err write_record(wn_warc_writer *w, const wn_warc_record *rec, const c
     return wn_diag_set(diag, err, "WARC record header: %s", wn_strerror(err));
   if (w->gzip == WN_WARC_GZIP_RECORD && deflateReset(&w->zs) != Z_OK)
     return fail(w, diag, WN_EINVAL, "zlib: cannot reset deflate");
-  if ((err = put(w, h->data, h->len, 0, diag)) || (err = put(w, rec->block, rec->block_len, 0, diag)) ||
-      (err = put(w, "\r\n\r\n", 4, 1, diag)))
+  if ((err = put(w, h->data, h->len, 0, diag)) ||
+      (err = put(w, rec->block, rec->block_len, 0, diag)) || (err = put(w, "\r\n\r\n", 4, 1, diag)))
     return err;
   if (id_out)
     memcpy(id_out, id, sizeof id);
@@ -307,10 +309,11 @@ wn_err wn_warc_writer_open(const char *path, const wn_warc_writer_options *opts,
     char fields[512];
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    int n = snprintf(fields, sizeof fields,
-                     "software: %s\r\nformat: WARC File Format 1.0\r\n"
-                     "conformsTo: http://bibnum.bnf.fr/WARC/WARC_ISO_28500_version1_latestdraft.pdf\r\n",
-                     o.software ? o.software : "winnow/" WN_VERSION_STRING);
+    int n = snprintf(
+        fields, sizeof fields,
+        "software: %s\r\nformat: WARC File Format 1.0\r\n"
+        "conformsTo: http://bibnum.bnf.fr/WARC/WARC_ISO_28500_version1_latestdraft.pdf\r\n",
+        o.software ? o.software : "winnow/" WN_VERSION_STRING);
     if (n < 0 || (size_t)n >= sizeof fields) {
       err = wn_diag_set(diag, WN_EINVAL, "WARC writer: software name too long");
       goto out;

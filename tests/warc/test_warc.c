@@ -99,9 +99,10 @@ static void record_append(wn_buf *out, const char *version, const char *type, co
                           long content_length, const char *header_extra) {
   static unsigned serial;
   serial++;
-  assert_int_equal(wn_buf_printf(out, "%s\r\nWARC-Type: %s\r\nWARC-Record-ID: "
-                                      "<urn:uuid:00000000-0000-4000-8000-%012u>\r\n"
-                                      "WARC-Date: 2026-11-23T10:00:00Z\r\n",
+  assert_int_equal(wn_buf_printf(out,
+                                 "%s\r\nWARC-Type: %s\r\nWARC-Record-ID: "
+                                 "<urn:uuid:00000000-0000-4000-8000-%012u>\r\n"
+                                 "WARC-Date: 2026-11-23T10:00:00Z\r\n",
                                  version, type, serial),
                    WN_OK);
   if (uri)
@@ -160,8 +161,7 @@ static unsigned read_all(wn_warc_reader *r, char *uris, size_t size) {
   while ((rc = wn_warc_next(r, &page, &diag)) > 0) {
     n++;
     size_t at = strlen(uris);
-    snprintf(uris + at, size - at, "%s%s", at ? " " : "",
-             page.target_uri ? page.target_uri : "-");
+    snprintf(uris + at, size - at, "%s%s", at ? " " : "", page.target_uri ? page.target_uri : "-");
   }
   if (rc < 0)
     fail_msg("wn_warc_next: %s", wn_diag_message(&diag, (wn_err)-rc));
@@ -199,8 +199,11 @@ static void test_modes(void **state) {
       http_append(&http, 200, "Content-Type: text/html\r\n", PAGES[i], strlen(PAGES[i]));
       char uri[64];
       snprintf(uri, sizeof uri, "http://www.example.com/%zu.html", i);
-      wn_warc_record rec = {.type = "response", .target_uri = uri, .content_type = HTTP_REC,
-                            .block = http.data, .block_len = http.len};
+      wn_warc_record rec = {.type = "response",
+                            .target_uri = uri,
+                            .content_type = HTTP_REC,
+                            .block = http.data,
+                            .block_len = http.len};
       char id[WN_WARC_ID_SIZE];
       assert_int_equal(wn_warc_write_record(w, &rec, id, &diag), WN_OK);
       assert_int_equal(strlen(id), 47);
@@ -266,7 +269,7 @@ static void test_not_html(void **state) {
   response_append(&warc, "http://a.example/data.json", "", "{\"a\": 1}");
   response_append(&warc, "http://a.example/sniffed", "", "\n  <!doctype html><p>no type</p>");
   response_append(&warc, "http://a.example/gone", "Content-Type: text/html\r\n", "<p>gone</p>");
-  /* the 404 above has status 200: make a real one */
+  /* an HTML page with status 404 */
   wn_buf http;
   wn_buf_init(&http, 0);
   http_append(&http, 404, "Content-Type: text/html\r\n", "<p>not found</p>", 16);
@@ -339,7 +342,8 @@ static void test_codings(void **state) {
     wn_buf_append_str(&body, "\r\n");
   }
   wn_buf_append_str(&body, "0\r\nX-Trailer: y\r\n\r\n");
-  http_append(&http, 200, "Content-Type: text/html; charset=windows-1252\r\nTransfer-Encoding: chunked\r\n",
+  http_append(&http, 200,
+              "Content-Type: text/html; charset=windows-1252\r\nTransfer-Encoding: chunked\r\n",
               body.data, body.len);
   record_append(&warc, "WARC/1.0", "response", "http://c.example/chunked", HTTP_REC, http.data,
                 http.len, -1, NULL);
@@ -358,8 +362,9 @@ static void test_codings(void **state) {
     gzip_append(&body, page, plen, raw ? -15 : 15);
     http_append(&http, 200, "Content-Type: text/html\r\nContent-Encoding: deflate\r\n", body.data,
                 body.len);
-    record_append(&warc, "WARC/1.0", "response", raw ? "http://c.example/raw" : "http://c.example/zlib",
-                  HTTP_REC, http.data, http.len, -1, NULL);
+    record_append(&warc, "WARC/1.0", "response",
+                  raw ? "http://c.example/raw" : "http://c.example/zlib", HTTP_REC, http.data,
+                  http.len, -1, NULL);
   }
   /* 5: gzip, then chunked (bare LF line ends, as some servers send) */
   wn_buf gz;
@@ -372,8 +377,9 @@ static void test_codings(void **state) {
   wn_buf_append(&body, gz.data + gz.len / 2, gz.len - gz.len / 2);
   wn_buf_append_str(&body, "\n0\n\n");
   wn_buf_reset(&http);
-  assert_int_equal(wn_buf_printf(&http, "HTTP/1.0 200 OK\nContent-Type: TEXT/HTML; Charset=koi8-r\n"
-                                        "Transfer-Encoding: gzip, chunked\nContent-Encoding: x-gzip\n\n"),
+  assert_int_equal(wn_buf_printf(&http,
+                                 "HTTP/1.0 200 OK\nContent-Type: TEXT/HTML; Charset=koi8-r\n"
+                                 "Transfer-Encoding: gzip, chunked\nContent-Encoding: x-gzip\n\n"),
                    WN_OK);
   wn_buf_append(&http, body.data, body.len);
   record_append(&warc, "WARC/1.0", "response", "http://c.example/both", HTTP_REC, http.data,
@@ -387,8 +393,8 @@ static void test_codings(void **state) {
   /* 7: brotli, which we do not undo: reported, skipped */
   wn_buf_reset(&http);
   http_append(&http, 200, "Content-Type: text/html\r\nContent-Encoding: br\r\n", "\x0b\x02\x80", 3);
-  record_append(&warc, "WARC/1.0", "response", "http://c.example/br", HTTP_REC, http.data,
-                http.len, -1, NULL);
+  record_append(&warc, "WARC/1.0", "response", "http://c.example/br", HTTP_REC, http.data, http.len,
+                -1, NULL);
   const char *path = path_in(f, "codings.warc.gz");
   wn_buf file;
   wn_buf_init(&file, 0);
@@ -611,7 +617,8 @@ static void test_caps(void **state) {
   wn_warc_reader_stats(r, &st);
   assert_int_equal(st.skipped_too_big, 2);
   assert_int_equal(st.damaged, 1);
-  assert_non_null(strstr(f->damage.data, "caps.warc: record at offset 0: no WARC/1.x version line"));
+  assert_non_null(
+      strstr(f->damage.data, "caps.warc: record at offset 0: no WARC/1.x version line"));
   wn_warc_reader_close(r);
   wn_buf_free(&warc);
   wn_buf_free(&big);
@@ -646,8 +653,13 @@ static void test_wet_roundtrip(void **state) {
     http_append(&http, 200, "Content-Type: text/html; charset=utf-8\r\n", html, len);
     char uri[128];
     snprintf(uri, sizeof uri, "https://www.harbourgazette.example/article-%d.html", i + 1);
-    wn_warc_record rec = {.type = "response", .target_uri = uri, .date = "2026-01-0" "1T00:00:00Z",
-                          .content_type = HTTP_REC, .block = http.data, .block_len = http.len};
+    wn_warc_record rec = {.type = "response",
+                          .target_uri = uri,
+                          .date = "2026-01-0"
+                                  "1T00:00:00Z",
+                          .content_type = HTTP_REC,
+                          .block = http.data,
+                          .block_len = http.len};
     assert_int_equal(wn_warc_write_record(w, &rec, ids[i], &diag), WN_OK);
     wn_buf_free(&http);
     free(html);
@@ -666,7 +678,9 @@ static void test_wet_roundtrip(void **state) {
   while (wn_warc_next(r, &page, &diag) == 1) {
     assert_string_equal(page.record_id, ids[n]);
     assert_string_equal(page.charset, "utf-8");
-    wn_page_input in = {.bytes = page.payload, .len = page.payload_len, .url = page.target_uri,
+    wn_page_input in = {.bytes = page.payload,
+                        .len = page.payload_len,
+                        .url = page.target_uri,
                         .charset = page.charset};
     wn_page_result *res = NULL;
     assert_int_equal(wn_detector_detect(det, &in, WN_WANT_TEXT, &res, &diag), WN_OK);
@@ -691,8 +705,8 @@ static void test_wet_roundtrip(void **state) {
   wn_warc_stats st;
   wn_warc_reader_stats(r, &st);
   if (n != 3)
-    fail_msg("%d pages; %s; damage: %s; %llu records, %llu skipped type, %llu not html", n, diag.msg,
-             f->damage.data ? f->damage.data : "", (unsigned long long)st.records,
+    fail_msg("%d pages; %s; damage: %s; %llu records, %llu skipped type, %llu not html", n,
+             diag.msg, f->damage.data ? f->damage.data : "", (unsigned long long)st.records,
              (unsigned long long)st.skipped_type, (unsigned long long)st.skipped_not_html);
   wn_warc_reader_close(r);
   wn_detector_destroy(det);
@@ -747,8 +761,8 @@ static void test_wet_roundtrip(void **state) {
   /* the same conversion written plain, to read its header */
   const char *plain_path = path_in(f, "one.wet");
   assert_int_equal(wn_warc_writer_open(plain_path, &wo, &w, &diag), WN_OK);
-  wn_warc_page source = {.target_uri = "http://x.example/", .record_id = ids[0],
-                         .date = "2026-01-01T00:00:00Z"};
+  wn_warc_page source = {
+      .target_uri = "http://x.example/", .record_id = ids[0], .date = "2026-01-01T00:00:00Z"};
   assert_int_equal(wn_warc_write_conversion(w, &source, "hello\n", 6, &diag), WN_OK);
   assert_int_equal(wn_warc_writer_close(w, &diag), WN_OK);
   assert_int_equal(wn_file_read(plain_path, 1 << 20, &bytes, &len, NULL), WN_OK);
@@ -796,8 +810,8 @@ static void test_mutations(void **state) {
       http_append(&http, 200, "Content-Type: text/html\r\nTransfer-Encoding: chunked\r\n",
                   body.data, body.len);
     }
-    record_append(&warc, "WARC/1.0", "response", "http://m.example/", HTTP_REC, http.data,
-                  http.len, -1, NULL);
+    record_append(&warc, "WARC/1.0", "response", "http://m.example/", HTTP_REC, http.data, http.len,
+                  -1, NULL);
     gzip_append(&gz, warc.data + start, warc.len - start, 15 + 16);
   }
   uint64_t seed = 0x9E3779B97F4A7C15u;
