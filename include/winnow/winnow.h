@@ -621,7 +621,8 @@ WN_API void wn_warc_reader_options_init(wn_warc_reader_options *opts);
 
 /* One page (or, with every_record, one record). Every pointer is valid
  * until the next wn_warc_next or wn_warc_reader_close; strings are
- * NUL-terminated, NULL when the record has no such field. */
+ * NUL-terminated, NULL when the record has no such field (the payload is
+ * bytes: not NUL-terminated). */
 typedef struct wn_warc_page {
   const char *warc_type;    /* "response" (every_record: as in the file) */
   const char *target_uri;   /* WARC-Target-URI (angle brackets removed) */
