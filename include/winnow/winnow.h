@@ -614,6 +614,156 @@ WN_API wn_err wn_server_reload(wn_server *srv, const wn_serve_config *cfg, wn_di
  * frees. */
 WN_API void wn_server_stop(wn_server *srv);
 
+/* ---- WARC: web archives in, WET-style text out (issue 12) ----------------
+ *
+ * Reads WARC 1.0 and 1.1 files (ISO 28500:2009 and :2017): plain, gzip per
+ * record (one gzip member each, as crawlers write them) or gzip as a whole,
+ * and yields the HTML pages of their `response` records, the HTTP message
+ * parsed (status, Content-Type and its charset, chunked transfer coding and
+ * gzip/deflate content coding undone). Writes WARC/1.0 files, by default of
+ * `conversion` records holding the text of pages, as Common Crawl's WET
+ * files do: each names its source record (WARC-Refers-To) and carries a
+ * WARC-Block-Digest (sha1, base32).
+ *
+ * Everything is bounded: a header or a block past its cap is skipped and
+ * counted, never loaded whole (a Content-Length can lie), and after damage
+ * the reader resynchronises on the next "WARC/1." header line. A reader or
+ * writer belongs to one thread at a time.
+ */
+typedef struct wn_warc_reader wn_warc_reader;
+
+/* Called once per damaged record or damaged stretch of the file, with a
+ * one-line message naming the file and the offset ("a.warc.gz: record at
+ * offset 1234 (gzip member at byte 567): truncated: ..."); valid during the call. */
+typedef void (*wn_warc_damage_fn)(const char *message, void *ctx);
+
+typedef struct wn_warc_reader_options {
+  /* Bytes of a WARC record's header, and of an HTTP message's header:
+   * default 64 KiB each. */
+  size_t max_header_bytes;
+  /* Records whose block (Content-Length) is larger are skipped unread and
+   * counted: default WN_PAGE_MAX_BYTES + 64 KiB (a page and its HTTP
+   * header). This is also about the most memory the reader holds. */
+  size_t max_block_bytes;
+  /* Pages whose payload, de-chunked and decompressed, is larger are
+   * skipped and counted: default WN_PAGE_MAX_BYTES. */
+  size_t max_payload_bytes;
+  /* 0 (default): only HTTP 2xx responses are pages, the others are
+   * counted as skipped; 1: every status. */
+  int all_statuses;
+  /* 1: every record is returned as it is (any WARC-Type, the block as the
+   * payload, no HTTP parsing): for reading back WET files or warcinfo.
+   * Default 0: HTML responses only. */
+  int every_record;
+  wn_warc_damage_fn on_damage; /* default NULL: counted only */
+  void *damage_ctx;
+} wn_warc_reader_options;
+WN_API void wn_warc_reader_options_init(wn_warc_reader_options *opts);
+
+/* One page (or, with every_record, one record). Every pointer is valid
+ * until the next wn_warc_next or wn_warc_reader_close; strings are
+ * NUL-terminated, NULL when the record has no such field (the payload is
+ * bytes: not NUL-terminated). */
+typedef struct wn_warc_page {
+  const char *warc_type;    /* "response" (every_record: as in the file) */
+  const char *target_uri;   /* WARC-Target-URI (angle brackets removed) */
+  const char *record_id;    /* WARC-Record-ID, "<urn:uuid:...>" as written */
+  const char *date;         /* WARC-Date */
+  const char *block_digest; /* WARC-Block-Digest as written */
+  int http_status;          /* 0 with every_record */
+  const char *content_type; /* HTTP Content-Type as sent (every_record:
+                               the record's Content-Type) */
+  const char *charset;      /* its charset parameter, unquoted: the page's
+                               transport charset (wn_page_input.charset) */
+  const char *payload;      /* the HTTP body, de-chunked and decompressed
+                               (every_record: the record's block) */
+  size_t payload_len;
+  uint64_t offset;          /* of the record in the uncompressed WARC
+                               stream */
+  uint64_t file_offset;     /* of the gzip member the record begins in (for
+                               gzip per record, the record's own: what CDX
+                               indexes give); = offset in a plain file */
+} wn_warc_page;
+
+/* Counts since the reader was opened. */
+typedef struct wn_warc_stats {
+  uint64_t records;       /* WARC records read (damaged ones included) */
+  uint64_t pages;         /* returned by wn_warc_next */
+  uint64_t skipped_type;  /* not a response (warcinfo, request, metadata, ...) */
+  uint64_t skipped_not_html; /* responses whose payload is not HTML */
+  uint64_t skipped_status;   /* responses with a status other than 2xx */
+  uint64_t skipped_too_big;  /* header, block or payload past its cap */
+  uint64_t damaged;       /* truncated or malformed records, bad HTTP
+                             messages, undecodable content codings, and
+                             damaged stretches of gzip or of the file
+                             (each also reported to on_damage) */
+} wn_warc_stats;
+
+/* Opens a WARC file ("-": standard input), compressed or not (gzip is
+ * recognised by its magic bytes). opts NULL: the defaults. */
+WN_API wn_err wn_warc_reader_open(const char *path, const wn_warc_reader_options *opts,
+                                  wn_warc_reader **out, wn_diag *diag);
+/* The next page: 1 and *page filled, 0 at the end of the file, or a
+ * negative value: -(wn_err) for an error that stops the reading (an I/O
+ * error, out of memory), with diag set. Damaged and skipped records never
+ * stop it: they are counted (and reported) and the reader goes on. */
+WN_API int wn_warc_next(wn_warc_reader *reader, wn_warc_page *page, wn_diag *diag);
+/* A copy of a page that outlives the reader's next call (to hand it to a
+ * worker thread): the struct, its strings and payload in one allocation,
+ * freed with wn_warc_page_free. The payload stays NUL-terminated. */
+WN_API wn_err wn_warc_page_copy(const wn_warc_page *page, wn_warc_page **out, wn_diag *diag);
+WN_API void wn_warc_page_free(wn_warc_page *page);
+WN_API void wn_warc_reader_stats(const wn_warc_reader *reader, wn_warc_stats *out);
+WN_API void wn_warc_reader_close(wn_warc_reader *reader);
+
+typedef struct wn_warc_writer wn_warc_writer;
+
+/* How a written WARC is compressed. */
+typedef enum wn_warc_gzip {
+  WN_WARC_GZIP_AUTO = 0, /* per record if the path ends in ".gz", else none */
+  WN_WARC_GZIP_NONE,
+  WN_WARC_GZIP_RECORD,   /* one gzip member per record (the usual .warc.gz) */
+  WN_WARC_GZIP_FILE      /* the whole file one gzip member */
+} wn_warc_gzip;
+
+typedef struct wn_warc_writer_options {
+  wn_warc_gzip gzip;     /* default WN_WARC_GZIP_AUTO */
+  int level;             /* zlib level 1..9; default 6 */
+  /* 1 (default): a warcinfo record first (software, format). */
+  int warcinfo;
+  const char *software;  /* warcinfo "software:"; default "winnow/VERSION" */
+} wn_warc_writer_options;
+WN_API void wn_warc_writer_options_init(wn_warc_writer_options *opts);
+
+/* A record to write. The writer adds WARC-Record-ID (a random UUID),
+ * Content-Length and WARC-Block-Digest. */
+typedef struct wn_warc_record {
+  const char *type;         /* WARC-Type: "conversion", "response", ... */
+  const char *target_uri;   /* or NULL */
+  const char *date;         /* WARC-Date (UTC, "2026-11-23T11:20:09Z"); NULL: now */
+  const char *refers_to;    /* WARC-Refers-To (a record id), or NULL */
+  const char *content_type; /* of the block, or NULL */
+  const char *block;
+  size_t block_len;
+} wn_warc_record;
+
+#define WN_WARC_ID_SIZE 48u /* "<urn:uuid:...>" and its NUL */
+
+/* Creates (truncates) path ("-": standard output). */
+WN_API wn_err wn_warc_writer_open(const char *path, const wn_warc_writer_options *opts,
+                                  wn_warc_writer **out, wn_diag *diag);
+/* Writes one record; its id into id[WN_WARC_ID_SIZE] unless id is NULL. */
+WN_API wn_err wn_warc_write_record(wn_warc_writer *writer, const wn_warc_record *record, char *id,
+                                   wn_diag *diag);
+/* Writes a WET-style conversion record of text (Content-Type text/plain)
+ * for the page read from a WARC: its target URI and date, WARC-Refers-To
+ * its record id. */
+WN_API wn_err wn_warc_write_conversion(wn_warc_writer *writer, const wn_warc_page *source,
+                                       const char *text, size_t text_len, wn_diag *diag);
+/* Finishes the file (the last gzip member) and closes it: an error here
+ * means the file is incomplete. NULL is harmless. */
+WN_API wn_err wn_warc_writer_close(wn_warc_writer *writer, wn_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif
