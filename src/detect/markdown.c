@@ -282,8 +282,16 @@ static wn_err wn_md_image(wn_md *md, uint32_t i) {
   if (!src || !*src)
     goto out;
   const char *alt = wn_md_attr(n, "alt", &alt_owned);
+  /* The compact tree keeps white space only as flags of text nodes: white
+   * space right before the image is read from its libxml2 sibling. */
+  int space_before = 0;
+  xmlNodePtr prev = ((xmlNodePtr)n->xml)->prev;
+  if (prev && prev->type == XML_TEXT_NODE && prev->content && prev->content[0]) {
+    char last = (char)prev->content[xmlStrlen(prev->content) - 1];
+    space_before = last == ' ' || last == '\n' || last == '\t' || last == '\r';
+  }
   int line_start = 0;
-  err = wn_md_inline_begin(md, 0, &line_start);
+  err = wn_md_inline_begin(md, space_before, &line_start);
   if (!err)
     err = wn_buf_append_str(md->out, "![");
   if (!err && alt) {

@@ -310,10 +310,17 @@ static wn_err wn_result_nodes(wn_page_result *r, const wn_dom_page *page,
   X(title) X(author) X(date) X(language) X(canonical_url) X(description) X(site_name)
 
 /* YAML front matter (the block Jekyll, Hugo and Pandoc read): "---", one
- * "key: value" line per field the page has, "---". Values are JSON
+ * "key: value" line per field the page has, "---"; nothing when the page
+ * has none. Values are JSON
  * strings, which YAML 1.2 reads as double-quoted scalars (YAML 1.2,
  * section 1.3, "YAML is a superset of JSON"): jansson escapes them. */
 static wn_err wn_result_front_matter(const wn_page_metadata *m, wn_buf *out, wn_diag *diag) {
+  int any = 0;
+#define WN_ANY_FIELD(f) any |= m->f != NULL;
+  WN_META_FIELDS(WN_ANY_FIELD)
+#undef WN_ANY_FIELD
+  if (!any) /* no block at all rather than an empty one */
+    return WN_OK;
   wn_err err = wn_buf_append_str(out, "---\n");
 #define WN_FRONT_FIELD(f)                                                    \
   if (!err && m->f) {                                                        \
