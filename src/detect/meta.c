@@ -517,7 +517,7 @@ wn_err wn_detect_metadata_read(const wn_dom_page *page, const char *page_url,
   if (root) {
     char *lang = wn_xml_attr(root, "lang");
     if (!lang)
-      lang = (char *)xmlGetNsProp(root, (const xmlChar *)"lang", XML_XML_NAMESPACE);
+      lang = wn_xml_attr(root, "xml:lang"); /* the HTML parser keeps it as a name */
     wn_meta_offer(&a, WN_M_LANG, 10, lang);
     xmlFree(lang);
   }
