@@ -463,6 +463,38 @@ static void wn_meta_element(wn_meta_acc *a, xmlNodePtr n) {
   }
 }
 
+/* The longest part of a <title> split at " | ", " - ", " – ", " — ",
+ * " » " or " · " (in place): "Site | Section | Headline" and "Headline -
+ * Site.com" give the headline (trafilatura's title rule, metadata.py). */
+static void wn_meta_title_part(char *t) {
+  static const char *const seps[] = {" | ", " - ", " \xe2\x80\x93 ", " \xe2\x80\x94 ",
+                                     " \xc2\xbb ", " \xc2\xb7 "};
+  const char *best = t;
+  size_t best_len = 0, n_parts = 0;
+  const char *start = t;
+  for (const char *p = t;; p++) {
+    size_t sep = 0;
+    for (size_t k = 0; k < sizeof seps / sizeof seps[0] && *p; k++)
+      if (strncmp(p, seps[k], strlen(seps[k])) == 0)
+        sep = strlen(seps[k]);
+    if (!*p || sep) {
+      n_parts++;
+      if ((size_t)(p - start) > best_len) {
+        best = start;
+        best_len = (size_t)(p - start);
+      }
+      if (!*p)
+        break;
+      p += sep - 1;
+      start = p + 1;
+    }
+  }
+  if (n_parts > 1 && best_len > 0) {
+    memmove(t, best, best_len);
+    t[best_len] = '\0';
+  }
+}
+
 /* The document's base URL: <base href> resolved against the page's URL
  * (HTML, "document base URL"), else the page's URL. */
 static char *wn_meta_base(xmlNodePtr root, const char *page_url, int *oom) {
@@ -536,9 +568,12 @@ wn_err wn_detect_metadata_read(const wn_dom_page *page, const char *page_url,
     n = n->next;
   }
   /* <title> last: it often carries the site's name ("Headline - Site");
-   * when the first <h1> is part of it, the <h1> is the headline. */
+   * when the first <h1> is part of it, the <h1> is the headline, else the
+   * longest of its parts between separators. */
   if (a.title_el && a.h1 && strstr(a.title_el, a.h1))
     wn_meta_offer(&a, WN_M_TITLE, 50, a.h1);
+  if (a.title_el)
+    wn_meta_title_part(a.title_el);
   wn_meta_offer(&a, WN_M_TITLE, 60, a.title_el);
   /* og:locale is en_US; a language tag is en-US (BCP 47). */
   if (a.val[WN_M_LANG])

@@ -40,7 +40,7 @@ static void test_meta_tags(void **state) {
             "<meta name=application-name content=Appname>"
             "</head><body><p>text</p></body></html>",
             "https://site.example/a/c.html", &m);
-  expect("title", m.title, "Page title | Site");
+  expect("title", m.title, "Page title"); /* the longest part of <title> */
   expect("author", m.author, "Anna Berg");
   expect("date", m.date, "2019-11-02");
   expect("language", m.language, "de");
@@ -131,6 +131,10 @@ static void test_page_elements(void **state) {
   expect("title", m.title, "Big news today");
   expect("date", m.date, "2015-01-02T03:04");
   expect("language", m.language, "pt");
+  wn_detect_metadata_free(&m);
+  read_meta("<head><title>NEWS | World \xe2\x80\x94 Storm reaches the coast - Paper.com</title>"
+            "</head><body><h1>Other</h1></body>", NULL, &m);
+  expect("title", m.title, "Storm reaches the coast");
   wn_detect_metadata_free(&m);
   /* Nothing told: every field NULL. */
   read_meta("<p>just text</p>", NULL, &m);
