@@ -77,6 +77,8 @@ typedef struct wn_md {
   int cell;              /* rendering a table cell: one line, no blocks */
   uint32_t in_heading, in_em, in_strong, in_link;
   int heading_line;      /* the current heading's line has begun */
+  int link_line;         /* the open link's "[" is written: blocks inside it
+                            are spaces (a link cannot span lines) */
   wn_buf open;           /* inline openers waiting for their first content */
   wn_buf closes;         /* closing texts of the open inline elements */
   wn_buf scratch;
@@ -124,7 +126,7 @@ static wn_err wn_md_begin(wn_md *md) {
     md->hard_break = 0;
     return WN_OK;
   }
-  if (md->in_heading && md->heading_line && md->line_open) {
+  if (((md->in_heading && md->heading_line) || md->link_line) && md->line_open) {
     if (md->pending_nl || md->hard_break)
       md->space = 1;
     md->pending_nl = 0;
@@ -237,6 +239,8 @@ static wn_err wn_md_inline_begin(wn_md *md, int space_before, int *line_start) {
   *line_start = !md->line_open && md->open.len == 0;
   if (!err && md->open.len)
     err = wn_buf_append(md->out, md->open.data, md->open.len);
+  if (md->in_link)
+    md->link_line = 1;
   md->open.len = 0;
   md->space = 0;
   md->line_open = 1;
@@ -440,7 +444,7 @@ static void wn_md_language(const wn_md *md, uint32_t i, char *lang, size_t size)
  * containers' prefixes; leading blank lines and trailing blanks dropped,
  * as the text renderer drops them. */
 static wn_err wn_md_code_block(wn_md *md, uint32_t i) {
-  if (md->cell || md->in_heading)
+  if (md->cell || md->in_heading || md->link_line)
     return wn_md_code_span(md, i);
   wn_err err = wn_md_gather(md, i, 1);
   if (err)
@@ -671,7 +675,7 @@ static wn_err wn_md_enter(wn_md *md, uint32_t i, wn_md_frame *f, int *descend) {
     md->hard_break = md->line_open && md->pending_nl == 0;
     return WN_OK;
   case WN_TAG_HR:
-    if (md->cell || md->in_heading)
+    if (md->cell || md->in_heading || md->link_line)
       return WN_OK;
     wn_md_want(md, 2);
     err = wn_md_begin(md);
@@ -683,7 +687,7 @@ static wn_err wn_md_enter(wn_md *md, uint32_t i, wn_md_frame *f, int *descend) {
   case WN_TAG_PRE:
     return wn_md_code_block(md, i);
   case WN_TAG_TABLE:
-    if (!md->cell && wn_md_data_table(md, i))
+    if (!md->cell && !md->link_line && wn_md_data_table(md, i))
       return o->tables ? wn_md_table(md, i) : WN_OK;
     break;
   default:
@@ -699,7 +703,8 @@ static wn_err wn_md_enter(wn_md *md, uint32_t i, wn_md_frame *f, int *descend) {
   *descend = 1;
   f->close_off = (uint32_t)md->closes.len;
   f->open_off = (uint32_t)md->open.len;
-  if (n->tag >= WN_TAG_H1 && n->tag <= WN_TAG_H6 && !md->cell && !md->in_heading) {
+  if (n->tag >= WN_TAG_H1 && n->tag <= WN_TAG_H6 && !md->cell && !md->in_heading &&
+      !md->link_line) {
     wn_md_want(md, 2);
     f->after = 2;
     f->heading = 1;
@@ -707,9 +712,20 @@ static wn_err wn_md_enter(wn_md *md, uint32_t i, wn_md_frame *f, int *descend) {
     md->heading_line = 0;
     static const char hashes[] = "###### ";
     size_t level = (size_t)(n->tag - WN_TAG_H1) + 1;
-    return wn_buf_append(&md->open, hashes + 6 - level, level + 1);
+    if (md->open.len == 0)
+      return wn_buf_append(&md->open, hashes + 6 - level, level + 1);
+    /* Inline openers wait (a card: <a><h3>...</h3></a>): the heading's
+     * marker goes before them, at the start of the line. */
+    size_t waiting = md->open.len;
+    err = wn_buf_append(&md->open, hashes, level + 1); /* room */
+    if (!err) {
+      memmove(md->open.data + level + 1, md->open.data, waiting);
+      memcpy(md->open.data, hashes + 6 - level, level + 1);
+    }
+    f->open_off = 0;
+    return err;
   }
-  if (md->cell || md->in_heading) {
+  if (md->cell || md->in_heading || md->link_line) {
     if (n->flags & WN_DOM_BLOCK) {
       wn_md_want(md, 1); /* a space in a cell or heading */
       f->after = 1;
@@ -811,8 +827,10 @@ static wn_err wn_md_leave(wn_md *md, wn_md_frame *f) {
     md->in_em--;
   if (f->emph == 2)
     md->in_strong--;
-  if (f->link)
+  if (f->link) {
     md->in_link--;
+    md->link_line = 0;
+  }
   if (f->heading)
     md->in_heading--;
   if (f->box)

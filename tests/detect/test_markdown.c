@@ -168,6 +168,11 @@ static void test_links_and_images(void **state) {
         "\n"
         "![A \\[nice\\] photo](https://www.example.com/i/p.png) "
         "![](https://www.example.com/dir/lazy.jpg)\n");
+  /* A link around blocks (a card) stays on one line: Markdown links
+   * cannot span lines; a heading's marker goes before the link. */
+  check("<p>x</p><a href=\"/s\"><h3>Card title</h3><p>Its summary</p></a><p>y</p>", NULL, NULL,
+        "x\n\n### [Card title Its summary](/s)\n\ny\n");
+  check("<a href=\"/t\"><div>one</div><div>two</div></a>", NULL, NULL, "[one two](/t)\n");
   /* Without a base, links stay as written. */
   check("<p><a href=\"rel.html\">r</a></p>", NULL, NULL, "[r](rel.html)\n");
   wn_render_options none = {.base_url = NULL, .links = 0, .images = 0, .tables = 1};
