@@ -569,7 +569,9 @@ WN_API int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, i
 
 /* The result as one JSON object, in this order: "site", "method",
  * "confidence", "fallback", "drift" (when counts are known), "charset",
- * "charset_source", then "nodes", "text" and "html" as asked. id_json
+ * "charset_source", then "nodes", "text", "html", "markdown" and
+ * "metadata" (an object of the wn_page_metadata fields, null where
+ * absent) as asked. id_json
  * (may be NULL) is raw JSON put first as "id". WN_JSON_PRETTY indents;
  * else one line. *out is malloc'd (free()). */
 #define WN_JSON_PRETTY 0x1u
@@ -763,6 +765,47 @@ WN_API wn_err wn_warc_write_conversion(wn_warc_writer *writer, const wn_warc_pag
 /* Finishes the file (the last gzip member) and closes it: an error here
  * means the file is incomplete. NULL is harmless. */
 WN_API wn_err wn_warc_writer_close(wn_warc_writer *writer, wn_diag *diag);
+
+/* ---- Markdown output and page metadata (issue 13) ---------------------------
+ *
+ * More for wn_detector_detect's `want`: the content as Markdown, the
+ * page's metadata, and what Markdown keeps. Links and image sources in
+ * Markdown and HTML output are made absolute against the page's URL
+ * (wn_page_input.url; <base href> is not read for them) when it is given.
+ */
+#define WN_WANT_MARKDOWN 0x8u  /* the content as Markdown (JSON "markdown") */
+#define WN_WANT_METADATA 0x10u /* title, author, date... (JSON "metadata") */
+/* Markdown begins with the metadata as YAML front matter (implies
+ * WN_WANT_METADATA). */
+#define WN_WANT_FRONT_MATTER 0x20u
+/* Markdown leaves out: links (their text stays), images, data tables.
+ * By default it keeps all three: Markdown is asked for its structure, and
+ * the plain text already serves those who want words only (trafilatura,
+ * built for text corpora, drops links and images by default). */
+#define WN_RENDER_NO_LINKS 0x100u
+#define WN_RENDER_NO_IMAGES 0x200u
+#define WN_RENDER_NO_TABLES 0x400u
+
+/* The page's metadata, read from its markup: <title>, <meta> (description,
+ * author, date forms), Open Graph, JSON-LD (headline, author, datePublished,
+ * @graph), <time datetime>, <link rel=canonical>, <html lang>. A field is
+ * NULL when the page does not tell. */
+typedef struct wn_page_metadata {
+  const char *title;
+  const char *author;        /* several joined with ", " */
+  const char *date;          /* published: ISO 8601, YYYY-MM-DD or the full
+                                timestamp as the page gives it */
+  const char *language;      /* as the page gives it ("en", "en-US") */
+  const char *canonical_url; /* absolute when the page's URL is known */
+  const char *description;
+  const char *site_name;
+} wn_page_metadata;
+
+/* The content as Markdown (NUL-terminated; "" unless WN_WANT_MARKDOWN). */
+WN_API const char *wn_page_result_markdown(const wn_page_result *r, size_t *len);
+/* The metadata (valid until wn_page_result_free); NULL unless
+ * WN_WANT_METADATA was asked. */
+WN_API const wn_page_metadata *wn_page_result_metadata(const wn_page_result *r);
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,12 @@
  * escaping (quotes and backslashes double) and the other fields. */
 #define WN_CLI_MAX_LINE_BYTES ((size_t)32 * 1024 * 1024)
 
-typedef enum wn_cli_format { WN_FORMAT_TEXT = 0, WN_FORMAT_HTML, WN_FORMAT_JSON } wn_cli_format;
+typedef enum wn_cli_format {
+  WN_FORMAT_TEXT = 0,
+  WN_FORMAT_HTML,
+  WN_FORMAT_JSON,
+  WN_FORMAT_MARKDOWN
+} wn_cli_format;
 
 /* ---- commands (each returns an exit code) --------------------------------- */
 
@@ -30,6 +35,9 @@ int wn_cli_serve(int argc, char **argv);
 /* The JSONL stream of `winnow detect --jsonl`: reads input ("-" for stdin)
  * line by line, detects with d, writes one JSON object per line. */
 int wn_cli_detect_stream(wn_detector *d, const char *input, wn_cli_format format);
+/* WN_RENDER_* and WN_WANT_METADATA bits the stream adds to what it asks
+ * (the options of `winnow detect`). */
+extern unsigned wn_cli_detect_extra_want;
 
 void wn_cli_usage_main(FILE *out);
 void wn_cli_usage_learn(FILE *out);

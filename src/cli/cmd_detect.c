@@ -26,7 +26,14 @@ void wn_cli_usage_detect(FILE *out) {
           "  --format FORMAT       text (default): the content, one line per block;\n"
           "                        html: the content's elements as HTML;\n"
           "                        json: {\"site\", \"method\", \"confidence\", \"fallback\",\n"
-          "                        \"drift\", \"charset\", \"charset_source\", \"nodes\", \"text\"}\n"
+          "                        \"drift\", \"charset\", \"charset_source\", \"nodes\", \"text\",\n"
+          "                        \"metadata\"};\n"
+          "                        markdown: the content as Markdown, the page's metadata\n"
+          "                        (title, author, date...) as YAML front matter first\n"
+          "  --no-links            Markdown: link text without the link\n"
+          "  --no-images           Markdown: leave images out\n"
+          "  --no-tables           Markdown: leave data tables out\n"
+          "  --no-metadata         no \"metadata\" in JSON, no front matter in Markdown\n"
           "  --selector SELECTOR   overrides the selector the site was learned with\n"
           "                        (winnow learn --selector): cues: template filter,\n"
           "                        then text and link density; region: the largest\n"
@@ -45,7 +52,8 @@ void wn_cli_usage_detect(FILE *out) {
           "                        when both are given; a line with neither is served\n"
           "                        by the single-page method. Writes one line per input line,\n"
           "                        in order: {\"id\"} and the fields of --format json\n"
-          "                        (\"html\" instead of \"text\" with --format html),\n"
+          "                        (\"html\" or \"markdown\" too with --format html or\n"
+          "                        markdown),\n"
           "                        or {\"id\", \"error\"} for a line that cannot be handled.\n"
           "                        Templates are cached per site (re-read after a\n"
           "                        minute); counts are written every 1000 pages or 5\n"
@@ -66,8 +74,14 @@ enum {
   WN_OPT_MIN_CONFIDENCE,
   WN_OPT_DRIFT_SHARE,
   WN_OPT_NO_COUNT,
-  WN_OPT_MAP_SIZE
+  WN_OPT_MAP_SIZE,
+  WN_OPT_NO_LINKS,
+  WN_OPT_NO_IMAGES,
+  WN_OPT_NO_TABLES,
+  WN_OPT_NO_METADATA
 };
+
+unsigned wn_cli_detect_extra_want = WN_WANT_METADATA;
 
 static const struct option wn_detect_options_long[] = {
     {"store", required_argument, NULL, WN_OPT_STORE},
@@ -81,6 +95,10 @@ static const struct option wn_detect_options_long[] = {
     {"drift-share", required_argument, NULL, WN_OPT_DRIFT_SHARE},
     {"no-count", no_argument, NULL, WN_OPT_NO_COUNT},
     {"map-size", required_argument, NULL, WN_OPT_MAP_SIZE},
+    {"no-links", no_argument, NULL, WN_OPT_NO_LINKS},
+    {"no-images", no_argument, NULL, WN_OPT_NO_IMAGES},
+    {"no-tables", no_argument, NULL, WN_OPT_NO_TABLES},
+    {"no-metadata", no_argument, NULL, WN_OPT_NO_METADATA},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -106,8 +124,17 @@ static int wn_detect_one(wn_detector *d, const char *site, const char *url, cons
   if (err)
     return wn_cli_fail(err, &diag);
   wn_page_input in = {.bytes = bytes, .len = len, .site = site, .url = url};
-  unsigned want = (format == WN_FORMAT_HTML ? WN_WANT_HTML : WN_WANT_TEXT) |
+  unsigned want = (format == WN_FORMAT_HTML       ? WN_WANT_HTML
+                   : format == WN_FORMAT_MARKDOWN ? WN_WANT_MARKDOWN
+                                                  : WN_WANT_TEXT) |
                   (format == WN_FORMAT_JSON ? WN_WANT_NODES : 0);
+  /* Metadata where it is shown: JSON, and Markdown's front matter. */
+  unsigned extra = wn_cli_detect_extra_want;
+  if (format == WN_FORMAT_MARKDOWN && (extra & WN_WANT_METADATA))
+    extra = (extra & ~WN_WANT_METADATA) | WN_WANT_FRONT_MATTER;
+  else if (format != WN_FORMAT_JSON)
+    extra &= ~WN_WANT_METADATA;
+  want |= extra;
   err = wn_detector_detect(d, &in, want, &r, &diag);
   if (err) {
     /* What is wrong with the page names it; a template or store problem
@@ -130,8 +157,9 @@ static int wn_detect_one(wn_detector *d, const char *site, const char *url, cons
     }
   }
   size_t out_len = 0;
-  const char *out = format == WN_FORMAT_HTML ? wn_page_result_html(r, &out_len)
-                                             : wn_page_result_text(r, &out_len);
+  const char *out = format == WN_FORMAT_HTML       ? wn_page_result_html(r, &out_len)
+                    : format == WN_FORMAT_MARKDOWN ? wn_page_result_markdown(r, &out_len)
+                                                   : wn_page_result_text(r, &out_len);
   int written = json ? wn_cli_write(json, strlen(json)) | wn_cli_write("\n", 1)
                      : wn_cli_write(out, out_len);
   if (written != 0) {
@@ -181,9 +209,11 @@ int wn_cli_detect(int argc, char **argv) {
         format = WN_FORMAT_HTML;
       else if (strcmp(optarg, "json") == 0)
         format = WN_FORMAT_JSON;
+      else if (strcmp(optarg, "markdown") == 0 || strcmp(optarg, "md") == 0)
+        format = WN_FORMAT_MARKDOWN;
       else
-        return wn_cli_usage_error("detect ", "--format is text, html or json, not '%.40s'",
-                                  optarg);
+        return wn_cli_usage_error("detect ",
+                                  "--format is text, html, markdown or json, not '%.40s'", optarg);
       break;
     case WN_OPT_SELECTOR:
       if (wn_detect_selector_parse(optarg, &dopts.detect.selector) != 0)
@@ -217,6 +247,18 @@ int wn_cli_detect(int argc, char **argv) {
     case WN_OPT_JSONL:
       jsonl = 1;
       break;
+    case WN_OPT_NO_LINKS:
+      wn_cli_detect_extra_want |= WN_RENDER_NO_LINKS;
+      break;
+    case WN_OPT_NO_IMAGES:
+      wn_cli_detect_extra_want |= WN_RENDER_NO_IMAGES;
+      break;
+    case WN_OPT_NO_TABLES:
+      wn_cli_detect_extra_want |= WN_RENDER_NO_TABLES;
+      break;
+    case WN_OPT_NO_METADATA:
+      wn_cli_detect_extra_want &= ~WN_WANT_METADATA;
+      break;
     case 'h':
       wn_cli_usage_detect(stdout);
       return WN_EXIT_OK;
@@ -238,8 +280,8 @@ int wn_cli_detect(int argc, char **argv) {
       return wn_cli_usage_error("detect ",
                                 "--jsonl takes the site from each line, not from --site or --url");
     if (format == WN_FORMAT_JSON)
-      return wn_cli_usage_error("detect ", "--jsonl always writes JSON; its --format is text or "
-                                           "html");
+      return wn_cli_usage_error("detect ", "--jsonl always writes JSON; its --format is text, "
+                                           "html or markdown");
   } else {
     if (site && url)
       return wn_cli_usage_error("detect ", "give --site SITE or --url URL, not both");

@@ -129,7 +129,8 @@ static wn_err wn_stream_detect(wn_detector *d, wn_cli_format format, const json_
                       html_len, WN_PAGE_MAX_BYTES);
     goto out;
   }
-  wn_page_input in = {.bytes = html, .len = html_len, .site = site, .url = site ? NULL : url};
+  /* The URL goes with the site too: links are made absolute against it. */
+  wn_page_input in = {.bytes = html, .len = html_len, .site = site, .url = url};
   if (path) {
     err = wn_file_read(path, WN_PAGE_MAX_BYTES, &file_bytes, &in.len, diag);
     if (err)
@@ -140,7 +141,9 @@ static wn_err wn_stream_detect(wn_detector *d, wn_cli_format format, const json_
      * inside the page names the charset of bytes it no longer has. */
     in.charset = "UTF-8";
   }
-  unsigned want = WN_WANT_TEXT | WN_WANT_NODES | (format == WN_FORMAT_HTML ? WN_WANT_HTML : 0);
+  unsigned want = WN_WANT_TEXT | WN_WANT_NODES | (format == WN_FORMAT_HTML ? WN_WANT_HTML : 0) |
+                  (format == WN_FORMAT_MARKDOWN ? WN_WANT_MARKDOWN : 0) |
+                  wn_cli_detect_extra_want;
   err = wn_detector_detect(d, &in, want, &r, diag);
   if (err)
     goto out;

@@ -67,6 +67,56 @@ wn_err wn_detect_render_text(const wn_dom_page *page, const wn_detect_result *re
 wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *result,
                              wn_buf *out, wn_diag *diag);
 
+/* What Markdown and HTML output keep, and the URL their links resolve
+ * against (NULL: links stay as written). */
+typedef struct wn_render_options {
+  const char *base_url;
+  int links;  /* [text](url); 0: the text only */
+  int images; /* ![alt](src); 0: left out */
+  int tables; /* data tables as pipe tables; 0: left out (layout tables,
+                 those of one column or holding tables, are blocks either way) */
+} wn_render_options;
+
+/* The selected subtrees as Markdown (CommonMark with GFM pipe tables):
+ * headings, paragraphs, lists, block quotes, code blocks and spans,
+ * emphasis, links and images; template text left out as render_text
+ * leaves it out; an image is kept when text around it is. Needs a page
+ * parsed with keep_xml (attributes). opts NULL: everything kept, links as
+ * written. Nothing selected gives empty output and WN_OK. */
+wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result *result,
+                                 const wn_render_options *opts, wn_buf *out, wn_diag *diag);
+/* render_html with links (href) and image sources (src) made absolute
+ * against base_url first (the page's libxml2 doc is changed in place). */
+wn_err wn_detect_render_html_base(const wn_dom_page *page, const wn_detect_result *result,
+                                  const char *base_url, wn_buf *out, wn_diag *diag);
+
+/* ---- metadata (meta.c) -------------------------------------------------- */
+
+/* The page's metadata from its markup; each field NULL or a malloc'd,
+ * NUL-terminated UTF-8 string. */
+typedef struct wn_detect_metadata {
+  char *title;
+  char *author;
+  char *date;        /* ISO 8601: YYYY-MM-DD, or the full timestamp as given */
+  char *language;
+  char *canonical_url;
+  char *description;
+  char *site_name;
+} wn_detect_metadata;
+
+/* Reads the metadata of a page parsed with keep_xml (WN_EINVAL without
+ * its doc): <title>, <meta name/property/itemprop>, Open Graph, JSON-LD,
+ * <time datetime>, <link rel=canonical>, <html lang>. URLs are made
+ * absolute against page_url (may be NULL). Free with _free. */
+wn_err wn_detect_metadata_read(const wn_dom_page *page, const char *page_url,
+                               wn_detect_metadata *out, wn_diag *diag);
+void wn_detect_metadata_free(wn_detect_metadata *meta);
+/* A date as ISO 8601 into out (at least 40 bytes): "2021-03-04" from
+ * "2021-03-04", "2021/03/04", "March 4, 2021", "4 Mar 2021", "Thu, 04 Mar
+ * 2021 10:00:00 GMT"; "2021-03-04T10:00:00+01:00" as given. 0 if not a
+ * date. */
+int wn_detect_date_iso(const char *in, char *out, size_t size);
+
 /* ---- single-page methods (cnr.c, danag.c): no template, one page -------- */
 
 

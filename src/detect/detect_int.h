@@ -9,7 +9,9 @@
  *   select_region.c  WN_SELECT_REGION  }
  *   policy.c         template or single-page method (the only file that
  *                    calls both), selector and fallback names
- *   render.c         text and HTML output
+ *   render.c         text and HTML output, absolute URLs
+ *   markdown.c       Markdown output
+ *   meta.c           the page's metadata (title, author, date...)
  *   result.c         the result type, its allocation and accessors
  *   single.c, cnr.c, danag.c  the single-page methods (single_int.h)
  *
@@ -76,5 +78,10 @@ wn_err wn_detect_select_paper(const wn_dom_page *page, wn_detect_labels *l,
                               wn_detect_result *res);
 wn_err wn_detect_select_region(const wn_dom_page *page, const wn_detect_labels *l,
                                wn_detect_result *res);
+
+/* raw (an href or src) resolved against base into out (CURLU * or NULL:
+ * appended as written, trimmed). An empty raw appends nothing; one that
+ * does not resolve is appended as written (render.c). */
+wn_err wn_detect_url_absolute(void *base, const char *raw, wn_buf *out);
 
 #endif /* WN_DETECT_INT_H */

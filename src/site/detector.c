@@ -57,7 +57,9 @@ struct wn_page_result {
   const char *charset_source;
   char **nodes;          /* paths; one allocation each */
   size_t n_nodes;
-  wn_buf text, html;
+  wn_buf text, html, markdown;
+  wn_detect_metadata meta; /* WN_WANT_METADATA */
+  wn_page_metadata meta_view;
   unsigned want;         /* WN_WANT_* rendered */
   int has_counts, drifting;
   wn_site_counts counts;
@@ -266,6 +268,8 @@ void wn_page_result_free(wn_page_result *r) {
   free(r->nodes);
   wn_buf_free(&r->text);
   wn_buf_free(&r->html);
+  wn_buf_free(&r->markdown);
+  wn_detect_metadata_free(&r->meta);
   free(r);
 }
 
@@ -300,6 +304,42 @@ static wn_err wn_result_nodes(wn_page_result *r, const wn_dom_page *page,
   return err;
 }
 
+/* The fields of the metadata, in the order JSON and front matter give
+ * them. */
+#define WN_META_FIELDS(X)                                                    \
+  X(title) X(author) X(date) X(language) X(canonical_url) X(description) X(site_name)
+
+/* YAML front matter (the block Jekyll, Hugo and Pandoc read): "---", one
+ * "key: value" line per field the page has, "---"; nothing when the page
+ * has none. Values are JSON
+ * strings, which YAML 1.2 reads as double-quoted scalars (YAML 1.2,
+ * section 1.3, "YAML is a superset of JSON"): jansson escapes them. */
+static wn_err wn_result_front_matter(const wn_page_metadata *m, wn_buf *out, wn_diag *diag) {
+  int any = 0;
+#define WN_ANY_FIELD(f) any |= m->f != NULL;
+  WN_META_FIELDS(WN_ANY_FIELD)
+#undef WN_ANY_FIELD
+  if (!any) /* no block at all rather than an empty one */
+    return WN_OK;
+  wn_err err = wn_buf_append_str(out, "---\n");
+#define WN_FRONT_FIELD(f)                                                    \
+  if (!err && m->f) {                                                        \
+    json_t *v = json_string(m->f);                                           \
+    char *q = v ? json_dumps(v, JSON_ENCODE_ANY) : NULL;                     \
+    json_decref(v);                                                          \
+    if (!q)                                                                  \
+      err = wn_diag_set(diag, WN_ENOMEM, "out of memory writing front matter"); \
+    else                                                                     \
+      err = wn_buf_printf(out, "%s: %s\n", #f, q);                           \
+    free(q);                                                                 \
+  }
+  WN_META_FIELDS(WN_FRONT_FIELD)
+#undef WN_FRONT_FIELD
+  if (!err)
+    err = wn_buf_append_str(out, "---\n\n");
+  return err;
+}
+
 wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want,
                           wn_page_result **out, wn_diag *diag) {
   wn_err err = WN_OK;
@@ -314,6 +354,9 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
     return wn_diag_set(diag, WN_ENOMEM, "out of memory");
   wn_buf_init(&r->text, WN_RESULT_MAX_BYTES);
   wn_buf_init(&r->html, WN_RESULT_MAX_BYTES);
+  wn_buf_init(&r->markdown, WN_RESULT_MAX_BYTES);
+  if (want & WN_WANT_FRONT_MATTER)
+    want |= WN_WANT_METADATA;
   r->want = want;
 
   /* The site: given, else the URL's; a page with neither goes to the
@@ -344,7 +387,8 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
                                .max_nodes = d->opts.max_nodes,
                                .max_depth = d->opts.max_depth,
                                .transport_charset = in->charset,
-                               .keep_xml = (want & WN_WANT_HTML) != 0};
+                               .keep_xml = (want & (WN_WANT_HTML | WN_WANT_MARKDOWN |
+                                                    WN_WANT_METADATA)) != 0};
   err = wn_dom_parse(in->bytes ? in->bytes : "", in->len, &parse_opts, &page, diag);
   if (err)
     goto out;
@@ -369,8 +413,33 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
       goto out;
     }
   }
+  if (want & WN_WANT_METADATA) {
+    err = wn_detect_metadata_read(page, in->url, &r->meta, diag);
+    if (err)
+      goto out;
+    r->meta_view = (wn_page_metadata){.title = r->meta.title,
+                                      .author = r->meta.author,
+                                      .date = r->meta.date,
+                                      .language = r->meta.language,
+                                      .canonical_url = r->meta.canonical_url,
+                                      .description = r->meta.description,
+                                      .site_name = r->meta.site_name};
+  }
+  if (want & WN_WANT_MARKDOWN) {
+    wn_render_options ropts = {.base_url = in->url,
+                               .links = !(want & WN_RENDER_NO_LINKS),
+                               .images = !(want & WN_RENDER_NO_IMAGES),
+                               .tables = !(want & WN_RENDER_NO_TABLES)};
+    if (want & WN_WANT_FRONT_MATTER)
+      err = wn_result_front_matter(&r->meta_view, &r->markdown, diag);
+    if (!err)
+      err = wn_detect_render_markdown(page, res, &ropts, &r->markdown, diag);
+    if (err)
+      goto out;
+  }
+  /* After Markdown: making the links absolute changes the page's doc. */
   if (want & WN_WANT_HTML) {
-    err = wn_detect_render_html(page, res, &r->html, diag);
+    err = wn_detect_render_html_base(page, res, in->url, &r->html, diag);
     if (err)
       goto out;
   }
@@ -426,6 +495,16 @@ const char *wn_page_result_html(const wn_page_result *r, size_t *len) {
   if (len)
     *len = r->html.len;
   return r->html.data ? r->html.data : "";
+}
+
+const char *wn_page_result_markdown(const wn_page_result *r, size_t *len) {
+  if (len)
+    *len = r->markdown.len;
+  return r->markdown.data ? r->markdown.data : "";
+}
+
+const wn_page_metadata *wn_page_result_metadata(const wn_page_result *r) {
+  return (r->want & WN_WANT_METADATA) ? &r->meta_view : NULL;
 }
 
 int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, int *drifting) {
@@ -491,6 +570,22 @@ wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigne
     if (json_object_set_new(obj, "html", json_stringn(r->html.data ? r->html.data : "",
                                                       r->html.len)) != 0)
       goto out;
+  if (r->want & WN_WANT_MARKDOWN)
+    if (json_object_set_new(obj, "markdown",
+                            json_stringn(r->markdown.data ? r->markdown.data : "",
+                                         r->markdown.len)) != 0)
+      goto out;
+  if (r->want & WN_WANT_METADATA) {
+    json_t *meta = json_object();
+    if (json_object_set_new(obj, "metadata", meta) != 0)
+      goto out;
+#define WN_JSON_FIELD(f)                                                     \
+    if (json_object_set_new(meta, #f,                                        \
+                            r->meta_view.f ? json_string(r->meta_view.f) : json_null()) != 0) \
+      goto out;
+    WN_META_FIELDS(WN_JSON_FIELD)
+#undef WN_JSON_FIELD
+  }
   size_t jflags = JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6) |
                   ((flags & WN_JSON_PRETTY) ? JSON_INDENT(2) : JSON_COMPACT);
   *out = json_dumps(obj, jflags);
