@@ -295,6 +295,14 @@ static void wn_content_type_charset(const char *type, char *out, size_t size) {
   out[n] = '\0';
 }
 
+/* A query flag: "0", "false" or "no" is 0, anything else 1, absent dflt. */
+static int wn_query_flag(struct MHD_Connection *c, const char *name, int dflt) {
+  const char *v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
+  if (!v)
+    return dflt;
+  return !(strcmp(v, "0") == 0 || strcmp(v, "false") == 0 || strcmp(v, "no") == 0);
+}
+
 static int wn_is_json_type(const char *type) {
   return type && strncasecmp(type, "application/json", 16) == 0;
 }
@@ -365,19 +373,35 @@ static enum MHD_Result wn_detect(wn_server *srv, struct MHD_Connection *c, wn_re
                           "{\"url\", \"html\"}");
     goto out;
   }
-  enum { F_JSON, F_TEXT, F_HTML } f = F_JSON;
+  enum { F_JSON, F_TEXT, F_HTML, F_MARKDOWN } f = F_JSON;
   if (format && strcmp(format, "text") == 0)
     f = F_TEXT;
   else if (format && strcmp(format, "html") == 0)
     f = F_HTML;
+  else if (format && strcmp(format, "markdown") == 0)
+    f = F_MARKDOWN;
   else if (format && strcmp(format, "json") != 0) {
     rc = wn_respond_error(c, req, 400, "bad_request", NULL,
-                          "format \"%s\" is not json, text or html", format);
+                          "format \"%s\" is not json, text, html or markdown", format);
     goto out;
   }
-  unsigned want = f == F_HTML ? WN_WANT_HTML : WN_WANT_TEXT;
+  /* As the command line: JSON carries the text and the page's metadata;
+   * Markdown starts with the metadata as front matter. ?metadata=0,
+   * ?links=0, ?images=0, ?tables=0 as --no-metadata, --no-links, ... */
+  int metadata = wn_query_flag(c, "metadata", 1);
+  unsigned want = f == F_HTML       ? WN_WANT_HTML
+                  : f == F_MARKDOWN ? WN_WANT_MARKDOWN | (metadata ? WN_WANT_FRONT_MATTER : 0u)
+                                    : WN_WANT_TEXT;
+  if (f == F_JSON && metadata)
+    want |= WN_WANT_METADATA;
   if (f == F_JSON && nodes && strcmp(nodes, "0") != 0)
     want |= WN_WANT_NODES;
+  if (!wn_query_flag(c, "links", 1))
+    want |= WN_RENDER_NO_LINKS;
+  if (!wn_query_flag(c, "images", 1))
+    want |= WN_RENDER_NO_IMAGES;
+  if (!wn_query_flag(c, "tables", 1))
+    want |= WN_RENDER_NO_TABLES;
 
   wn_detector *det = NULL;
   wn_err err = wn_thread_detector(srv, &det, &diag);
@@ -408,8 +432,9 @@ static enum MHD_Result wn_detect(wn_server *srv, struct MHD_Connection *c, wn_re
     goto out;
   }
   size_t len = 0;
-  const char *content = f == F_TEXT ? wn_page_result_text(result, &len)
-                                    : wn_page_result_html(result, &len);
+  const char *content = f == F_TEXT   ? wn_page_result_text(result, &len)
+                        : f == F_HTML ? wn_page_result_html(result, &len)
+                                      : wn_page_result_markdown(result, &len);
   char *copy = malloc(len + 1);
   if (!copy) {
     rc = wn_respond_error(c, req, 503, "WN_ENOMEM", NULL, "out of memory");
@@ -426,7 +451,10 @@ static enum MHD_Result wn_detect(wn_server *srv, struct MHD_Connection *c, wn_re
                                  "X-Winnow-Site", site ? site : "",
                                  "X-Winnow-Fallback", fb ? fb : "none",
                                  NULL};
-  rc = wn_respond(c, req, 200, f == F_TEXT ? "text/plain; charset=utf-8" : "text/html; charset=utf-8",
+  rc = wn_respond(c, req, 200,
+                  f == F_TEXT   ? "text/plain; charset=utf-8"
+                  : f == F_HTML ? "text/html; charset=utf-8"
+                                : "text/markdown; charset=utf-8",
                   copy, len, headers);
 out:
   wn_page_result_free(result);
