@@ -363,8 +363,8 @@ static void wn_set(xmlNodePtr node, const char *name, const char *value) {
   xmlSetProp(node, (const xmlChar *)name, (const xmlChar *)value);
 }
 
-/* Scripts (and inline event handlers, and a <base> that would send links
- * elsewhere) out, so the page renders offline as it was parsed. Walks the
+/* Scripts (and inline event handlers, a <base> that would send links
+ * elsewhere, and the page's own charset declaration) out, so the page renders offline as it was parsed. Walks the
  * document without recursion, by its child/next/parent links. */
 static void wn_strip_scripts(xmlDocPtr doc) {
   xmlNodePtr cur = xmlDocGetRootElement(doc);
@@ -372,7 +372,11 @@ static void wn_strip_scripts(xmlDocPtr doc) {
     xmlNodePtr next = NULL;
     if (cur->type == XML_ELEMENT_NODE &&
         (xmlStrcasecmp(cur->name, (const xmlChar *)"script") == 0 ||
-         xmlStrcasecmp(cur->name, (const xmlChar *)"base") == 0)) {
+         xmlStrcasecmp(cur->name, (const xmlChar *)"base") == 0 ||
+         /* the page's charset declaration: the output is UTF-8 and says so */
+         (xmlStrcasecmp(cur->name, (const xmlChar *)"meta") == 0 &&
+          (xmlHasProp(cur, (const xmlChar *)"charset") ||
+           xmlHasProp(cur, (const xmlChar *)"http-equiv"))))) {
       /* Find the next node before unlinking this one. */
       for (xmlNodePtr up = cur; up && !next; up = up->parent)
         next = up->next;
