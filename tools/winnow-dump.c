@@ -476,9 +476,15 @@ static int cmd_stats(wn_store *store, int argc, char **argv) {
 
 /* ---- export, import, verify, delete --------------------------------------------- */
 
+typedef struct damaged_ctx {
+  const char *suffix;
+  unsigned long n;
+} damaged_ctx;
+
 static void report_damaged(const char *site, wn_err err, const char *message, void *ctx) {
-  const char *verb = ctx;
-  printf("DAMAGED %s: %s (%s)%s\n", site, message, wn_strerror_name(err), verb);
+  damaged_ctx *d = ctx;
+  d->n++;
+  printf("DAMAGED %s: %s (%s)%s\n", site, message, wn_strerror_name(err), d->suffix);
 }
 
 static int cmd_export(wn_store *store, int argc, char **argv) {
@@ -487,12 +493,16 @@ static int cmd_export(wn_store *store, int argc, char **argv) {
   wn_diag diag;
   wn_diag_clear(&diag);
   uint64_t n = 0;
+  damaged_ctx d = {"; left out", 0};
   wn_err err = wn_store_export(store, argv[0], (const char *const *)argv + 1, (size_t)argc - 1,
-                               report_damaged, "; left out", &n, &diag);
+                               report_damaged, &d, &n, &diag);
   if (err)
     return fail(err, &diag);
   printf("exported %llu record(s) to %s\n", (unsigned long long)n, argv[0]);
-  return fflush(stdout) ? WN_EXIT_INTERNAL : WN_EXIT_OK;
+  if (fflush(stdout) != 0)
+    return WN_EXIT_INTERNAL;
+  /* Written, but without the damaged records: say so in the status too. */
+  return d.n ? WN_EXIT_INPUT : WN_EXIT_OK;
 }
 
 static void report_import(const char *site, int replaced, uint64_t generation, void *ctx) {
@@ -520,7 +530,8 @@ static int cmd_verify(wn_store *store, int argc) {
   wn_diag diag;
   wn_diag_clear(&diag);
   uint64_t n = 0, bad = 0;
-  wn_err err = wn_store_verify(store, report_damaged, "", &n, &bad, &diag);
+  damaged_ctx d = {"", 0};
+  wn_err err = wn_store_verify(store, report_damaged, &d, &n, &bad, &diag);
   if (err)
     return fail(err, &diag);
   printf("%llu record(s), %llu damaged\n", (unsigned long long)n, (unsigned long long)bad);
