@@ -168,7 +168,8 @@ static int cmd_list(wn_store *store, int argc, char **argv) {
     rc = fail(err, &diag);
     goto out;
   }
-  qsort(r.v, r.n, sizeof *r.v, row_cmp);
+  if (r.n > 0) /* qsort wants a valid pointer even for no elements */
+    qsort(r.v, r.n, sizeof *r.v, row_cmp);
   if (!json)
     printf("%-24s %-5s %-6s %-20s %5s %8s %6s %8s %6s %s\n", "SITE", "ALGO", "SELECT",
            "LEARNED", "PAGES", "T_BYTES", "T_NODES", "DETECTED", "LOW", "DRIFT");

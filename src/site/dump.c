@@ -330,6 +330,10 @@ out:
   return err;
 }
 
+static int wn_cmp_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn, void *ctx,
                        uint64_t *n_imported, wn_diag *diag) {
   wn_err err = WN_OK;
@@ -339,6 +343,7 @@ wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn, void 
   char(*names)[WN_SITE_MAX + 1] = NULL;
   uint64_t *generations = NULL;
   uint8_t *replaced = NULL;
+  const char **order = NULL;
   if (!store || !path)
     return wn_diag_set(diag, WN_EINVAL, "import needs a store and a file");
   if ((err = wn_file_read(path, WN_EXPORT_MAX_BYTES, &file, &len, diag)))
@@ -422,13 +427,20 @@ wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn, void 
                       end - at, path);
     goto out;
   }
+  /* A site twice would make "replaced" ambiguous: sorted, neighbours tell. */
+  order = malloc(((size_t)n + 1) * sizeof *order);
+  if (!order) {
+    err = wn_diag_set(diag, WN_ENOMEM, "import: out of memory");
+    goto out;
+  }
   for (uint32_t i = 0; i < n; i++)
-    for (uint32_t j = 0; j < i; j++)
-      if (strcmp(names[i], names[j]) == 0) {
-        err = wn_diag_set(diag, WN_ECORRUPT, "import: site %s appears twice in %s", names[i],
-                          path);
-        goto out;
-      }
+    order[i] = names[i];
+  qsort(order, n, sizeof *order, wn_cmp_name);
+  for (uint32_t i = 1; i < n; i++)
+    if (strcmp(order[i - 1], order[i]) == 0) {
+      err = wn_diag_set(diag, WN_ECORRUPT, "import: site %s appears twice in %s", order[i], path);
+      goto out;
+    }
   if ((err = wn_store_raw_put(store, items, n, replaced, diag)))
     goto out;
   for (uint32_t i = 0; fn && i < n; i++)
@@ -436,6 +448,7 @@ wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn, void 
   if (n_imported)
     *n_imported = n;
 out:
+  free(order);
   free(items);
   free(names);
   free(generations);

@@ -617,6 +617,89 @@ static void test_import_refuses_damaged_snapshot(void **state) {
   wn_buf_free(&enc);
 }
 
+/* A snapshot written by hand from the layout in site/dump.c, sealed with
+ * a good checksum, so that what import checks past the checksum shows. */
+static void wn_le(wn_buf *b, uint64_t v, size_t n);
+
+static void wn_write_snapshot(const char *path, const wn_store_raw *items, size_t n) {
+  wn_buf b;
+  wn_buf_init(&b, 0);
+  assert_int_equal(wn_buf_append(&b, "WNDUMP\r\n", 8), WN_OK);
+  wn_le(&b, 1, 4);
+  wn_le(&b, n, 4);
+  wn_le(&b, 0, 8);
+  for (size_t i = 0; i < n; i++) {
+    wn_le(&b, strlen(items[i].site), 4);
+    assert_int_equal(wn_buf_append(&b, items[i].site, strlen(items[i].site)), WN_OK);
+    wn_le(&b, items[i].record_len, 8);
+    assert_int_equal(wn_buf_append(&b, items[i].record, items[i].record_len), WN_OK);
+    wn_le(&b, 0, 4);
+  }
+  wn_le(&b, wn_hash_bytes(WN_HASH_SEED, b.data, b.len), 8);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+  fclose(f);
+  wn_buf_free(&b);
+}
+
+static void test_import_checks_every_record(void **state) {
+  (void)state;
+  char a[PATH_MAX], b[PATH_MAX], file[PATH_MAX];
+  wn_demo_store(a);
+  wn_fresh(b, "checks");
+  wn_fresh(file, "handmade.wndump");
+  wn_store *src = wn_open(a, 1);
+  wn_store_record *good = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_store_get(src, DEMO, &good, &diag), WN_OK);
+  wn_store_close(src);
+  wn_buf enc, bad;
+  wn_buf_init(&enc, 0);
+  wn_buf_init(&bad, 0);
+  assert_int_equal(wn_store_record_encode(good, &enc, &diag), WN_OK);
+  /* A record that decodes but whose template does not. */
+  static unsigned char garbage[] = "no template here";
+  unsigned char *own = good->template_bytes;
+  size_t own_len = good->template_len;
+  good->template_bytes = garbage;
+  good->template_len = sizeof garbage - 1;
+  assert_int_equal(wn_store_record_encode(good, &bad, &diag), WN_OK);
+  good->template_bytes = own;
+  good->template_len = own_len;
+  wn_store_record_free(good);
+
+  wn_store_raw items[2] = {{.site = DEMO, .record = enc.data, .record_len = enc.len},
+                           {.site = "bad.example", .record = bad.data, .record_len = bad.len}};
+  wn_write_snapshot(file, items, 2);
+  wn_run r;
+  RUN(&r, "--store", b, "import", file);
+  assert_int_equal(r.status, WN_EXIT_INPUT);
+  wn_expect_contains(r.err, "record 2 (site bad.example): template:");
+  wn_expect_contains(r.err, "nothing imported");
+  wn_run_free(&r);
+  RUN(&r, "--store", b, "list");
+  wn_expect_lacks(r.out, DEMO); /* the good record before it was not written */
+  wn_run_free(&r);
+
+  /* One site twice. */
+  items[1] = items[0];
+  wn_write_snapshot(file, items, 2);
+  RUN(&r, "--store", b, "import", file);
+  assert_int_equal(r.status, WN_EXIT_INPUT);
+  wn_expect_contains(r.err, "site " DEMO " appears twice");
+  wn_run_free(&r);
+
+  /* The hand-made snapshot with the good record alone imports. */
+  wn_write_snapshot(file, items, 1);
+  RUN(&r, "--store", b, "import", file);
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "added " DEMO);
+  wn_run_free(&r);
+  wn_buf_free(&enc);
+  wn_buf_free(&bad);
+}
+
 /* ---- an older format -------------------------------------------------------------- */
 
 static void wn_le(wn_buf *b, uint64_t v, size_t n) {
@@ -799,6 +882,7 @@ int main(void) {
       cmocka_unit_test(test_damaged_bytes_on_disk),
       cmocka_unit_test(test_export_import_round_trip),
       cmocka_unit_test(test_import_refuses_damaged_snapshot),
+      cmocka_unit_test(test_import_checks_every_record),
       cmocka_unit_test(test_format1_store),
       cmocka_unit_test(test_trace_changes_nothing),
   };
