@@ -351,9 +351,10 @@ static const char wn_explain_style[] =
     "[data-wn-sel]{outline:3px solid #1a7f37 !important;outline-offset:2px}\n"
     "[data-wn-box]{outline:2px dashed #c62828 !important}\n"
     "#wn-legend{position:fixed;top:0;left:0;right:0;z-index:2147483647;background:#fff;"
-    "color:#000;border-bottom:2px solid #333;font:14px/1.4 sans-serif;padding:6px 10px}\n"
-    "#wn-legend span{display:inline-block;margin-right:14px;padding:1px 6px}\n"
-    "body{margin-top:72px !important}\n";
+    "color:#000;border-bottom:2px solid #333;font:13px/1.5 sans-serif;padding:6px 10px}\n"
+    "#wn-legend span{display:inline-block;margin:0 10px 0 0;padding:1px 6px}\n"
+    "#wn-legend b{margin-right:12px}\n"
+    "body{margin-top:56px !important}\n";
 
 static xmlNodePtr wn_new_child(xmlNodePtr parent, const char *name, const char *text) {
   return xmlNewTextChild(parent, NULL, (const xmlChar *)name, (const xmlChar *)text);
@@ -495,15 +496,15 @@ wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *d
   wn_set(legend, "id", "wn-legend");
   char head_line[512];
   snprintf(head_line, sizeof head_line,
-           "winnow explain: %s  method %s, confidence %.2f%s%s  ", ex->site,
+           "winnow explain %s: %s, confidence %.2f%s%s", ex->site,
            wn_detect_method(ex->res), t->confidence, t->fallback ? ", fallback: " : "",
            t->fallback ? wn_detect_fallback_name(t->fallback) : "");
   xmlNodePtr b = wn_new_child(legend, "b", head_line);
   xmlNodePtr s1 = wn_new_child(legend, "span", "kept: main content");
-  xmlNodePtr s2 = wn_new_child(legend, "span", "dropped: page-specific, left out");
-  xmlNodePtr s3 = wn_new_child(legend, "span", "template: boilerplate");
+  xmlNodePtr s2 = wn_new_child(legend, "span", "page-specific, left out");
+  xmlNodePtr s3 = wn_new_child(legend, "span", "template");
   xmlNodePtr s4 = wn_new_child(legend, "span", "selected region");
-  xmlNodePtr s5 = wn_new_child(legend, "span", "box of links left out");
+  xmlNodePtr s5 = wn_new_child(legend, "span", "links box left out");
   if (!b || !s1 || !s2 || !s3 || !s4 || !s5) {
     xmlFreeNode(legend);
     err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
