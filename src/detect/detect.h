@@ -95,8 +95,9 @@ typedef struct wn_detect_trace {
   uint32_t n_dropped;
 } wn_detect_trace;
 
-/* Detection as wn_detect_page, recording into trace (may be NULL). The
- * trace's arrays are allocated here (free with wn_detect_trace_free). */
+/* Detection as wn_detect_page, recording into trace (may be NULL; else
+ * zeroed, or used before and not yet freed). The trace's arrays are
+ * allocated here (free with wn_detect_trace_free). */
 wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
                              const wn_detect_options *opts, wn_detect_trace *trace,
                              wn_detect_result **out, wn_diag *diag);
