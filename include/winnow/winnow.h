@@ -806,6 +806,135 @@ WN_API const char *wn_page_result_markdown(const wn_page_result *r, size_t *len)
 /* The metadata (valid until wn_page_result_free); NULL unless
  * WN_WANT_METADATA was asked. */
 WN_API const wn_page_metadata *wn_page_result_metadata(const wn_page_result *r);
+/* ---- inspecting and moving a store: winnow-dump --------------------------
+ *
+ * What the dump tool (tools/winnow-dump.c) needs, for any front end: the
+ * store's size and records, the template as a person reads it, one page's
+ * detection explained, a portable snapshot of the store, and a check of
+ * every record. None of it changes how detection behaves. */
+
+/* The store as LMDB and the records say. */
+typedef struct wn_store_usage {
+  const char *path;          /* the store directory; valid while it is open */
+  uint64_t file_bytes;       /* data.mdb on disk */
+  uint64_t map_bytes;        /* the map size in effect */
+  uint64_t page_bytes;       /* LMDB page size */
+  uint64_t pages_used;       /* pages of the map in use */
+  uint32_t depth;            /* B-tree depth of the records */
+  uint64_t records;          /* sites with a record */
+  uint64_t counters;         /* sites with detection counters */
+  uint64_t record_bytes;     /* the records' bytes, summed */
+  uint64_t damaged;          /* records that do not decode (see wn_store_verify) */
+  uint64_t by_version[8];    /* records per format version (index = version; 7: 7 or later) */
+  struct {
+    char name[16];
+    uint64_t records;
+  } algorithms[8];           /* records per algorithm, first seen first */
+  size_t n_algorithms;       /* (a ninth algorithm and later count as "other") */
+} wn_store_usage;
+WN_API wn_err wn_store_usage_get(wn_store *store, wn_store_usage *out, wn_diag *diag);
+
+/* Checks every record: the record itself (format version, bounds,
+ * checksum) and the template it holds. fn (may be NULL) is called once per
+ * damaged record with the error and a one-line message, after the store's
+ * read transaction ended (fn may use the store). WN_OK when the check ran,
+ * damaged or not: *n_damaged (may be NULL) says; *n_records (may be NULL)
+ * receives how many were read. */
+typedef void (*wn_record_fn)(const char *site, wn_err err, const char *message, void *ctx);
+WN_API wn_err wn_store_verify(wn_store *store, wn_record_fn fn, void *ctx, uint64_t *n_records,
+                              uint64_t *n_damaged, wn_diag *diag);
+
+/* A snapshot file of a store (or of some sites): "WNDUMP" magic, a format
+ * version (WN_EXPORT_VERSION), then each site's record exactly as the
+ * store encodes it and its detection counters, then a checksum of it all.
+ * Portable: little-endian throughout, no pointers, no LMDB pages. */
+#define WN_EXPORT_VERSION 1u
+#define WN_EXPORT_MAX_BYTES ((size_t)1 << 30) /* a snapshot file's cap */
+
+/* Writes the snapshot of sites[0..n_sites) (n_sites 0: every site) to
+ * path (written beside it, then renamed into place). Damaged records are
+ * left out and reported through fn (may be NULL); a named site without a
+ * record is WN_ENOTEMPLATE and nothing is written. *n_written (may be NULL)
+ * receives the number of records written. */
+WN_API wn_err wn_store_export(wn_store *store, const char *path, const char *const *sites,
+                              size_t n_sites, wn_record_fn fn, void *ctx, uint64_t *n_written,
+                              wn_diag *diag);
+
+/* Reads a snapshot and writes its records in ONE transaction, after
+ * checking the file (magic, version, checksum) and decoding every record
+ * and its template: any failure is WN_ECORRUPT / WN_EVERSION naming the
+ * record, and nothing is written. fn (may be NULL) is called for each
+ * record written, after the commit, with replaced 1 if the site had a
+ * record before (its old template and counters are gone). */
+typedef void (*wn_import_fn)(const char *site, int replaced, uint64_t generation, void *ctx);
+WN_API wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn, void *ctx,
+                              uint64_t *n_imported, wn_diag *diag);
+
+/* The template as a person reads it: one entry per node in document order.
+ * Template nodes carry no names (the template keeps signatures), so they
+ * are named from a page of the site mapped onto the template: its nodes
+ * the ETDM pairs are the template, and each subtree it does not pair is
+ * shown as one page-specific entry (where the page's own content sits). */
+typedef struct wn_template_entry {
+  uint32_t depth;           /* 0 for the root */
+  int page_specific;        /* 0: a template node; 1: a page-specific
+                               subtree of the page (not in the template) */
+  int is_text;              /* a text node */
+  uint32_t count;           /* template nodes: sample pages that held it */
+  uint32_t signature;       /* template nodes: the node signature */
+  const char *tag;          /* "div", "#text"; NULL when unnamed (no page) */
+  const char *id;           /* NULL if none */
+  const char *cls;          /* NULL if none */
+  const char *text;         /* text nodes: the text; NULL otherwise */
+  uint32_t nodes;           /* nodes in the subtree (page nodes when named) */
+  uint32_t text_bytes;      /* bytes of text in the subtree */
+} wn_template_entry;
+typedef int (*wn_template_fn)(const wn_template_entry *entry, void *ctx);
+
+typedef struct wn_template_summary {
+  uint32_t nodes;           /* template nodes */
+  uint32_t text_nodes;
+  uint32_t sample_pages;    /* pages it was learned from */
+  uint32_t min_count;       /* pages a node needed to be kept */
+  wn_detect_selector selector;
+  int named;                /* 1: entries are named from a page */
+  char named_from[2048];    /* that page (a file), or "" */
+  uint32_t unpaired;        /* template nodes the page did not pair (not shown) */
+} wn_template_summary;
+
+/* Walks site's template, named from the page file page_path: NULL means
+ * the key page the site was learned from, if it is a readable file (else
+ * the walk is unnamed); "" means unnamed. Entries below max_depth (0: all)
+ * are left out. fn's pointers are valid only during the call; a nonzero
+ * return stops the walk. summary (may be NULL) is filled. */
+WN_API wn_err wn_site_template_walk(wn_store *store, const char *site, const char *page_path,
+                                    uint32_t max_depth, wn_template_fn fn, void *ctx,
+                                    wn_template_summary *summary, wn_diag *diag);
+/* The same as one JSON object: the summary's fields and "tree", nested
+ * {"tag","id","class","count","text","page_specific","children"}.
+ * WN_JSON_PRETTY indents. *out malloc'd (free()). */
+WN_API wn_err wn_site_template_json(wn_store *store, const char *site, const char *page_path,
+                                    uint32_t max_depth, unsigned flags, char **out,
+                                    wn_diag *diag);
+
+/* One page's detection explained, node by node. */
+typedef struct wn_explain wn_explain;
+/* Detects page (site: page->site, else its url's) with the site's template
+ * from the store and records what each step did. opts NULL: defaults. */
+WN_API wn_err wn_site_explain(wn_store *store, const wn_page_input *page,
+                              const wn_detect_options *opts, wn_explain **out, wn_diag *diag);
+/* As text: a summary (selector, confidence, the rule that decided, what
+ * was chosen), then the page's elements indented, each with its label:
+ * template (and in how many sample pages), page-specific, kept, dropped;
+ * scores where the selector scored. Elements below max_depth (0: all) are
+ * left out. *out malloc'd (free()). */
+WN_API wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, size_t *len,
+                              wn_diag *diag);
+/* As HTML: the page itself with template, dropped and kept text coloured,
+ * the selected regions outlined, a legend fixed at the top, and its
+ * scripts removed so that it renders offline. *out malloc'd (free()). */
+WN_API wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *diag);
+WN_API void wn_explain_free(wn_explain *ex);
 
 #ifdef __cplusplus
 }

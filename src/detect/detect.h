@@ -116,6 +116,43 @@ void wn_detect_metadata_free(wn_detect_metadata *meta);
  * 2021 10:00:00 GMT"; "2021-03-04T10:00:00+01:00" as given. 0 if not a
  * date. */
 int wn_detect_date_iso(const char *in, char *out, size_t size);
+/* ---- explain (explain.c): what detection did, node by node ------------
+ *
+ * An optional trace for the dump tool's `explain`: wn_detect_page_traced
+ * fills it when trace is not NULL; with NULL it is wn_detect_page, and the
+ * hot path pays one pointer test per step, nothing else (results are the
+ * same either way: the trace only copies what the steps computed). */
+typedef struct wn_detect_trace {
+  uint32_t count;         /* page nodes; the arrays have count entries */
+  uint32_t *tmpl_node;    /* template node the ETDM paired, or WN_DOM_NONE */
+  uint8_t *cand;          /* candidate for main content (as the selector saw it) */
+  double *score;          /* cues: paragraph score x (1 - link density); else 0 */
+  uint8_t *dropped;       /* cues: a block left out as a box of links */
+  wn_detect_selector selector; /* the one that ran (never WN_SELECT_SITE) */
+  int selector_from_site; /* 1: the site's template named it */
+  int matched;            /* 1: the template was matched (tpl given) */
+  int selected;           /* 1: a selector ran (confidence was enough) */
+  double confidence;
+  double min_confidence;
+  wn_detect_fallback fallback;
+  uint32_t core;          /* cues: the best-scoring subtree; region: the
+                             largest region; WN_DOM_NONE if none */
+  uint32_t branch;        /* the branch (Algorithm 3, or cues' grown core) */
+  double core_score;
+  int core_by_text;       /* cues: no paragraph scored; most text chose */
+  uint32_t siblings_joined; /* cues: times the core rose to take siblings in */
+  uint32_t n_dropped;
+} wn_detect_trace;
+
+/* Detection as wn_detect_page, recording into trace (may be NULL; else
+ * zeroed, or used before and not yet freed). The trace's arrays are
+ * allocated here (free with wn_detect_trace_free). */
+wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
+                             const wn_detect_options *opts, wn_detect_trace *trace,
+                             wn_detect_result **out, wn_diag *diag);
+void wn_detect_trace_free(wn_detect_trace *trace);
+/* Per page node: 1 for a text node rendered as main content. */
+const uint8_t *wn_detect_keep_flags(const wn_detect_result *result);
 
 /* ---- single-page methods (cnr.c, danag.c): no template, one page -------- */
 

@@ -57,6 +57,7 @@ double wn_detect_link_limit(uint8_t tag, uint32_t links);
 typedef struct wn_detect_labels {
   uint8_t *mapped; /* the ETDM paired the node with a template node */
   uint8_t *cand;   /* candidate for main content */
+  wn_detect_trace *trace; /* explain only: NULL on the hot path */
 } wn_detect_labels;
 
 /* Matches page against tpl (the ETDM of the site-level paper), sets
@@ -83,5 +84,7 @@ wn_err wn_detect_select_region(const wn_dom_page *page, const wn_detect_labels *
  * appended as written, trimmed). An empty raw appends nothing; one that
  * does not resolve is appended as written (render.c). */
 wn_err wn_detect_url_absolute(void *base, const char *raw, wn_buf *out);
+/* The trace's arrays for a page of count nodes (explain.c); WN_ENOMEM. */
+wn_err wn_detect_trace_start(wn_detect_trace *trace, uint32_t count);
 
 #endif /* WN_DETECT_INT_H */

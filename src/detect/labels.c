@@ -8,6 +8,7 @@
 #include "detect/detect_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 wn_err wn_detect_label_match(const wn_dom_page *page, const wn_template *tpl,
                              wn_detect_labels *l, double *confidence, wn_diag *diag) {
@@ -41,6 +42,8 @@ wn_err wn_detect_label_match(const wn_dom_page *page, const wn_template *tpl,
       have += tnodes[t].count;
   }
   *confidence = total > 0 ? have / total : 0;
+  if (l->trace)
+    memcpy(l->trace->tmpl_node, map, (size_t)count * sizeof *map);
 out:
   free(map);
   free(seen);

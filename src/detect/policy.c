@@ -50,15 +50,18 @@ int wn_detect_selector_parse(const char *name, wn_detect_selector *out) {
  * WN_OK, *out NULL, *confidence set. */
 static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl,
                                  const wn_detect_options *opts, double min_confidence,
-                                 wn_detect_result **out, double *confidence, wn_diag *diag) {
+                                 wn_detect_trace *trace, wn_detect_result **out,
+                                 double *confidence, wn_diag *diag) {
   wn_err err = WN_OK;
   wn_detect_labels l = {0};
+  l.trace = trace;
   *out = NULL;
   wn_detect_result *res = NULL;
   /* The caller's choice, else the site's (kept in its template), else cues. */
   wn_detect_selector selector = opts ? opts->selector : WN_SELECT_SITE;
   if ((unsigned)selector > WN_SELECT_LAST)
     return wn_diag_set(diag, WN_EINVAL, "detect: unknown selector %d", (int)selector);
+  const int from_site = selector == WN_SELECT_SITE;
   if (selector == WN_SELECT_SITE) {
     uint8_t site = wn_template_selector(tpl);
     if (site > WN_SELECT_LAST)
@@ -77,6 +80,13 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
   if (!res || !l.mapped || !l.cand) {
     err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
     goto out;
+  }
+  if (trace) {
+    if ((err = wn_detect_trace_start(trace, count)))
+      goto out;
+    trace->selector = selector;
+    trace->selector_from_site = from_site;
+    trace->matched = 1;
   }
   err = wn_detect_label_match(page, tpl, &l, &res->confidence, diag);
   if (err)
@@ -98,6 +108,10 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
     goto out;
   for (uint32_t i = 0; i < count; i++)
     res->tmpl[i] = !l.cand[i];
+  if (trace) {
+    memcpy(trace->cand, l.cand, count);
+    trace->selected = 1;
+  }
   *out = res;
   res = NULL;
 out:
@@ -112,11 +126,17 @@ out:
 wn_err wn_detect_run(const wn_dom_page *page, const wn_template *tpl,
                      const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag) {
   double confidence = 0;
-  return wn_detect_template(page, tpl, opts, 0.0, out, &confidence, diag);
+  return wn_detect_template(page, tpl, opts, 0.0, NULL, out, &confidence, diag);
 }
 
 wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
                       const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag) {
+  return wn_detect_page_traced(page, tpl, opts, NULL, out, diag);
+}
+
+wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
+                             const wn_detect_options *opts, wn_detect_trace *trace,
+                             wn_detect_result **out, wn_diag *diag) {
   *out = NULL;
   const double min_confidence = opts ? opts->min_confidence : 0.0;
   const wn_single_method fallback = opts ? opts->fallback : WN_SINGLE_DANAG;
@@ -124,9 +144,14 @@ wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
   double confidence = 0.0;
   wn_detect_fallback reason = WN_FALLBACK_NO_TEMPLATE;
   if (tpl) {
-    wn_err err = wn_detect_template(page, tpl, opts, min_confidence, &res, &confidence, diag);
+    wn_err err =
+        wn_detect_template(page, tpl, opts, min_confidence, trace, &res, &confidence, diag);
     if (err)
       return err;
+    if (trace) {
+      trace->confidence = confidence;
+      trace->min_confidence = min_confidence;
+    }
     if (res) {
       *out = res;
       return WN_OK;
@@ -149,6 +174,8 @@ wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
     return err;
   res->confidence = confidence;
   res->fallback = reason;
+  if (trace)
+    trace->fallback = reason;
   *out = res;
   return WN_OK;
 }

@@ -124,6 +124,14 @@ wn_err wn_detect_select_cues(const wn_dom_page *page, const wn_detect_labels *l,
       core = i;
     }
   }
+  if (l->trace) {
+    l->trace->core_score = best;
+    l->trace->core_by_text = core == WN_DOM_NONE;
+    for (uint32_t i = 0; i < count; i++)
+      if (nodes[i].tag != WN_TAG_TEXT && ctext[i] > 0)
+        l->trace->score[i] =
+            score[i] * (1.0 - (double)clink[i] / (double)(ctext[i] + clink[i]));
+  }
   if (core == WN_DOM_NONE) {
     /* No paragraph anywhere: the subtree with most candidate text. */
     for (uint32_t i = 0; i < count; i++)
@@ -169,6 +177,8 @@ wn_err wn_detect_select_cues(const wn_dom_page *page, const wn_detect_labels *l,
     if (joined == WN_DOM_NONE)
       break;
     core = joined;
+    if (l->trace)
+      l->trace->siblings_joined++;
   }
   /* Step 2b: grow while the gain stays small next to the core. */
   uint32_t branch = core;
@@ -180,6 +190,10 @@ wn_err wn_detect_select_cues(const wn_dom_page *page, const wn_detect_labels *l,
     if ((double)(ctext[p] + clink[p] - ctext[core] - clink[core]) > allowed)
       break;
     branch = p;
+  }
+  if (l->trace) {
+    l->trace->core = core;
+    l->trace->branch = branch;
   }
   /* Step 3: Algorithms 2 and 4 on the branch. */
   uint32_t n = 0;
@@ -202,6 +216,10 @@ wn_err wn_detect_select_cues(const wn_dom_page *page, const wn_detect_labels *l,
         res->keep[i] = l->cand[i];
       } else if ((nodes[i].flags & WN_DOM_BLOCK) && !(i <= core && core < nodes[i].end) &&
                  clink[i] > wn_detect_link_limit(nodes[i].tag, nlinks[i]) * (ctext[i] + clink[i])) {
+        if (l->trace) {
+          l->trace->dropped[i] = 1;
+          l->trace->n_dropped++;
+        }
         i = nodes[i].end;
         continue;
       }

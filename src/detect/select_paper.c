@@ -19,6 +19,8 @@ wn_err wn_detect_select_paper(const wn_dom_page *page, wn_detect_labels *l,
     l->cand[i] = !l->mapped[i];
   uint32_t n = wn_detect_reduce(page, l->cand, set);
   uint32_t branch = wn_detect_branch(page, set, n);
+  if (l->trace)
+    l->trace->branch = branch;
   n = wn_detect_discard(page, branch, set, n);
   n = wn_detect_group(page, set, n);
   for (uint32_t k = 0; k < n; k++)

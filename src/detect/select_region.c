@@ -48,6 +48,10 @@ wn_err wn_detect_select_region(const wn_dom_page *page, const wn_detect_labels *
     if (ctext[set[k]] > 0 && (largest == WN_DOM_NONE || ctext[set[k]] > ctext[largest]))
       largest = set[k];
   uint32_t kept = 0;
+  if (l->trace) {
+    l->trace->core = largest;
+    l->trace->branch = largest == WN_DOM_NONE ? WN_DOM_NONE : nodes[largest].parent;
+  }
   if (largest != WN_DOM_NONE) {
     uint32_t branch = nodes[largest].parent;
     for (uint32_t k = 0; k < n; k++)

@@ -205,4 +205,55 @@ wn_err wn_store_schedule_get(wn_store *store, const char *site, wn_store_schedul
 /* Forgets it: WN_ENOTFOUND when the site had none. */
 wn_err wn_store_schedule_delete(wn_store *store, const char *site, wn_diag *diag);
 
+/* ---- the dump tool: raw records, the environment (winnow-dump) -----------
+ *
+ * Records as the store encodes them, for export/import and verify: the
+ * bytes are handed over as stored, never re-encoded, so a snapshot moved
+ * to another store is byte-identical. */
+
+/* Calls fn for each site in key order with its record bytes and its
+ * counters' bytes (NULL, 0 if none), all in ONE read transaction (a
+ * consistent snapshot); the bytes are valid only during the call, and fn
+ * must not call into the store (it runs inside the transaction). Stops at
+ * fn's first nonzero return. */
+typedef int (*wn_store_raw_fn)(const char *site, const void *record, size_t record_len,
+                               const void *counters, size_t counters_len, void *ctx);
+wn_err wn_store_raw_each(wn_store *store, wn_store_raw_fn fn, void *ctx, wn_diag *diag);
+
+/* One site's record and counters as stored (counters may be NULL, 0). */
+typedef struct wn_store_raw {
+  const char *site;
+  const void *record;
+  size_t record_len;
+  const void *counters;
+  size_t counters_len;
+} wn_store_raw;
+
+/* Writes n raw records in ONE write transaction, after checking every one
+ * (site name, record parse and checksum, counters) before writing any:
+ * WN_ECORRUPT / WN_EVERSION / WN_EINVAL naming the item, and nothing
+ * written. A site's counters are replaced by the item's (or removed when
+ * it has none). replaced (may be NULL; n entries) receives 1 for each site
+ * that had a record before. */
+wn_err wn_store_raw_put(wn_store *store, const wn_store_raw *items, size_t n, uint8_t *replaced,
+                        wn_diag *diag);
+
+/* Counters bytes as stored: 0 if they decode (WN_STORE_STATS_LEN bytes,
+ * known version, checksum), else -1. */
+int wn_store_counters_check(const void *bytes, size_t len);
+
+/* What LMDB says about the environment (mdb_env_info, mdb_stat), and the
+ * size of data.mdb on disk. */
+typedef struct wn_store_env {
+  const char *path;          /* the store directory, valid while it is open */
+  uint64_t file_bytes;
+  uint64_t map_bytes;
+  uint64_t page_bytes;
+  uint64_t pages_used;       /* last page number used + 1 */
+  uint32_t depth;            /* B-tree depth of the sites database */
+  uint64_t entries;          /* records in the sites database */
+  uint64_t counter_entries;  /* entries in the counters database */
+} wn_store_env;
+wn_err wn_store_env_get(wn_store *store, wn_store_env *out, wn_diag *diag);
+
 #endif /* WN_STORE_H */

@@ -1,0 +1,540 @@
+/*
+ * site/explain.c: one page's detection explained (winnow-dump explain):
+ * the page is detected as wn_detector_detect would, with the detector's
+ * trace on (detect/explain.c), and the labels are shown node by node as
+ * text, or painted onto the page itself as HTML.
+ */
+#include "site/site_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/HTMLparser.h>
+#include <libxml/HTMLtree.h>
+#include <libxml/tree.h>
+
+struct wn_explain {
+  char site[WN_SITE_MAX + 1];
+  char name[1024];           /* the page's URL, or "" */
+  uint64_t generation;
+  wn_template *tpl;
+  wn_template_stats ts;
+  wn_dom_page *page;
+  wn_detect_result *res;
+  wn_detect_trace trace;
+  wn_detect_options opts;
+  wn_single_method fallback;
+  char *bytes;               /* the page, for the HTML view's own parse */
+  size_t len;
+  char charset[64];
+};
+
+void wn_explain_free(wn_explain *ex) {
+  if (!ex)
+    return;
+  wn_detect_trace_free(&ex->trace);
+  wn_detect_result_free(ex->res);
+  wn_dom_free(ex->page);
+  wn_template_free(ex->tpl);
+  free(ex->bytes);
+  free(ex);
+}
+
+wn_err wn_site_explain(wn_store *store, const wn_page_input *in, const wn_detect_options *opts,
+                       wn_explain **out, wn_diag *diag) {
+  wn_err err = WN_OK;
+  *out = NULL;
+  if (!store || !in || (!in->bytes && in->len > 0))
+    return wn_diag_set(diag, WN_EINVAL, "explain needs a store and a page");
+  wn_explain *ex = calloc(1, sizeof *ex);
+  if (!ex)
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  ex->trace.core = ex->trace.branch = WN_DOM_NONE;
+  if (opts)
+    ex->opts = *opts;
+  else
+    wn_detect_options_init(&ex->opts);
+  if (in->site) {
+    if ((err = wn_site_check(in->site, diag)))
+      goto out;
+    snprintf(ex->site, sizeof ex->site, "%s", in->site);
+  } else if (in->url) {
+    if ((err = wn_site_from_url(in->url, ex->site, sizeof ex->site, diag)))
+      goto out;
+  } else {
+    err = wn_diag_set(diag, WN_EINVAL, "explain needs the page's site or URL");
+    goto out;
+  }
+  if (in->url)
+    snprintf(ex->name, sizeof ex->name, "%s", in->url);
+  if (in->charset)
+    snprintf(ex->charset, sizeof ex->charset, "%s", in->charset);
+  if ((err = wn_site_load_template(store, ex->site, &ex->tpl, &ex->generation, diag)))
+    goto out;
+  wn_template_get_stats(ex->tpl, &ex->ts);
+  if (in->len > WN_PAGE_MAX_BYTES) {
+    err = wn_diag_set(diag, WN_ETOOBIG, "page of %zu bytes is past the cap of %zu bytes", in->len,
+                      WN_PAGE_MAX_BYTES);
+    goto out;
+  }
+  ex->bytes = malloc(in->len + 1);
+  if (!ex->bytes) {
+    err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
+    goto out;
+  }
+  if (in->len)
+    memcpy(ex->bytes, in->bytes, in->len);
+  ex->len = in->len;
+  wn_dom_options po = {.transport_charset = in->charset};
+  if ((err = wn_dom_parse(ex->bytes, ex->len, &po, &ex->page, diag)))
+    goto out;
+  err = wn_detect_page_traced(ex->page, ex->tpl, &ex->opts, &ex->trace, &ex->res, diag);
+out:
+  if (err) {
+    wn_explain_free(ex);
+    return err;
+  }
+  *out = ex;
+  return WN_OK;
+}
+
+/* ---- as text ----------------------------------------------------------------- */
+
+static wn_err wn_path(const wn_explain *ex, uint32_t i, wn_buf *out) {
+  if (i == WN_DOM_NONE)
+    return wn_buf_append_str(out, "(none)");
+  return wn_dom_node_path(ex->page, i, out);
+}
+
+/* "div#main.story" as a person reads a CSS selector. */
+static wn_err wn_label(wn_buf *b, const wn_dom_node *n) {
+  wn_err err = wn_buf_append_str(b, n->name);
+  if (!err && n->id)
+    err = wn_buf_printf(b, "#%s", n->id);
+  for (const char *c = n->cls; !err && c && *c;) {
+    while (*c == ' ' || *c == '\t' || *c == '\n')
+      c++;
+    size_t k = strcspn(c, " \t\n");
+    if (k > 0 && !(err = wn_buf_append_char(b, '.')))
+      err = wn_buf_append(b, c, k);
+    c += k;
+  }
+  return err;
+}
+
+static wn_err wn_explain_rule(const wn_explain *ex, wn_buf *b) {
+  const wn_detect_trace *t = &ex->trace;
+  wn_err err = WN_OK;
+  if (t->fallback == WN_FALLBACK_LOW_CONFIDENCE)
+    return wn_buf_printf(b,
+                         "the page fits the template with confidence %.2f, below the threshold "
+                         "%.2f: it does not look like the pages the template was learned from, so "
+                         "the single-page method %s chose the content (fallback: low confidence)",
+                         t->confidence, t->min_confidence, wn_detect_method(ex->res));
+  switch (t->selector) {
+  case WN_SELECT_PAPER:
+    err = wn_buf_append_str(b, "paper (Algorithms 2 to 5): the branch, the parent of the largest "
+                               "unpaired subtree, is ");
+    if (!err)
+      err = wn_path(ex, t->branch, b);
+    if (!err)
+      err = wn_buf_append_str(b, "; the unpaired subtrees inside it are kept and grouped");
+    return err;
+  case WN_SELECT_REGION:
+    err = wn_buf_append_str(b, "region: the largest page-specific region (by text) is ");
+    if (!err)
+      err = wn_path(ex, t->core, b);
+    if (!err)
+      err = wn_buf_append_str(b, "; page-specific siblings of it under ");
+    if (!err)
+      err = wn_path(ex, t->branch, b);
+    if (!err)
+      err = wn_buf_append_str(b, " are kept too, whole");
+    return err;
+  default:
+    break;
+  }
+  if (t->core == WN_DOM_NONE)
+    return wn_buf_append_str(b, "cues: no page-specific text worth reading; nothing chosen");
+  if (t->core_by_text)
+    err = wn_buf_append_str(b, "cues: no block holds a paragraph (25 bytes or more of "
+                               "page-specific text), so the subtree with most page-specific "
+                               "text is the core: ");
+  else
+    err = wn_buf_printf(b, "cues: the best paragraph score (%.2f, scaled by 1 - link density)%s "
+                           "makes the core ",
+                        t->core_score,
+                        t->siblings_joined ? ", with siblings that score like it," : "");
+  if (!err)
+    err = wn_path(ex, t->core, b);
+  if (!err && t->branch != t->core) {
+    err = wn_buf_append_str(b, "; it grows to ");
+    if (!err)
+      err = wn_path(ex, t->branch, b);
+    if (!err)
+      err = wn_buf_append_str(b, " while what it gains stays under 10% of its text (or 200 bytes)");
+  }
+  if (!err && t->siblings_joined)
+    err = wn_buf_printf(b, "; sibling rule applied %u time(s)", t->siblings_joined);
+  if (!err)
+    err = wn_buf_printf(b, "; %u block(s) inside were left out as boxes of links", t->n_dropped);
+  return err;
+}
+
+wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, size_t *len,
+                       wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_buf b;
+  wn_buf_init(&b, (size_t)256 * 1024 * 1024);
+  uint8_t *in_sel = NULL;
+  *out = NULL;
+  uint32_t count = 0, tcount = 0, n_sel = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(ex->page, &count);
+  wn_template_nodes(ex->tpl, &tcount);
+  const uint32_t *sel = wn_detect_selected(ex->res, &n_sel);
+  const uint8_t *keep = wn_detect_keep_flags(ex->res);
+  const wn_detect_trace *t = &ex->trace;
+  in_sel = calloc((size_t)count + 1, 1);
+  if (!in_sel)
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  for (uint32_t k = 0; k < n_sel; k++)
+    for (uint32_t i = sel[k]; i < nodes[sel[k]].end; i++)
+      in_sel[i] = 1 + (i == sel[k]);
+  uint32_t paired = 0, kept_bytes = 0, kept_nodes = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    paired += t->tmpl_node && t->tmpl_node[i] != WN_DOM_NONE;
+    if (keep[i] && nodes[i].tag == WN_TAG_TEXT) {
+      kept_bytes += nodes[i].own_text_len;
+      kept_nodes++;
+    }
+  }
+  err = wn_buf_printf(&b,
+                      "site:       %s (template generation %llu: %u nodes from %u sample pages, "
+                      "min count %u)\n",
+                      ex->site, (unsigned long long)ex->generation, ex->ts.nodes,
+                      ex->ts.sample_pages, ex->ts.min_count);
+  if (!err && ex->name[0])
+    err = wn_buf_printf(&b, "page:       %s\n", ex->name);
+  if (!err)
+    err = wn_buf_printf(&b,
+                        "match:      %u of %u page nodes paired with the template (ETDM); "
+                        "confidence %.2f (threshold %.2f)\n",
+                        paired, count, t->confidence, t->min_confidence);
+  if (!err)
+    err = wn_buf_printf(&b, "selector:   %s (%s)\n", wn_detect_selector_name(t->selector),
+                        t->selector_from_site ? "the site's" : "asked for");
+  if (!err)
+    err = wn_buf_printf(&b, "method:     %s%s%s\n", wn_detect_method(ex->res),
+                        t->fallback ? ", fallback: " : "",
+                        t->fallback ? wn_detect_fallback_name(t->fallback) : "");
+  if (!err)
+    err = wn_buf_append_str(&b, "decided:    ");
+  if (!err)
+    err = wn_explain_rule(ex, &b);
+  if (!err)
+    err = wn_buf_printf(&b, "\nselected:   %u region(s)", n_sel);
+  for (uint32_t k = 0; !err && k < n_sel; k++) {
+    err = wn_buf_append_str(&b, k ? ", " : ": ");
+    if (!err)
+      err = wn_path(ex, sel[k], &b);
+  }
+  if (!err)
+    err = wn_buf_printf(&b, "\nkept:       %u bytes of text in %u text nodes\n", kept_bytes,
+                        kept_nodes);
+  if (!err)
+    err = wn_buf_append_str(
+        &b, "\nlegend: T n/N  paired with a template node held by n of N sample pages\n"
+            "        page     page-specific (a candidate for the main content)\n"
+            "        SELECTED a selected region; kept: its text is main content\n"
+            "        DROPPED  left out as a box of links; score: the cue selector's\n"
+            "        (+N) a template subtree of N more nodes, folded\n\n");
+  wn_buf line;
+  wn_buf_init(&line, 64 * 1024);
+  for (uint32_t i = 0; !err && i < count;) {
+    const wn_dom_node *n = &nodes[i];
+    if (n->tag == WN_TAG_TEXT || (max_depth && n->depth >= max_depth)) {
+      i++;
+      continue;
+    }
+    /* A template subtree without any candidate folds into one line. */
+    uint32_t next = i + 1, folded = 0;
+    if (!t->cand[i]) {
+      uint32_t j = i + 1;
+      while (j < n->end && !t->cand[j])
+        j++;
+      if (j == n->end) {
+        folded = n->end - i - 1;
+        next = n->end;
+      }
+    }
+    wn_buf_reset(&line);
+    for (uint16_t d = 0; !err && d < n->depth; d++)
+      err = wn_buf_append_str(&line, "  ");
+    if (!err)
+      err = wn_label(&line, n);
+    /* Own text: what this element's direct text children hold. */
+    uint32_t own = 0, own_kept = 0;
+    const char *first = NULL;
+    for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
+      if (nodes[c].tag == WN_TAG_TEXT) {
+        own += nodes[c].own_text_len;
+        own_kept += keep[c] ? nodes[c].own_text_len : 0;
+        if (!first)
+          first = nodes[c].text;
+      }
+    while (!err && line.len < 44)
+      err = wn_buf_append_char(&line, ' ');
+    if (!err)
+      err = wn_buf_append_char(&line, ' ');
+    if (!err && t->tmpl_node[i] != WN_DOM_NONE) {
+      uint32_t tn = t->tmpl_node[i];
+      const wn_template_node *tnodes = wn_template_nodes(ex->tpl, NULL);
+      err = wn_buf_printf(&line, "T %u/%u", tnodes[tn].count, ex->ts.sample_pages);
+    }
+    if (!err && t->cand[i])
+      err = wn_buf_append_str(&line, t->tmpl_node[i] != WN_DOM_NONE ? " page" : "page");
+    if (!err && in_sel[i] == 2)
+      err = wn_buf_append_str(&line, " SELECTED");
+    if (!err && t->dropped && t->dropped[i])
+      err = wn_buf_append_str(&line, " DROPPED");
+    if (!err && t->score && t->score[i] > 0)
+      err = wn_buf_printf(&line, " score %.2f", t->score[i]);
+    if (!err && folded)
+      err = wn_buf_printf(&line, " (+%u)", folded);
+    if (!err && own > 0) {
+      err = wn_buf_printf(&line, "  text %u", own);
+      if (!err && own_kept)
+        err = wn_buf_printf(&line, " kept %u", own_kept);
+      if (!err && first) {
+        size_t k = strlen(first) > 32 ? 32 : strlen(first);
+        while (k > 0 && k < strlen(first) && (first[k] & 0xC0) == 0x80)
+          k--; /* not inside a UTF-8 sequence */
+        err = wn_buf_append_str(&line, " \"");
+        if (!err)
+          err = wn_buf_append(&line, first, k);
+        if (!err)
+          err = wn_buf_append_str(&line, k < strlen(first) ? "...\"" : "\"");
+      }
+    }
+    if (!err)
+      err = wn_buf_append(&b, line.data, line.len);
+    if (!err)
+      err = wn_buf_append_char(&b, '\n');
+    i = next;
+  }
+  wn_buf_free(&line);
+  free(in_sel);
+  if (err) {
+    wn_buf_free(&b);
+    return wn_diag_set(diag, err, "explain: %s", wn_strerror(err));
+  }
+  *out = wn_buf_take(&b, len);
+  if (!*out) {
+    *out = calloc(1, 1);
+    if (len)
+      *len = 0;
+  }
+  return *out ? WN_OK : wn_diag_set(diag, WN_ENOMEM, "out of memory");
+}
+
+/* ---- as HTML --------------------------------------------------------------------- */
+
+/* Colours legible on white: pale backgrounds under black text, and
+ * outlines in saturated colours. !important because the page's own
+ * stylesheet may set backgrounds; attribute selectors on data-wn so the
+ * page's classes stay as they were. */
+static const char wn_explain_style[] =
+    "[data-wn=template]{background:#e4e4e4 !important;color:#555 !important}\n"
+    "[data-wn=kept]{background:#c9f0c9 !important;color:#000 !important}\n"
+    "[data-wn=dropped]{background:#ffd9d2 !important;color:#000 !important}\n"
+    "[data-wn-sel]{outline:3px solid #1a7f37 !important;outline-offset:2px}\n"
+    "[data-wn-box]{outline:2px dashed #c62828 !important}\n"
+    "#wn-legend{position:fixed;top:0;left:0;right:0;z-index:2147483647;background:#fff;"
+    "color:#000;border-bottom:2px solid #333;font:13px/1.5 sans-serif;padding:6px 10px}\n"
+    "#wn-legend span{display:inline-block;margin:0 10px 0 0;padding:1px 6px}\n"
+    "#wn-legend b{margin-right:12px}\n"
+    "body{margin-top:56px !important}\n";
+
+static xmlNodePtr wn_new_child(xmlNodePtr parent, const char *name, const char *text) {
+  return xmlNewTextChild(parent, NULL, (const xmlChar *)name, (const xmlChar *)text);
+}
+
+static void wn_set(xmlNodePtr node, const char *name, const char *value) {
+  xmlSetProp(node, (const xmlChar *)name, (const xmlChar *)value);
+}
+
+/* Scripts (and inline event handlers, a <base> that would send links
+ * elsewhere, and the page's own charset declaration) out, so the page renders offline as it was parsed. Walks the
+ * document without recursion, by its child/next/parent links. */
+static void wn_strip_scripts(xmlDocPtr doc) {
+  xmlNodePtr cur = xmlDocGetRootElement(doc);
+  while (cur) {
+    xmlNodePtr next = NULL;
+    if (cur->type == XML_ELEMENT_NODE &&
+        (xmlStrcasecmp(cur->name, (const xmlChar *)"script") == 0 ||
+         xmlStrcasecmp(cur->name, (const xmlChar *)"base") == 0 ||
+         /* the page's charset declaration: the output is UTF-8 and says so */
+         (xmlStrcasecmp(cur->name, (const xmlChar *)"meta") == 0 &&
+          (xmlHasProp(cur, (const xmlChar *)"charset") ||
+           xmlHasProp(cur, (const xmlChar *)"http-equiv"))))) {
+      /* Find the next node before unlinking this one. */
+      for (xmlNodePtr up = cur; up && !next; up = up->parent)
+        next = up->next;
+      xmlUnlinkNode(cur);
+      xmlFreeNode(cur);
+      cur = next;
+      continue;
+    }
+    if (cur->type == XML_ELEMENT_NODE) {
+      for (xmlAttrPtr a = cur->properties; a;) {
+        xmlAttrPtr an = a->next;
+        if (a->name && (a->name[0] == 'o' || a->name[0] == 'O') &&
+            (a->name[1] == 'n' || a->name[1] == 'N'))
+          xmlRemoveProp(a);
+        a = an;
+      }
+    }
+    if (cur->children && cur->type == XML_ELEMENT_NODE) {
+      cur = cur->children;
+      continue;
+    }
+    for (xmlNodePtr up = cur; up && !next; up = up->parent)
+      next = up->next;
+    cur = next;
+  }
+}
+
+wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_dom_page *page = NULL;
+  xmlChar *mem = NULL;
+  int size = 0;
+  *out = NULL;
+  /* A parse of our own with the libxml2 tree kept: the parse is a pure
+   * function of the bytes, so its nodes have the indices the trace uses. */
+  wn_dom_options po = {.keep_xml = 1, .transport_charset = ex->charset[0] ? ex->charset : NULL};
+  if ((err = wn_dom_parse(ex->bytes, ex->len, &po, &page, diag)))
+    return err;
+  uint32_t count = 0, n_sel = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  xmlDocPtr doc = wn_dom_xml_doc(page);
+  uint32_t ex_count = 0;
+  wn_dom_nodes(ex->page, &ex_count);
+  if (!doc || count != ex_count) {
+    err = wn_diag_set(diag, WN_EPARSE, "explain: the page has no HTML tree to paint");
+    goto out;
+  }
+  const uint8_t *keep = wn_detect_keep_flags(ex->res);
+  const wn_detect_trace *t = &ex->trace;
+  const uint32_t *sel = wn_detect_selected(ex->res, &n_sel);
+  for (uint32_t i = 0; i < count; i++) {
+    const wn_dom_node *n = &nodes[i];
+    if (n->tag == WN_TAG_TEXT || !n->xml || n->tag == WN_TAG_HTML || n->tag == WN_TAG_BODY)
+      continue;
+    /* An element is painted by its own text: kept, page-specific but left
+     * out, or template. (Painting whole subtrees would paint the body.) */
+    int k = 0, d = 0, tp = 0;
+    for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
+      if (nodes[c].tag != WN_TAG_TEXT)
+        continue;
+      if (keep[c])
+        k = 1;
+      else if (t->fallback ? 1 : t->cand[c])
+        d = 1;
+      else
+        tp = 1;
+    }
+    if (k || d || tp)
+      wn_set(n->xml, "data-wn", k ? "kept" : d ? "dropped" : "template");
+    if (t->dropped && t->dropped[i])
+      wn_set(n->xml, "data-wn-box", "dropped");
+  }
+  for (uint32_t k = 0; k < n_sel; k++)
+    if (nodes[sel[k]].xml && nodes[sel[k]].tag != WN_TAG_HTML)
+      wn_set(nodes[sel[k]].xml, "data-wn-sel", "1");
+  wn_strip_scripts(doc);
+  xmlNodePtr root = xmlDocGetRootElement(doc);
+  xmlNodePtr head = NULL, body = NULL;
+  for (xmlNodePtr c = root ? root->children : NULL; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE)
+      continue;
+    if (!head && xmlStrcasecmp(c->name, (const xmlChar *)"head") == 0)
+      head = c;
+    if (!body && xmlStrcasecmp(c->name, (const xmlChar *)"body") == 0)
+      body = c;
+  }
+  if (!root || !body) {
+    err = wn_diag_set(diag, WN_EPARSE, "explain: the page has no body to paint");
+    goto out;
+  }
+  if (!head) {
+    head = xmlNewNode(NULL, (const xmlChar *)"head");
+    if (head && !xmlAddPrevSibling(body, head)) {
+      xmlFreeNode(head);
+      head = NULL;
+    }
+  }
+  xmlNodePtr meta = head ? xmlNewNode(NULL, (const xmlChar *)"meta") : NULL;
+  if (meta) {
+    wn_set(meta, "charset", "utf-8");
+    if (head->children)
+      xmlAddPrevSibling(head->children, meta);
+    else
+      xmlAddChild(head, meta);
+  }
+  xmlNodePtr style = head ? wn_new_child(head, "style", NULL) : NULL;
+  if (style)
+    xmlAddChild(style, xmlNewText((const xmlChar *)wn_explain_style));
+  /* The legend: first in the body, fixed at the top of the window. */
+  xmlNodePtr legend = xmlNewNode(NULL, (const xmlChar *)"div");
+  if (!style || !legend) {
+    xmlFreeNode(legend);
+    err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
+    goto out;
+  }
+  wn_set(legend, "id", "wn-legend");
+  char head_line[512];
+  snprintf(head_line, sizeof head_line,
+           "winnow explain %s: %s, confidence %.2f%s%s", ex->site,
+           wn_detect_method(ex->res), t->confidence, t->fallback ? ", fallback: " : "",
+           t->fallback ? wn_detect_fallback_name(t->fallback) : "");
+  xmlNodePtr b = wn_new_child(legend, "b", head_line);
+  xmlNodePtr s1 = wn_new_child(legend, "span", "kept: main content");
+  xmlNodePtr s2 = wn_new_child(legend, "span", "page-specific, left out");
+  xmlNodePtr s3 = wn_new_child(legend, "span", "template");
+  xmlNodePtr s4 = wn_new_child(legend, "span", "selected region");
+  xmlNodePtr s5 = wn_new_child(legend, "span", "links box left out");
+  if (!b || !s1 || !s2 || !s3 || !s4 || !s5) {
+    xmlFreeNode(legend);
+    err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
+    goto out;
+  }
+  wn_set(s1, "style", "background:#c9f0c9");
+  wn_set(s2, "style", "background:#ffd9d2");
+  wn_set(s3, "style", "background:#e4e4e4;color:#555");
+  wn_set(s4, "style", "outline:3px solid #1a7f37");
+  wn_set(s5, "style", "outline:2px dashed #c62828");
+  if (body->children)
+    xmlAddPrevSibling(body->children, legend);
+  else
+    xmlAddChild(body, legend);
+  htmlDocDumpMemoryFormat(doc, &mem, &size, 0);
+  if (!mem || size < 0) {
+    err = wn_diag_set(diag, WN_ENOMEM, "explain: libxml2 could not serialise the page");
+    goto out;
+  }
+  *out = malloc((size_t)size + 1);
+  if (!*out) {
+    err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
+    goto out;
+  }
+  memcpy(*out, mem, (size_t)size);
+  (*out)[size] = '\0';
+  if (len)
+    *len = (size_t)size;
+out:
+  xmlFree(mem);
+  wn_dom_free(page);
+  return err;
+}
