@@ -911,7 +911,7 @@ typedef struct upload {
 
 static void *upload_main(void *arg) {
   upload *u = arg;
-  slow_body sb = {u->page, u->len, 0, 32 * 1024, 100};
+  slow_body sb = {u->page, u->len, 0, 32 * 1024, 200};
   reply r = http_ex(u->port, "POST", "/v1/detect?format=text", NULL, 0, NULL, &sb);
   u->status = r.status;
   reply_free(&r);
