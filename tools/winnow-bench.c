@@ -18,10 +18,13 @@
  *   fallback  wn_detector_detect with no site: the single-page method
  *
  * Threads take pages from one shared counter (each its own wn_detector,
- * as the library asks) until a run has lasted --seconds; the figures are
- * pages and bytes done over the run's wall time. Peak memory is the
- * process's maximum resident set (getrusage), the corpus held in memory
- * included.
+ * as the library asks). Each figure is at least --seconds of wall time,
+ * run in four slices that take turns with the other two modes, so a
+ * change in the machine's load weighs on all three alike. pages/s and MB/s
+ * are pages and bytes over wall time; MB/CPU-s is bytes over the CPU time
+ * of the measuring threads, the per-thread cost whatever else runs on the
+ * machine. Peak memory is the process's maximum resident set (getrusage),
+ * the corpus held in memory included.
  *
  * Uses only the public API (winnow/winnow.h), libxml2 for the bare parse,
  * and POSIX threads.
@@ -99,12 +102,19 @@ typedef struct wn_bench_worker {
   size_t bytes;
   size_t errors;
   double finished;       /* monotonic seconds */
+  double cpu;            /* the thread's CPU seconds */
   pthread_t thread;
 } wn_bench_worker;
 
 static double wn_bench_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double wn_bench_thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -292,6 +302,7 @@ static void *wn_bench_thread(void *arg) {
   wn_bench_worker *w = arg;
   wn_bench_run *run = w->run;
   const wn_bench *b = run->bench;
+  double cpu0 = wn_bench_thread_cpu();
   for (;;) {
     if (wn_bench_now() >= run->deadline)
       break;
@@ -306,17 +317,22 @@ static void *wn_bench_thread(void *arg) {
     w->bytes += pg->len;
   }
   w->finished = wn_bench_now();
+  w->cpu = wn_bench_thread_cpu() - cpu0;
   return NULL;
 }
 
+/* What runs of one mode and thread count add up to. */
 typedef struct wn_bench_figures {
-  double pages_per_s;
-  double mb_per_s;
+  double wall;   /* seconds */
+  double cpu;    /* CPU seconds of the threads */
+  size_t pages;
+  size_t bytes;
   size_t errors;
 } wn_bench_figures;
 
+/* One run of seconds; adds to *sum. */
 static int wn_bench_measure(const wn_bench *b, wn_bench_mode mode, unsigned threads,
-                            wn_bench_figures *out) {
+                            double seconds, wn_bench_figures *sum) {
   wn_bench_worker *workers = calloc(threads, sizeof *workers);
   wn_bench_run run = {.bench = b, .mode = mode};
   int rc = 0;
@@ -335,7 +351,7 @@ static int wn_bench_measure(const wn_bench *b, wn_bench_mode mode, unsigned thre
     }
   }
   double start = wn_bench_now();
-  run.deadline = start + b->seconds;
+  run.deadline = start + seconds;
   for (; started < threads; started++) {
     int e = pthread_create(&workers[started].thread, NULL, wn_bench_thread, &workers[started]);
     if (e) {
@@ -346,21 +362,16 @@ static int wn_bench_measure(const wn_bench *b, wn_bench_mode mode, unsigned thre
     }
   }
   double end = start;
-  size_t pages = 0, bytes = 0, errors = 0;
   for (unsigned t = 0; t < started; t++) {
     pthread_join(workers[t].thread, NULL);
     if (workers[t].finished > end)
       end = workers[t].finished;
-    pages += workers[t].pages;
-    bytes += workers[t].bytes;
-    errors += workers[t].errors;
+    sum->pages += workers[t].pages;
+    sum->bytes += workers[t].bytes;
+    sum->errors += workers[t].errors;
+    sum->cpu += workers[t].cpu;
   }
-  if (!rc) {
-    double secs = end - start > 0 ? end - start : 1e-9;
-    out->pages_per_s = (double)pages / secs;
-    out->mb_per_s = (double)bytes / secs / 1e6;
-    out->errors = errors;
-  }
+  sum->wall += end - start;
 out:
   for (unsigned t = 0; t < threads; t++)
     wn_detector_destroy(workers[t].detector);
@@ -431,25 +442,30 @@ int main(int argc, char **argv) {
          cores == 1 ? "" : "s", b.seconds);
   printf("peak memory after loading and learning: %.1f MB\n\n",
          (double)wn_bench_peak_kib() / 1024.0);
-  printf("%-9s %7s %10s %8s %10s %9s %6s\n", "mode", "threads", "pages/s", "MB/s",
-         "vs parse", "scaling", "errors");
-  double parse_rate[WN_BENCH_MAX_THREADS + 1] = {0};
-  for (int m = WN_BENCH_PARSE; m <= WN_BENCH_FALLBACK; m++) {
-    double one = 0;
+  /* The modes take turns in short slices, so that a change in what else
+   * runs on the machine weighs on all three alike. */
+  enum { WN_BENCH_SLICES = 4 };
+  wn_bench_figures fig[WN_BENCH_MAX_THREADS + 1][3];
+  memset(fig, 0, sizeof fig);
+  for (unsigned t = 1; t <= b.max_threads; t++)
+    for (int slice = 0; slice < WN_BENCH_SLICES; slice++)
+      for (int m = WN_BENCH_PARSE; m <= WN_BENCH_FALLBACK; m++)
+        if (wn_bench_measure(&b, (wn_bench_mode)m, t, b.seconds / WN_BENCH_SLICES, &fig[t][m]))
+          goto out;
+  printf("%-9s %7s %9s %8s %9s %12s %9s %6s\n", "mode", "threads", "pages/s", "MB/s",
+         "vs parse", "MB/CPU-s", "vs 1 thr", "errors");
+  for (int m = WN_BENCH_PARSE; m <= WN_BENCH_FALLBACK; m++)
     for (unsigned t = 1; t <= b.max_threads; t++) {
-      wn_bench_figures f = {0};
-      if (wn_bench_measure(&b, (wn_bench_mode)m, t, &f))
-        goto out;
-      if (m == WN_BENCH_PARSE)
-        parse_rate[t] = f.mb_per_s;
-      if (t == 1)
-        one = f.mb_per_s;
-      printf("%-9s %7u %10.1f %8.2f %9.2fx %8.2fx %6zu\n", wn_bench_mode_names[m], t,
-             f.pages_per_s, f.mb_per_s, parse_rate[t] > 0 ? f.mb_per_s / parse_rate[t] : 0.0,
-             one > 0 ? f.mb_per_s / one : 0.0, f.errors);
-      fflush(stdout);
+      const wn_bench_figures *f = &fig[t][m], *p = &fig[t][WN_BENCH_PARSE];
+      double mbs = f->wall > 0 ? (double)f->bytes / f->wall / 1e6 : 0;
+      double parse_mbs = p->wall > 0 ? (double)p->bytes / p->wall / 1e6 : 0;
+      double one = fig[1][m].wall > 0 ? (double)fig[1][m].bytes / fig[1][m].wall / 1e6 : 0;
+      printf("%-9s %7u %9.1f %8.2f %8.2fx %12.2f %8.2fx %6zu\n", wn_bench_mode_names[m], t,
+             f->wall > 0 ? (double)f->pages / f->wall : 0.0, mbs,
+             parse_mbs > 0 ? mbs / parse_mbs : 0.0,
+             f->cpu > 0 ? (double)f->bytes / f->cpu / 1e6 : 0.0, one > 0 ? mbs / one : 0.0,
+             f->errors);
     }
-  }
   printf("\npeak memory (max resident set, corpus in memory included): %.1f MB\n",
          (double)wn_bench_peak_kib() / 1024.0);
   rc = 0;

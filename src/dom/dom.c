@@ -307,6 +307,29 @@ static wn_dom_node *wn_add_node(wn_builder *b, uint32_t parent, uint32_t *prev_s
   return node;
 }
 
+/* Sizes the node array once from the page: about one node per '<' (a
+ * start tag and its end tag make an element and the text beside it),
+ * within the node cap. Growing by doubling inside the arena leaves every
+ * outgrown array behind, as much again as the last one; a page of the
+ * node cap (300,000 nodes, 29 MB) would carry 28 MB of them. Untouched
+ * pages of an over-estimate cost no memory (a large block is its own
+ * mapping). */
+static void wn_reserve_nodes(wn_builder *b, const char *text, size_t len) {
+  size_t lt = 16;
+  for (const char *p = text, *end = text + len; p && p < end; p++) {
+    p = memchr(p, '<', (size_t)(end - p));
+    if (!p)
+      break;
+    lt++;
+  }
+  uint32_t cap = lt < b->max_nodes ? (uint32_t)lt : b->max_nodes;
+  wn_dom_node *nodes = wn_arena_alloc(b->page->arena, (size_t)cap * sizeof *nodes);
+  if (!nodes)
+    return; /* wn_add_node grows it as it goes */
+  b->page->nodes = nodes;
+  b->cap = cap;
+}
+
 /* An open element while building. */
 typedef struct wn_frame {
   uint32_t index;      /* compact node of this open element (WN_DOM_NONE: none) */
@@ -946,6 +969,7 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
   builder.page = page;
   builder.max_nodes = max_nodes;
   builder.max_depth = max_depth;
+  wn_reserve_nodes(&builder, decoded.utf8, decoded.len);
   if (decoded.len > 0) {
     /* The bytes are UTF-8 now: IGNORE_ENC keeps libxml2 from switching
      * encodings again on a <meta charset>. */
