@@ -18,9 +18,10 @@
  *   fallback  wn_detector_detect with no site: the single-page method
  *
  * Threads take pages from one shared counter (each its own wn_detector,
- * as the library asks). Each figure is at least --seconds of wall time,
- * run in four slices that take turns with the other two modes, so a
- * change in the machine's load weighs on all three alike. pages/s and MB/s
+ * as the library asks). Each figure is whole passes over the corpus (every
+ * mode sees the same pages), as many as make --seconds of wall time, the
+ * three modes taking turns pass by pass, so a change in the machine's
+ * load weighs on all three alike. pages/s and MB/s
  * are pages and bytes over wall time; MB/CPU-s is bytes over the CPU time
  * of the measuring threads, the per-thread cost whatever else runs on the
  * machine. Peak memory is the process's maximum resident set (getrusage),
@@ -86,13 +87,12 @@ typedef struct wn_bench {
   size_t total_bytes;
 } wn_bench;
 
-/* One run: a mode, a number of threads, a deadline. */
+/* One run: a mode, a number of threads, the pages to do. */
 typedef struct wn_bench_run {
   const wn_bench *bench;
   wn_bench_mode mode;
   atomic_size_t next;    /* the shared page counter */
-  double deadline;       /* monotonic seconds */
-  atomic_int failed;     /* set when a thread could not even start */
+  size_t stop;           /* pages to do in the run */
 } wn_bench_run;
 
 typedef struct wn_bench_worker {
@@ -304,9 +304,10 @@ static void *wn_bench_thread(void *arg) {
   const wn_bench *b = run->bench;
   double cpu0 = wn_bench_thread_cpu();
   for (;;) {
-    if (wn_bench_now() >= run->deadline)
+    size_t i = atomic_fetch_add(&run->next, 1);
+    if (i >= run->stop)
       break;
-    size_t i = atomic_fetch_add(&run->next, 1) % b->n_pages;
+    i %= b->n_pages;
     const wn_bench_page *pg = &b->pages[i];
     const char *site = NULL;
     if (run->mode == WN_BENCH_TEMPLATE && b->groups[pg->group].learned)
@@ -330,9 +331,9 @@ typedef struct wn_bench_figures {
   size_t errors;
 } wn_bench_figures;
 
-/* One run of seconds; adds to *sum. */
+/* One pass over all pages, split among the threads; adds to *sum. */
 static int wn_bench_measure(const wn_bench *b, wn_bench_mode mode, unsigned threads,
-                            double seconds, wn_bench_figures *sum) {
+                            wn_bench_figures *sum) {
   wn_bench_worker *workers = calloc(threads, sizeof *workers);
   wn_bench_run run = {.bench = b, .mode = mode};
   int rc = 0;
@@ -342,7 +343,7 @@ static int wn_bench_measure(const wn_bench *b, wn_bench_mode mode, unsigned thre
     return -1;
   }
   atomic_init(&run.next, 0);
-  atomic_init(&run.failed, 0);
+  run.stop = b->n_pages;
   for (unsigned t = 0; t < threads; t++) {
     workers[t].run = &run;
     if (mode != WN_BENCH_PARSE && wn_bench_detector(b, &workers[t].detector)) {
@@ -351,12 +352,11 @@ static int wn_bench_measure(const wn_bench *b, wn_bench_mode mode, unsigned thre
     }
   }
   double start = wn_bench_now();
-  run.deadline = start + seconds;
   for (; started < threads; started++) {
     int e = pthread_create(&workers[started].thread, NULL, wn_bench_thread, &workers[started]);
     if (e) {
       fprintf(stderr, "winnow-bench: pthread_create: %s\n", strerror(e));
-      run.deadline = 0;
+      atomic_store(&run.next, run.stop); /* the started ones stop */
       rc = -1;
       break;
     }
@@ -442,16 +442,21 @@ int main(int argc, char **argv) {
          cores == 1 ? "" : "s", b.seconds);
   printf("peak memory after loading and learning: %.1f MB\n\n",
          (double)wn_bench_peak_kib() / 1024.0);
-  /* The modes take turns in short slices, so that a change in what else
-   * runs on the machine weighs on all three alike. */
-  enum { WN_BENCH_SLICES = 4 };
+  /* Whole passes over the corpus, so every mode sees the same pages; the
+   * modes take turns pass by pass, so that a change in what else runs on
+   * the machine weighs on all three alike. */
   wn_bench_figures fig[WN_BENCH_MAX_THREADS + 1][3];
   memset(fig, 0, sizeof fig);
   for (unsigned t = 1; t <= b.max_threads; t++)
-    for (int slice = 0; slice < WN_BENCH_SLICES; slice++)
+    for (int more = 1; more;) {
+      more = 0;
       for (int m = WN_BENCH_PARSE; m <= WN_BENCH_FALLBACK; m++)
-        if (wn_bench_measure(&b, (wn_bench_mode)m, t, b.seconds / WN_BENCH_SLICES, &fig[t][m]))
-          goto out;
+        if (fig[t][m].wall < b.seconds) {
+          if (wn_bench_measure(&b, (wn_bench_mode)m, t, &fig[t][m]))
+            goto out;
+          more |= fig[t][m].wall < b.seconds;
+        }
+    }
   printf("%-9s %7s %9s %8s %9s %12s %9s %6s\n", "mode", "threads", "pages/s", "MB/s",
          "vs parse", "MB/CPU-s", "vs 1 thr", "errors");
   for (int m = WN_BENCH_PARSE; m <= WN_BENCH_FALLBACK; m++)
