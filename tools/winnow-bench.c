@@ -79,6 +79,7 @@ typedef struct wn_bench {
   const char *corpus;
   double seconds;
   unsigned max_threads;
+  int only;               /* -1: all modes, else one wn_bench_mode */
   char *index;
   wn_bench_page *pages;
   size_t n_pages;
@@ -385,11 +386,12 @@ static void wn_bench_usage(FILE *f) {
           "  CORPUS_DIR holds pages.tsv (group, id, split) and html/<group>/<id>.html,\n"
           "  as tools/eval.sh lays them out (e.g. /tmp/winnow-corpora/ctf).\n"
           "  --threads N   measure 1 .. N threads (default: the cores)\n"
-          "  --seconds S   least wall time of each measurement (default 2)\n");
+          "  --seconds S   least wall time of each measurement (default 2)\n"
+          "  --only MODE   measure parse, template or fallback alone (for a profiler)\n");
 }
 
 int main(int argc, char **argv) {
-  wn_bench b = {.seconds = 2.0};
+  wn_bench b = {.seconds = 2.0, .only = -1};
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   b.max_threads = cores > 0 ? (unsigned)cores : 1u;
   for (int i = 1; i < argc; i++) {
@@ -411,6 +413,15 @@ int main(int argc, char **argv) {
         return 2;
       }
       b.seconds = v;
+    } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      i++;
+      for (int m = WN_BENCH_PARSE; m <= WN_BENCH_FALLBACK; m++)
+        if (strcmp(argv[i], wn_bench_mode_names[m]) == 0)
+          b.only = m;
+      if (b.only < 0) {
+        fprintf(stderr, "winnow-bench: --only takes parse, template or fallback\n");
+        return 2;
+      }
     } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       wn_bench_usage(stdout);
       return 0;
@@ -451,7 +462,7 @@ int main(int argc, char **argv) {
     for (int more = 1; more;) {
       more = 0;
       for (int m = WN_BENCH_PARSE; m <= WN_BENCH_FALLBACK; m++)
-        if (fig[t][m].wall < b.seconds) {
+        if ((b.only < 0 || b.only == m) && fig[t][m].wall < b.seconds) {
           if (wn_bench_measure(&b, (wn_bench_mode)m, t, &fig[t][m]))
             goto out;
           more |= fig[t][m].wall < b.seconds;
@@ -460,7 +471,7 @@ int main(int argc, char **argv) {
   printf("%-9s %7s %9s %8s %9s %12s %9s %6s\n", "mode", "threads", "pages/s", "MB/s",
          "vs parse", "MB/CPU-s", "vs 1 thr", "errors");
   for (int m = WN_BENCH_PARSE; m <= WN_BENCH_FALLBACK; m++)
-    for (unsigned t = 1; t <= b.max_threads; t++) {
+    for (unsigned t = 1; (b.only < 0 || b.only == m) && t <= b.max_threads; t++) {
       const wn_bench_figures *f = &fig[t][m], *p = &fig[t][WN_BENCH_PARSE];
       double mbs = f->wall > 0 ? (double)f->bytes / f->wall / 1e6 : 0;
       double parse_mbs = p->wall > 0 ? (double)p->bytes / p->wall / 1e6 : 0;
