@@ -600,6 +600,12 @@ typedef struct wn_sax {
   int root_seen;      /* the root element exists */
   wn_frame root;      /* the root's frame (index 0 once built), kept after
                          it closed */
+  /* Table rows of element names seen, by the name's address: the parser
+   * interns names in its dictionary, so one address is one name. */
+  struct {
+    const xmlChar *name;
+    const wn_tag_entry *entry;
+  } tags[64];
   /* The text node being built in the innermost open element. */
   wn_buf text;
   int text_open;
@@ -713,15 +719,27 @@ static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) 
   wn_frame frame = {.index = WN_DOM_NONE, .last_child = WN_DOM_NONE, .outside = 1};
   if (!outside) {
     char name[WN_MAX_TAG_NAME + 1];
-    wn_lower_name(wn_sax_local_name((const char *)xname), name);
-    const wn_tag_entry *entry = wn_tag_lookup(name);
+    size_t slot = ((uintptr_t)xname >> 4) % (sizeof s->tags / sizeof s->tags[0]);
+    const wn_tag_entry *entry = NULL;
+    const char *lower = name;
+    if (xname && s->tags[slot].name == xname) {
+      entry = s->tags[slot].entry;
+      lower = entry->name;
+    } else {
+      wn_lower_name(wn_sax_local_name((const char *)xname), name);
+      entry = wn_tag_lookup(name);
+      if (entry) {
+        s->tags[slot].name = xname;
+        s->tags[slot].entry = entry;
+      }
+    }
     if (!entry || entry->block != WN_SKIP) {
       int found = 0, has_href = 0;
       const char *id = wn_sax_attr(atts, "id", &found);
       const char *cls = wn_sax_attr(atts, "class", &found);
       (void)wn_sax_attr(atts, "href", &has_href);
-      wn_err err = wn_emit_element(s->b, parent, prev, top, name, entry, id, cls, has_href, NULL,
-                                   &frame, s->diag);
+      wn_err err = wn_emit_element(s->b, parent, prev, top, lower, entry, id, cls, has_href,
+                                   NULL, &frame, s->diag);
       if (err) {
         wn_sax_fail(s, err);
         return;
