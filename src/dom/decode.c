@@ -425,6 +425,24 @@ static size_t wn_utf8_sequence(const unsigned char *p, size_t left, size_t *bad)
   return 0;
 }
 
+/* The length of the run of ASCII bytes (below 0x80; with stop_at_nul, not
+ * NUL either) at p, read eight at a time: most of a page is ASCII, and
+ * the loops below look at it byte by byte only where it is not.
+ * (v - 0x01..01) & ~v & 0x80..80 is nonzero iff a byte of v is zero. */
+static size_t wn_ascii_run(const unsigned char *p, size_t len, int stop_at_nul) {
+  const uint64_t high = UINT64_C(0x8080808080808080), ones = UINT64_C(0x0101010101010101);
+  size_t i = 0;
+  for (; len - i >= 8; i += 8) {
+    uint64_t v;
+    memcpy(&v, p + i, sizeof v);
+    if ((v & high) || (stop_at_nul && ((v - ones) & ~v & high)))
+      break;
+  }
+  while (i < len && p[i] < 0x80 && (p[i] || !stop_at_nul))
+    i++;
+  return i;
+}
+
 typedef struct wn_utf8_scan {
   int valid;     /* well-formed throughout (NUL counts as well-formed) */
   int multibyte; /* at least one sequence of two or more bytes */
@@ -440,7 +458,7 @@ static wn_utf8_scan wn_utf8_check(const unsigned char *p, size_t len) {
   size_t i = 0;
   while (i < len) {
     if (p[i] < 0x80) {
-      i++;
+      i += wn_ascii_run(p + i, len - i, 0);
       continue;
     }
     size_t bad = 0;
@@ -470,7 +488,7 @@ static wn_err wn_utf8_append_clean(wn_buf *out, const unsigned char *p, size_t l
     if (p[i] == 0) {
       skip = 1;
     } else if (p[i] < 0x80) {
-      i++;
+      i += wn_ascii_run(p + i, len - i, 1);
       continue;
     } else {
       size_t n = wn_utf8_sequence(p + i, len - i, &skip);

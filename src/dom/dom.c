@@ -1,12 +1,13 @@
 /*
  * dom/dom.c: libxml2's HTML parser (recovering from broken markup) into the
- * compact tree of dom.h. The libxml2 tree is walked with its own parent and
- * sibling links, never by recursion, so a page cannot choose our stack
- * depth; an explicit stack bounded by max_depth holds the open elements.
+ * compact tree of dom.h: straight from its SAX2 events by default, or, for
+ * a page that keeps libxml2's document (keep_xml), copied from that tree.
+ * Both give the same compact tree (tests/dom/test_sax.c).
  */
 #include "dom/dom.h"
 
 #include <libxml/HTMLparser.h>
+#include <libxml/parserInternals.h>
 #include <libxml/tree.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,15 +237,16 @@ static void wn_lower_name(const char *name, char out[WN_MAX_TAG_NAME + 1]) {
   out[i] = '\0';
 }
 
-static const char *wn_attr(wn_arena *arena, xmlNodePtr node, const char *attr, int *oom) {
-  xmlChar *value = xmlGetNoNsProp(node, (const xmlChar *)attr);
+/* An attribute value as the tree keeps it for a signature: at most 512
+ * bytes, copied into the arena. */
+#define WN_MAX_ATTR_VALUE 512u
+static const char *wn_attr_copy(wn_arena *arena, const char *value, int *oom) {
   if (!value)
     return NULL;
-  size_t len = strlen((const char *)value);
-  if (len > 512)
-    len = 512; /* a signature needs no more */
-  char *copy = wn_arena_strndup(arena, (const char *)value, len);
-  xmlFree(value);
+  size_t len = strlen(value);
+  if (len > WN_MAX_ATTR_VALUE)
+    len = WN_MAX_ATTR_VALUE; /* a signature needs no more */
+  char *copy = wn_arena_strndup(arena, value, len);
   if (!copy)
     *oom = 1;
   return copy;
@@ -254,6 +256,7 @@ typedef struct wn_builder {
   wn_dom_page *page;
   uint32_t cap;
   uint32_t max_nodes;
+  uint32_t max_depth;
   /* Text output joins inline text as a browser renders it, so it must know
    * where the source had white space: white-space-only text is no node of
    * ours, so the text nodes either side of it get WN_DOM_SPACE_AFTER /
@@ -304,17 +307,45 @@ static wn_dom_node *wn_add_node(wn_builder *b, uint32_t parent, uint32_t *prev_s
   return node;
 }
 
+/* Sizes the node array once from the page: about one node per '<' (a
+ * start tag and its end tag make an element and the text beside it),
+ * within the node cap. Growing by doubling inside the arena leaves every
+ * outgrown array behind, as much again as the last one; a page of the
+ * node cap (300,000 nodes, 29 MB) would carry 28 MB of them. Untouched
+ * pages of an over-estimate cost no memory (a large block is its own
+ * mapping). */
+static void wn_reserve_nodes(wn_builder *b, const char *text, size_t len) {
+  size_t lt = 16;
+  for (const char *p = text, *end = text + len; p && p < end; p++) {
+    p = memchr(p, '<', (size_t)(end - p));
+    if (!p)
+      break;
+    lt++;
+  }
+  uint32_t cap = lt < b->max_nodes ? (uint32_t)lt : b->max_nodes;
+  wn_dom_node *nodes = wn_arena_alloc(b->page->arena, (size_t)cap * sizeof *nodes);
+  if (!nodes)
+    return; /* wn_add_node grows it as it goes */
+  b->page->nodes = nodes;
+  b->cap = cap;
+}
+
+/* An open element while building. */
 typedef struct wn_frame {
-  uint32_t index;      /* compact node of this open element */
+  uint32_t index;      /* compact node of this open element (WN_DOM_NONE: none) */
   uint32_t last_child; /* its last compact child so far */
   uint8_t in_link;
   uint8_t in_pre;      /* inside pre, listing, xmp or plaintext */
+  uint8_t outside;     /* SAX: an element with no compact node (a skipped
+                          subtree, or past the document's root) */
 } wn_frame;
 
 /* Elements whose text is preformatted: HTML renders their white space and
  * line breaks as written. (textarea is too, but is left out of the tree as
  * user interface.) */
 static int wn_is_pre(const char *name) {
+  if (name[0] != 'p' && name[0] != 'l' && name[0] != 'x')
+    return 0; /* every element asks; most are none of these */
   return strcmp(name, "pre") == 0 || strcmp(name, "listing") == 0 ||
          strcmp(name, "xmp") == 0 || strcmp(name, "plaintext") == 0;
 }
@@ -340,12 +371,128 @@ static char *wn_pre_text(wn_builder *b, const char *collapsed, uint32_t collapse
   return out;
 }
 
-static wn_err wn_build(wn_builder *b, xmlNodePtr root, uint32_t max_depth, int keep_xml,
-                       wn_diag *diag) {
+static wn_err wn_too_deep(const wn_builder *b, wn_diag *diag) {
+  return wn_diag_set(diag, WN_ETOODEEP, "page nests elements deeper than the cap of %u",
+                     b->max_depth);
+}
+
+static wn_err wn_node_error(const wn_builder *b, wn_err err, wn_diag *diag) {
+  if (err == WN_ETOOMANY)
+    return wn_diag_set(diag, err, "page has more than the cap of %u nodes", b->max_nodes);
+  return err;
+}
+
+/* One element (not a skipped one) under parent (NULL for the root), at
+ * depth top; name is lower-case, entry its table row or NULL. id and cls
+ * are the attribute values as libxml2 holds them (NULL: absent). Fills
+ * *frame for its children. Both builders below call it, so the tree is
+ * the same whichever ran. */
+static wn_err wn_emit_element(wn_builder *b, const wn_frame *parent, uint32_t *prev_sibling,
+                              uint32_t top, const char *name, const wn_tag_entry *entry,
+                              const char *id, const char *cls, int has_href, void *xml,
+                              wn_frame *frame, wn_diag *diag) {
   wn_dom_page *page = b->page;
   wn_err err = WN_OK;
   int oom = 0;
-  wn_frame *stack = wn_arena_alloc(page->arena, ((size_t)max_depth + 2) * sizeof *stack);
+  if (top > b->max_depth)
+    return wn_too_deep(b, diag);
+  wn_dom_node *node = wn_add_node(b, parent ? parent->index : WN_DOM_NONE, prev_sibling,
+                                  (uint16_t)top, &err);
+  if (!node)
+    return wn_node_error(b, err, diag);
+  node->tag = entry ? entry->tag : WN_TAG_OTHER;
+  node->flags = entry && entry->block ? WN_DOM_BLOCK : 0;
+  /* Known names are interned in the table; others are copied once. */
+  node->name = entry ? entry->name : wn_arena_strndup(page->arena, name, strlen(name));
+  if (!node->name)
+    return WN_ENOMEM;
+  node->id = wn_attr_copy(page->arena, id, &oom);
+  node->cls = wn_attr_copy(page->arena, cls, &oom);
+  if (oom)
+    return WN_ENOMEM;
+  /* <html> and <body> occur once per page; their id and class name
+   * the page (its section, its article), not the template. */
+  if (node->tag == WN_TAG_HTML || node->tag == WN_TAG_BODY)
+    node->sig = wn_element_sig(node->name, NULL, NULL);
+  else
+    node->sig = wn_element_sig(node->name, node->id, node->cls);
+  node->xml = xml;
+  uint8_t in_link = parent ? parent->in_link : 0;
+  if (node->tag == WN_TAG_A && has_href)
+    in_link = 1;
+  uint8_t in_pre = parent ? parent->in_pre : 0;
+  if (!in_pre && wn_is_pre(node->name)) {
+    in_pre = 1;
+    wn_buf_reset(&b->pre_space); /* white space of an earlier pre stays there */
+  }
+  frame->index = page->count - 1;
+  frame->last_child = WN_DOM_NONE;
+  frame->in_link = in_link;
+  frame->in_pre = in_pre;
+  frame->outside = 0;
+  return WN_OK;
+}
+
+/* One text node of libxml2's (content NUL-terminated) under parent, at
+ * depth top: a compact text node, or, for white space only, the flags of
+ * its neighbours. */
+static wn_err wn_emit_text(wn_builder *b, wn_frame *parent, uint32_t top, const char *content,
+                           void *xml, wn_diag *diag) {
+  wn_dom_page *page = b->page;
+  wn_err err = WN_OK;
+  uint32_t len = 0;
+  uint8_t edges = 0;
+  int oom = 0;
+  int in_pre = parent->in_pre;
+  char *text = wn_collapse(page->arena, content, &len, &edges, &oom);
+  if (oom)
+    return WN_ENOMEM;
+  if (!text) {
+    b->space_pending = 1;
+    if (b->last_text != WN_DOM_NONE)
+      page->nodes[b->last_text].flags |= WN_DOM_SPACE_AFTER;
+    if (in_pre)
+      return wn_buf_append(&b->pre_space, content, strlen(content));
+    return WN_OK;
+  }
+  if (top > b->max_depth)
+    return wn_too_deep(b, diag);
+  wn_dom_node *node = wn_add_node(b, parent->index, &parent->last_child, (uint16_t)top, &err);
+  if (!node)
+    return wn_node_error(b, err, diag);
+  if (in_pre) {
+    text = wn_pre_text(b, text, len, content);
+    if (!text)
+      return WN_ENOMEM;
+  }
+  node->tag = WN_TAG_TEXT;
+  node->name = "#text";
+  node->text = text;
+  node->own_text_len = len;
+  node->flags = (uint8_t)((parent->in_link ? WN_DOM_IN_LINK : 0) | edges);
+  if (b->space_pending)
+    node->flags |= WN_DOM_SPACE_BEFORE;
+  if (in_pre)
+    node->flags |= WN_DOM_IN_PRE;
+  node->sig = wn_text_sig(text);
+  node->xml = xml;
+  b->last_text = page->count - 1;
+  b->space_pending = 0;
+  return WN_OK;
+}
+
+/* ---- from libxml2's tree (keep_xml) ----------------------------------------
+ *
+ * With keep_xml the page keeps libxml2's document (HTML rendering and link
+ * extraction read it), so the compact tree is copied from it. The tree is
+ * walked with its own parent and sibling links, never by recursion, so a
+ * page cannot choose our stack depth; an explicit stack bounded by
+ * max_depth holds the open elements. */
+
+static wn_err wn_build_from_xml(wn_builder *b, xmlNodePtr root, int keep_xml, wn_diag *diag) {
+  wn_dom_page *page = b->page;
+  wn_err err = WN_OK;
+  wn_frame *stack = wn_arena_alloc(page->arena, ((size_t)b->max_depth + 2) * sizeof *stack);
   if (!stack)
     return WN_ENOMEM;
   uint32_t top = 0; /* number of open frames */
@@ -360,93 +507,29 @@ static wn_err wn_build(wn_builder *b, xmlNodePtr root, uint32_t max_depth, int k
       wn_lower_name(raw, name);
       const wn_tag_entry *entry = wn_tag_lookup(name);
       if (!entry || entry->block != WN_SKIP) {
-        if (top > max_depth)
-          return wn_diag_set(diag, WN_ETOODEEP, "page nests elements deeper than the cap of %u",
-                             max_depth);
-        uint32_t parent = top ? stack[top - 1].index : WN_DOM_NONE;
-        uint32_t *prev = top ? &stack[top - 1].last_child : &root_sibling;
-        wn_dom_node *node = wn_add_node(b, parent, prev, (uint16_t)top, &err);
-        if (!node)
-          goto fail;
-        node->tag = entry ? entry->tag : WN_TAG_OTHER;
-        node->flags = entry && entry->block ? WN_DOM_BLOCK : 0;
-        /* Known names are interned in the table; others are copied once. */
-        node->name = entry ? entry->name : wn_arena_strndup(page->arena, name, strlen(name));
-        if (!node->name)
-          return WN_ENOMEM;
-        node->id = wn_attr(page->arena, cur, "id", &oom);
-        node->cls = wn_attr(page->arena, cur, "class", &oom);
-        if (oom)
-          return WN_ENOMEM;
-        /* <html> and <body> occur once per page; their id and class name
-         * the page (its section, its article), not the template. */
-        if (node->tag == WN_TAG_HTML || node->tag == WN_TAG_BODY)
-          node->sig = wn_element_sig(node->name, NULL, NULL);
-        else
-          node->sig = wn_element_sig(node->name, node->id, node->cls);
-        node->xml = keep_xml ? cur : NULL;
-        uint8_t in_link = top ? stack[top - 1].in_link : 0;
-        if (node->tag == WN_TAG_A && xmlHasProp(cur, (const xmlChar *)"href"))
-          in_link = 1;
-        uint8_t in_pre = top ? stack[top - 1].in_pre : 0;
-        if (!in_pre && wn_is_pre(node->name)) {
-          in_pre = 1;
-          wn_buf_reset(&b->pre_space); /* white space of an earlier pre stays there */
-        }
+        xmlChar *id = xmlGetNoNsProp(cur, (const xmlChar *)"id");
+        xmlChar *cls = xmlGetNoNsProp(cur, (const xmlChar *)"class");
+        int has_href = xmlHasProp(cur, (const xmlChar *)"href") != NULL;
+        wn_frame frame;
+        err = wn_emit_element(b, top ? &stack[top - 1] : NULL,
+                              top ? &stack[top - 1].last_child : &root_sibling, top, name, entry,
+                              (const char *)id, (const char *)cls, has_href,
+                              keep_xml ? cur : NULL, &frame, diag);
+        xmlFree(id);
+        xmlFree(cls);
+        if (err)
+          return err;
         if (cur->children) {
-          stack[top].index = page->count - 1;
-          stack[top].last_child = WN_DOM_NONE;
-          stack[top].in_link = in_link;
-          stack[top].in_pre = in_pre;
-          top++;
+          stack[top++] = frame;
           descend = 1;
         }
       }
     } else if ((cur->type == XML_TEXT_NODE || cur->type == XML_CDATA_SECTION_NODE) &&
                cur->content && top > 0) {
-      uint32_t len = 0;
-      uint8_t edges = 0;
-      int in_pre = stack[top - 1].in_pre;
-      char *text = wn_collapse(page->arena, (const char *)cur->content, &len, &edges, &oom);
-      if (oom)
-        return WN_ENOMEM;
-      if (!text) {
-        b->space_pending = 1;
-        if (b->last_text != WN_DOM_NONE)
-          page->nodes[b->last_text].flags |= WN_DOM_SPACE_AFTER;
-        if (in_pre) {
-          const char *ws = (const char *)cur->content;
-          err = wn_buf_append(&b->pre_space, ws, strlen(ws));
-          if (err)
-            return err;
-        }
-      } else {
-        if (top > max_depth)
-          return wn_diag_set(diag, WN_ETOODEEP, "page nests elements deeper than the cap of %u",
-                             max_depth);
-        wn_dom_node *node =
-            wn_add_node(b, stack[top - 1].index, &stack[top - 1].last_child, (uint16_t)top, &err);
-        if (!node)
-          goto fail;
-        if (in_pre) {
-          text = wn_pre_text(b, text, len, (const char *)cur->content);
-          if (!text)
-            return WN_ENOMEM;
-        }
-        node->tag = WN_TAG_TEXT;
-        node->name = "#text";
-        node->text = text;
-        node->own_text_len = len;
-        node->flags = (uint8_t)((stack[top - 1].in_link ? WN_DOM_IN_LINK : 0) | edges);
-        if (b->space_pending)
-          node->flags |= WN_DOM_SPACE_BEFORE;
-        if (in_pre)
-          node->flags |= WN_DOM_IN_PRE;
-        node->sig = wn_text_sig(text);
-        node->xml = keep_xml ? cur : NULL;
-        b->last_text = page->count - 1;
-        b->space_pending = 0;
-      }
+      err = wn_emit_text(b, &stack[top - 1], top, (const char *)cur->content,
+                         keep_xml ? cur : NULL, diag);
+      if (err)
+        return err;
     }
     if (descend) {
       cur = cur->children;
@@ -464,9 +547,366 @@ static wn_err wn_build(wn_builder *b, xmlNodePtr root, uint32_t max_depth, int k
     cur = cur->next;
   }
   return WN_OK;
-fail:
-  if (err == WN_ETOOMANY)
-    return wn_diag_set(diag, err, "page has more than the cap of %u nodes", b->max_nodes);
+}
+
+/* ---- straight from SAX2 (the default) --------------------------------------
+ *
+ * Without keep_xml no libxml2 tree is built at all: the compact tree is
+ * built from the HTML parser's SAX2 events (startElement, endElement,
+ * characters, cdataBlock, comment, processingInstruction), so a page costs
+ * one pass and no per-node malloc, and the caps stop the parser
+ * (xmlStopParser) as the events arrive instead of after a whole tree.
+ *
+ * The parser recovers from broken markup (implied html/body/p,
+ * auto-closing) before any event is sent, so the events are the ones
+ * libxml2's own tree builder (SAX2.c, xmlSAX2StartElement and friends)
+ * sees. To give the very tree the keep_xml path copies, this builder also
+ * does what that tree builder does with them (libxml2 2.9.14):
+ *  - consecutive characters() of one element are one text node (until an
+ *    element, comment or PI comes between); cdataBlock() makes its own
+ *    kind of node, joined only with cdata; a text node stops growing at
+ *    XML_MAX_TEXT_LENGTH, and the tree builder stops the parse there;
+ *  - text outside any element is dropped;
+ *  - an element that starts when no element is open goes under the
+ *    document's first child: inside the root element if that is the first
+ *    child (no doctype, comment or PI before it), else beside the root,
+ *    which is not part of the page;
+ *  - "Couldn't find end of Start Tag" pops an element with no endElement
+ *    event: the parser's own stack of open names (ctxt->nameNr) says
+ *    which elements are open, and ours follows it;
+ *  - an element names its node without a namespace prefix ("x:y" is y);
+ *  - past xmlParserMaxDepth (256) open elements the tree builder's
+ *    nodePush fails: the element is dropped and the parser halted.
+ * tests/dom/test_sax.c holds both builders to the same tree on every
+ * fixture page and on broken markup. */
+
+#define WN_XML_MAX_DEPTH 256u           /* libxml2's xmlParserMaxDepth */
+#define WN_XML_MAX_TEXT ((size_t)10000000) /* libxml2's XML_MAX_TEXT_LENGTH */
+
+typedef struct wn_sax {
+  wn_builder *b;
+  htmlParserCtxtPtr ctxt;
+  wn_diag *diag;
+  wn_err err;
+  int stopped;
+  /* One frame per element libxml2 holds open (ctxt->nameNr); frames of
+   * elements without a compact node are marked outside. */
+  wn_frame stack[WN_XML_MAX_DEPTH + 2];
+  uint32_t depth;     /* open elements */
+  uint32_t top;       /* of which with a compact node (their depth) */
+  /* The document's children, as the tree builder would have them. */
+  int doc_children;   /* any child yet (doctype, comment, PI, element) */
+  int root_first;     /* the root element is the first child */
+  int root_seen;      /* the root element exists */
+  wn_frame root;      /* the root's frame (index 0 once built), kept after
+                         it closed */
+  /* Table rows of element names seen, by the name's address: the parser
+   * interns names in its dictionary, so one address is one name. */
+  struct {
+    const xmlChar *name;
+    const wn_tag_entry *entry;
+  } tags[64];
+  /* The text node being built in the innermost open element. */
+  wn_buf text;
+  int text_open;
+  int text_cdata;
+} wn_sax;
+
+static void wn_sax_fail(wn_sax *s, wn_err err) {
+  s->err = err;
+  s->stopped = 1;
+  xmlStopParser(s->ctxt);
+}
+
+/* Ends the text node being built: a compact text node (or white space
+ * flags) in the innermost open element. */
+static void wn_sax_flush(wn_sax *s) {
+  if (!s->text_open)
+    return;
+  s->text_open = 0;
+  if (s->depth == 0 || s->stack[s->depth - 1].outside)
+    return;
+  wn_err err = wn_buf_append_char(&s->text, '\0');
+  if (!err)
+    err = wn_emit_text(s->b, &s->stack[s->depth - 1], s->top, s->text.data, NULL, s->diag);
+  if (err)
+    wn_sax_fail(s, err);
+}
+
+static void wn_sax_pop(wn_sax *s) {
+  wn_sax_flush(s);
+  if (s->depth == 0)
+    return;
+  wn_frame *f = &s->stack[--s->depth];
+  if (!f->outside) {
+    s->top--;
+    if (f->index == 0)
+      s->root = *f; /* later top-level elements may still join it */
+  }
+  if (s->depth == 0)
+    s->top = 0;
+}
+
+/* Follows the parser's stack of open names: elements it popped without an
+ * endElement event close here. */
+static void wn_sax_sync(wn_sax *s, int open) {
+  uint32_t want = open > 0 ? (uint32_t)open : 0;
+  while (s->depth > want)
+    wn_sax_pop(s);
+}
+
+/* The value of attribute name in a SAX attribute list, as xmlGetNoNsProp
+ * gives it from the tree: the first one; "" for an attribute without a
+ * value. *found tells whether there was one. */
+static const char *wn_sax_attr(const xmlChar **atts, const char *name, int *found) {
+  *found = 0;
+  for (size_t i = 0; atts && atts[i]; i += 2)
+    if (strcmp((const char *)atts[i], name) == 0) {
+      *found = 1;
+      return atts[i + 1] ? (const char *)atts[i + 1] : "";
+    }
+  return NULL;
+}
+
+/* The element name libxml2's tree builder gives a node: xmlSplitQName
+ * drops a "prefix:" (but keeps ":name" and "name:" whole). */
+static const char *wn_sax_local_name(const char *name) {
+  const char *colon = name[0] == ':' ? NULL : strchr(name, ':');
+  return colon && colon[1] ? colon + 1 : name;
+}
+
+static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) {
+  wn_sax *s = ctx;
+  if (s->stopped)
+    return;
+  wn_sax_sync(s, s->ctxt->nameNr - 1);
+  wn_sax_flush(s);
+  if (s->stopped)
+    return;
+  if (s->depth > WN_XML_MAX_DEPTH) {
+    /* libxml2's tree builder drops this element and halts the parser
+     * (nodePush: "Excessive depth in document"); what was built so far is
+     * the page. */
+    s->stopped = 1;
+    xmlStopParser(s->ctxt);
+    return;
+  }
+  wn_frame *parent = NULL;
+  uint32_t no_sibling = WN_DOM_NONE;
+  uint32_t *prev = NULL;
+  int outside = 0;
+  uint32_t top = s->top;
+  if (s->depth > 0) {
+    parent = &s->stack[s->depth - 1];
+    outside = parent->outside;
+    prev = &parent->last_child;
+  } else if (!s->root_seen) {
+    /* The root element: the document's first child, or the first element
+     * beside a doctype, comment or PI. */
+    s->root_first = !s->doc_children;
+    s->doc_children = 1;
+    s->root_seen = 1;
+    prev = &no_sibling;
+  } else if (s->root_first && s->root.index == 0) {
+    /* After the root closed, the tree builder hangs a new element under
+     * the document's first child, the root: one level below it. */
+    parent = &s->root;
+    prev = &s->root.last_child;
+    top = 1;
+  } else {
+    outside = 1; /* beside the root: not in the page */
+  }
+  wn_frame frame = {.index = WN_DOM_NONE, .last_child = WN_DOM_NONE, .outside = 1};
+  if (!outside) {
+    char name[WN_MAX_TAG_NAME + 1];
+    size_t slot = ((uintptr_t)xname >> 4) % (sizeof s->tags / sizeof s->tags[0]);
+    const wn_tag_entry *entry = NULL;
+    const char *lower = name;
+    if (xname && s->tags[slot].name == xname) {
+      entry = s->tags[slot].entry;
+      lower = entry->name;
+    } else {
+      wn_lower_name(wn_sax_local_name((const char *)xname), name);
+      entry = wn_tag_lookup(name);
+      if (entry) {
+        s->tags[slot].name = xname;
+        s->tags[slot].entry = entry;
+      }
+    }
+    if (!entry || entry->block != WN_SKIP) {
+      int found = 0, has_href = 0;
+      const char *id = wn_sax_attr(atts, "id", &found);
+      const char *cls = wn_sax_attr(atts, "class", &found);
+      (void)wn_sax_attr(atts, "href", &has_href);
+      wn_err err = wn_emit_element(s->b, parent, prev, top, lower, entry, id, cls, has_href,
+                                   NULL, &frame, s->diag);
+      if (err) {
+        wn_sax_fail(s, err);
+        return;
+      }
+    }
+  }
+  s->stack[s->depth++] = frame;
+  if (!frame.outside) {
+    s->top = top + 1;
+    if (frame.index == 0)
+      s->root = frame;
+  }
+}
+
+static void wn_sax_end(void *ctx, const xmlChar *name) {
+  wn_sax *s = ctx;
+  (void)name;
+  if (s->stopped)
+    return;
+  wn_sax_sync(s, s->ctxt->nameNr);
+  wn_sax_pop(s);
+}
+
+static void wn_sax_chars(wn_sax *s, const xmlChar *ch, int len, int cdata) {
+  if (s->stopped || len < 0)
+    return;
+  wn_sax_sync(s, s->ctxt->nameNr);
+  if (s->depth == 0)
+    return; /* the tree builder drops text outside any element */
+  if (s->stack[s->depth - 1].outside)
+    return;
+  if (s->text_open && s->text_cdata != cdata)
+    wn_sax_flush(s);
+  if (s->stopped)
+    return;
+  if (!s->text_open) {
+    wn_buf_reset(&s->text);
+    s->text_open = 1;
+    s->text_cdata = cdata;
+  } else if (s->text.len + (size_t)len > WN_XML_MAX_TEXT) {
+    /* xmlSAX2Text: "huge text node", and the parse ends there. */
+    wn_sax_flush(s);
+    s->stopped = 1;
+    xmlStopParser(s->ctxt);
+    return;
+  }
+  wn_err err = wn_buf_append(&s->text, ch, (size_t)len);
+  if (err)
+    wn_sax_fail(s, err);
+}
+
+static void wn_sax_characters(void *ctx, const xmlChar *ch, int len) {
+  wn_sax_chars(ctx, ch, len, 0);
+}
+
+static void wn_sax_cdata(void *ctx, const xmlChar *ch, int len) { wn_sax_chars(ctx, ch, len, 1); }
+
+/* A comment or PI: a node of libxml2's tree between two texts, and a
+ * child of the document when no element is open. */
+static void wn_sax_other_node(wn_sax *s) {
+  if (s->stopped)
+    return;
+  wn_sax_sync(s, s->ctxt->nameNr);
+  wn_sax_flush(s);
+  if (s->depth == 0)
+    s->doc_children = 1;
+}
+
+static void wn_sax_comment(void *ctx, const xmlChar *value) {
+  (void)value;
+  wn_sax_other_node(ctx);
+}
+
+static void wn_sax_pi(void *ctx, const xmlChar *target, const xmlChar *data) {
+  (void)target;
+  (void)data;
+  wn_sax_other_node(ctx);
+}
+
+/* A doctype, wherever it stands, becomes the document's first child
+ * (xmlCreateIntSubset puts it in front in an HTML document). */
+static void wn_sax_doctype(void *ctx, const xmlChar *name, const xmlChar *external_id,
+                           const xmlChar *system_id) {
+  wn_sax *s = ctx;
+  (void)name;
+  (void)external_id;
+  (void)system_id;
+  s->doc_children = 1;
+  s->root_first = 0;
+}
+
+/* Parses the decoded UTF-8 as htmlReadMemory(utf8, len, NULL, "UTF-8",
+ * options) does (htmlDoRead), with our handlers in place of the tree
+ * builder's, and one copy of the page fewer: libxml2 reads the bytes where
+ * they are (a static input buffer; utf8 is NUL-terminated, as the parser
+ * wants) instead of copying them into its own first. */
+static wn_err wn_build_sax(wn_builder *b, const char *utf8, size_t len, int options,
+                           wn_diag *diag) {
+  wn_err err = WN_OK;
+  htmlParserCtxtPtr ctxt = NULL;
+  wn_sax *s = calloc(1, sizeof *s);
+  if (!s)
+    return WN_ENOMEM;
+  s->b = b;
+  s->diag = diag;
+  s->root.index = WN_DOM_NONE;
+  s->root.last_child = WN_DOM_NONE;
+  wn_buf_init(&s->text, WN_XML_MAX_TEXT + 1); /* libxml2's text cap, and a NUL */
+  ctxt = htmlNewParserCtxt();
+  xmlParserInputBufferPtr input_buffer =
+      ctxt ? xmlParserInputBufferCreateStatic(utf8, (int)len, XML_CHAR_ENCODING_NONE) : NULL;
+  xmlParserInputPtr input =
+      input_buffer ? xmlNewIOInputStream(ctxt, input_buffer, XML_CHAR_ENCODING_NONE) : NULL;
+  if (!input) {
+    xmlFreeParserInputBuffer(input_buffer);
+    err = WN_ENOMEM;
+    goto out;
+  }
+  if (inputPush(ctxt, input) < 0) {
+    xmlFreeInputStream(input);
+    err = WN_ENOMEM;
+    goto out;
+  }
+  if (!ctxt->sax) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  s->ctxt = ctxt;
+  htmlSAXHandler *sax = ctxt->sax;
+  memset(sax, 0, sizeof *sax);
+  sax->initialized = 1; /* SAX1-style startElement, as the HTML parser calls it */
+  sax->internalSubset = wn_sax_doctype;
+  sax->startElement = wn_sax_start;
+  sax->endElement = wn_sax_end;
+  sax->characters = wn_sax_characters;
+  sax->cdataBlock = wn_sax_cdata;
+  sax->comment = wn_sax_comment;
+  sax->processingInstruction = wn_sax_pi;
+  ctxt->userData = s;
+  htmlCtxtUseOptions(ctxt, options);
+  ctxt->html = 1;
+  /* As htmlDoRead does for encoding "UTF-8". (Without it libxml2 2.9.14
+   * reads non-ASCII characters differently: the test over the corpora
+   * finds most pages changed.) */
+  xmlCharEncodingHandlerPtr utf8_handler = xmlFindCharEncodingHandler("UTF-8");
+  if (utf8_handler) {
+    xmlSwitchToEncoding(ctxt, utf8_handler);
+    if (ctxt->input->encoding)
+      xmlFree((xmlChar *)ctxt->input->encoding);
+    ctxt->input->encoding = xmlStrdup((const xmlChar *)"UTF-8");
+  }
+  htmlParseDocument(ctxt);
+  if (!s->stopped) {
+    /* Text still open at the end (the parser closes elements with
+     * events, so this is only a safeguard). */
+    wn_sax_flush(s);
+  }
+  err = s->err;
+out:
+  if (ctxt) {
+    if (ctxt->myDoc)
+      xmlFreeDoc(ctxt->myDoc);
+    ctxt->myDoc = NULL;
+    htmlFreeParserCtxt(ctxt);
+  }
+  wn_buf_free(&s->text);
+  free(s);
   return err;
 }
 
@@ -568,16 +1008,21 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
 
   builder.page = page;
   builder.max_nodes = max_nodes;
+  builder.max_depth = max_depth;
+  wn_reserve_nodes(&builder, decoded.utf8, decoded.len);
   if (decoded.len > 0) {
     /* The bytes are UTF-8 now: IGNORE_ENC keeps libxml2 from switching
      * encodings again on a <meta charset>. */
-    doc = htmlReadMemory(decoded.utf8, (int)decoded.len, NULL, "UTF-8",
-                         HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-                             HTML_PARSE_NONET | HTML_PARSE_IGNORE_ENC | HTML_PARSE_COMPACT);
-  }
-  xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
-  if (root) {
-    err = wn_build(&builder, root, max_depth, keep_xml, diag);
+    const int options = HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+                        HTML_PARSE_NONET | HTML_PARSE_IGNORE_ENC | HTML_PARSE_COMPACT;
+    if (keep_xml) {
+      doc = htmlReadMemory(decoded.utf8, (int)decoded.len, NULL, "UTF-8", options);
+      xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+      if (root)
+        err = wn_build_from_xml(&builder, root, keep_xml, diag);
+    } else {
+      err = wn_build_sax(&builder, decoded.utf8, decoded.len, options, diag);
+    }
     if (err)
       goto out;
   }

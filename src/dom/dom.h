@@ -26,7 +26,11 @@
 #define WN_DOM_NONE UINT32_MAX
 
 /* Caps on what a page may cost us. Past one, parsing fails with
- * WN_ETOOBIG / WN_ETOOMANY / WN_ETOODEEP and a message naming the cap. */
+ * WN_ETOOBIG / WN_ETOOMANY / WN_ETOODEEP and a message naming the cap.
+ * Bytes are checked before parsing; nodes and depth as the parser's events
+ * arrive, which stop it (a page of millions of nodes costs what its first
+ * max_nodes do). libxml2 itself stops nesting past 256 open elements, so
+ * depth caps of 256 and more are never reached. */
 #define WN_DOM_DEFAULT_MAX_BYTES WN_PAGE_MAX_BYTES /* winnow.h */
 #define WN_DOM_DEFAULT_MAX_NODES WN_PAGE_MAX_NODES
 #define WN_DOM_DEFAULT_MAX_DEPTH WN_PAGE_MAX_DEPTH
@@ -153,7 +157,11 @@ typedef struct wn_dom_options {
   uint32_t max_nodes;           /* 0: default */
   uint32_t max_depth;           /* 0: default */
   const char *transport_charset;/* charset from HTTP, or NULL */
-  int keep_xml;                 /* keep the libxml2 doc (needed to render HTML) */
+  int keep_xml;                 /* keep the libxml2 doc (needed to render HTML):
+                                   the tree is then copied from libxml2's; else
+                                   it is built from the parser's SAX2 events
+                                   and no libxml2 tree exists (faster; the
+                                   same tree) */
 } wn_dom_options;
 
 /* Parses a page. opts may be NULL (defaults). An empty page is a valid
