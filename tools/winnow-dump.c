@@ -10,6 +10,7 @@
  *   winnow-dump --store DIR export FILE [SITE...]
  *   winnow-dump --store DIR import FILE
  *   winnow-dump --store DIR verify
+ *   winnow-dump --store DIR snapshot NEWDIR
  *   winnow-dump --store DIR delete SITE
  *
  * Exit status (WN_EXIT_*): 0 done; 1 a site, page or record could not be
@@ -45,6 +46,8 @@ static void usage(FILE *out) {
           "  export FILE [SITE...]  a portable snapshot of the store (or of SITEs)\n"
           "  import FILE        write a snapshot's records (all or none), report replaced\n"
           "  verify             decode every record; exit 1 if any is damaged\n"
+          "  snapshot NEWDIR    a consistent, compacted copy of the whole store (as\n"
+          "                     mdb_copy -c), while others write; for read-only workers\n"
           "  delete SITE        remove a site's template and counters\n"
           "\n"
           "Options:\n"
@@ -543,6 +546,18 @@ static int cmd_verify(wn_store *store, int argc) {
   return bad ? WN_EXIT_INPUT : WN_EXIT_OK;
 }
 
+static int cmd_snapshot(wn_store *store, int argc, char **argv) {
+  if (argc != 1)
+    return usage_error("snapshot needs one NEWDIR");
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  wn_err err = wn_store_snapshot(store, argv[0], &diag);
+  if (err)
+    return fail(err, &diag);
+  printf("snapshot written to %s\n", argv[0]);
+  return fflush(stdout) ? WN_EXIT_INTERNAL : WN_EXIT_OK;
+}
+
 static int cmd_delete(wn_store *store, int argc, char **argv) {
   if (argc != 1)
     return usage_error("delete needs one SITE");
@@ -581,7 +596,8 @@ int main(int argc, char **argv) {
     return usage_error("no command");
   const char *cmd = argv[i++];
   static const char *const commands[] = {"list",   "show",   "explain", "stats",
-                                         "export", "import", "verify",  "delete"};
+                                         "export", "import", "verify",  "delete",
+                                         "snapshot"};
   size_t c = 0;
   while (c < sizeof commands / sizeof commands[0] && strcmp(cmd, commands[c]) != 0)
     c++;
@@ -620,7 +636,8 @@ int main(int argc, char **argv) {
   case 4: rc = cmd_export(store, n, args); break;
   case 5: rc = cmd_import(store, n, args); break;
   case 6: rc = cmd_verify(store, n); break;
-  default: rc = cmd_delete(store, n, args); break;
+  case 7: rc = cmd_delete(store, n, args); break;
+  default: rc = cmd_snapshot(store, n, args); break;
   }
   wn_store_close(store);
   wn_cleanup();

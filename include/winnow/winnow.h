@@ -856,6 +856,12 @@ WN_API wn_err wn_store_verify(wn_store *store, wn_record_fn fn, void *ctx, uint6
  * left out and reported through fn (may be NULL); a named site without a
  * record is WN_ENOTEMPLATE and nothing is written. *n_written (may be NULL)
  * receives the number of records written. */
+/* Copies the store into dir (created; it must not hold a store already),
+ * compacted, as of one read transaction: a consistent snapshot taken while
+ * learning and counting go on (LMDB's mdb_env_copy2, as `mdb_copy -c`). The
+ * copy is a complete store; workers may open it read-only, on a read-only
+ * file system too (wn_store_options.read_only). */
+WN_API wn_err wn_store_snapshot(wn_store *store, const char *dir, wn_diag *diag);
 WN_API wn_err wn_store_export(wn_store *store, const char *path, const char *const *sites,
                               size_t n_sites, wn_record_fn fn, void *ctx, uint64_t *n_written,
                               wn_diag *diag);

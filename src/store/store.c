@@ -1651,3 +1651,36 @@ out:
     store_txn_abort(store, txn);
   return err;
 }
+
+/* ---- snapshots ---------------------------------------------------------------
+ *
+ * mdb_env_copy2 with MDB_CP_COMPACT writes the data of one read transaction
+ * (lmdb.h: "a consistent copy", taken while writers go on) into a new
+ * directory, free pages left out; the copy is a complete store that
+ * workers may open read-only, on a read-only file system too.
+ */
+wn_err wn_store_snapshot(wn_store *store, const char *dir, wn_diag *diag) {
+  if (!store || !dir || !*dir)
+    return wn_diag_set(diag, WN_EINVAL, "store: snapshot needs a store and a directory");
+  struct stat st;
+  if (stat(dir, &st) == 0) {
+    if (!S_ISDIR(st.st_mode))
+      return wn_diag_set(diag, WN_EINVAL, "store: %s exists and is not a directory", dir);
+    char data[4200];
+    snprintf(data, sizeof data, "%s/data.mdb", dir);
+    if (stat(data, &st) == 0)
+      return wn_diag_set(diag, WN_EINVAL,
+                         "store: %s already holds a store; snapshot into a new directory", dir);
+  } else if (mkdir(dir, 0755) != 0) {
+    return wn_diag_set(diag, WN_ESTORE, "store: cannot create %s: %s", dir, strerror(errno));
+  }
+  int rc = pthread_rwlock_rdlock(&store->map_lock);
+  if (rc != 0)
+    return wn_diag_set(diag, WN_ESTORE, "store: snapshot: %s", strerror(rc));
+  rc = mdb_env_copy2(store->env, dir, MDB_CP_COMPACT);
+  pthread_rwlock_unlock(&store->map_lock);
+  if (rc != MDB_SUCCESS)
+    return wn_diag_set(diag, rc == ENOSPC ? WN_ENOSPACE : WN_ESTORE,
+                       "store: cannot copy the store into %s: %s", dir, mdb_strerror(rc));
+  return WN_OK;
+}

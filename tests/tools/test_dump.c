@@ -553,6 +553,68 @@ static void test_export_import_round_trip(void **state) {
   wn_run_free(&r);
 }
 
+/* snapshot: a consistent copy taken while another writer goes on, opened
+ * read-only without a lock (a read-only directory, as on a read-only file
+ * system), byte-identical records; an existing store is not overwritten. */
+static void test_snapshot_read_only(void **state) {
+  (void)state;
+  char a[PATH_MAX], snap[PATH_MAX];
+  wn_demo_store(a);
+  wn_fresh(snap, "snapshot");
+  /* A writer holds the source store open and keeps counting meanwhile. */
+  wn_store *writer = wn_open(a, 0);
+  wn_diag diag = {{0}};
+  int counted = 0;
+  assert_int_equal(wn_store_count(writer, DEMO, 0, 5, 0, &counted, NULL, &diag), WN_OK);
+  wn_run r;
+  RUN(&r, "--store", a, "snapshot", snap);
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "snapshot written to");
+  wn_run_free(&r);
+  assert_int_equal(wn_store_count(writer, DEMO, 0, 5, 0, &counted, NULL, &diag), WN_OK);
+  wn_store_close(writer);
+  RUN(&r, "--store", a, "snapshot", snap);
+  assert_int_equal(r.status, 1);
+  wn_expect_contains(r.err, "already holds a store");
+  wn_run_free(&r);
+
+  /* The copy, read-only: the lock file goes and the directory is made
+   * unwritable, as a shipped read-only copy is. */
+  char lock[PATH_MAX + 16];
+  snprintf(lock, sizeof lock, "%s/lock.mdb", snap);
+  unlink(lock);
+  assert_int_equal(chmod(snap, 0555), 0);
+  wn_store *ro = wn_open(snap, 1);
+  wn_detector_options dopts;
+  wn_detector_options_init(&dopts);
+  wn_detector *det = NULL;
+  assert_int_equal(wn_detector_create(ro, &dopts, &det, &diag), WN_OK);
+  size_t len = 0;
+  char *page = wn_slurp(SITE_DIR "/article-6.html", &len);
+  wn_page_input in = {.bytes = page, .len = len, .site = DEMO};
+  wn_page_result *res = NULL;
+  assert_int_equal(wn_detector_detect(det, &in, WN_WANT_TEXT, &res, &diag), WN_OK);
+  assert_string_equal(wn_page_result_method(res), "template");
+  wn_page_result_free(res);
+  wn_detector_destroy(det);
+  free(page);
+  wn_store_close(ro);
+  assert_int_equal(chmod(snap, 0755), 0);
+  /* The snapshot's records are the source's as of the copy. */
+  wn_store *sa = wn_open(a, 1), *sb = wn_open(snap, 1);
+  wn_site_info *ia = NULL, *ib = NULL;
+  assert_int_equal(wn_site_info_get(sa, DEMO, &ia, &diag), WN_OK);
+  assert_int_equal(wn_site_info_get(sb, DEMO, &ib, &diag), WN_OK);
+  assert_int_equal(ia->generation, ib->generation);
+  assert_int_equal(ia->template_bytes, ib->template_bytes);
+  assert_int_equal(ib->counts.pages, 15);  /* 10 + 5 before the copy */
+  assert_int_equal(ia->counts.pages, 20);  /* and 5 more after it */
+  wn_site_info_free(ia);
+  wn_site_info_free(ib);
+  wn_store_close(sa);
+  wn_store_close(sb);
+}
+
 static void test_import_refuses_damaged_snapshot(void **state) {
   (void)state;
   char a[PATH_MAX], b[PATH_MAX], file[PATH_MAX];
@@ -882,6 +944,7 @@ int main(void) {
       cmocka_unit_test(test_damaged_bytes_on_disk),
       cmocka_unit_test(test_export_import_round_trip),
       cmocka_unit_test(test_import_refuses_damaged_snapshot),
+      cmocka_unit_test(test_snapshot_read_only),
       cmocka_unit_test(test_import_checks_every_record),
       cmocka_unit_test(test_format1_store),
       cmocka_unit_test(test_trace_changes_nothing),
