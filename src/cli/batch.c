@@ -194,8 +194,12 @@ static int wn_batch_read(wn_batch *b) {
       break;
     }
     pthread_mutex_lock(&b->mu);
+    /* Full: window_pages in flight, or the bytes would pass the budget
+     * (a page alone is always let in, or a page past it would wait for
+     * ever). */
     while (!b->stop && (b->n_read - b->n_written >= b->window ||
-                        (b->bytes > 0 && page.raw_len > b->window_bytes - b->bytes)))
+                        (b->bytes > 0 && (b->bytes >= b->window_bytes ||
+                                          page.raw_len > b->window_bytes - b->bytes))))
       pthread_cond_wait(&b->space, &b->mu);
     if (b->stop) {
       pthread_mutex_unlock(&b->mu);
@@ -205,8 +209,8 @@ static int wn_batch_read(wn_batch *b) {
     size_t slot = (size_t)(b->n_read % b->window);
     b->slots[slot] = page;
     b->state[slot] = WN_SLOT_READ;
-    /* A page larger than the budget is let in alone: the byte count may
-     * pass window_bytes by one page (at most WN_CLI_MAX_LINE_BYTES). */
+    /* Only a page let in alone passes the budget (by at most one line's
+     * cap, WN_CLI_MAX_LINE_BYTES, or one page's). */
     b->bytes += page.raw_len;
     b->n_read++;
     pthread_cond_signal(&b->work);

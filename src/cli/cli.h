@@ -96,7 +96,7 @@ typedef struct wn_batch_options {
 } wn_batch_options;
 
 #define WN_BATCH_MAX_THREADS 256u
-#define WN_BATCH_WINDOW_BYTES ((size_t)256 * 1024 * 1024)
+#define WN_BATCH_WINDOW_BYTES ((size_t)64 * 1024 * 1024)
 
 /* The number of online cores (at least 1, at most WN_BATCH_MAX_THREADS). */
 unsigned wn_cli_batch_cores(void);

@@ -420,28 +420,31 @@ static double wn_now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void test_window_bounds_reading(void **state) {
-  (void)state;
-  /* Each line: a page of about 64 KB of text (so its output is as big)
-   * and 192 KB of padding the detector ignores: 256 KB a line. */
+/* Feeds lines of about 64 KB of page (so its output is as big) and
+ * pad_bytes of padding the detector ignores to `winnow detect --jsonl
+ * --threads threads`, never reading its output, until it has taken nothing
+ * for a second and a half; checks it took at most bound_lines lines (and
+ * its pipe buffers), then reads the output: one line per line. */
+static void wn_check_window(const char *threads, size_t pad_bytes, size_t max_lines,
+                            size_t bound_lines) {
   char *page = wn_sized_page(1, 64 * 1024);
-  char *pad = malloc(192 * 1024 + 1);
+  char *pad = malloc(pad_bytes + 1);
   assert_non_null(pad);
-  memset(pad, 'x', 192 * 1024);
-  pad[192 * 1024] = '\0';
+  memset(pad, 'x', pad_bytes);
+  pad[pad_bytes] = '\0';
   wn_buf line;
   wn_buf_init(&line, 0);
   wn_append_json(&line, json_pack("{s:i, s:s, s:s}", "id", 7, "html", page, "pad", pad));
   free(page);
   free(pad);
-  const size_t line_len = line.len, max_lines = 240; /* 60 MB if all were taken */
+  const size_t line_len = line.len;
 
   int in_pipe[2], out_pipe[2];
   assert_int_equal(pipe(in_pipe), 0);
   assert_int_equal(pipe(out_pipe), 0);
   const char *argv[64];
-  wn_build_argv(argv, (const char *const[]){"detect", "--no-count", "--jsonl", "--threads", "2",
-                                            NULL});
+  wn_build_argv(argv, (const char *const[]){"detect", "--no-count", "--jsonl", "--threads",
+                                            threads, NULL});
   fflush(NULL);
   pid_t pid = fork();
   assert_true(pid >= 0);
@@ -459,9 +462,7 @@ static void test_window_bounds_reading(void **state) {
   close(out_pipe[1]);
   wn_set_nonblock(in_pipe[1]);
 
-  /* Feed lines and never read the output, until the process has taken
-   * nothing for a second and a half. */
-  size_t sent = 0, total = (size_t)max_lines * line_len;
+  size_t sent = 0, total = max_lines * line_len;
   double last_progress = wn_now();
   while (sent < total && wn_now() - last_progress < 1.5) {
     size_t at = sent % line_len;
@@ -475,14 +476,12 @@ static void test_window_bounds_reading(void **state) {
       poll(&p, 1, 100);
     }
   }
-  /* Taken at most: the window (4 x 2 threads) of pages in flight, the one
-   * the reader holds while it waits, the one the writer is writing, a
-   * 64 KB read chunk and the two 64 KB pipe buffers. Without the bound
-   * the reader takes all 60 MB. */
-  size_t bound = 10 * line_len + 3 * 64 * 1024;
+  /* Beside the lines: a 64 KB read chunk and the two 64 KB pipe buffers. */
+  size_t bound = bound_lines * line_len + 3 * 64 * 1024;
   if (sent > bound)
-    fail_msg("the reader took %zu bytes while nothing was written out; the window allows %zu",
-             sent, bound);
+    fail_msg("the reader took %zu bytes (%zu lines) while nothing was written out; the window "
+             "allows %zu",
+             sent, sent / line_len, bound);
   assert_true(sent >= 2 * line_len); /* it did start */
 
   /* Now read: every line written (a cut last line is an error line). */
@@ -503,6 +502,17 @@ static void test_window_bounds_reading(void **state) {
   assert_int_equal(wn_wait(pid), 0);
   assert_int_equal(lines_out, (sent + line_len - 1) / line_len);
   wn_buf_free(&line);
+}
+
+static void test_window_bounds_reading(void **state) {
+  (void)state;
+  /* 256 KB lines, 2 threads: the window is 4 x 2 pages; with the one the
+   * reader holds while it waits and the one the writer is writing, 10.
+   * Without the bound the reader takes all 240 lines (60 MB). */
+  wn_check_window("2", 192 * 1024, 240, 10);
+  /* 4 MB lines, 16 threads: 64 pages would be 256 MB, but the byte budget
+   * (64 MiB) lets 16 in, and the reader holds one more. */
+  wn_check_window("16", 4 * 1024 * 1024, 40, 18);
 }
 
 /* ---- two processes, one store ------------------------------------------------- */
