@@ -167,7 +167,12 @@ static void *wn_batch_writer_main(void *arg) {
     b->state[slot] = WN_SLOT_FREE;
     b->n_written++;
     b->bytes -= len;
-    pthread_cond_signal(&b->space);
+    /* The reader is woken once half the window is free, not per page: it
+     * then reads a run of pages (fewer wake-ups, same bound). A reader
+     * held by the byte budget is woken too: at most half the window's
+     * pages are left then, and none once all is written. */
+    if (b->n_read - b->n_written <= b->window / 2)
+      pthread_cond_signal(&b->space);
     if (rc != WN_EXIT_OK) {
       b->stop = 1;
       b->write_rc = rc;
