@@ -32,11 +32,115 @@ int wn_cli_detect(int argc, char **argv);
 int wn_cli_sites(int argc, char **argv);
 int wn_cli_serve(int argc, char **argv);
 
+/* ---- batch detection (batch.c) ---------------------------------------------
+ *
+ * Many pages through detection, on one thread or several, results in input
+ * order: a reader (the calling thread) takes pages from a source, `threads`
+ * workers (each with its own wn_detector, the library's rule) detect them,
+ * a writer thread hands each result to a sink in input order. At most
+ * `window_pages` pages (and about `window_bytes` of input) are in flight
+ * between reading and writing: when the window is full the reader blocks,
+ * so memory stays bounded however long the input and however slow the
+ * consumer. threads == 1 runs everything on the calling thread, one page
+ * at a time (read, detect, write), as the stream always did.
+ *
+ * Adding a source (a WARC reader, say): write its next() (reader thread:
+ * read one page's bytes into raw, name it; set read_err and diag for a
+ * page that cannot be read, it still gets its place in the output), its
+ * prepare() (a worker: turn raw into page->in, e.g. parse the record's
+ * HTTP headers; may keep state in page->prepared for release() to free),
+ * fill a wn_batch_source and call wn_cli_batch_run with a sink. Sources
+ * today: JSONL lines (detect_stream.c), files and directories
+ * (detect_files.c). Sinks: JSONL on stdout, one file per page. */
+
+typedef struct wn_batch_page {
+  /* The source's next() fills these (reader thread). */
+  char *raw;            /* the bytes read (malloc'd; freed by the pipeline) */
+  size_t raw_len;
+  char *name;           /* the page's name in messages (a path), or NULL (malloc'd) */
+  char *out_name;       /* its output path relative to an output directory, or NULL */
+  wn_err read_err;      /* WN_OK, or why the page could not be read (diag says more) */
+  /* The source's prepare() fills these (a worker). */
+  wn_page_input in;     /* may point into raw or into prepared */
+  char *id_json;        /* raw JSON put first as "id" in JSON output, or NULL (malloc'd) */
+  void *prepared;       /* the source's per-page state, freed by its release() */
+  /* The worker fills these. */
+  wn_err err;           /* the page's error (read, prepare or detect), or WN_OK */
+  wn_diag diag;
+  char *out;            /* what the sink writes (malloc'd), NULL if out of memory */
+  size_t out_len;
+} wn_batch_page;
+
+typedef struct wn_batch_source {
+  void *ctx;
+  /* 1: a page is in *page; 0: the input is done; -1: the input failed (the
+   * source has said why on stderr; pages read before are still written). */
+  int (*next)(void *ctx, wn_batch_page *page);
+  /* Fills page->in (and id_json); an error is the page's. */
+  wn_err (*prepare)(void *ctx, wn_batch_page *page, wn_diag *diag);
+  void (*release)(void *ctx, wn_batch_page *page); /* may be NULL */
+} wn_batch_source;
+
+typedef struct wn_batch_sink {
+  void *ctx;
+  unsigned want; /* WN_WANT_* for wn_detector_detect */
+  /* A worker: page->out from the result r, or from page->err when r is
+   * NULL. Leaves page->out NULL only when out of memory. */
+  void (*render)(void *ctx, wn_batch_page *page, const wn_page_result *r);
+  /* The writer, in input order: writes page->out. 0, or an exit code that
+   * stops the run (the output cannot be written). */
+  int (*write)(void *ctx, wn_batch_page *page);
+} wn_batch_sink;
+
+typedef struct wn_batch_options {
+  unsigned threads;      /* workers; 1: all on the calling thread */
+  size_t window_pages;   /* pages in flight at most; 0: 4 * threads */
+  size_t window_bytes;   /* input bytes in flight (one page always fits);
+                            0: WN_BATCH_WINDOW_BYTES */
+  wn_store *store;       /* may be NULL */
+  const wn_detector_options *detector;
+} wn_batch_options;
+
+#define WN_BATCH_MAX_THREADS 256u
+#define WN_BATCH_WINDOW_BYTES ((size_t)64 * 1024 * 1024)
+
+/* The number of online cores (at least 1, at most WN_BATCH_MAX_THREADS). */
+unsigned wn_cli_batch_cores(void);
+
+/* Runs the pipeline to the end of the source. Returns 0, or the exit code
+ * that stopped it: WN_EXIT_INPUT (the input failed), the sink's write
+ * code, or that of a detector that cannot be created. Errors of single
+ * pages do not stop it: the sink reports them. */
+int wn_cli_batch_run(const wn_batch_options *opts, wn_batch_source *source, wn_batch_sink *sink);
+
+/* Frees what a page owns and zeroes it. */
+void wn_cli_batch_page_free(wn_batch_page *page, wn_batch_source *source);
+
+/* The JSONL sink (detect_stream.c): a page's result as one line, {"id",
+ * the result's fields} or {"id", "error"}; written to stdout, flushed. */
+void wn_cli_render_jsonl(void *ctx, wn_batch_page *page, const wn_page_result *r);
+int wn_cli_write_line(void *ctx, wn_batch_page *page);
+
 /* The JSONL stream of `winnow detect --jsonl`: reads input ("-" for stdin)
- * line by line, detects with d, writes one JSON object per line. */
-int wn_cli_detect_stream(wn_detector *d, const char *input, wn_cli_format format);
+ * line by line, writes one JSON object per line, in order. */
+int wn_cli_detect_stream(const wn_batch_options *opts, const char *input, wn_cli_format format);
+
+/* Many pages of files and directories (detect_files.c). */
+typedef struct wn_files_options {
+  char *const *inputs;    /* files and directories (walked recursively) */
+  size_t n_inputs;
+  const char *input_list; /* a file of paths, one a line ("-": stdin), or NULL */
+  const char *output_dir; /* one output file per page, or NULL: JSONL on stdout */
+  int all;                /* walk every file, not only .html/.htm/.xhtml */
+  const char *site, *url; /* the pages' site, or neither: the single-page method */
+  wn_cli_format format;
+} wn_files_options;
+
+/* Returns the exit code: 0 if every page was written, else the most
+ * severe of its failures (4 > 3 > 1). */
+int wn_cli_detect_files(const wn_batch_options *opts, const wn_files_options *files);
 /* WN_RENDER_* and WN_WANT_METADATA bits the stream adds to what it asks
- * (the options of `winnow detect`). */
+ * (the options of `winnow detect`); set before any thread starts. */
 extern unsigned wn_cli_detect_extra_want;
 
 void wn_cli_usage_main(FILE *out);

@@ -7,9 +7,12 @@
 #include <string.h>
 
 __attribute__((format(printf, 1, 0))) static void wn_cli_verror(const char *fmt, va_list ap) {
+  /* One line at a time: the batch's threads report too. */
+  flockfile(stderr);
   fputs("winnow: ", stderr);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
+  funlockfile(stderr);
 }
 
 void wn_cli_error(const char *fmt, ...) {

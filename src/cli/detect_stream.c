@@ -9,6 +9,10 @@
  * is no error: the single-page fallback serves its pages. Only a store
  * that cannot be opened (before the stream starts) or an input that cannot
  * be read stops it.
+ *
+ * The lines go through the batch pipeline (batch.c): this file is its
+ * JSONL source (a line is read on the reader thread, parsed on a worker)
+ * and its JSONL sink (one line per page on stdout, flushed).
  */
 #include "cli.h"
 
@@ -76,7 +80,64 @@ static int wn_line_read(wn_line_reader *r, wn_buf *line, wn_err *line_err) {
   }
 }
 
-/* ---- one line -------------------------------------------------------------- */
+/* ---- the JSONL source ------------------------------------------------------ */
+
+typedef struct wn_stream_source {
+  int fd;
+  int is_stdin;
+  const char *input;
+  wn_line_reader *reader;
+  wn_buf line;
+} wn_stream_source;
+
+/* Reader thread: one line, its bytes handed to the page as they are. */
+static int wn_stream_next(void *ctx, wn_batch_page *page) {
+  wn_stream_source *s = ctx;
+  wn_err line_err = WN_OK;
+  int got = wn_line_read(s->reader, &s->line, &line_err);
+  if (got < 0) {
+    wn_cli_error("cannot read %s: %s", s->is_stdin ? "stdin" : s->input, strerror(errno));
+    return -1;
+  }
+  if (got == 0)
+    return 0;
+  if (line_err == WN_ETOOBIG) {
+    page->read_err = wn_diag_set(&page->diag, WN_ETOOBIG,
+                                 "line is longer than the cap of %zu bytes", WN_CLI_MAX_LINE_BYTES);
+  } else if (line_err) {
+    page->read_err = wn_diag_set(&page->diag, line_err, "cannot read the line: %s",
+                                 wn_strerror(line_err));
+  } else if (s->line.len > 0) {
+    /* A copy: the line buffer keeps its allocation for the next line. */
+    page->raw = malloc(s->line.len + 1);
+    if (!page->raw) {
+      page->read_err = wn_diag_set(&page->diag, WN_ENOMEM, "cannot read the line: %s",
+                                   wn_strerror(WN_ENOMEM));
+    } else {
+      memcpy(page->raw, s->line.data, s->line.len + 1);
+      page->raw_len = s->line.len;
+    }
+  }
+  return 1;
+}
+
+/* What a line owns while it is detected. */
+typedef struct wn_stream_prepared {
+  json_t *root;
+  char *file_bytes;
+  char charset[64];
+} wn_stream_prepared;
+
+static void wn_stream_release(void *ctx, wn_batch_page *page) {
+  (void)ctx;
+  wn_stream_prepared *p = page->prepared;
+  if (p) {
+    json_decref(p->root);
+    free(p->file_bytes);
+    free(p);
+  }
+  page->prepared = NULL;
+}
 
 static int wn_blank(const char *s, size_t len) {
   for (size_t i = 0; i < len; i++)
@@ -103,164 +164,193 @@ static wn_err wn_stream_string(const json_t *root, const char *key, int allow_nu
   return WN_OK;
 }
 
-/* Detection for one parsed line: the result's JSON with "id" first. */
-static wn_err wn_stream_detect(wn_detector *d, wn_cli_format format, const json_t *root,
-                               char **out, wn_diag *diag) {
-  wn_err err = WN_OK;
-  char *file_bytes = NULL, *id_json = NULL;
-  wn_page_result *r = NULL;
-  const char *site = NULL, *url = NULL, *html = NULL, *path = NULL;
-  size_t html_len = 0;
-  if ((err = wn_stream_string(root, "site", 0, &site, NULL, diag)) ||
-      (err = wn_stream_string(root, "url", 0, &url, NULL, diag)) ||
-      (err = wn_stream_string(root, "html", 1, &html, &html_len, diag)) ||
-      (err = wn_stream_string(root, "path", 0, &path, NULL, diag)))
-    goto out;
-  if (html && path) {
-    err = wn_diag_set(diag, WN_EINVAL, "give \"html\" or \"path\", not both");
-    goto out;
+static int wn_ows(char c) { return c == ' ' || c == '\t'; }
+
+static char wn_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+
+/* The charset parameter of an HTTP Content-Type (RFC 9110 8.3.1: type/
+ * subtype, then ";" parameters, a value a token or a quoted string) into
+ * out; "" if there is none or it does not fit (the page's own bytes
+ * decide then, as with no Content-Type). */
+static void wn_content_type_charset(const char *ct, char *out, size_t size) {
+  out[0] = '\0';
+  const char *p = strchr(ct, ';');
+  while (p && *p == ';') {
+    p++;
+    while (wn_ows(*p))
+      p++;
+    const char *name = p;
+    while (*p && *p != '=' && *p != ';')
+      p++;
+    size_t name_len = (size_t)(p - name);
+    while (name_len > 0 && wn_ows(name[name_len - 1]))
+      name_len--;
+    int is_charset = name_len == 7;
+    for (size_t i = 0; is_charset && i < 7; i++)
+      is_charset = wn_lower(name[i]) == "charset"[i];
+    if (*p != '=')
+      continue;
+    p++;
+    while (wn_ows(*p))
+      p++;
+    int quoted = *p == '"';
+    p += quoted;
+    const char *value = p;
+    while (*p && (quoted ? *p != '"' : (*p != ';' && !wn_ows(*p))))
+      p++;
+    size_t value_len = (size_t)(p - value);
+    if (is_charset && value_len > 0 && value_len < size) {
+      memcpy(out, value, value_len);
+      out[value_len] = '\0';
+      return;
+    }
+    p += quoted && *p == '"';
+    while (*p && *p != ';')
+      p++;
   }
-  if (!html && !path) {
-    err = wn_diag_set(diag, WN_EINVAL, "line needs \"html\" (the page) or \"path\" (a file)");
-    goto out;
-  }
-  if (html && html_len > WN_PAGE_MAX_BYTES) {
-    err = wn_diag_set(diag, WN_ETOOBIG, "page of %zu bytes is past the cap of %zu bytes",
-                      html_len, WN_PAGE_MAX_BYTES);
-    goto out;
-  }
-  /* The URL goes with the site too: links are made absolute against it. */
-  wn_page_input in = {.bytes = html, .len = html_len, .site = site, .url = url};
-  if (path) {
-    err = wn_file_read(path, WN_PAGE_MAX_BYTES, &file_bytes, &in.len, diag);
-    if (err)
-      goto out;
-    in.bytes = file_bytes;
-  } else {
-    /* A JSON string is Unicode, which jansson hands us as UTF-8: a <meta>
-     * inside the page names the charset of bytes it no longer has. */
-    in.charset = "UTF-8";
-  }
-  unsigned want = WN_WANT_TEXT | WN_WANT_NODES | (format == WN_FORMAT_HTML ? WN_WANT_HTML : 0) |
-                  (format == WN_FORMAT_MARKDOWN ? WN_WANT_MARKDOWN : 0) |
-                  wn_cli_detect_extra_want;
-  err = wn_detector_detect(d, &in, want, &r, diag);
-  if (err)
-    goto out;
-  const json_t *id = json_object_get(root, "id");
-  id_json = json_dumps(id ? id : json_null(), JSON_ENCODE_ANY | JSON_COMPACT);
-  if (!id_json) {
-    err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
-    goto out;
-  }
-  err = wn_page_result_json(r, id_json, 0, out, diag);
-out:
-  free(id_json);
-  free(file_bytes);
-  wn_page_result_free(r);
-  return err;
 }
 
-/* The output line of one input line (malloc'd); NULL only when out of
- * memory. */
-static char *wn_stream_line(wn_detector *d, wn_cli_format format, const wn_buf *line,
-                            wn_err line_err) {
+/* A worker: the line's JSON into the page's input. The id is kept first,
+ * so that an error on a later field still echoes it. */
+static wn_err wn_stream_prepare(void *ctx, wn_batch_page *page, wn_diag *diag) {
+  (void)ctx;
   wn_err err = WN_OK;
-  wn_diag diag = {{0}};
-  json_t *root = NULL;
-  char *text = NULL;
-  const char *data = line->data ? line->data : "";
-  if (line_err == WN_ETOOBIG) {
-    err = wn_diag_set(&diag, WN_ETOOBIG, "line is longer than the cap of %zu bytes",
-                      WN_CLI_MAX_LINE_BYTES);
-    goto out;
-  }
-  if (line_err) {
-    err = wn_diag_set(&diag, line_err, "cannot read the line: %s", wn_strerror(line_err));
-    goto out;
-  }
-  if (wn_blank(data, line->len)) {
-    err = wn_diag_set(&diag, WN_EINVAL, "empty line");
-    goto out;
-  }
+  const char *data = page->raw ? page->raw : "";
+  wn_stream_prepared *p = calloc(1, sizeof *p);
+  if (!p)
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  page->prepared = p;
+  if (wn_blank(data, page->raw_len))
+    return wn_diag_set(diag, WN_EINVAL, "empty line");
   json_error_t jerr;
-  root = json_loadb(data, line->len, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES,
-                    &jerr);
-  if (!root) {
-    err = wn_diag_set(&diag, WN_EINVAL, "not JSON: %s (column %d)", jerr.text, jerr.column);
-    goto out;
+  p->root = json_loadb(data, page->raw_len,
+                       JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES, &jerr);
+  if (!p->root)
+    return wn_diag_set(diag, WN_EINVAL, "not JSON: %s (column %d)", jerr.text, jerr.column);
+  if (!json_is_object(p->root))
+    return wn_diag_set(diag, WN_EINVAL, "not a JSON object");
+  const json_t *id = json_object_get(p->root, "id");
+  page->id_json = json_dumps(id ? id : json_null(), JSON_ENCODE_ANY | JSON_COMPACT);
+  if (!page->id_json)
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+
+  const char *site = NULL, *url = NULL, *html = NULL, *path = NULL, *charset = NULL,
+             *content_type = NULL;
+  size_t html_len = 0;
+  if ((err = wn_stream_string(p->root, "site", 0, &site, NULL, diag)) ||
+      (err = wn_stream_string(p->root, "url", 0, &url, NULL, diag)) ||
+      (err = wn_stream_string(p->root, "html", 1, &html, &html_len, diag)) ||
+      (err = wn_stream_string(p->root, "path", 0, &path, NULL, diag)) ||
+      (err = wn_stream_string(p->root, "charset", 0, &charset, NULL, diag)) ||
+      (err = wn_stream_string(p->root, "content_type", 0, &content_type, NULL, diag)))
+    return err;
+  if (html && path)
+    return wn_diag_set(diag, WN_EINVAL, "give \"html\" or \"path\", not both");
+  if (!html && !path)
+    return wn_diag_set(diag, WN_EINVAL, "line needs \"html\" (the page) or \"path\" (a file)");
+  if (html && html_len > WN_PAGE_MAX_BYTES)
+    return wn_diag_set(diag, WN_ETOOBIG, "page of %zu bytes is past the cap of %zu bytes",
+                       html_len, WN_PAGE_MAX_BYTES);
+  /* Neither site nor url: the library's single-page method. The URL goes
+   * with the site too: links are made absolute against it. */
+  page->in = (wn_page_input){.bytes = html, .len = html_len, .site = site, .url = url};
+  if (path) {
+    err = wn_file_read(path, WN_PAGE_MAX_BYTES, &p->file_bytes, &page->in.len, diag);
+    if (err)
+      return err;
+    page->in.bytes = p->file_bytes;
+    /* The file holds the bytes as fetched: the transport's charset is
+     * theirs (HTML's encoding sniffing puts it after a byte order mark and
+     * before <meta>). An explicit "charset" wins over "content_type". */
+    if (charset) {
+      page->in.charset = charset;
+    } else if (content_type) {
+      wn_content_type_charset(content_type, p->charset, sizeof p->charset);
+      page->in.charset = p->charset[0] ? p->charset : NULL;
+    }
+  } else {
+    /* A JSON string is Unicode, which jansson hands us as UTF-8: a <meta>
+     * inside the page, like a "charset" or "content_type" of the line,
+     * names the charset of bytes it no longer has. */
+    page->in.charset = "UTF-8";
   }
-  if (!json_is_object(root)) {
-    err = wn_diag_set(&diag, WN_EINVAL, "not a JSON object");
-    goto out;
+  return WN_OK;
+}
+
+/* ---- the JSONL sink -------------------------------------------------------- */
+
+void wn_cli_render_jsonl(void *ctx, wn_batch_page *page, const wn_page_result *r) {
+  (void)ctx;
+  wn_diag diag = {{0}};
+  if (r) {
+    wn_err err = wn_page_result_json(r, page->id_json ? page->id_json : "null", 0, &page->out,
+                                     &diag);
+    if (!err) {
+      page->out_len = strlen(page->out);
+      return;
+    }
+    page->err = err;
+    page->diag = diag;
   }
-  err = wn_stream_detect(d, format, root, &text, &diag);
-out:
-  if (err) {
-    /* {"id", "error"}: the id echoed as it came (null if there was none). */
-    json_t *id = json_is_object(root) ? json_object_get(root, "id") : NULL;
-    json_t *msg = json_string(wn_diag_message(&diag, err));
-    /* A message quoting a file name that is not UTF-8. */
-    if (!msg)
-      msg = json_string(wn_strerror(err));
-    json_t *obj = json_pack("{s:O, s:o}", "id", id ? id : json_null(), "error", msg);
-    text = obj ? json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(obj);
+  /* {"id", "error"}: the id echoed as it came (null if there was none). */
+  json_t *msg = json_string(wn_diag_message(&page->diag, page->err));
+  /* A message quoting a file name that is not UTF-8. */
+  if (!msg)
+    msg = json_string(wn_strerror(page->err));
+  char *msg_json = msg ? json_dumps(msg, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+  json_decref(msg);
+  wn_buf out;
+  wn_buf_init(&out, 0);
+  if (msg_json && wn_buf_printf(&out, "{\"id\":%s,\"error\":%s}",
+                                page->id_json ? page->id_json : "null", msg_json) == WN_OK)
+    page->out = wn_buf_take(&out, &page->out_len);
+  wn_buf_free(&out);
+  free(msg_json);
+}
+
+int wn_cli_write_line(void *ctx, wn_batch_page *page) {
+  (void)ctx;
+  /* One line out per line in, flushed: a caller may wait for it before
+   * sending the next. */
+  int written = wn_cli_write(page->out, page->out_len) | wn_cli_write("\n", 1);
+  if (written != 0 || fflush(stdout) != 0) {
+    wn_cli_error("cannot write the output");
+    return WN_EXIT_INTERNAL;
   }
-  json_decref(root);
-  return text;
+  return WN_EXIT_OK;
 }
 
 /* ---- the stream ------------------------------------------------------------ */
 
-int wn_cli_detect_stream(wn_detector *d, const char *input, wn_cli_format format) {
+int wn_cli_detect_stream(const wn_batch_options *opts, const char *input, wn_cli_format format) {
   int rc = WN_EXIT_INPUT;
-  int is_stdin = strcmp(input, "-") == 0;
-  wn_line_reader *reader = NULL;
-  wn_buf line;
-  wn_buf_init(&line, WN_CLI_MAX_LINE_BYTES);
-
-  reader = calloc(1, sizeof *reader);
-  if (!reader) {
+  wn_stream_source s = {.fd = -1, .is_stdin = strcmp(input, "-") == 0, .input = input};
+  wn_buf_init(&s.line, WN_CLI_MAX_LINE_BYTES);
+  s.reader = calloc(1, sizeof *s.reader);
+  if (!s.reader) {
     wn_cli_error("out of memory");
     rc = WN_EXIT_INTERNAL;
     goto out;
   }
-  reader->fd = is_stdin ? STDIN_FILENO : open(input, O_RDONLY | O_CLOEXEC);
-  if (reader->fd < 0) {
+  s.fd = s.is_stdin ? STDIN_FILENO : open(input, O_RDONLY | O_CLOEXEC);
+  if (s.fd < 0) {
     wn_cli_error("cannot open %s: %s", input, strerror(errno));
     goto out;
   }
-  for (;;) {
-    wn_err line_err = WN_OK;
-    int got = wn_line_read(reader, &line, &line_err);
-    if (got < 0) {
-      wn_cli_error("cannot read %s: %s", is_stdin ? "stdin" : input, strerror(errno));
-      goto out;
-    }
-    if (got == 0)
-      break;
-    char *text = wn_stream_line(d, format, &line, line_err);
-    if (!text) {
-      wn_cli_error("out of memory writing the output of a line");
-      rc = WN_EXIT_INTERNAL;
-      goto out;
-    }
-    /* One line out per line in, flushed: a caller may wait for it before
-     * sending the next. */
-    int written = wn_cli_write(text, strlen(text)) | wn_cli_write("\n", 1);
-    free(text);
-    if (written != 0 || fflush(stdout) != 0) {
-      wn_cli_error("cannot write the output");
-      rc = WN_EXIT_INTERNAL;
-      goto out;
-    }
-  }
-  rc = WN_EXIT_OK;
+  s.reader->fd = s.fd;
+  wn_batch_source source = {.ctx = &s, .next = wn_stream_next, .prepare = wn_stream_prepare,
+                            .release = wn_stream_release};
+  wn_batch_sink sink = {.want = WN_WANT_TEXT | WN_WANT_NODES |
+                                (format == WN_FORMAT_HTML ? WN_WANT_HTML : 0) |
+                                (format == WN_FORMAT_MARKDOWN ? WN_WANT_MARKDOWN : 0) |
+                                wn_cli_detect_extra_want,
+                        .render = wn_cli_render_jsonl,
+                        .write = wn_cli_write_line};
+  rc = wn_cli_batch_run(opts, &source, &sink);
 out:
-  if (reader && !is_stdin && reader->fd >= 0)
-    close(reader->fd);
-  free(reader);
-  wn_buf_free(&line);
+  if (!s.is_stdin && s.fd >= 0)
+    close(s.fd);
+  free(s.reader);
+  wn_buf_free(&s.line);
   return rc;
 }

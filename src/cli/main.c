@@ -7,6 +7,8 @@
  *   winnow learn --store DIR --site SITE [--min-count N] KEY.html PAGE.html...
  *   winnow learn --store DIR [--site SITE] [--n N] [crawl options] URL
  *   winnow detect [--store DIR] [--site SITE | --url URL] [options] FILE|-
+ *   winnow detect [--store DIR] [--site SITE | --url URL] [options]
+ *                 [--output-dir DIR] [--input-list LIST] [FILE|DIR]...
  *   winnow detect [--store DIR] --jsonl [options] [FILE|-]
  *   winnow sites --store DIR [--json] [SITE...]
  *   winnow serve [--config FILE] [options]
@@ -17,6 +19,9 @@
  *   0  success. For `detect --jsonl`: the whole stream was read and every
  *      input line got its output line, even if some lines were errors
  *      (those are {"id": ..., "error": "..."} objects on their line).
+ *      For many files (detect FILE|DIR..., --input-list): every page was
+ *      detected and written; else the code of the most severe failure
+ *      (1 a page, 3 the store, 4 an output file), after all pages.
  *   1  failure on the input: a page that cannot be read or parsed (past
  *      the byte, node or depth cap, undecodable), an invalid URL, a site
  *      with no template ("winnow: no template for site X; learn it first
@@ -55,6 +60,8 @@ void wn_cli_usage_main(FILE *out) {
         "  winnow learn --store DIR --site SITE [--min-count N] KEY.html PAGE.html...\n"
         "  winnow learn --store DIR [--site SITE] [--n N] [crawl options] URL\n"
         "  winnow detect [--store DIR] [--site SITE | --url URL] [options] FILE|-\n"
+        "  winnow detect [--store DIR] [--site SITE | --url URL] [options]\n"
+        "                [--output-dir DIR] [--input-list LIST] [FILE|DIR]...\n"
         "  winnow detect [--store DIR] --jsonl [options] [FILE|-]\n"
         "  winnow sites --store DIR [--json] [SITE...]\n"
         "  winnow serve [--config FILE] [--port N] [--store DIR] [options]\n"

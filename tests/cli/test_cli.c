@@ -359,7 +359,7 @@ static void test_usage_errors(void **state) {
       {{"sites"}, "sites needs --store DIR"},
       {{"sites", "--store", g_store, "--drift-share", "2"}, "--drift-share is a number"},
       {{"detect", "--store", g_store, "--site", SITE}, "detect needs a page"},
-      {{"detect", "--store", g_store, "--site", SITE, PAGE(6), PAGE(7)},
+      {{"detect", "--store", g_store, "--jsonl", PAGE(6), PAGE(7)},
        "detect takes one input, got 2"},
       {{"detect", "--store", g_store, "--site", SITE, "--format", "xml", PAGE(6)},
        "--format is text, html, markdown or json, not 'xml'"},

@@ -1,0 +1,831 @@
+/*
+ * `winnow detect` on many pages (src/cli/batch.c, detect_stream.c,
+ * detect_files.c), tested as scripts use it: the real binary (WN_WINNOW)
+ * run with fork + exec over the demo news site of tests/fixtures/site, a
+ * real store in a temporary directory. Threads keep input order and give
+ * the output of one thread; a consumer that stops reading stops the
+ * reading (a bounded window); two processes count into one store; files
+ * and directories in, JSONL or an output directory out; a JSONL line's
+ * charset.
+ */
+#include "wn_test.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#define SITE "www.harbourgazette.example"
+#define PAGE(n) WN_FIXTURES "/site/article-" #n ".html"
+
+static const char *g_winnow;
+static char g_tmp[PATH_MAX];
+static char g_store[PATH_MAX];
+
+/* ---- running the binary (as tests/cli/test_cli.c does) -------------------- */
+
+typedef struct wn_run {
+  int status; /* exit code, or 128 + signal */
+  char *out;
+  size_t out_len;
+  char *err;
+  size_t err_len;
+} wn_run;
+
+static void wn_run_free(wn_run *r) {
+  free(r->out);
+  free(r->err);
+  memset(r, 0, sizeof *r);
+}
+
+static void wn_join(char *out, size_t size, const char *dir, const char *name) {
+  int n = snprintf(out, size, "%s/%s", dir, name);
+  assert_true(n > 0 && (size_t)n < size);
+}
+
+static char *wn_slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    fail_msg("cannot open %s", path);
+  assert_int_equal(fseek(f, 0, SEEK_END), 0);
+  long size = ftell(f);
+  assert_true(size >= 0);
+  rewind(f);
+  char *bytes = malloc((size_t)size + 1);
+  assert_non_null(bytes);
+  assert_int_equal(fread(bytes, 1, (size_t)size, f), (size_t)size);
+  fclose(f);
+  bytes[size] = '\0';
+  *len = (size_t)size;
+  return bytes;
+}
+
+static void wn_write_file(const char *path, const char *bytes, size_t len) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(bytes, 1, len, f), len);
+  assert_int_equal(fclose(f), 0);
+}
+
+static void wn_copy_file(const char *from, const char *to) {
+  size_t len = 0;
+  char *bytes = wn_slurp(from, &len);
+  wn_write_file(to, bytes, len);
+  free(bytes);
+}
+
+static void wn_build_argv(const char **argv, const char *const *args) {
+  size_t argc = 0;
+  argv[argc++] = g_winnow;
+  for (size_t i = 0; args[i]; i++) {
+    assert_true(argc < 63);
+    argv[argc++] = args[i];
+  }
+  argv[argc] = NULL;
+}
+
+/* Starts winnow with stdin from stdin_path (or /dev/null) and both
+ * outputs into files named after tag. */
+static pid_t wn_spawn(const char *stdin_path, const char *tag, const char *const *args) {
+  const char *argv[64];
+  wn_build_argv(argv, args);
+  char out_path[PATH_MAX], err_path[PATH_MAX];
+  char name[64];
+  snprintf(name, sizeof name, "%s.out", tag);
+  wn_join(out_path, sizeof out_path, g_tmp, name);
+  snprintf(name, sizeof name, "%s.err", tag);
+  wn_join(err_path, sizeof err_path, g_tmp, name);
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    int in_fd = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
+    int out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in_fd < 0 || out_fd < 0 || err_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
+        dup2(err_fd, 2) < 0)
+      _exit(127);
+    execv(g_winnow, (char *const *)argv);
+    _exit(127);
+  }
+  return pid;
+}
+
+static int wn_wait(pid_t pid) {
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, 0) < 0)
+    assert_int_equal(errno, EINTR);
+  return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+}
+
+static void wn_collect(wn_run *r, pid_t pid, const char *tag) {
+  char path[PATH_MAX], name[64];
+  r->status = wn_wait(pid);
+  snprintf(name, sizeof name, "%s.out", tag);
+  wn_join(path, sizeof path, g_tmp, name);
+  r->out = wn_slurp(path, &r->out_len);
+  unlink(path);
+  snprintf(name, sizeof name, "%s.err", tag);
+  wn_join(path, sizeof path, g_tmp, name);
+  r->err = wn_slurp(path, &r->err_len);
+  unlink(path);
+}
+
+static void wn_run_args(wn_run *r, const char *stdin_path, const char *const *args) {
+  wn_collect(r, wn_spawn(stdin_path, "run", args), "run");
+}
+
+#define RUN(r, in, ...) wn_run_args((r), (in), (const char *const[]){__VA_ARGS__, NULL})
+#define SPAWN(in, tag, ...) wn_spawn((in), (tag), (const char *const[]){__VA_ARGS__, NULL})
+
+static void wn_expect_contains(const char *hay, const char *needle) {
+  if (!strstr(hay, needle))
+    fail_msg("expected to find \"%s\" in:\n%.2000s", needle, hay);
+}
+
+static void wn_remove_tree(const char *path, int depth) {
+  struct stat st;
+  if (depth > 16 || lstat(path, &st) != 0)
+    return;
+  if (S_ISDIR(st.st_mode)) {
+    DIR *d = opendir(path);
+    if (d) {
+      struct dirent *e;
+      while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+          continue;
+        char child[PATH_MAX];
+        int n = snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+        if (n > 0 && (size_t)n < sizeof child)
+          wn_remove_tree(child, depth + 1);
+      }
+      closedir(d);
+    }
+    rmdir(path);
+  } else {
+    unlink(path);
+  }
+}
+
+/* Splits out into lines (in place); returns their number. */
+static size_t wn_lines(char *out, size_t len, char **lines, size_t max) {
+  size_t n = 0;
+  char *p = out, *end = out + len;
+  while (p < end) {
+    char *nl = memchr(p, '\n', (size_t)(end - p));
+    assert_non_null(nl);
+    *nl = '\0';
+    assert_true(n < max);
+    lines[n++] = p;
+    p = nl + 1;
+  }
+  return n;
+}
+
+static json_t *wn_parse_line(const char *line) {
+  json_error_t jerr;
+  json_t *obj = json_loads(line, 0, &jerr);
+  if (!obj)
+    fail_msg("not JSON (%s): %.300s", jerr.text, line);
+  return obj;
+}
+
+static void wn_append_json(wn_buf *buf, json_t *obj) {
+  assert_non_null(obj);
+  char *line = json_dumps(obj, JSON_COMPACT);
+  assert_non_null(line);
+  assert_int_equal(wn_buf_printf(buf, "%s\n", line), WN_OK);
+  free(line);
+  json_decref(obj);
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+
+static int wn_group_setup(void **state) {
+  (void)state;
+  g_winnow = getenv("WN_WINNOW");
+  if (!g_winnow || !*g_winnow)
+    g_winnow = WN_BINARY_DIR "/winnow";
+  if (access(g_winnow, X_OK) != 0) {
+    fprintf(stderr, "winnow binary not found at %s\n", g_winnow);
+    return -1;
+  }
+  /* A consumer that stops reading must not kill the test with SIGPIPE. */
+  signal(SIGPIPE, SIG_IGN);
+  const char *tmpdir = getenv("TMPDIR");
+  int n = snprintf(g_tmp, sizeof g_tmp, "%s/wn-batch-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+  if (n <= 0 || (size_t)n >= sizeof g_tmp || !mkdtemp(g_tmp))
+    return -1;
+  wn_join(g_store, sizeof g_store, g_tmp, "store");
+  wn_run r;
+  RUN(&r, NULL, "learn", "--store", g_store, "--site", SITE, PAGE(1), PAGE(2), PAGE(3), PAGE(4),
+      PAGE(5));
+  int status = r.status;
+  if (status != 0)
+    fprintf(stderr, "learn failed (%d): %s", r.status, r.err);
+  wn_run_free(&r);
+  return status == 0 ? 0 : -1;
+}
+
+static int wn_group_teardown(void **state) {
+  (void)state;
+  if (g_tmp[0])
+    wn_remove_tree(g_tmp, 0);
+  return 0;
+}
+
+/* ---- order and identity across threads --------------------------------------- */
+
+/* A page inline, grown to about size bytes by paragraphs of its own. */
+static char *wn_sized_page(size_t i, size_t size) {
+  wn_buf b;
+  wn_buf_init(&b, 0);
+  assert_int_equal(wn_buf_printf(&b, "<html><head><title>Page %zu</title></head><body>"
+                                     "<div id=\"nav\"><a href=\"/\">Home</a></div><div>",
+                                 i),
+                   WN_OK);
+  for (size_t k = 0; b.len < size; k++)
+    assert_int_equal(wn_buf_printf(&b, "<p>Paragraph %zu of page %zu: the harbour wall and "
+                                       "the shingle, the council and the tide.</p>",
+                                   k, i),
+                     WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, "</div></body></html>"), WN_OK);
+  return wn_buf_take(&b, NULL);
+}
+
+/* Line i of the mixed stream: a learned site, a site without a template,
+ * a URL, no site at all, inline pages from 200 bytes to 200 KB, and lines
+ * that are errors of every kind. */
+static void wn_mixed_line(wn_buf *in, size_t i) {
+  switch (i % 10) {
+  case 0:
+  case 1:
+  case 2:
+    wn_append_json(in, json_pack("{s:i, s:s, s:s}", "id", (int)i, "site", SITE, "path",
+                                 i % 2 ? PAGE(6) : PAGE(7)));
+    break;
+  case 3:
+    wn_append_json(in, json_pack("{s:i, s:s, s:s}", "id", (int)i, "site", "unlearned.example",
+                                 "path", PAGE(6)));
+    break;
+  case 4:
+    wn_append_json(in, json_pack("{s:i, s:s, s:s}", "id", (int)i, "url",
+                                 "https://" SITE "/news/x.html", "path", PAGE(7)));
+    break;
+  case 5: {
+    char *page = wn_sized_page(i, (size_t)200 << (i % 7) * 2); /* 200 B to 800 KB */
+    wn_append_json(in, json_pack("{s:i, s:s}", "id", (int)i, "html", page));
+    free(page);
+    break;
+  }
+  case 6:
+    assert_int_equal(wn_buf_printf(&in[0], "not json %zu\n", i), WN_OK);
+    break;
+  case 7:
+    wn_append_json(in, json_pack("{s:i, s:s}", "id", (int)i, "path",
+                                 WN_FIXTURES "/site/missing.html"));
+    break;
+  case 8:
+    wn_append_json(in, json_pack("{s:s, s:s}", "id", "no page", "site", SITE));
+    break;
+  default: {
+    char png[PATH_MAX];
+    wn_join(png, sizeof png, g_tmp, "image.html");
+    wn_write_file(png, "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+    wn_append_json(in, json_pack("{s:i, s:s, s:s}", "id", (int)i, "site", SITE, "path", png));
+    break;
+  }
+  }
+}
+
+static void test_threads_keep_order(void **state) {
+  (void)state;
+  const size_t n = 2000;
+  wn_buf in;
+  wn_buf_init(&in, 0);
+  for (size_t i = 0; i < n; i++)
+    wn_mixed_line(&in, i);
+  char in_path[PATH_MAX];
+  wn_join(in_path, sizeof in_path, g_tmp, "mixed.jsonl");
+  wn_write_file(in_path, in.data, in.len);
+  wn_buf_free(&in);
+
+  /* Without counting, a page's line does not depend on which detector
+   * served it: 8 threads give the bytes one thread gives. */
+  wn_run one, eight;
+  RUN(&one, NULL, "detect", "--store", g_store, "--no-count", "--jsonl", "--threads", "1",
+      in_path);
+  RUN(&eight, NULL, "detect", "--store", g_store, "--no-count", "--jsonl", "--threads", "8",
+      in_path);
+  assert_int_equal(one.status, 0);
+  assert_int_equal(eight.status, 0);
+  assert_int_equal(one.out_len, eight.out_len);
+  assert_memory_equal(one.out, eight.out, one.out_len);
+
+  char **lines = calloc(n + 1, sizeof *lines);
+  assert_non_null(lines);
+  assert_int_equal(wn_lines(eight.out, eight.out_len, lines, n + 1), n);
+  for (size_t i = 0; i < n; i++) {
+    json_t *obj = wn_parse_line(lines[i]);
+    const json_t *id = json_object_get(obj, "id");
+    const char *method = json_string_value(json_object_get(obj, "method"));
+    const char *error = json_string_value(json_object_get(obj, "error"));
+    switch (i % 10) {
+    case 0:
+    case 1:
+    case 2:
+    case 4:
+      assert_int_equal(json_integer_value(id), (json_int_t)i);
+      assert_string_equal(method, "template");
+      wn_expect_contains(json_string_value(json_object_get(obj, "text")),
+                         i % 10 == 4 || i % 2 == 0 ? "Youth rowers take regional title"
+                                                   : "Council backs sea wall repairs");
+      break;
+    case 3:
+      assert_string_equal(method, "danag");
+      assert_string_equal(json_string_value(json_object_get(obj, "fallback")), "no template");
+      break;
+    case 5:
+      assert_int_equal(json_integer_value(id), (json_int_t)i);
+      assert_true(json_is_null(json_object_get(obj, "site")));
+      wn_expect_contains(json_string_value(json_object_get(obj, "text")), "Paragraph 0 of page");
+      break;
+    case 6:
+      assert_true(json_is_null(id));
+      wn_expect_contains(error, "not JSON");
+      break;
+    case 7:
+      assert_int_equal(json_integer_value(id), (json_int_t)i);
+      wn_expect_contains(error, "missing.html");
+      break;
+    case 8:
+      assert_string_equal(json_string_value(id), "no page");
+      wn_expect_contains(error, "line needs \"html\"");
+      break;
+    default:
+      assert_int_equal(json_integer_value(id), (json_int_t)i);
+      wn_expect_contains(error, "not an HTML page");
+      break;
+    }
+    json_decref(obj);
+  }
+  free(lines);
+  wn_run_free(&eight);
+
+  /* Counting on: the same lines in the same order, but for "drift" (the
+   * counts a line shows depend on which detector wrote them when). */
+  RUN(&eight, NULL, "detect", "--store", g_store, "--jsonl", "--threads", "8", in_path);
+  assert_int_equal(eight.status, 0);
+  char **counted = calloc(n + 1, sizeof *counted);
+  lines = calloc(n + 1, sizeof *lines);
+  assert_non_null(counted);
+  assert_non_null(lines);
+  assert_int_equal(wn_lines(one.out, one.out_len, lines, n + 1), n);
+  assert_int_equal(wn_lines(eight.out, eight.out_len, counted, n + 1), n);
+  for (size_t i = 0; i < n; i++) {
+    json_t *a = wn_parse_line(lines[i]), *b = wn_parse_line(counted[i]);
+    json_object_del(b, "drift");
+    if (!json_equal(a, b))
+      fail_msg("line %zu differs:\n%.300s\n%.300s", i, lines[i], counted[i]);
+    json_decref(a);
+    json_decref(b);
+  }
+  free(lines);
+  free(counted);
+  wn_run_free(&one);
+  wn_run_free(&eight);
+  unlink(in_path);
+}
+
+/* ---- a consumer that stops reading -------------------------------------------- */
+
+static void wn_set_nonblock(int fd) {
+  int flags = fcntl(fd, F_GETFL);
+  assert_true(flags >= 0);
+  assert_int_equal(fcntl(fd, F_SETFL, flags | O_NONBLOCK), 0);
+}
+
+static double wn_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Feeds lines of about 64 KB of page (so its output is as big) and
+ * pad_bytes of padding the detector ignores to `winnow detect --jsonl
+ * --threads threads`, never reading its output, until it has taken nothing
+ * for a second and a half; checks it took at most bound_lines lines (and
+ * its pipe buffers), then reads the output: one line per line. */
+static void wn_check_window(const char *threads, size_t pad_bytes, size_t max_lines,
+                            size_t bound_lines) {
+  char *page = wn_sized_page(1, 64 * 1024);
+  char *pad = malloc(pad_bytes + 1);
+  assert_non_null(pad);
+  memset(pad, 'x', pad_bytes);
+  pad[pad_bytes] = '\0';
+  wn_buf line;
+  wn_buf_init(&line, 0);
+  wn_append_json(&line, json_pack("{s:i, s:s, s:s}", "id", 7, "html", page, "pad", pad));
+  free(page);
+  free(pad);
+  const size_t line_len = line.len;
+
+  int in_pipe[2], out_pipe[2];
+  assert_int_equal(pipe(in_pipe), 0);
+  assert_int_equal(pipe(out_pipe), 0);
+  const char *argv[64];
+  wn_build_argv(argv, (const char *const[]){"detect", "--no-count", "--jsonl", "--threads",
+                                            threads, NULL});
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    int null_fd = open("/dev/null", O_WRONLY);
+    if (null_fd < 0 || dup2(in_pipe[0], 0) < 0 || dup2(out_pipe[1], 1) < 0 ||
+        dup2(null_fd, 2) < 0)
+      _exit(127);
+    close(in_pipe[1]);
+    close(out_pipe[0]);
+    execv(g_winnow, (char *const *)argv);
+    _exit(127);
+  }
+  close(in_pipe[0]);
+  close(out_pipe[1]);
+  wn_set_nonblock(in_pipe[1]);
+
+  size_t sent = 0, total = max_lines * line_len;
+  double last_progress = wn_now();
+  while (sent < total && wn_now() - last_progress < 1.5) {
+    size_t at = sent % line_len;
+    ssize_t n = write(in_pipe[1], line.data + at, line_len - at);
+    if (n > 0) {
+      sent += (size_t)n;
+      last_progress = wn_now();
+    } else {
+      assert_true(n < 0 && (errno == EAGAIN || errno == EINTR));
+      struct pollfd p = {.fd = in_pipe[1], .events = POLLOUT};
+      poll(&p, 1, 100);
+    }
+  }
+  /* Beside the lines: a 64 KB read chunk and the two 64 KB pipe buffers. */
+  size_t bound = bound_lines * line_len + 3 * 64 * 1024;
+  if (sent > bound)
+    fail_msg("the reader took %zu bytes (%zu lines) while nothing was written out; the window "
+             "allows %zu",
+             sent, sent / line_len, bound);
+  assert_true(sent >= 2 * line_len); /* it did start */
+
+  /* Now read: every line written (a cut last line is an error line). */
+  close(in_pipe[1]);
+  size_t lines_out = 0;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(out_pipe[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    assert_true(n >= 0);
+    if (n == 0)
+      break;
+    for (ssize_t k = 0; k < n; k++)
+      lines_out += buf[k] == '\n';
+  }
+  close(out_pipe[0]);
+  assert_int_equal(wn_wait(pid), 0);
+  assert_int_equal(lines_out, (sent + line_len - 1) / line_len);
+  wn_buf_free(&line);
+}
+
+static void test_window_bounds_reading(void **state) {
+  (void)state;
+  /* 256 KB lines, 2 threads: the window is 4 x 2 pages; with the one the
+   * reader holds while it waits and the one the writer is writing, 10.
+   * Without the bound the reader takes all 240 lines (60 MB). */
+  wn_check_window("2", 192 * 1024, 240, 10);
+  /* 4 MB lines, 16 threads: 64 pages would be 256 MB, but the byte budget
+   * (64 MiB) lets 16 in, and the reader holds one more. */
+  wn_check_window("16", 4 * 1024 * 1024, 40, 18);
+}
+
+/* ---- two processes, one store ------------------------------------------------- */
+
+static void test_two_processes_count_into_one_store(void **state) {
+  (void)state;
+  char store[PATH_MAX], in_path[PATH_MAX];
+  wn_join(store, sizeof store, g_tmp, "shared-store");
+  wn_run r;
+  RUN(&r, NULL, "learn", "--store", store, "--site", SITE, PAGE(1), PAGE(2), PAGE(3), PAGE(4),
+      PAGE(5));
+  assert_int_equal(r.status, 0);
+  wn_run_free(&r);
+  /* 1500 pages each: past the 1000-page flush, so both processes write
+   * counts while the other runs, then once more at the end. */
+  const size_t n = 1500;
+  wn_buf in;
+  wn_buf_init(&in, 0);
+  for (size_t i = 0; i < n; i++)
+    wn_append_json(&in, json_pack("{s:i, s:s, s:s}", "id", (int)i, "site", SITE, "path",
+                                  i % 2 ? PAGE(6) : PAGE(7)));
+  wn_join(in_path, sizeof in_path, g_tmp, "shared.jsonl");
+  wn_write_file(in_path, in.data, in.len);
+  wn_buf_free(&in);
+
+  pid_t a = SPAWN(NULL, "proc-a", "detect", "--store", store, "--jsonl", "--threads", "2", in_path);
+  pid_t b = SPAWN(NULL, "proc-b", "detect", "--store", store, "--jsonl", "--threads", "2", in_path);
+  wn_run ra, rb;
+  memset(&ra, 0, sizeof ra);
+  memset(&rb, 0, sizeof rb);
+  wn_collect(&ra, a, "proc-a");
+  wn_collect(&rb, b, "proc-b");
+  assert_int_equal(ra.status, 0);
+  assert_int_equal(rb.status, 0);
+  wn_run *runs[2] = {&ra, &rb};
+  for (size_t k = 0; k < 2; k++) {
+    char **lines = calloc(n + 1, sizeof *lines);
+    assert_non_null(lines);
+    assert_int_equal(wn_lines(runs[k]->out, runs[k]->out_len, lines, n + 1), n);
+    for (size_t i = 0; i < n; i++) {
+      json_t *obj = wn_parse_line(lines[i]);
+      assert_int_equal(json_integer_value(json_object_get(obj, "id")), (json_int_t)i);
+      assert_string_equal(json_string_value(json_object_get(obj, "method")), "template");
+      json_decref(obj);
+    }
+    free(lines);
+    wn_run_free(runs[k]);
+  }
+  /* Not one count lost. */
+  wn_store *s = NULL;
+  wn_site_info *info = NULL;
+  wn_store_options so;
+  wn_store_options_init(&so);
+  so.read_only = 1;
+  assert_int_equal(wn_store_open(store, &so, &s, NULL), WN_OK);
+  assert_int_equal(wn_site_info_get(s, SITE, &info, NULL), WN_OK);
+  assert_int_equal(info->counts.pages, 2 * n);
+  wn_site_info_free(info);
+  wn_store_close(s);
+  unlink(in_path);
+}
+
+/* ---- files and directories --------------------------------------------------- */
+
+static void wn_mkdir(const char *path) { assert_true(mkdir(path, 0777) == 0 || errno == EEXIST); }
+
+static char *wn_read_out(const char *dir, const char *rel) {
+  char path[PATH_MAX];
+  wn_join(path, sizeof path, dir, rel);
+  size_t len = 0;
+  return wn_slurp(path, &len);
+}
+
+static int wn_exists(const char *dir, const char *rel) {
+  char path[PATH_MAX];
+  wn_join(path, sizeof path, dir, rel);
+  return access(path, F_OK) == 0;
+}
+
+static void test_directories_and_output_dir(void **state) {
+  (void)state;
+  char in[PATH_MAX], out[PATH_MAX], path[PATH_MAX];
+  wn_join(in, sizeof in, g_tmp, "site-in");
+  wn_join(out, sizeof out, g_tmp, "site-out");
+  /* in/news/a.html, in/news/deep/b.HTM, in/c.xhtml, in/notes.txt (not
+   * HTML by name), in/zz-bad.html (an image), in/loop -> in (not
+   * followed). */
+  wn_mkdir(in);
+  wn_join(path, sizeof path, in, "news");
+  wn_mkdir(path);
+  wn_join(path, sizeof path, in, "news/deep");
+  wn_mkdir(path);
+  wn_join(path, sizeof path, in, "news/a.html");
+  wn_copy_file(PAGE(6), path);
+  wn_join(path, sizeof path, in, "news/deep/b.HTM");
+  wn_copy_file(PAGE(7), path);
+  wn_join(path, sizeof path, in, "c.xhtml");
+  wn_copy_file(PAGE(6), path);
+  wn_join(path, sizeof path, in, "notes.txt");
+  wn_copy_file(PAGE(7), path);
+  wn_join(path, sizeof path, in, "zz-bad.html");
+  wn_write_file(path, "\x89PNG\r\n\x1a\n\0\0\0", 11);
+  wn_join(path, sizeof path, in, "loop");
+  assert_int_equal(symlink(in, path), 0);
+
+  /* An old output is replaced. */
+  wn_mkdir(out);
+  wn_join(path, sizeof path, out, "news");
+  wn_mkdir(path);
+  wn_join(path, sizeof path, out, "news/a.txt");
+  wn_write_file(path, "stale", 5);
+
+  wn_run r;
+  RUN(&r, NULL, "detect", "--store", g_store, "--site", SITE, "--threads", "2", "--output-dir",
+      out, in, PAGE(7));
+  /* The image fails, is named on stderr, and the rest is written. */
+  assert_int_equal(r.status, 1);
+  wn_expect_contains(r.err, "zz-bad.html: not an HTML page");
+  char *text = wn_read_out(out, "news/a.txt");
+  wn_expect_contains(text, "Council backs sea wall repairs");
+  assert_null(strstr(text, "stale"));
+  free(text);
+  text = wn_read_out(out, "news/deep/b.txt");
+  wn_expect_contains(text, "Youth rowers take regional title");
+  free(text);
+  assert_true(wn_exists(out, "c.txt"));
+  assert_false(wn_exists(out, "notes.txt"));
+  assert_false(wn_exists(out, "notes.txt.txt"));
+  assert_false(wn_exists(out, "zz-bad.txt"));
+  assert_false(wn_exists(out, "loop"));
+  /* A file named directly by an absolute path: its name. */
+  assert_true(wn_exists(out, "article-7.txt"));
+  wn_run_free(&r);
+
+  /* --all takes notes.txt too; --format json writes .json. */
+  RUN(&r, NULL, "detect", "--store", g_store, "--site", SITE, "--all", "--format", "json",
+      "--output-dir", out, in);
+  assert_int_equal(r.status, 1);
+  text = wn_read_out(out, "notes.txt.json");
+  json_t *obj = wn_parse_line(text);
+  assert_string_equal(json_string_value(json_object_get(obj, "method")), "template");
+  json_decref(obj);
+  free(text);
+  assert_true(wn_exists(out, "news/deep/b.json"));
+  wn_run_free(&r);
+
+  /* No --output-dir: JSONL on stdout, the paths as ids, in name order. */
+  RUN(&r, NULL, "detect", "--site", SITE, "--threads", "3", in);
+  assert_int_equal(r.status, 1);
+  char *lines[16];
+  assert_int_equal(wn_lines(r.out, r.out_len, lines, 16), 4);
+  const char *expect[] = {"c.xhtml", "news/a.html", "news/deep/b.HTM", "zz-bad.html"};
+  for (size_t i = 0; i < 4; i++) {
+    obj = wn_parse_line(lines[i]);
+    char want[PATH_MAX];
+    wn_join(want, sizeof want, in, expect[i]);
+    assert_string_equal(json_string_value(json_object_get(obj, "id")), want);
+    /* Without a store: the single-page method. */
+    if (i < 3)
+      assert_string_equal(json_string_value(json_object_get(obj, "method")), "danag");
+    else
+      wn_expect_contains(json_string_value(json_object_get(obj, "error")), "not an HTML page");
+    json_decref(obj);
+  }
+  wn_run_free(&r);
+
+  /* The output directory is the input's: a page is never written over its
+   * own file. */
+  RUN(&r, NULL, "detect", "--format", "html", "--output-dir", in, in);
+  assert_int_equal(r.status, 1);
+  wn_expect_contains(r.err, "would overwrite the input");
+  text = wn_read_out(in, "news/a.html");
+  wn_expect_contains(text, "<!DOCTYPE html>");
+  free(text);
+  wn_run_free(&r);
+
+  /* One file alone is still the one-page form: text on stdout. */
+  RUN(&r, NULL, "detect", "--store", g_store, "--site", SITE, PAGE(6));
+  assert_int_equal(r.status, 0);
+  assert_memory_equal(r.out, "Council backs sea wall repairs", 30);
+  wn_run_free(&r);
+  wn_remove_tree(in, 0);
+  wn_remove_tree(out, 0);
+}
+
+static void test_input_list(void **state) {
+  (void)state;
+  char list[PATH_MAX], out[PATH_MAX];
+  wn_join(list, sizeof list, g_tmp, "list.txt");
+  wn_join(out, sizeof out, g_tmp, "list-out");
+  const char *text = PAGE(6) "\n\n" WN_FIXTURES "/site/none.html\r\n" PAGE(7) "\n";
+  wn_write_file(list, text, strlen(text));
+  wn_run r;
+  RUN(&r, NULL, "detect", "--store", g_store, "--url", "https://" SITE "/x", "--input-list",
+      list);
+  /* The missing file: its error line, its message, exit 1; the rest done. */
+  assert_int_equal(r.status, 1);
+  wn_expect_contains(r.err, "winnow: cannot open " WN_FIXTURES "/site/none.html");
+  char *lines[8];
+  assert_int_equal(wn_lines(r.out, r.out_len, lines, 8), 3);
+  json_t *obj = wn_parse_line(lines[0]);
+  assert_string_equal(json_string_value(json_object_get(obj, "id")), PAGE(6));
+  assert_string_equal(json_string_value(json_object_get(obj, "method")), "template");
+  json_decref(obj);
+  obj = wn_parse_line(lines[1]);
+  wn_expect_contains(json_string_value(json_object_get(obj, "error")), "none.html");
+  json_decref(obj);
+  obj = wn_parse_line(lines[2]);
+  assert_string_equal(json_string_value(json_object_get(obj, "id")), PAGE(7));
+  json_decref(obj);
+  wn_run_free(&r);
+
+  /* From stdin, into a directory: absolute paths by their names. */
+  RUN(&r, list, "detect", "--store", g_store, "--site", SITE, "--input-list", "-",
+      "--output-dir", out);
+  assert_int_equal(r.status, 1);
+  char *page = wn_read_out(out, "article-6.txt");
+  wn_expect_contains(page, "Council backs sea wall repairs");
+  free(page);
+  assert_true(wn_exists(out, "article-7.txt"));
+  wn_run_free(&r);
+
+  /* A list that cannot be opened; stdin in the file list. */
+  RUN(&r, NULL, "detect", "--input-list", WN_FIXTURES "/none.txt");
+  assert_int_equal(r.status, 1);
+  wn_expect_contains(r.err, "cannot open " WN_FIXTURES "/none.txt");
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", PAGE(6), "-");
+  assert_int_equal(r.status, 2);
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--jsonl", "--output-dir", out);
+  assert_int_equal(r.status, 2);
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--jsonl", "--threads", "0");
+  assert_int_equal(r.status, 2);
+  wn_expect_contains(r.err, "--threads is a number from 1");
+  wn_run_free(&r);
+  unlink(list);
+  wn_remove_tree(out, 0);
+}
+
+/* ---- a line's charset ------------------------------------------------------------ */
+
+static void test_jsonl_content_type(void **state) {
+  (void)state;
+  const char *file = WN_FIXTURES "/charset/undeclared_windows1252.html";
+  wn_buf in;
+  wn_buf_init(&in, 0);
+  /* 0: nothing said, the bytes guessed; 1: the Content-Type's charset;
+   * 2: an explicit "charset" wins over it; 3: a quoted value among other
+   * parameters; 4: a Content-Type without charset; 5: an "html" string is
+   * Unicode whatever the line says; 6: neither site nor url, the
+   * single-page method; 7: content_type not a string. */
+  wn_append_json(&in, json_pack("{s:i, s:s}", "id", 0, "path", file));
+  wn_append_json(&in, json_pack("{s:i, s:s, s:s}", "id", 1, "path", file, "content_type",
+                                "text/html; charset=ISO-8859-1"));
+  wn_append_json(&in, json_pack("{s:i, s:s, s:s, s:s}", "id", 2, "path", file, "content_type",
+                                "text/html; charset=ISO-8859-1", "charset", "koi8-r"));
+  wn_append_json(&in, json_pack("{s:i, s:s, s:s}", "id", 3, "path", file, "content_type",
+                                "text/html;format=x; Charset=\"windows-1251\"; q=1"));
+  wn_append_json(&in, json_pack("{s:i, s:s, s:s}", "id", 4, "path", file, "content_type",
+                                "text/html"));
+  wn_append_json(&in, json_pack("{s:i, s:s, s:s}", "id", 5, "html",
+                                "<p>Le caf\xc3\xa9 \xc3\xa9tait ferm\xc3\xa9, "
+                                "mais l'\xc3\xa9l\xc3\xa8ve a attendu.</p>",
+                                "content_type", "text/html; charset=koi8-r"));
+  wn_append_json(&in, json_pack("{s:i, s:s}", "id", 6, "path", PAGE(6)));
+  wn_append_json(&in, json_pack("{s:i, s:s, s:i}", "id", 7, "path", file, "content_type", 5));
+  char in_path[PATH_MAX];
+  wn_join(in_path, sizeof in_path, g_tmp, "charset.jsonl");
+  wn_write_file(in_path, in.data, in.len);
+  wn_buf_free(&in);
+  wn_run r;
+  RUN(&r, NULL, "detect", "--store", g_store, "--jsonl", "--threads", "2", in_path);
+  assert_int_equal(r.status, 0);
+  char *lines[16];
+  assert_int_equal(wn_lines(r.out, r.out_len, lines, 16), 8);
+  const char *charset[] = {"windows-1252", "windows-1252", "KOI8-R", "windows-1251",
+                           "windows-1252", "UTF-8"};
+  const char *source[] = {"guess", "transport", "transport", "transport", "guess", "transport"};
+  const char *cafe[] = {"caf\xc3\xa9", "caf\xc3\xa9", "caf\xd0\x98", "caf\xd0\xb9",
+                        "caf\xc3\xa9", "caf\xc3\xa9"};
+  for (size_t i = 0; i < 6; i++) {
+    json_t *obj = wn_parse_line(lines[i]);
+    assert_int_equal(json_integer_value(json_object_get(obj, "id")), (json_int_t)i);
+    assert_string_equal(json_string_value(json_object_get(obj, "charset")), charset[i]);
+    assert_string_equal(json_string_value(json_object_get(obj, "charset_source")), source[i]);
+    wn_expect_contains(json_string_value(json_object_get(obj, "text")), cafe[i]);
+    json_decref(obj);
+  }
+  json_t *obj = wn_parse_line(lines[6]);
+  assert_true(json_is_null(json_object_get(obj, "site")));
+  assert_string_equal(json_string_value(json_object_get(obj, "method")), "danag");
+  assert_string_equal(json_string_value(json_object_get(obj, "fallback")), "no template");
+  wn_expect_contains(json_string_value(json_object_get(obj, "text")),
+                     "Council backs sea wall repairs");
+  json_decref(obj);
+  obj = wn_parse_line(lines[7]);
+  assert_string_equal(json_string_value(json_object_get(obj, "error")),
+                      "\"content_type\" must be a string");
+  json_decref(obj);
+  wn_run_free(&r);
+  unlink(in_path);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_threads_keep_order),
+      cmocka_unit_test(test_window_bounds_reading),
+      cmocka_unit_test(test_two_processes_count_into_one_store),
+      cmocka_unit_test(test_directories_and_output_dir),
+      cmocka_unit_test(test_input_list),
+      cmocka_unit_test(test_jsonl_content_type),
+  };
+  return cmocka_run_group_tests(tests, wn_group_setup, wn_group_teardown);
+}
