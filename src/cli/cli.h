@@ -139,6 +139,11 @@ typedef struct wn_files_options {
 /* Returns the exit code: 0 if every page was written, else the most
  * severe of its failures (4 > 3 > 1). */
 int wn_cli_detect_files(const wn_batch_options *opts, const wn_files_options *files);
+
+/* WARC files in (detect_warc.c): JSONL on stdout, or a WET-style WARC of
+ * conversion records at warc_out. */
+int wn_cli_detect_warc(const wn_batch_options *opts, char *const *paths, size_t n_paths,
+                       const char *warc_out, wn_cli_format format);
 /* WN_RENDER_* and WN_WANT_METADATA bits the stream adds to what it asks
  * (the options of `winnow detect`); set before any thread starts. */
 extern unsigned wn_cli_detect_extra_want;

@@ -14,6 +14,8 @@ void wn_cli_usage_detect(FILE *out) {
           "       winnow detect [--store DIR] [--site SITE | --url URL] [options]\n"
           "                     [--output-dir DIR] [--input-list LIST] [FILE|DIR]...\n"
           "       winnow detect [--store DIR] --jsonl [options] [FILE|-]\n"
+          "       winnow detect [--store DIR] --warc [--warc-out OUT.warc.gz] [options]\n"
+          "                     FILE.warc[.gz]...\n"
           "\n"
           "Extracts the main content of a page (FILE, or - for stdin) with the template\n"
           "learned for its site. Pages of a site without a template, pages that fit\n"
@@ -89,6 +91,17 @@ void wn_cli_usage_detect(FILE *out) {
           "  the exit code is then that of the most severe failure: 1 a page could not\n"
           "  be read or detected, 3 the store failed, 4 an output could not be written.\n"
           "\n"
+          "\n"
+          "Web archives: --warc reads WARC 1.0/1.1 files (plain, gzip per record or\n"
+          "whole) and detects the HTML pages of their response records (HTTP status\n"
+          "2xx; chunked and gzip/deflate payloads; the Content-Type charset), the\n"
+          "site from WARC-Target-URI. Output: JSON lines as --jsonl writes them, \"id\"\n"
+          "{\"warc_record_id\", \"url\"}; or with --warc-out FILE a WARC of conversion\n"
+          "records of the main content (text, or --format markdown), as Common Crawl's\n"
+          "WET files (WARC-Refers-To the source record, WARC-Block-Digest; .gz: gzip\n"
+          "per record). Damaged records are reported on stderr and skipped; a summary\n"
+          "line ends the run; exit 1 if a file, record or page failed.\n"
+          "\n"
           "  -h, --help            show this help\n",
           wn_cli_batch_cores());
 }
@@ -113,7 +126,9 @@ enum {
   WN_OPT_THREADS,
   WN_OPT_OUTPUT_DIR,
   WN_OPT_INPUT_LIST,
-  WN_OPT_ALL
+  WN_OPT_ALL,
+  WN_OPT_WARC,
+  WN_OPT_WARC_OUT
 };
 
 unsigned wn_cli_detect_extra_want = WN_WANT_METADATA;
@@ -138,6 +153,8 @@ static const struct option wn_detect_options_long[] = {
     {"output-dir", required_argument, NULL, WN_OPT_OUTPUT_DIR},
     {"input-list", required_argument, NULL, WN_OPT_INPUT_LIST},
     {"all", no_argument, NULL, WN_OPT_ALL},
+    {"warc", no_argument, NULL, WN_OPT_WARC},
+    {"warc-out", required_argument, NULL, WN_OPT_WARC_OUT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -222,7 +239,8 @@ int wn_cli_detect(int argc, char **argv) {
   wn_detector_options_init(&dopts);
   dopts.on_drift = wn_detect_drift_warning;
   size_t map_size = 0;
-  int jsonl = 0, all = 0;
+  int jsonl = 0, all = 0, warc = 0;
+  const char *warc_out = NULL;
   uint32_t threads = wn_cli_batch_cores();
   const char *output_dir = NULL, *input_list = NULL;
   wn_store *store = NULL;
@@ -311,6 +329,12 @@ int wn_cli_detect(int argc, char **argv) {
     case WN_OPT_INPUT_LIST:
       input_list = optarg;
       break;
+    case WN_OPT_WARC:
+      warc = 1;
+      break;
+    case WN_OPT_WARC_OUT:
+      warc_out = optarg;
+      break;
     case WN_OPT_ALL:
       all = 1;
       break;
@@ -331,10 +355,27 @@ int wn_cli_detect(int argc, char **argv) {
   /* Many pages: more than one input, a directory, a list or an output
    * directory. One file alone keeps the single-page form (stdout). */
   struct stat input_st;
-  int many = !jsonl && (n_inputs > 1 || input_list || output_dir ||
+  int many = !jsonl && !warc && (n_inputs > 1 || input_list || output_dir ||
                         (input && strcmp(input, "-") != 0 && stat(input, &input_st) == 0 &&
                          S_ISDIR(input_st.st_mode)));
-  if (jsonl) {
+  if (warc_out && !warc)
+    return wn_cli_usage_error("detect ", "--warc-out is for --warc input");
+  if (warc) {
+    if (jsonl || output_dir || input_list || all)
+      return wn_cli_usage_error("detect ", "--warc reads WARC files: not with --jsonl, "
+                                           "--output-dir, --input-list or --all");
+    if (site || url)
+      return wn_cli_usage_error("detect ", "--warc takes each page's site from its "
+                                           "WARC-Target-URI, not from --site or --url");
+    if (n_inputs < 1)
+      return wn_cli_usage_error("detect ", "--warc needs FILE.warc[.gz]... (- for stdin)");
+    if (warc_out && format != WN_FORMAT_TEXT && format != WN_FORMAT_MARKDOWN)
+      return wn_cli_usage_error("detect ", "--warc-out holds text or markdown, not %s",
+                                format == WN_FORMAT_HTML ? "html" : "json");
+    if (!warc_out && format == WN_FORMAT_JSON)
+      return wn_cli_usage_error("detect ", "--warc writes JSON lines; its --format is text, "
+                                           "html or markdown");
+  } else if (jsonl) {
     if (n_inputs > 1)
       return wn_cli_usage_error("detect ", "detect takes one input, got %d", n_inputs);
     if (output_dir || input_list)
@@ -396,6 +437,10 @@ int wn_cli_detect(int argc, char **argv) {
   }
   /* Many pages: the batch pipeline makes a detector per thread. */
   wn_batch_options bopts = {.threads = threads, .store = store, .detector = &dopts};
+  if (warc) {
+    rc = wn_cli_detect_warc(&bopts, argv + optind, (size_t)n_inputs, warc_out, format);
+    goto out;
+  }
   if (jsonl) {
     rc = wn_cli_detect_stream(&bopts, input ? input : "-", format);
     goto out;
