@@ -818,6 +818,143 @@ static void test_jsonl_content_type(void **state) {
   unlink(in_path);
 }
 
+/* --warc: the pages of a WARC (gzip per record) in record order, with as
+ * many threads as one; --warc-out: a WET-style WARC read back; a damaged
+ * (truncated) file: what came before is detected, the damage reported,
+ * exit 1. */
+static void wn_make_warc(const char *path, int with_png) {
+  wn_warc_writer *w = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_warc_writer_open(path, NULL, &w, &diag), WN_OK);
+  for (int i = 1; i <= 6; i++) {
+    char file[PATH_MAX], uri[256];
+    snprintf(file, sizeof file, WN_FIXTURES "/site/article-%d.html", i);
+    snprintf(uri, sizeof uri, "http://" SITE "/news/article-%d.html", i);
+    size_t len = 0;
+    char *html = wn_slurp(file, &len);
+    wn_buf http;
+    wn_buf_init(&http, 0);
+    assert_int_equal(wn_buf_printf(&http, "HTTP/1.1 200 OK\r\nContent-Type: text/html; "
+                                          "charset=utf-8\r\nContent-Length: %zu\r\n\r\n", len),
+                     WN_OK);
+    assert_int_equal(wn_buf_append(&http, html, len), WN_OK);
+    wn_warc_record rec = {.type = "response", .target_uri = uri,
+                          .content_type = "application/http; msgtype=response",
+                          .block = http.data, .block_len = http.len};
+    char id[WN_WARC_ID_SIZE];
+    assert_int_equal(wn_warc_write_record(w, &rec, id, &diag), WN_OK);
+    wn_buf_free(&http);
+    free(html);
+    if (with_png && i == 3) {
+      static const char png[] = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n";
+      wn_warc_record img = {.type = "response", .target_uri = "http://" SITE "/logo.png",
+                            .content_type = "application/http; msgtype=response",
+                            .block = png, .block_len = sizeof png - 1};
+      assert_int_equal(wn_warc_write_record(w, &img, id, &diag), WN_OK);
+    }
+  }
+  assert_int_equal(wn_warc_writer_close(w, &diag), WN_OK);
+}
+
+static void test_warc_in_wet_out(void **state) {
+  (void)state;
+  char warc[PATH_MAX], wet[PATH_MAX], cut[PATH_MAX];
+  wn_join(warc, sizeof warc, g_tmp, "site.warc.gz");
+  wn_join(wet, sizeof wet, g_tmp, "site.wet.gz");
+  wn_join(cut, sizeof cut, g_tmp, "cut.warc.gz");
+  wn_make_warc(warc, 1);
+
+  wn_run one, four;
+  RUN(&one, NULL, "detect", "--store", g_store, "--no-count", "--threads", "1", "--warc", warc);
+  RUN(&four, NULL, "detect", "--store", g_store, "--no-count", "--threads", "4", "--warc", warc);
+  assert_int_equal(one.status, 0);
+  assert_int_equal(four.status, 0);
+  assert_int_equal(one.out_len, four.out_len);
+  assert_memory_equal(one.out, four.out, one.out_len);
+  wn_expect_contains(one.err, "6 HTML pages (6 detected, 0 failed)");
+  wn_expect_contains(one.err, "1 (not HTML)");
+  char *lines[16];
+  size_t n = wn_lines(one.out, one.out_len, lines, 16);
+  assert_int_equal(n, 6);
+  for (size_t i = 0; i < n; i++) {
+    json_t *obj = wn_parse_line(lines[i]);
+    char uri[256];
+    snprintf(uri, sizeof uri, "http://" SITE "/news/article-%zu.html", i + 1);
+    json_t *id = json_object_get(obj, "id");
+    assert_string_equal(json_string_value(json_object_get(id, "url")), uri);
+    assert_memory_equal(json_string_value(json_object_get(id, "warc_record_id")), "<urn:uuid:",
+                        10);
+    assert_string_equal(json_string_value(json_object_get(obj, "site")), SITE);
+    assert_string_equal(json_string_value(json_object_get(obj, "method")), "template");
+    assert_string_equal(json_string_value(json_object_get(obj, "charset_source")), "transport");
+    if (i == 5)
+      wn_expect_contains(json_string_value(json_object_get(obj, "text")),
+                         "Councillors voted unanimously");
+    json_decref(obj);
+  }
+  wn_run_free(&one);
+  wn_run_free(&four);
+
+  /* WET out, read back: one conversion record per page, in order, each
+   * with its text and a digest. */
+  RUN(&one, NULL, "detect", "--store", g_store, "--no-count", "--warc", warc, "--warc-out", wet);
+  assert_int_equal(one.status, 0);
+  assert_int_equal(one.out_len, 0);
+  wn_run_free(&one);
+  wn_warc_reader_options ro;
+  wn_warc_reader_options_init(&ro);
+  ro.every_record = 1;
+  wn_warc_reader *r = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_warc_reader_open(wet, &ro, &r, &diag), WN_OK);
+  wn_warc_page p;
+  size_t conversions = 0;
+  int got;
+  while ((got = wn_warc_next(r, &p, &diag)) > 0) {
+    if (strcmp(p.warc_type, "conversion") != 0)
+      continue;
+    conversions++;
+    char uri[256];
+    snprintf(uri, sizeof uri, "http://" SITE "/news/article-%zu.html", conversions);
+    assert_string_equal(p.target_uri, uri);
+    assert_non_null(p.block_digest);
+    assert_memory_equal(p.block_digest, "sha1:", 5);
+    if (conversions == 6) {
+      assert_true(p.payload_len > 100);
+      assert_non_null(strstr(p.payload, "Councillors voted unanimously"));
+      assert_null(strstr(p.payload, "Youth rowers take regional title"));
+    }
+  }
+  assert_int_equal(got, 0);
+  assert_int_equal(conversions, 6);
+  wn_warc_stats st;
+  wn_warc_reader_stats(r, &st);
+  assert_int_equal(st.damaged, 0);
+  wn_warc_reader_close(r);
+
+  /* A file cut in the middle of its last records. */
+  size_t len = 0;
+  char *bytes = wn_slurp(warc, &len);
+  wn_write_file(cut, bytes, len - len / 5);
+  free(bytes);
+  RUN(&one, NULL, "detect", "--store", g_store, "--no-count", "--warc", cut);
+  assert_int_equal(one.status, 1);
+  n = wn_lines(one.out, one.out_len, lines, 16);
+  assert_true(n >= 3 && n < 6);
+  wn_expect_contains(one.err, "damaged");
+  wn_run_free(&one);
+  /* A file that is not there: said, exit 1; usage errors are 2. */
+  RUN(&one, NULL, "detect", "--warc", "/nonexistent/x.warc.gz");
+  assert_int_equal(one.status, 1);
+  wn_run_free(&one);
+  RUN(&one, NULL, "detect", "--warc", warc, "--site", SITE);
+  assert_int_equal(one.status, 2);
+  wn_run_free(&one);
+  RUN(&one, NULL, "detect", "--warc-out", wet, PAGE(1));
+  assert_int_equal(one.status, 2);
+  wn_run_free(&one);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_threads_keep_order),
@@ -826,6 +963,7 @@ int main(void) {
       cmocka_unit_test(test_directories_and_output_dir),
       cmocka_unit_test(test_input_list),
       cmocka_unit_test(test_jsonl_content_type),
+      cmocka_unit_test(test_warc_in_wet_out),
   };
   return cmocka_run_group_tests(tests, wn_group_setup, wn_group_teardown);
 }
