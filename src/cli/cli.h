@@ -144,9 +144,16 @@ int wn_cli_detect_files(const wn_batch_options *opts, const wn_files_options *fi
  * conversion records at warc_out. */
 int wn_cli_detect_warc(const wn_batch_options *opts, char *const *paths, size_t n_paths,
                        const char *warc_out, wn_cli_format format);
-/* WN_RENDER_* and WN_WANT_METADATA bits the stream adds to what it asks
- * (the options of `winnow detect`); set before any thread starts. */
+/* The options of `winnow detect` that shape output, set before any thread
+ * starts: WN_RENDER_* bits (--no-links, ...), and metadata: -1 default (in
+ * Markdown's front matter, not in JSON), 1 --metadata (JSON too), 0
+ * --no-metadata. */
 extern unsigned wn_cli_detect_extra_want;
+extern int wn_cli_metadata;
+/* The want bits these add for a format; json: the output is JSON. Metadata
+ * needs libxml2's tree of the page (about twice the time of text
+ * detection), so JSON carries it only when asked. */
+unsigned wn_cli_want_extra(wn_cli_format format, int json);
 
 void wn_cli_usage_main(FILE *out);
 void wn_cli_usage_learn(FILE *out);

@@ -31,14 +31,17 @@ void wn_cli_usage_detect(FILE *out) {
           "  --format FORMAT       text (default): the content, one line per block;\n"
           "                        html: the content's elements as HTML;\n"
           "                        json: {\"site\", \"method\", \"confidence\", \"fallback\",\n"
-          "                        \"drift\", \"charset\", \"charset_source\", \"nodes\", \"text\",\n"
-          "                        \"metadata\"};\n"
+          "                        \"drift\", \"charset\", \"charset_source\", \"nodes\", \"text\"\n"
+          "                        (and \"metadata\" with --metadata)};\n"
           "                        markdown: the content as Markdown, the page's metadata\n"
           "                        (title, author, date...) as YAML front matter first\n"
           "  --no-links            Markdown: link text without the link\n"
           "  --no-images           Markdown: leave images out\n"
           "  --no-tables           Markdown: leave data tables out\n"
-          "  --no-metadata         no \"metadata\" in JSON, no front matter in Markdown\n"
+          "  --metadata            JSON and JSONL also carry \"metadata\" (title, author,\n"
+          "                        date...; it needs libxml2's own tree of the page:\n"
+          "                        about twice the time of text detection)\n"
+          "  --no-metadata         no front matter in Markdown\n"
           "  --selector SELECTOR   overrides the selector the site was learned with\n"
           "                        (winnow learn --selector): cues: template filter,\n"
           "                        then text and link density; region: the largest\n"
@@ -123,6 +126,7 @@ enum {
   WN_OPT_NO_IMAGES,
   WN_OPT_NO_TABLES,
   WN_OPT_NO_METADATA,
+  WN_OPT_METADATA,
   WN_OPT_THREADS,
   WN_OPT_OUTPUT_DIR,
   WN_OPT_INPUT_LIST,
@@ -131,7 +135,17 @@ enum {
   WN_OPT_WARC_OUT
 };
 
-unsigned wn_cli_detect_extra_want = WN_WANT_METADATA;
+unsigned wn_cli_detect_extra_want = 0;
+int wn_cli_metadata = -1;
+
+unsigned wn_cli_want_extra(wn_cli_format format, int json) {
+  unsigned extra = wn_cli_detect_extra_want;
+  if (json)
+    return extra | (wn_cli_metadata == 1 ? WN_WANT_METADATA : 0u);
+  if (format == WN_FORMAT_MARKDOWN && wn_cli_metadata != 0)
+    extra |= WN_WANT_FRONT_MATTER;
+  return extra;
+}
 
 static const struct option wn_detect_options_long[] = {
     {"store", required_argument, NULL, WN_OPT_STORE},
@@ -149,6 +163,7 @@ static const struct option wn_detect_options_long[] = {
     {"no-images", no_argument, NULL, WN_OPT_NO_IMAGES},
     {"no-tables", no_argument, NULL, WN_OPT_NO_TABLES},
     {"no-metadata", no_argument, NULL, WN_OPT_NO_METADATA},
+    {"metadata", no_argument, NULL, WN_OPT_METADATA},
     {"threads", required_argument, NULL, WN_OPT_THREADS},
     {"output-dir", required_argument, NULL, WN_OPT_OUTPUT_DIR},
     {"input-list", required_argument, NULL, WN_OPT_INPUT_LIST},
@@ -184,13 +199,8 @@ static int wn_detect_one(wn_detector *d, const char *site, const char *url, cons
                    : format == WN_FORMAT_MARKDOWN ? WN_WANT_MARKDOWN
                                                   : WN_WANT_TEXT) |
                   (format == WN_FORMAT_JSON ? WN_WANT_NODES : 0);
-  /* Metadata where it is shown: JSON, and Markdown's front matter. */
-  unsigned extra = wn_cli_detect_extra_want;
-  if (format == WN_FORMAT_MARKDOWN && (extra & WN_WANT_METADATA))
-    extra = (extra & ~WN_WANT_METADATA) | WN_WANT_FRONT_MATTER;
-  else if (format != WN_FORMAT_JSON)
-    extra &= ~WN_WANT_METADATA;
-  want |= extra;
+  /* Metadata where it is shown: JSON (asked for), Markdown's front matter. */
+  want |= wn_cli_want_extra(format, format == WN_FORMAT_JSON);
   err = wn_detector_detect(d, &in, want, &r, &diag);
   if (err) {
     /* What is wrong with the page names it; a template or store problem
@@ -316,7 +326,10 @@ int wn_cli_detect(int argc, char **argv) {
       wn_cli_detect_extra_want |= WN_RENDER_NO_TABLES;
       break;
     case WN_OPT_NO_METADATA:
-      wn_cli_detect_extra_want &= ~WN_WANT_METADATA;
+      wn_cli_metadata = 0;
+      break;
+    case WN_OPT_METADATA:
+      wn_cli_metadata = 1;
       break;
     case WN_OPT_THREADS:
       if (wn_cli_parse_u32(optarg, 1, WN_BATCH_MAX_THREADS, &threads) != 0)

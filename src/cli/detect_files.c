@@ -17,7 +17,7 @@
  * its path relative to DIR; a file named directly keeps its path as given
  * when that is relative and has no ".." (a/b.html), else its base name.
  * The extension .html/.htm/.xhtml is replaced by the format's (.txt,
- * .html, .json); any other name gets it appended (x.php -> x.php.txt).
+ * .html, .json, .md); any other name gets it appended (x.php -> x.php.txt).
  * Directories are created; an existing file is overwritten (a rerun
  * replaces its outputs), except the page's own input file, which is an
  * error for that page.
@@ -363,8 +363,9 @@ static void wn_files_render(void *ctx, wn_batch_page *page, const wn_page_result
     return;
   }
   size_t len = 0;
-  const char *text = k->opts->format == WN_FORMAT_HTML ? wn_page_result_html(r, &len)
-                                                       : wn_page_result_text(r, &len);
+  const char *text = k->opts->format == WN_FORMAT_HTML       ? wn_page_result_html(r, &len)
+                     : k->opts->format == WN_FORMAT_MARKDOWN ? wn_page_result_markdown(r, &len)
+                                                             : wn_page_result_text(r, &len);
   page->out = malloc(len + 1);
   if (page->out) {
     memcpy(page->out, text, len);
@@ -396,9 +397,10 @@ static int wn_files_write_file(void *ctx, wn_batch_page *page) {
     wn_files_report(k, page);
     return WN_EXIT_OK;
   }
-  const char *ext = k->opts->format == WN_FORMAT_JSON   ? ".json"
-                    : k->opts->format == WN_FORMAT_HTML ? ".html"
-                                                        : ".txt";
+  const char *ext = k->opts->format == WN_FORMAT_JSON       ? ".json"
+                    : k->opts->format == WN_FORMAT_HTML     ? ".html"
+                    : k->opts->format == WN_FORMAT_MARKDOWN ? ".md"
+                                                            : ".txt";
   const char *rel = page->out_name;
   size_t keep = strlen(rel);
   const char *dot = strrchr(rel, '.');
@@ -472,13 +474,17 @@ int wn_cli_detect_files(const wn_batch_options *opts, const wn_files_options *fi
   wn_batch_source source = {.ctx = &s, .next = wn_files_next, .prepare = wn_files_prepare};
   wn_batch_sink sink = {.ctx = &k};
   if (files->output_dir) {
-    sink.want = files->format == WN_FORMAT_HTML   ? WN_WANT_HTML
-                : files->format == WN_FORMAT_JSON ? WN_WANT_TEXT | WN_WANT_NODES
-                                                  : WN_WANT_TEXT;
+    sink.want = (files->format == WN_FORMAT_HTML       ? WN_WANT_HTML
+                 : files->format == WN_FORMAT_JSON     ? WN_WANT_TEXT | WN_WANT_NODES
+                 : files->format == WN_FORMAT_MARKDOWN ? WN_WANT_MARKDOWN
+                                                       : WN_WANT_TEXT) |
+                wn_cli_want_extra(files->format, files->format == WN_FORMAT_JSON);
     sink.render = wn_files_render;
     sink.write = wn_files_write_file;
   } else {
-    sink.want = WN_WANT_TEXT | WN_WANT_NODES | (files->format == WN_FORMAT_HTML ? WN_WANT_HTML : 0);
+    sink.want = WN_WANT_TEXT | WN_WANT_NODES | (files->format == WN_FORMAT_HTML ? WN_WANT_HTML : 0) |
+                (files->format == WN_FORMAT_MARKDOWN ? WN_WANT_MARKDOWN : 0) |
+                wn_cli_want_extra(files->format, 1);
     sink.render = wn_cli_render_jsonl;
     sink.write = wn_files_write_line;
   }

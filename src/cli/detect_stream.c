@@ -343,7 +343,7 @@ int wn_cli_detect_stream(const wn_batch_options *opts, const char *input, wn_cli
   wn_batch_sink sink = {.want = WN_WANT_TEXT | WN_WANT_NODES |
                                 (format == WN_FORMAT_HTML ? WN_WANT_HTML : 0) |
                                 (format == WN_FORMAT_MARKDOWN ? WN_WANT_MARKDOWN : 0) |
-                                wn_cli_detect_extra_want,
+                                wn_cli_want_extra(format, 1),
                         .render = wn_cli_render_jsonl,
                         .write = wn_cli_write_line};
   rc = wn_cli_batch_run(opts, &source, &sink);

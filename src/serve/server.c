@@ -385,10 +385,11 @@ static enum MHD_Result wn_detect(wn_server *srv, struct MHD_Connection *c, wn_re
                           "format \"%s\" is not json, text, html or markdown", format);
     goto out;
   }
-  /* As the command line: JSON carries the text and the page's metadata;
-   * Markdown starts with the metadata as front matter. ?metadata=0,
-   * ?links=0, ?images=0, ?tables=0 as --no-metadata, --no-links, ... */
-  int metadata = wn_query_flag(c, "metadata", 1);
+  /* As the command line: JSON carries the page's metadata when asked
+   * (?metadata=1: it needs libxml2's own tree, about twice the time);
+   * Markdown starts with it as front matter unless ?metadata=0. ?links=0,
+   * ?images=0, ?tables=0 as --no-links, ... */
+  int metadata = wn_query_flag(c, "metadata", f == F_MARKDOWN);
   unsigned want = f == F_HTML       ? WN_WANT_HTML
                   : f == F_MARKDOWN ? WN_WANT_MARKDOWN | (metadata ? WN_WANT_FRONT_MATTER : 0u)
                                     : WN_WANT_TEXT;

@@ -169,7 +169,8 @@ static void test_with_template(void **state) {
           SITE, SITE, PAGE(7));
   fprintf(f, "{\"id\": 2, \"url\": \"%s\", \"path\": \"%s\"}\n", ARTICLE_URL, ARTICLE);
   fclose(f);
-  RUN(&r, NULL, "detect", "--store", store, "--jsonl", "--format", "markdown", in_path);
+  RUN(&r, NULL, "detect", "--store", store, "--jsonl", "--format", "markdown", "--metadata",
+      in_path);
   assert_int_equal(r.status, 0);
   char *line = r.out;
   for (int k = 0; k < 2; k++) {

@@ -374,8 +374,15 @@ static void test_detect_and_learn_over_http(void **state) {
   assert_non_null(strstr(r.body, CONTENT8));
   reply_free(&r);
   j = detect_file(f.port, PAGE8, url8, &status);
+  assert_null(json_object_get(j, "metadata")); /* only when asked */
+  json_decref(j);
+  snprintf(path, sizeof path, "/v1/detect?metadata=1&url=%s", url8);
+  r = http_ex(f.port, "POST", path, page, len, NULL, NULL);
+  assert_int_equal(r.status, 200);
+  j = reply_json(&r);
   assert_true(json_is_object(json_object_get(j, "metadata")));
   json_decref(j);
+  reply_free(&r);
 
   /* A page with no site at all goes to the single-page method. */
   r = http_ex(f.port, "POST", "/v1/detect", page, len, NULL, NULL);
@@ -443,10 +450,10 @@ static void test_detect_and_learn_over_http(void **state) {
   reply_free(&r);
   r = http(f.port, "GET", "/metrics", NULL, NULL);
   assert_int_equal(r.status, 200);
-  assert_non_null(strstr(r.body, "winnow_detections_total{method=\"template\"} 5"));
+  assert_non_null(strstr(r.body, "winnow_detections_total{method=\"template\"} 6"));
   assert_non_null(strstr(r.body, "winnow_detections_total{method=\"danag\"} 1"));
   assert_non_null(strstr(r.body, "winnow_learn_runs_total{result=\"success\"} 3"));
-  assert_non_null(strstr(r.body, "winnow_http_requests_total{endpoint=\"detect\",code=\"200\"} 6"));
+  assert_non_null(strstr(r.body, "winnow_http_requests_total{endpoint=\"detect\",code=\"200\"} 7"));
   assert_non_null(strstr(r.body, "winnow_http_request_duration_seconds_bucket{endpoint=\"detect\""));
   assert_non_null(strstr(r.body, "winnow_sites 1"));
   assert_non_null(strstr(r.body, "winnow_store_bytes "));
