@@ -92,9 +92,16 @@ void wn_serve_log(int max_level, int level, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  /* One write per line, so lines of several threads do not interleave. */
-  fprintf(stderr, "%s winnow[%ld]: %s%s\n", stamp, (long)getpid(),
-          level == WN_LOG_ERROR ? "error: " : "", line);
+  /* One write(2) per line, so lines of several threads do not interleave
+   * (stderr is unbuffered: fprintf may write a line in pieces). */
+  char out[1200];
+  int n = snprintf(out, sizeof out, "%s winnow[%ld]: %s%s\n", stamp, (long)getpid(),
+                   level == WN_LOG_ERROR ? "error: " : "", line);
+  if (n > 0) {
+    size_t len = (size_t)n < sizeof out ? (size_t)n : sizeof out - 1;
+    ssize_t w = write(STDERR_FILENO, out, len);
+    (void)w; /* nowhere left to report a failed log write */
+  }
 }
 
 static int64_t wn_mono_us(void) {
