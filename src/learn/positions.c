@@ -49,68 +49,94 @@ static void wn_position_offer(wn_position_pick *pick, uint32_t node, uint32_t hi
   }
 }
 
+/* Per candidate element: what its text was on the pages so far. Values
+ * are compared by a 64-bit FNV-1a hash (a collision can only hide a
+ * change, never invent one). */
+typedef struct wn_position_tally {
+  uint32_t node;              /* base page node */
+  uint32_t have, dates, bylines;
+  uint64_t text;              /* bytes of text over the pages */
+  uint64_t first_date, first_author;
+  uint8_t date_varies, author_varies;
+} wn_position_tally;
+
+static uint64_t wn_fnv1a(const char *s) {
+  uint64_t h = 14695981039346656037u;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211u;
+  return h;
+}
+
+static void wn_tally_value(uint32_t n, uint64_t h, uint64_t *first, uint8_t *varies) {
+  if (n == 1)
+    *first = h;
+  else if (*first != h)
+    *varies = 1;
+}
+
 wn_err wn_learn_positions(const wn_dom_page *base, const wn_dom_page *const *others,
                           size_t n_others, const uint32_t *keep, wn_template_positions *pos,
                           wn_diag *diag) {
   wn_err err = WN_OK;
   pos->date_node = pos->author_node = WN_DOM_NONE;
-  uint32_t count = 0;
+  uint32_t count = 0, n_cand = 0;
   const wn_dom_node *nodes = wn_dom_nodes(base, &count);
-  uint32_t *maps = malloc((n_others ? n_others : 1) * ((size_t)count + 1) * sizeof *maps);
-  if (!maps)
-    return wn_diag_set(diag, WN_ENOMEM, "learn: out of memory for %u nodes", count);
-  wn_etdm_view kv = wn_etdm_view_of_page(base);
-  for (size_t p = 0; p < n_others; p++) {
-    wn_etdm_view ov = wn_etdm_view_of_page(others[p]);
-    uint32_t pairs = 0;
-    if ((err = wn_etdm_map(&kv, &ov, maps + p * count, &pairs))) {
-      wn_diag_set(diag, err, "learn: mapping page %zu failed", p + 1);
-      goto out;
-    }
+  /* One page mapped at a time: memory is the base page's size, not the
+   * sample's. */
+  uint32_t *map = malloc(((size_t)count + 1) * sizeof *map);
+  wn_position_tally *t = calloc((size_t)count + 1, sizeof *t);
+  if (!map || !t) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory for %u nodes", count);
+    goto out;
   }
-  wn_position_pick date = {WN_DOM_NONE, 0, 0}, author = {WN_DOM_NONE, 0, 0};
+  for (uint32_t i = 0; i < count; i++)
+    if (keep[i] != WN_DOM_NONE && nodes[i].tag != WN_TAG_TEXT && nodes[i].text_len > 0 &&
+        nodes[i].text_len < WN_META_POSITION_TEXT)
+      t[n_cand++].node = i;
+  if (n_cand == 0)
+    goto out;
+  wn_etdm_view kv = wn_etdm_view_of_page(base);
   char text[WN_META_POSITION_TEXT], value[WN_META_POSITION_TEXT];
-  char first_date[WN_META_POSITION_TEXT], first_author[WN_META_POSITION_TEXT];
-  for (uint32_t i = 0; i < count; i++) {
-    if (keep[i] == WN_DOM_NONE || nodes[i].tag == WN_TAG_TEXT || nodes[i].text_len == 0 ||
-        nodes[i].text_len >= WN_META_POSITION_TEXT)
-      continue;
-    uint32_t have = 0, dates = 0, bylines = 0;
-    uint64_t total = 0;
-    /* The value, not the text, must change: a header whose headline
-     * changes around a constant date is no date position. */
-    int date_varies = 0, author_varies = 0;
-    for (size_t p = 0; p <= n_others; p++) {
-      const wn_dom_page *page = p == 0 ? base : others[p - 1];
-      uint32_t node = p == 0 ? i : maps[(p - 1) * count + i];
+  for (size_t p = 0; p <= n_others; p++) {
+    const wn_dom_page *page = p == 0 ? base : others[p - 1];
+    if (p > 0) {
+      wn_etdm_view ov = wn_etdm_view_of_page(page);
+      uint32_t pairs = 0;
+      if ((err = wn_etdm_map(&kv, &ov, map, &pairs))) {
+        wn_diag_set(diag, err, "learn: mapping page %zu failed", p);
+        goto out;
+      }
+    }
+    for (uint32_t c = 0; c < n_cand; c++) {
+      wn_position_tally *k = &t[c];
+      uint32_t node = p == 0 ? k->node : map[k->node];
       if (node == WN_DOM_NONE)
         continue;
-      have++;
+      k->have++;
       size_t len = wn_detect_node_text(page, node, text, sizeof text);
       if (len == 0)
         continue;
-      total += len;
-      if (wn_detect_date_iso(text, value, sizeof value)) {
-        if (dates++ == 0)
-          memcpy(first_date, value, strlen(value) + 1);
-        else if (strcmp(first_date, value) != 0)
-          date_varies = 1;
-      }
-      if (wn_detect_byline_author(text, value, sizeof value)) {
-        if (bylines++ == 0)
-          memcpy(first_author, value, strlen(value) + 1);
-        else if (strcmp(first_author, value) != 0)
-          author_varies = 1;
-      }
+      k->text += len;
+      /* The value, not the text, must change: a header whose headline
+       * changes around a constant date is no date position. */
+      if (wn_detect_date_iso(text, value, sizeof value))
+        wn_tally_value(++k->dates, wn_fnv1a(value), &k->first_date, &k->date_varies);
+      if (wn_detect_byline_author(text, value, sizeof value))
+        wn_tally_value(++k->bylines, wn_fnv1a(value), &k->first_author, &k->author_varies);
     }
-    wn_position_offer(&date, i, dates, have, date_varies, total);
-    wn_position_offer(&author, i, bylines, have, author_varies, total);
+  }
+  wn_position_pick date = {WN_DOM_NONE, 0, 0}, author = {WN_DOM_NONE, 0, 0};
+  for (uint32_t c = 0; c < n_cand; c++) {
+    const wn_position_tally *k = &t[c];
+    wn_position_offer(&date, k->node, k->dates, k->have, k->date_varies, k->text);
+    wn_position_offer(&author, k->node, k->bylines, k->have, k->author_varies, k->text);
   }
   if (date.node != WN_DOM_NONE)
     pos->date_node = keep[date.node];
   if (author.node != WN_DOM_NONE)
     pos->author_node = keep[author.node];
 out:
-  free(maps);
+  free(map);
+  free(t);
   return err;
 }
