@@ -116,6 +116,24 @@ void wn_detect_metadata_free(wn_detect_metadata *meta);
  * 2021 10:00:00 GMT"; "2021-03-04T10:00:00+01:00" as given. 0 if not a
  * date. */
 int wn_detect_date_iso(const char *in, char *out, size_t size);
+
+/* Metadata at the positions a site prints it (the template's metadata
+ * positions, src/template): the text of a short template element. */
+#define WN_META_POSITION_TEXT 256u /* a date or byline is one short line */
+/* The text of node's subtree, its text nodes joined by single spaces, into
+ * out (size bytes); its length, or 0 when the subtree holds no text or more
+ * than fits (longer text is no date line or byline: it is not looked at). */
+size_t wn_detect_node_text(const wn_dom_page *page, uint32_t node, char *out, size_t size);
+/* The name in a byline: "By Jane Doe, Staff Writer" gives "Jane Doe" (the
+ * text after a leading "By" up to a comma, '|', ';', '(', " - " or a
+ * digit). 0 if text is no byline. */
+int wn_detect_byline_author(const char *text, char *out, size_t size);
+/* Fills meta's date and author where the markup gave none, from the page
+ * nodes the ETDM pairs with the template's metadata positions (date:
+ * normalised by wn_detect_date_iso; author: wn_detect_byline_author). A
+ * template without positions leaves meta as it is. */
+wn_err wn_detect_metadata_positions(const wn_dom_page *page, const wn_template *tpl,
+                                    wn_detect_metadata *meta, wn_diag *diag);
 /* ---- explain (explain.c): what detection did, node by node ------------
  *
  * An optional trace for the dump tool's `explain`: wn_detect_page_traced

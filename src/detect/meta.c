@@ -624,3 +624,99 @@ void wn_detect_metadata_free(wn_detect_metadata *meta) {
   free(meta->site_name);
   memset(meta, 0, sizeof *meta);
 }
+
+/* ---- positions the site prints metadata at ------------------------------------ */
+
+size_t wn_detect_node_text(const wn_dom_page *page, uint32_t node, char *out, size_t size) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  if (size == 0 || node >= count || nodes[node].text_len == 0 ||
+      nodes[node].text_len >= size)
+    return 0;
+  size_t len = 0;
+  for (uint32_t i = node; i < nodes[node].end; i++) {
+    if (nodes[i].tag != WN_TAG_TEXT || nodes[i].own_text_len == 0)
+      continue;
+    size_t n = nodes[i].own_text_len;
+    if (len + (len > 0) + n >= size)
+      return 0;
+    if (len > 0)
+      out[len++] = ' ';
+    memcpy(out + len, nodes[i].text, n);
+    len += n;
+  }
+  out[len] = '\0';
+  return len;
+}
+
+int wn_detect_byline_author(const char *text, char *out, size_t size) {
+  if (!text || size == 0)
+    return 0;
+  while (wn_meta_space((unsigned char)*text))
+    text++;
+  if ((text[0] | 0x20) != 'b' || (text[1] | 0x20) != 'y' ||
+      !(wn_meta_space((unsigned char)text[2]) || text[2] == ':'))
+    return 0;
+  const char *s = text + 3;
+  while (wn_meta_space((unsigned char)*s) || *s == ':')
+    s++;
+  /* The name ends where a byline goes on with a title, a place or a date. */
+  size_t n = 0;
+  while (s[n] && !strchr(",|;(0123456789", s[n]) && strncmp(s + n, " - ", 3) != 0)
+    n++;
+  while (n && wn_meta_space((unsigned char)s[n - 1]))
+    n--;
+  int letter = 0;
+  for (size_t k = 0; k < n; k++)
+    letter |= ((s[k] | 0x20) >= 'a' && (s[k] | 0x20) <= 'z') || (unsigned char)s[k] >= 0x80;
+  if (!letter || n + 1 > size)
+    return 0;
+  memcpy(out, s, n);
+  out[n] = '\0';
+  return 1;
+}
+
+wn_err wn_detect_metadata_positions(const wn_dom_page *page, const wn_template *tpl,
+                                    wn_detect_metadata *meta, wn_diag *diag) {
+  wn_template_positions pos = wn_template_get_positions(tpl);
+  int want_date = !meta->date && pos.date_node != WN_DOM_NONE;
+  int want_author = !meta->author && pos.author_node != WN_DOM_NONE;
+  if (!want_date && !want_author)
+    return WN_OK;
+  uint32_t count = 0, pairs = 0;
+  wn_dom_nodes(page, &count);
+  uint32_t *map = malloc(((size_t)count + 1) * sizeof *map);
+  if (!map)
+    return wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
+  wn_err err = wn_template_match(tpl, page, map, &pairs);
+  if (err) {
+    wn_diag_set(diag, err, "detect: matching the page against the template failed");
+    goto out;
+  }
+  char text[WN_META_POSITION_TEXT], value[WN_META_POSITION_TEXT];
+  /* The date and the byline may be one element ("By Jane Doe, March 4,
+   * 2003"): each position is read on its own. */
+  for (uint32_t i = 0; i < count && (want_date || want_author); i++) {
+    if (map[i] == WN_DOM_NONE || (map[i] != pos.date_node && map[i] != pos.author_node))
+      continue;
+    if (!wn_detect_node_text(page, i, text, sizeof text))
+      continue;
+    if (want_date && map[i] == pos.date_node) {
+      want_date = 0;
+      if (wn_detect_date_iso(text, value, sizeof value) && !(meta->date = strdup(value)))
+        err = WN_ENOMEM;
+    }
+    if (want_author && map[i] == pos.author_node) {
+      want_author = 0;
+      if (wn_detect_byline_author(text, value, sizeof value) && !(meta->author = strdup(value)))
+        err = WN_ENOMEM;
+    }
+    if (err) {
+      wn_diag_set(diag, err, "out of memory");
+      goto out;
+    }
+  }
+out:
+  free(map);
+  return err;
+}

@@ -161,6 +161,15 @@ static wn_err wn_learn_build(const wn_dom_page *const *pages, size_t n_pages,
   err = wn_template_from_nodes(tnodes, n, (uint32_t)n_pages, min_count, out, diag);
   if (!err && opts)
     wn_template_set_selector(*out, (uint8_t)opts->selector);
+  if (!err) {
+    wn_template_positions pos;
+    if (!(err = wn_learn_positions(pages[base], others, n_others, keep, &pos, diag)))
+      err = wn_template_set_positions(*out, &pos);
+    if (err) {
+      wn_template_free(*out);
+      *out = NULL;
+    }
+  }
 out:
   free(occ);
   free(keep);

@@ -42,6 +42,14 @@ wn_err wn_learn_medoid(const wn_dom_page *const *pages, size_t n_pages, size_t *
 wn_err wn_learn_template(const wn_dom_page *const *pages, size_t n_pages,
                          const wn_learn_options *opts, wn_template **out, wn_diag *diag);
 
+/* The template's metadata positions (positions.c): the template nodes
+ * (keep[i]: the template node of base page node i, or WN_DOM_NONE) where
+ * the pages print an article's date and byline, from the ETDM of the base
+ * page with each other page. See positions.c for the rule. */
+wn_err wn_learn_positions(const wn_dom_page *base, const wn_dom_page *const *others,
+                          size_t n_others, const uint32_t *keep, wn_template_positions *pos,
+                          wn_diag *diag);
+
 /* ---- learning with checks (learn.c) -------------------------------------------
  *
  * Sample pages must belong together: pages of unrelated layouts (or an

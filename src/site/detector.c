@@ -415,6 +415,9 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   }
   if (want & WN_WANT_METADATA) {
     err = wn_detect_metadata_read(page, in->url, &r->meta, diag);
+    /* No date or author in the markup: where the site prints them. */
+    if (!err && entry && entry->tpl)
+      err = wn_detect_metadata_positions(page, entry->tpl, &r->meta, diag);
     if (err)
       goto out;
     r->meta_view = (wn_page_metadata){.title = r->meta.title,

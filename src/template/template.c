@@ -14,6 +14,7 @@ struct wn_template {
   uint32_t sample_pages;
   uint32_t min_count;
   uint8_t selector;
+  wn_template_positions pos;
 };
 
 /* ---- building ------------------------------------------------------------ */
@@ -37,6 +38,7 @@ wn_err wn_template_from_nodes(const wn_template_node *nodes, uint32_t count,
   tpl->count = count;
   tpl->sample_pages = sample_pages;
   tpl->min_count = min_count;
+  tpl->pos.date_node = tpl->pos.author_node = WN_DOM_NONE;
   /* Recompute the links from parent indices (pre-order: parents first). */
   wn_template_node *t = tpl->nodes;
   uint32_t *last = malloc((size_t)count * sizeof *last);
@@ -98,6 +100,19 @@ void wn_template_get_stats(const wn_template *tpl, wn_template_stats *stats) {
 uint8_t wn_template_selector(const wn_template *tpl) { return tpl->selector; }
 void wn_template_set_selector(wn_template *tpl, uint8_t selector) { tpl->selector = selector; }
 
+wn_template_positions wn_template_get_positions(const wn_template *tpl) { return tpl->pos; }
+
+static int wn_position_ok(const wn_template *tpl, uint32_t node) {
+  return node == WN_DOM_NONE || (node < tpl->count && !tpl->nodes[node].is_text);
+}
+
+wn_err wn_template_set_positions(wn_template *tpl, const wn_template_positions *pos) {
+  if (!wn_position_ok(tpl, pos->date_node) || !wn_position_ok(tpl, pos->author_node))
+    return WN_EINVAL;
+  tpl->pos = *pos;
+  return WN_OK;
+}
+
 /* ---- encoding --------------------------------------------------------------- */
 
 static wn_err wn_put_varint(wn_buf *out, uint32_t v) {
@@ -133,6 +148,10 @@ wn_err wn_template_encode(const wn_template *tpl, wn_buf *out, wn_diag *diag) {
         (err = wn_put_u32(out, n->sig)))
       goto out;
   }
+  /* Positions as index + 1, so that "none" is one byte. */
+  if ((err = wn_put_varint(out, tpl->pos.date_node == WN_DOM_NONE ? 0 : tpl->pos.date_node + 1)) ||
+      (err = wn_put_varint(out, tpl->pos.author_node == WN_DOM_NONE ? 0 : tpl->pos.author_node + 1)))
+    goto out;
 out:
   if (err)
     wn_diag_set(diag, err, "template: cannot encode %u nodes: %s", tpl->count,
@@ -173,12 +192,14 @@ wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_d
   if (len < 8 || memcmp(bytes, "WNTP", 4) != 0)
     return wn_diag_set(diag, WN_ECORRUPT, "template: not a template (bad magic or %zu bytes)",
                        len);
-  /* Version 1 had no selector byte: its templates read as selector 0. */
-  if (r.p[4] != WN_TEMPLATE_FORMAT_VERSION && r.p[4] != 1)
+  /* Version 1 had no selector byte: its templates read as selector 0.
+   * Versions 1 and 2 had no metadata positions: they read as none. */
+  unsigned version = r.p[4];
+  if (version < 1 || version > WN_TEMPLATE_FORMAT_VERSION)
     return wn_diag_set(diag, WN_EVERSION,
                        "template: format version %u is not supported (this build reads 1 to %u)",
                        r.p[4], WN_TEMPLATE_FORMAT_VERSION);
-  size_t head = r.p[4] == 1 ? 8 : 9;
+  size_t head = version == 1 ? 8 : 9;
   if (len < head)
     return wn_diag_set(diag, WN_ECORRUPT, "template: truncated header (%zu bytes)", len);
   uint32_t min_count = r.p[5];
@@ -235,13 +256,26 @@ wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_d
       top++;
     }
   }
+  uint32_t pos[2] = {0, 0}; /* index + 1; 0: none */
+  if (top == 0 && version >= 3 && (!wn_get_varint(&r, &pos[0]) || !wn_get_varint(&r, &pos[1]))) {
+    err = wn_diag_set(diag, WN_ECORRUPT, "template: truncated metadata positions");
+    goto out;
+  }
   if (top != 0 || r.left != 0) {
     err = wn_diag_set(diag, WN_ECORRUPT, "template: %s", top ? "truncated tree" : "trailing bytes");
     goto out;
   }
   err = wn_template_from_nodes(nodes, count, sample_pages, min_count, out, diag);
-  if (!err)
+  if (!err) {
     (*out)->selector = selector;
+    wn_template_positions p = {pos[0] ? pos[0] - 1 : WN_DOM_NONE, pos[1] ? pos[1] - 1 : WN_DOM_NONE};
+    if ((pos[0] && pos[0] > count) || (pos[1] && pos[1] > count) ||
+        wn_template_set_positions(*out, &p) != WN_OK) {
+      wn_template_free(*out);
+      *out = NULL;
+      err = wn_diag_set(diag, WN_ECORRUPT, "template: a metadata position is not an element");
+    }
+  }
 out:
   free(nodes);
   free(open);

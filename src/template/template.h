@@ -11,8 +11,10 @@
  * Encoding (little-endian, version WN_TEMPLATE_FORMAT_VERSION):
  *   "WNTP" u8 version, u8 min_count, u16 sample_pages, u8 selector,
  *   varint node_count, then per node in pre-order: varint n_children,
- *   u8 count, u8 kind, u32 signature.
- * Version 1 (no selector byte) is still read, with selector 0.
+ *   u8 count, u8 kind, u32 signature; then varint date_node + 1 and
+ *   varint author_node + 1 (0: none; see the metadata positions below).
+ * Versions 1 (no selector byte) and 2 (no positions) are still read, with
+ * selector 0 and no positions.
  */
 #ifndef WN_TEMPLATE_H
 #define WN_TEMPLATE_H
@@ -23,7 +25,7 @@
 #include "dom/dom.h"
 #include "util/util.h"
 
-#define WN_TEMPLATE_FORMAT_VERSION 2u
+#define WN_TEMPLATE_FORMAT_VERSION 3u
 #define WN_TEMPLATE_MAX_NODES 1000000u
 
 typedef struct wn_template wn_template;
@@ -66,6 +68,19 @@ const wn_template_node *wn_template_nodes(const wn_template *tpl, uint32_t *coun
 uint8_t wn_template_selector(const wn_template *tpl);
 void wn_template_set_selector(wn_template *tpl, uint8_t selector);
 void wn_template_get_stats(const wn_template *tpl, wn_template_stats *stats);
+
+/* Metadata positions: the template elements where the site prints an
+ * article's date and its byline ("By ..."), found at learn time from the
+ * sample pages (src/learn), for pages whose markup states neither. Each a
+ * template node index (an element, not a text node) or WN_DOM_NONE. */
+typedef struct wn_template_positions {
+  uint32_t date_node;
+  uint32_t author_node;
+} wn_template_positions;
+
+wn_template_positions wn_template_get_positions(const wn_template *tpl);
+/* WN_EINVAL for an index past the nodes or at a text node. */
+wn_err wn_template_set_positions(wn_template *tpl, const wn_template_positions *pos);
 
 wn_err wn_template_encode(const wn_template *tpl, wn_buf *out, wn_diag *diag);
 /* A wrong magic or version, a truncated buffer or inconsistent counts are

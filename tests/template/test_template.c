@@ -85,20 +85,73 @@ static void test_encode_decode(void **state) {
   assert_int_equal(st.min_count, 2);
   assert_int_equal(st.selector, 3);
   assert_int_equal(wn_template_selector(back), 3);
+  /* These pages print no date or byline: no metadata positions, two
+   * zero bytes at the end. */
+  assert_int_equal(wn_template_get_positions(back).date_node, WN_DOM_NONE);
+  assert_int_equal(wn_template_get_positions(back).author_node, WN_DOM_NONE);
+  wn_template_free(back);
+  assert_int_equal(buf.data[buf.len - 1], 0);
+  assert_int_equal(buf.data[buf.len - 2], 0);
+
+  /* Format 2, written before templates carried metadata positions: the
+   * same without the two position bytes. It still reads, with none. */
+  wn_buf v2;
+  wn_buf_init(&v2, 0);
+  assert_int_equal(wn_buf_append(&v2, buf.data, buf.len - 2), WN_OK);
+  v2.data[4] = 2;
+  assert_int_equal(wn_template_decode(v2.data, v2.len, &back, NULL), WN_OK);
+  assert_int_equal(wn_template_selector(back), 3);
+  assert_int_equal(wn_template_get_positions(back).date_node, WN_DOM_NONE);
+  assert_int_equal(wn_template_get_positions(back).author_node, WN_DOM_NONE);
+  assert_int_equal(wn_template_nodes(back, NULL)[n1 - 1].sig, a[n1 - 1].sig);
   wn_template_free(back);
 
-  /* Format 1, written before templates carried a selector: the same
+  /* Format 1, written before templates carried a selector: the format 2
    * header without the selector byte. It still reads, with selector 0. */
   wn_buf v1;
   wn_buf_init(&v1, 0);
-  assert_int_equal(wn_buf_append(&v1, buf.data, 8), WN_OK);
-  assert_int_equal(wn_buf_append(&v1, buf.data + 9, buf.len - 9), WN_OK);
+  assert_int_equal(wn_buf_append(&v1, v2.data, 8), WN_OK);
+  assert_int_equal(wn_buf_append(&v1, v2.data + 9, v2.len - 9), WN_OK);
   v1.data[4] = 1;
   assert_int_equal(wn_template_decode(v1.data, v1.len, &back, NULL), WN_OK);
   assert_int_equal(wn_template_selector(back), 0);
+  assert_int_equal(wn_template_get_positions(back).date_node, WN_DOM_NONE);
   assert_int_equal(wn_template_nodes(back, NULL)[n1 - 1].sig, a[n1 - 1].sig);
   wn_template_free(back);
   wn_buf_free(&v1);
+  wn_buf_free(&v2);
+
+  /* Positions round-trip; one at a text node or past the nodes is
+   * refused, when set and when decoded. */
+  uint32_t elem = 1, text = WN_DOM_NONE;
+  for (uint32_t i = 0; i < n1; i++)
+    if (a[i].is_text && text == WN_DOM_NONE)
+      text = i;
+  assert_false(a[elem].is_text);
+  assert_int_not_equal(text, WN_DOM_NONE);
+  wn_template_positions pos = {elem, WN_DOM_NONE};
+  assert_int_equal(wn_template_set_positions(tpl, &pos), WN_OK);
+  wn_template_positions bad = {text, WN_DOM_NONE};
+  assert_int_equal(wn_template_set_positions(tpl, &bad), WN_EINVAL);
+  bad = (wn_template_positions){WN_DOM_NONE, n1};
+  assert_int_equal(wn_template_set_positions(tpl, &bad), WN_EINVAL);
+  wn_buf withpos;
+  wn_buf_init(&withpos, 0);
+  assert_int_equal(wn_template_encode(tpl, &withpos, NULL), WN_OK);
+  assert_int_equal(wn_template_decode(withpos.data, withpos.len, &back, NULL), WN_OK);
+  assert_int_equal(wn_template_get_positions(back).date_node, elem);
+  assert_int_equal(wn_template_get_positions(back).author_node, WN_DOM_NONE);
+  wn_template_free(back);
+  if (text < 127) { /* one varint byte: point the date position at a text node */
+    withpos.data[withpos.len - 2] = (char)(text + 1);
+    wn_diag pdiag = {{0}};
+    assert_int_equal(wn_template_decode(withpos.data, withpos.len, &back, &pdiag), WN_ECORRUPT);
+    assert_null(back);
+    assert_non_null(strstr(pdiag.msg, "position"));
+  }
+  wn_buf_free(&withpos);
+  pos.date_node = WN_DOM_NONE;
+  assert_int_equal(wn_template_set_positions(tpl, &pos), WN_OK);
 
   /* Every truncation is a clean error. */
   for (size_t len = 0; len < buf.len; len++) {
