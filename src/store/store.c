@@ -643,6 +643,20 @@ static MDB_val site_key(const char *site, size_t len) {
 
 /* ---- transactions and LMDB errors -------------------------------------- */
 
+/* Adopts a map grown by another process (MDB_MAP_RESIZED) with no
+ * transaction of ours live: a writer takes LMDB's size (the writer's map,
+ * from the meta page), a reader the file's size, so that a reader's map
+ * never reaches past the end of the file (see wn_store_open). */
+static int store_map_adopt(wn_store *store) {
+  size_t size = 0;
+  int fd = -1;
+  struct stat st;
+  if (store->read_only && mdb_env_get_fd(store->env, &fd) == MDB_SUCCESS && fstat(fd, &st) == 0 &&
+      st.st_size > 0)
+    size = (size_t)st.st_size;
+  return mdb_env_set_mapsize(store->env, size);
+}
+
 /* Begins a transaction holding map_lock shared; store_txn_abort/commit let it
  * go. Returns an LMDB (or errno) code. */
 static int store_txn_begin(wn_store *store, unsigned int flags, MDB_txn **txn) {
@@ -663,7 +677,7 @@ static int store_txn_begin(wn_store *store, unsigned int flags, MDB_txn **txn) {
     int lock_rc = pthread_rwlock_wrlock(&store->map_lock);
     if (lock_rc != 0)
       return lock_rc;
-    rc = mdb_env_set_mapsize(store->env, 0);
+    rc = store_map_adopt(store);
     pthread_rwlock_unlock(&store->map_lock);
     if (rc != MDB_SUCCESS)
       return rc;
@@ -778,10 +792,27 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
    * (mdb_env_open: "mapsize >= committed data size"), which is the data
    * file's size, since LMDB's file only grows to its high-water page. The
    * store then reads, and only growing it is WN_ENOSPACE. */
-  const size_t map_size = opts && opts->map_size ? opts->map_size : WN_STORE_DEFAULT_MAP_SIZE;
+  size_t map_size = opts && opts->map_size ? opts->map_size : WN_STORE_DEFAULT_MAP_SIZE;
 
   if ((err = store_prepare_dir(dir, read_only, diag)))
     goto out;
+  /* LMDB trusts its file (store/damage.c): the meta pages and the size are
+   * checked here, without a map, before LMDB reads either. */
+  wn_store_file file;
+  char problem[512];
+  if ((err = wn_store_file_check(dir, &file, problem, sizeof problem, diag)))
+    goto out;
+  if (problem[0]) {
+    err = wn_store_damaged(dir, problem, diag);
+    goto out;
+  }
+  /* A reader maps the file's size, not more: bytes of a map past the end
+   * of the file are a SIGBUS when touched, while a page number past the map
+   * is refused by our checks or faults the same either way. Writers need
+   * room to grow. (LMDB raises the map to the pages in use, which the check
+   * above found inside the file.) */
+  if (read_only && file.exists && file.file_bytes <= SIZE_MAX)
+    map_size = (size_t)file.file_bytes;
   store = calloc(1, sizeof *store);
   if (!store) {
     err = wn_diag_set(diag, WN_ENOMEM, "store: out of memory opening %s", dir);
@@ -835,7 +866,10 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
     goto out;
   }
 
-  if ((rc = mdb_txn_begin(store->env, NULL, read_only ? MDB_RDONLY : 0u, &txn)) != MDB_SUCCESS) {
+  rc = mdb_txn_begin(store->env, NULL, read_only ? MDB_RDONLY : 0u, &txn);
+  if (rc == MDB_MAP_RESIZED && (rc = store_map_adopt(store)) == MDB_SUCCESS)
+    rc = mdb_txn_begin(store->env, NULL, read_only ? MDB_RDONLY : 0u, &txn);
+  if (rc != MDB_SUCCESS) {
     err = wn_diag_set(diag, WN_ESTORE, "store: cannot begin a transaction in %s: %s", dir,
                       mdb_strerror(rc));
     goto out;
