@@ -643,20 +643,6 @@ static MDB_val site_key(const char *site, size_t len) {
 
 /* ---- transactions and LMDB errors -------------------------------------- */
 
-/* Adopts a map grown by another process (MDB_MAP_RESIZED) with no
- * transaction of ours live: a writer takes LMDB's size (the writer's map,
- * from the meta page), a reader the file's size, so that a reader's map
- * never reaches past the end of the file (see wn_store_open). */
-static int store_map_adopt(wn_store *store) {
-  size_t size = 0;
-  int fd = -1;
-  struct stat st;
-  if (store->read_only && mdb_env_get_fd(store->env, &fd) == MDB_SUCCESS && fstat(fd, &st) == 0 &&
-      st.st_size > 0)
-    size = (size_t)st.st_size;
-  return mdb_env_set_mapsize(store->env, size);
-}
-
 /* Begins a transaction holding map_lock shared; store_txn_abort/commit let it
  * go. Returns an LMDB (or errno) code. */
 static int store_txn_begin(wn_store *store, unsigned int flags, MDB_txn **txn) {
@@ -677,7 +663,7 @@ static int store_txn_begin(wn_store *store, unsigned int flags, MDB_txn **txn) {
     int lock_rc = pthread_rwlock_wrlock(&store->map_lock);
     if (lock_rc != 0)
       return lock_rc;
-    rc = store_map_adopt(store);
+    rc = mdb_env_set_mapsize(store->env, 0);
     pthread_rwlock_unlock(&store->map_lock);
     if (rc != MDB_SUCCESS)
       return rc;
@@ -792,7 +778,7 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
    * (mdb_env_open: "mapsize >= committed data size"), which is the data
    * file's size, since LMDB's file only grows to its high-water page. The
    * store then reads, and only growing it is WN_ENOSPACE. */
-  size_t map_size = opts && opts->map_size ? opts->map_size : WN_STORE_DEFAULT_MAP_SIZE;
+  const size_t map_size = opts && opts->map_size ? opts->map_size : WN_STORE_DEFAULT_MAP_SIZE;
 
   if ((err = store_prepare_dir(dir, read_only, diag)))
     goto out;
@@ -806,13 +792,11 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
     err = wn_store_damaged(dir, problem, diag);
     goto out;
   }
-  /* A reader maps the file's size, not more: bytes of a map past the end
-   * of the file are a SIGBUS when touched, while a page number past the map
-   * is refused by our checks or faults the same either way. Writers need
-   * room to grow. (LMDB raises the map to the pages in use, which the check
-   * above found inside the file.) */
-  if (read_only && file.exists && file.file_bytes <= SIZE_MAX)
-    map_size = (size_t)file.file_bytes;
+  /* The map stays as large as asked, for readers too: a map at the file's
+   * size would not spare a bus error the checks above and wn_store_check
+   * let through (a page number past the file then points past the map,
+   * into whatever is mapped there), and every reader would have to remap
+   * each time a writer grows the file (readme-damage.md). */
   store = calloc(1, sizeof *store);
   if (!store) {
     err = wn_diag_set(diag, WN_ENOMEM, "store: out of memory opening %s", dir);
@@ -867,7 +851,7 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
   }
 
   rc = mdb_txn_begin(store->env, NULL, read_only ? MDB_RDONLY : 0u, &txn);
-  if (rc == MDB_MAP_RESIZED && (rc = store_map_adopt(store)) == MDB_SUCCESS)
+  if (rc == MDB_MAP_RESIZED && (rc = mdb_env_set_mapsize(store->env, 0)) == MDB_SUCCESS)
     rc = mdb_txn_begin(store->env, NULL, read_only ? MDB_RDONLY : 0u, &txn);
   if (rc != MDB_SUCCESS) {
     err = wn_diag_set(diag, WN_ESTORE, "store: cannot begin a transaction in %s: %s", dir,
