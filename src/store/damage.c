@@ -316,6 +316,17 @@ __attribute__((format(printf, 3, 4))) static void child_say(const walker *w, cha
   (void)rc; /* the parent gone: nothing to tell */
 }
 
+/* The key as text for a message: at most 64 bytes, anything but printable
+ * ASCII as '?' (free-list keys are binary transaction ids). */
+static const char *key_text(const MDB_val *key, char *buf, size_t cap) {
+  size_t n = key->mv_size < cap - 1 ? key->mv_size : cap - 1;
+  const unsigned char *k = key->mv_data;
+  for (size_t i = 0; i < n; i++)
+    buf[i] = k[i] >= 0x20 && k[i] < 0x7f ? (char)k[i] : '?';
+  buf[n] = '\0';
+  return buf;
+}
+
 /* 0 if the value's bytes are inside the file (and, for a value on overflow
  * pages, the first of them says so); else -1 with the reason sent. */
 static int child_value_check(walker *w, const char *db, const MDB_val *key, const MDB_val *val) {
@@ -323,10 +334,10 @@ static int child_value_check(walker *w, const char *db, const MDB_val *key, cons
     return 0; /* the map was not found (child_find_map): tree pages only */
   const char *p = val->mv_data;
   const char *file_end = w->map + w->file_bytes;
-  const int klen = key->mv_size > 64 ? 64 : (int)key->mv_size;
+  char kbuf[65];
   if (p < w->map || p > file_end || val->mv_size > (size_t)(file_end - p)) {
-    child_say(w, '!', "database \"%s\": the value of key \"%.*s\" (%zu bytes) lies outside the file",
-              db, klen, (const char *)key->mv_data, val->mv_size);
+    child_say(w, '!', "database \"%s\": the value of key \"%s\" (%zu bytes) lies outside the file",
+              db, key_text(key, kbuf, sizeof kbuf), val->mv_size);
     return -1;
   }
   const size_t off = (size_t)(p - w->map);
@@ -342,9 +353,9 @@ static int child_value_check(walker *w, const char *db, const MDB_val *key, cons
   if (nez(hdr) != pgno || !(flags & LMDB_P_OVERFLOW) || pages != need ||
       pgno + need - 1 > w->last_pgno) {
     child_say(w, '!',
-              "database \"%s\": the overflow page %zu holding key \"%.*s\" is damaged (page "
+              "database \"%s\": the overflow page %zu holding key \"%s\" is damaged (page "
               "number %zu, flags 0x%x, %u pages for %zu bytes)",
-              db, pgno, klen, (const char *)key->mv_data, nez(hdr), (unsigned)flags,
+              db, pgno, key_text(key, kbuf, sizeof kbuf), nez(hdr), (unsigned)flags,
               (unsigned)pages, val->mv_size);
     return -1;
   }
