@@ -946,4 +946,40 @@ WN_API void wn_explain_free(wn_explain *ex);
 }
 #endif
 
+/* ---- a damaged store (issue 14) -------------------------------------------
+ *
+ * LMDB trusts its file: a damaged page can make a reader die of SIGBUS or
+ * SIGSEGV inside liblmdb, where no error code can come back. winnow's
+ * promise: wn_store_open always reads the two meta pages and the file size
+ * itself (no map) and refuses a store whose metas or size are wrong; and
+ * wn_store_check walks every page of every database in a CHILD process, so
+ * damage that would crash is found by the child dying, not the caller.
+ * The daemon, the CLI commands that open a store and winnow-dump verify
+ * call wn_store_check first. A damaged store is WN_ESTORE (a store error:
+ * exit 3; WN_ECORRUPT stays a damaged record, the site's), "store DIR is
+ * damaged: WHAT; restore it from a backup (winnow-dump export/import,
+ * mdb_copy)"; front ends exit 3. */
+typedef struct wn_store_check_report {
+  uint64_t file_bytes;     /* data.mdb on disk */
+  uint64_t page_bytes;     /* LMDB page size, as the meta pages give it */
+  uint64_t pages_used;     /* pages in use (the newer meta page's last + 1) */
+  uint64_t pages_past_end; /* whole pages after those: left by a write that was
+                              interrupted before its commit; harmless */
+  uint64_t databases;      /* named databases walked */
+  uint64_t entries;        /* entries walked, all trees (the free list too) */
+  uint64_t elapsed_us;     /* wall time of the check, fork included */
+  int damaged;             /* 1: the store is damaged; problem says how */
+  char problem[512];       /* what is wrong; "" when nothing is */
+} wn_store_check_report;
+
+/* Checks the store in dir without trusting it: the meta pages and the
+ * file size in process, then a walk of every entry of every database in a
+ * forked child (tree pages, the bounds of each value, the first page of
+ * each value on overflow pages; record contents are wn_store_verify's).
+ * WN_OK: sound; WN_ESTORE: damaged (report->damaged 1, report->problem
+ * and diag say what) or the check itself could not run (damaged 0);
+ * WN_ENOTFOUND: no store there. report may be NULL. Forks: call it before starting threads that hold locks. Takes a
+ * read snapshot like any reader, so writers may go on meanwhile. */
+WN_API wn_err wn_store_check(const char *dir, wn_store_check_report *report, wn_diag *diag);
+
 #endif /* WINNOW_WINNOW_H */

@@ -87,7 +87,18 @@ int wn_cli_open_store(const char *dir, int read_only, size_t map_size, wn_store 
   so.read_only = read_only;
   if (map_size)
     so.map_size = map_size;
-  wn_err err = wn_store_open(dir, &so, out, &diag);
+  /* LMDB trusts its file, and a damaged page kills the reader with a
+   * signal: walk the store in a child first (wn_store_check: ~20 ms on a
+   * small store, ~0.1 s of CPU for 5000 sites; see the README), so a damaged store is a message
+   * and exit 3. A store not there yet is wn_store_open's to report (or to
+   * create). */
+  wn_err err = wn_store_check(dir, NULL, &diag);
+  if (err == WN_ENOTFOUND) {
+    wn_diag_clear(&diag);
+    err = WN_OK;
+  }
+  if (!err)
+    err = wn_store_open(dir, &so, out, &diag);
   if (err) {
     wn_cli_error("%s", wn_diag_message(&diag, err));
     /* Any failure to open is the store's, whatever the code says. */

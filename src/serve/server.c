@@ -1018,6 +1018,12 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
   wn_store_options sopts;
   wn_store_options_init(&sopts);
   sopts.map_size = cfg->map_size;
+  /* A damaged store would kill the daemon inside LMDB: walk it in a child
+   * first and refuse to start (exit 3) when it is damaged. */
+  if ((err = wn_store_check(cfg->store_path, NULL, diag)) == WN_ENOTFOUND)
+    wn_diag_clear(diag); /* none yet: wn_store_open creates it */
+  else if (err)
+    goto fail;
   if ((err = wn_store_open(cfg->store_path, &sopts, &srv->store, diag)))
     goto fail;
   if ((err = wn_sched_create(srv->store, cfg, &srv->metrics, &srv->sched, diag)))

@@ -782,6 +782,21 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
 
   if ((err = store_prepare_dir(dir, read_only, diag)))
     goto out;
+  /* LMDB trusts its file (store/damage.c): the meta pages and the size are
+   * checked here, without a map, before LMDB reads either. */
+  wn_store_file file;
+  char problem[512];
+  if ((err = wn_store_file_check(dir, &file, problem, sizeof problem, diag)))
+    goto out;
+  if (problem[0]) {
+    err = wn_store_damaged(dir, problem, diag);
+    goto out;
+  }
+  /* The map stays as large as asked, for readers too: a map at the file's
+   * size would not spare a bus error the checks above and wn_store_check
+   * let through (a page number past the file then points past the map,
+   * into whatever is mapped there), and every reader would have to remap
+   * each time a writer grows the file (readme-damage.md). */
   store = calloc(1, sizeof *store);
   if (!store) {
     err = wn_diag_set(diag, WN_ENOMEM, "store: out of memory opening %s", dir);
@@ -835,7 +850,10 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
     goto out;
   }
 
-  if ((rc = mdb_txn_begin(store->env, NULL, read_only ? MDB_RDONLY : 0u, &txn)) != MDB_SUCCESS) {
+  rc = mdb_txn_begin(store->env, NULL, read_only ? MDB_RDONLY : 0u, &txn);
+  if (rc == MDB_MAP_RESIZED && (rc = mdb_env_set_mapsize(store->env, 0)) == MDB_SUCCESS)
+    rc = mdb_txn_begin(store->env, NULL, read_only ? MDB_RDONLY : 0u, &txn);
+  if (rc != MDB_SUCCESS) {
     err = wn_diag_set(diag, WN_ESTORE, "store: cannot begin a transaction in %s: %s", dir,
                       mdb_strerror(rc));
     goto out;

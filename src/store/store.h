@@ -256,4 +256,26 @@ typedef struct wn_store_env {
 } wn_store_env;
 wn_err wn_store_env_get(wn_store *store, wn_store_env *out, wn_diag *diag);
 
+/* ---- a damaged store (store/damage.c) ---------------------------------------
+ *
+ * wn_store_check (public) walks the store in a child process. What
+ * wn_store_open checks in process, before LMDB maps the file: */
+typedef struct wn_store_file {
+  int exists;              /* 0: no data.mdb (nothing else is filled) */
+  uint64_t file_bytes;
+  uint64_t page_bytes;
+  uint64_t pages_used;     /* the newer meta page's last page + 1 */
+  uint64_t pages_past_end; /* whole pages after them (an interrupted write's) */
+} wn_store_file;
+
+/* Reads DIR/data.mdb's two meta pages with pread (never through a map) and
+ * its size: problem (cap bytes) receives what is wrong, or "" when the file
+ * may be handed to LMDB. The error is for failing to read at all. */
+wn_err wn_store_file_check(const char *dir, wn_store_file *out, char *problem, size_t cap,
+                           wn_diag *diag);
+
+/* WN_ESTORE (the store's fault: exit 3) with "store DIR is damaged: PROBLEM; restore it from a
+ * backup (...)". */
+wn_err wn_store_damaged(const char *dir, const char *problem, wn_diag *diag);
+
 #endif /* WN_STORE_H */
