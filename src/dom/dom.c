@@ -9,6 +9,7 @@
 #include <libxml/HTMLparser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/tree.h>
+#include <libxml/xmlerror.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -831,6 +832,40 @@ static void wn_sax_doctype(void *ctx, const xmlChar *name, const xmlChar *extern
   s->root_first = 0;
 }
 
+/* libxml2's errors while it parses one page, on this thread. An
+ * allocation failure makes libxml2 2.9 disable its events but go on
+ * reading, and some of its loops (xmlNextChar after a buffer could not
+ * grow) then never end: the page stops there, as an error. Everything
+ * else is dropped (the parse is in recovery mode, HTML_PARSE_NOERROR). */
+typedef struct wn_xml_errors {
+  xmlParserCtxtPtr ctxt; /* NULL: the error's own */
+  int oom;
+} wn_xml_errors;
+
+static void wn_xml_error(void *ctx, xmlErrorPtr error) {
+  wn_xml_errors *e = ctx;
+  /* libxml2's tree builder reports text past its cap (10 MB,
+   * XML_MAX_TEXT_LENGTH) as a memory error too: not one; the SAX builder
+   * caps text itself (WN_XML_MAX_TEXT), and both keep what came before. */
+  if (!error || error->code != XML_ERR_NO_MEMORY ||
+      (error->message && strstr(error->message, "huge text node")))
+    return;
+  e->oom = 1;
+  xmlParserCtxtPtr ctxt = e->ctxt ? e->ctxt : error->ctxt;
+  if (ctxt)
+    xmlStopParser(ctxt);
+}
+
+/* Runs with wn_xml_error as the thread's handler, then puts back the old. */
+#define WN_WITH_XML_ERRORS(errs, stmt)                                                   \
+  do {                                                                                   \
+    xmlStructuredErrorFunc old_fn_ = xmlStructuredError;                                 \
+    void *old_ctx_ = xmlStructuredErrorContext;                                          \
+    xmlSetStructuredErrorFunc((errs), wn_xml_error);                                     \
+    stmt;                                                                                \
+    xmlSetStructuredErrorFunc(old_ctx_, old_fn_);                                        \
+  } while (0)
+
 /* Parses the decoded UTF-8 as htmlReadMemory(utf8, len, NULL, "UTF-8",
  * options) does (htmlDoRead), with our handlers in place of the tree
  * builder's, and one copy of the page fewer: libxml2 reads the bytes where
@@ -886,12 +921,25 @@ static wn_err wn_build_sax(wn_builder *b, const char *utf8, size_t len, int opti
    * finds most pages changed.) */
   xmlCharEncodingHandlerPtr utf8_handler = xmlFindCharEncodingHandler("UTF-8");
   if (utf8_handler) {
-    xmlSwitchToEncoding(ctxt, utf8_handler);
+    /* It converts the first bytes at once: an allocation failure there
+     * (libxml2 2.9 does not always report it) leaves the input pointing at
+     * no buffer, which the parser would read. */
+    if (xmlSwitchToEncoding(ctxt, utf8_handler) < 0 || ctxt->errNo == XML_ERR_NO_MEMORY ||
+        !ctxt->input->buf || !ctxt->input->buf->buffer ||
+        xmlBufContent(ctxt->input->buf->buffer) != ctxt->input->base) {
+      err = WN_ENOMEM;
+      goto out;
+    }
     if (ctxt->input->encoding)
       xmlFree((xmlChar *)ctxt->input->encoding);
     ctxt->input->encoding = xmlStrdup((const xmlChar *)"UTF-8");
   }
-  htmlParseDocument(ctxt);
+  wn_xml_errors xerrs = {.ctxt = ctxt, .oom = 0};
+  WN_WITH_XML_ERRORS(&xerrs, htmlParseDocument(ctxt));
+  /* After an allocation failure libxml2 returns what it had: a page cut
+   * short, not a page. */
+  if ((xerrs.oom || ctxt->errNo == XML_ERR_NO_MEMORY) && !s->err)
+    s->err = WN_ENOMEM;
   if (!s->stopped) {
     /* Text still open at the end (the parser closes elements with
      * events, so this is only a safeguard). */
@@ -1016,8 +1064,16 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
     const int options = HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
                         HTML_PARSE_NONET | HTML_PARSE_IGNORE_ENC | HTML_PARSE_COMPACT;
     if (keep_xml) {
-      doc = htmlReadMemory(decoded.utf8, (int)decoded.len, NULL, "UTF-8", options);
-      xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+      /* htmlReadMemory returns NULL, or a tree cut short, when an
+       * allocation fails; only its errors say so. */
+      wn_xml_errors xerrs = {.ctxt = NULL, .oom = 0};
+      WN_WITH_XML_ERRORS(&xerrs, doc = htmlReadMemory(decoded.utf8, (int)decoded.len, NULL,
+                                                      "UTF-8", options));
+      if (!doc || xerrs.oom) {
+        err = WN_ENOMEM;
+        goto out;
+      }
+      xmlNodePtr root = xmlDocGetRootElement(doc);
       if (root)
         err = wn_build_from_xml(&builder, root, keep_xml, diag);
     } else {

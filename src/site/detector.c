@@ -528,10 +528,16 @@ wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigne
   if (!obj)
     goto out;
   if (id_json) {
+    /* Zeroed: jansson 2.14 returns NULL without filling it when it cannot
+     * allocate its lexer, and says json_error_out_of_memory otherwise. */
     json_error_t jerr;
+    memset(&jerr, 0, sizeof jerr);
     json_t *id = json_loads(id_json, JSON_DECODE_ANY, &jerr);
     if (!id) {
-      err = wn_diag_set(diag, WN_EINVAL, "id is not JSON: %s", jerr.text);
+      if (jerr.text[0] == '\0' || json_error_code(&jerr) == json_error_out_of_memory)
+        err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
+      else
+        err = wn_diag_set(diag, WN_EINVAL, "id is not JSON: %s", jerr.text);
       goto out;
     }
     if (json_object_set_new(obj, "id", id) != 0)
