@@ -1,0 +1,70 @@
+/* Detection of a page against a template: a template is learned once from
+ * tests/fixtures/site (the same pages the test suite learns from), then
+ * each input is detected as a page of that site, rendered every way the
+ * API offers (text, HTML, nodes, Markdown, metadata, JSON). A second
+ * detector without a template takes the single-page path (DANAG, CNR). */
+#include "fuzz.h"
+
+#include <winnow/winnow.h>
+
+#define SITE "www.example.com"
+
+static wn_detector *with_template;
+static wn_detector *single;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  wn_diag diag = {{0}};
+  if (wn_init())
+    abort();
+  char paths[7][4096];
+  const char *ptrs[7];
+  for (int i = 0; i < 7; i++) {
+    snprintf(paths[i], sizeof paths[i], "%s/site/article-%d.html", WN_FIXTURES, i + 1);
+    ptrs[i] = paths[i];
+  }
+  wn_learned *learned = NULL;
+  wn_err err = wn_site_learn_files(SITE, ptrs, 7, NULL, &learned, &diag);
+  if (err) {
+    fprintf(stderr, "learn: %s\n", wn_diag_message(&diag, err));
+    abort();
+  }
+  wn_detector_options opts;
+  wn_detector_options_init(&opts);
+  if (wn_detector_create(NULL, &opts, &with_template, &diag) ||
+      wn_detector_use(with_template, learned, &diag) ||
+      wn_detector_create(NULL, &opts, &single, &diag))
+    abort();
+  wn_learned_free(learned);
+  return 0;
+}
+
+static void run(wn_detector *det, const wn_page_input *in) {
+  wn_diag diag = {{0}};
+  wn_page_result *r = NULL;
+  if (wn_detector_detect(det, in, WN_WANT_TEXT | WN_WANT_HTML | WN_WANT_NODES, &r, &diag))
+    return;
+  size_t len = 0;
+  (void)wn_page_result_text(r, &len);
+  (void)wn_page_result_html(r, &len);
+  (void)wn_page_result_markdown(r, &len);
+  (void)wn_page_result_metadata(r);
+  for (size_t i = 0; i < wn_page_result_node_count(r); i++)
+    if (!wn_page_result_node(r, i))
+      abort();
+  char *json = NULL;
+  if (wn_page_result_json(r, "1", 0, &json, &diag) == WN_OK)
+    free(json);
+  wn_page_result_free(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  wn_page_input in = {.bytes = (const char *)data, .len = size, .site = SITE,
+                      .url = "http://" SITE "/news/a.html"};
+  run(with_template, &in);
+  in.site = NULL;
+  in.url = NULL;
+  run(single, &in);
+  return 0;
+}

@@ -1,0 +1,50 @@
+/*
+ * Shared helpers of the libFuzzer targets (fuzz/<name>.c, built with
+ * -DWN_FUZZ=ON; see scripts/fuzz). Each target is one input surface: a
+ * function that takes bytes from outside (the open web, a file, a socket).
+ */
+#ifndef WN_FUZZ_H
+#define WN_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A NUL-terminated copy of the input (the C-string surfaces). */
+static inline char *wn_fuzz_cstr(const uint8_t *data, size_t size) {
+  char *s = malloc(size + 1);
+  if (!s)
+    abort();
+  memcpy(s, data, size);
+  s[size] = '\0';
+  return s;
+}
+
+/* Writes the input to a fresh file under $TMPDIR and returns its path
+ * (malloc'd); the caller unlinks it. The file surfaces (WARC, YAML) take a
+ * path, as the program does. */
+static inline char *wn_fuzz_file(const uint8_t *data, size_t size) {
+  const char *tmp = getenv("TMPDIR");
+  char tmpl[4096];
+  snprintf(tmpl, sizeof tmpl, "%s/wn-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  int fd = mkstemp(tmpl);
+  if (fd < 0)
+    abort();
+  size_t off = 0;
+  while (off < size) {
+    ssize_t n = write(fd, data + off, size - off);
+    if (n <= 0)
+      abort();
+    off += (size_t)n;
+  }
+  close(fd);
+  return strdup(tmpl);
+}
+
+#endif

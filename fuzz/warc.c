@@ -1,0 +1,58 @@
+/* The WARC reader (src/warc): the input is written to a file and read to
+ * the end twice, once for HTML pages (HTTP parsing, chunked and content
+ * codings) and once with every_record; each page is copied as the batch
+ * does for its workers. Damage is counted, never fatal. */
+#include "fuzz.h"
+
+#include <winnow/winnow.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  return 0;
+}
+
+static void damage(const char *message, void *ctx) {
+  (void)ctx;
+  if (!message || !*message)
+    abort();
+}
+
+static void read_all(const char *path, int every) {
+  wn_warc_reader_options opts;
+  wn_warc_reader_options_init(&opts);
+  opts.every_record = every;
+  opts.all_statuses = every;
+  opts.on_damage = damage;
+  /* Small caps, so that the skip paths are reached by small inputs. */
+  opts.max_header_bytes = 4096;
+  opts.max_block_bytes = 48u << 10;
+  opts.max_payload_bytes = 1u << 17;
+  wn_diag diag = {{0}};
+  wn_warc_reader *r = NULL;
+  if (wn_warc_reader_open(path, &opts, &r, &diag))
+    return;
+  wn_warc_page page;
+  int rc;
+  while ((rc = wn_warc_next(r, &page, &diag)) == 1) {
+    wn_warc_page *copy = NULL;
+    if (wn_warc_page_copy(&page, &copy, &diag) == WN_OK) {
+      if (copy->payload_len != page.payload_len ||
+          memcmp(copy->payload, page.payload, page.payload_len) != 0)
+        abort();
+      wn_warc_page_free(copy);
+    }
+  }
+  wn_warc_stats st;
+  wn_warc_reader_stats(r, &st);
+  wn_warc_reader_close(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  char *path = wn_fuzz_file(data, size);
+  read_all(path, 0);
+  read_all(path, 1);
+  unlink(path);
+  free(path);
+  return 0;
+}
