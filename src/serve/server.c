@@ -978,7 +978,8 @@ static void wn_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 /* ---- start, reload, stop ------------------------------------------------------------ */
 
-static void wn_mhd_log(void *cls, const char *fmt, va_list ap) {
+__attribute__((format(printf, 2, 0))) static void wn_mhd_log(void *cls, const char *fmt,
+                                                          va_list ap) {
   wn_server *srv = cls;
   char line[512];
   vsnprintf(line, sizeof line, fmt, ap);
