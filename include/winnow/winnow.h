@@ -522,6 +522,11 @@ WN_API wn_err wn_detector_use(wn_detector *detector, const wn_learned *learned, 
 /* Writes the pending counts now. */
 WN_API wn_err wn_detector_flush(wn_detector *detector, wn_diag *diag);
 
+/* The charset parameter of an HTTP Content-Type value ("text/html;
+ * charset=ISO-8859-1" gives "ISO-8859-1"), unquoted, into charset[size];
+ * "" when there is none or it does not fit. For wn_page_input.charset. */
+WN_API void wn_content_type_charset(const char *content_type, char *charset, size_t size);
+
 /* One page to detect. */
 typedef struct wn_page_input {
   const char *bytes;   /* the page as fetched */

@@ -164,52 +164,6 @@ static wn_err wn_stream_string(const json_t *root, const char *key, int allow_nu
   return WN_OK;
 }
 
-static int wn_ows(char c) { return c == ' ' || c == '\t'; }
-
-static char wn_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
-
-/* The charset parameter of an HTTP Content-Type (RFC 9110 8.3.1: type/
- * subtype, then ";" parameters, a value a token or a quoted string) into
- * out; "" if there is none or it does not fit (the page's own bytes
- * decide then, as with no Content-Type). */
-static void wn_content_type_charset(const char *ct, char *out, size_t size) {
-  out[0] = '\0';
-  const char *p = strchr(ct, ';');
-  while (p && *p == ';') {
-    p++;
-    while (wn_ows(*p))
-      p++;
-    const char *name = p;
-    while (*p && *p != '=' && *p != ';')
-      p++;
-    size_t name_len = (size_t)(p - name);
-    while (name_len > 0 && wn_ows(name[name_len - 1]))
-      name_len--;
-    int is_charset = name_len == 7;
-    for (size_t i = 0; is_charset && i < 7; i++)
-      is_charset = wn_lower(name[i]) == "charset"[i];
-    if (*p != '=')
-      continue;
-    p++;
-    while (wn_ows(*p))
-      p++;
-    int quoted = *p == '"';
-    p += quoted;
-    const char *value = p;
-    while (*p && (quoted ? *p != '"' : (*p != ';' && !wn_ows(*p))))
-      p++;
-    size_t value_len = (size_t)(p - value);
-    if (is_charset && value_len > 0 && value_len < size) {
-      memcpy(out, value, value_len);
-      out[value_len] = '\0';
-      return;
-    }
-    p += quoted && *p == '"';
-    while (*p && *p != ';')
-      p++;
-  }
-}
-
 /* A worker: the line's JSON into the page's input. The id is kept first,
  * so that an error on a later field still echoes it. */
 static wn_err wn_stream_prepare(void *ctx, wn_batch_page *page, wn_diag *diag) {

@@ -308,72 +308,6 @@ static int is_html_type(const char *media_type) {
   return strcmp(media_type, "text/html") == 0 || strcmp(media_type, "application/xhtml+xml") == 0;
 }
 
-static char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
-
-static int ows(char c) { return c == ' ' || c == '\t'; }
-
-static int name_is(const char *s, size_t len, const char *lit) {
-  size_t n = strlen(lit);
-  if (len != n)
-    return 0;
-  for (size_t i = 0; i < n; i++)
-    if (ascii_lower(s[i]) != lit[i])
-      return 0;
-  return 1;
-}
-
-/* Content-Type (RFC 9110 8.3): media type lower-cased without parameters,
- * and the charset parameter unquoted. Too long for the fields: cut, which
- * makes the type unknown rather than wrong. */
-static void split_content_type(const char *ct, char *media, size_t media_size, char *charset,
-                               size_t charset_size) {
-  media[0] = charset[0] = '\0';
-  if (!ct)
-    return;
-  const char *p = ct;
-  while (ows(*p))
-    p++;
-  size_t n = 0;
-  while (*p && *p != ';' && !ows(*p)) {
-    if (n + 1 < media_size)
-      media[n++] = ascii_lower(*p);
-    p++;
-  }
-  media[n] = '\0';
-  while (*p) {
-    while (*p && *p != ';')
-      p++;
-    if (!*p)
-      break;
-    p++;
-    while (ows(*p))
-      p++;
-    const char *name = p;
-    while (*p && *p != '=' && *p != ';')
-      p++;
-    size_t name_len = (size_t)(p - name);
-    while (name_len && ows(name[name_len - 1]))
-      name_len--;
-    if (*p != '=')
-      continue;
-    p++;
-    while (ows(*p))
-      p++;
-    int quoted = *p == '"';
-    if (quoted)
-      p++;
-    const char *value = p;
-    while (*p && (quoted ? *p != '"' : (*p != ';' && !ows(*p))))
-      p++;
-    size_t value_len = (size_t)(p - value);
-    if (name_is(name, name_len, "charset") && !charset[0] &&
-        value_len + 1 <= charset_size) {
-      memcpy(charset, value, value_len);
-      charset[value_len] = '\0';
-    }
-  }
-}
-
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userp) {
   transfer *t = userp;
   size_t n = size * nmemb;
@@ -397,7 +331,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp) {
     char media[128], charset[48];
     curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_getinfo(t->easy, CURLINFO_CONTENT_TYPE, &ct);
-    split_content_type(ct, media, sizeof media, charset, sizeof charset);
+    wn_content_type_split(ct, ct ? strlen(ct) : 0, media, sizeof media, charset, sizeof charset);
     if (status < 200 || status > 299 || !is_html_type(media)) {
       t->stop = STOP_EARLY;
       return 0;
@@ -671,7 +605,8 @@ static void finish_page(batch *b, transfer *t, CURLcode rc) {
   curl_easy_getinfo(t->easy, CURLINFO_EFFECTIVE_URL, &eff);
   curl_easy_getinfo(t->easy, CURLINFO_REDIRECT_URL, &location);
   curl_easy_getinfo(t->easy, CURLINFO_TOTAL_TIME_T, &total_us);
-  split_content_type(ct, f->media_type, sizeof f->media_type, f->charset, sizeof f->charset);
+  wn_content_type_split(ct, ct ? strlen(ct) : 0, f->media_type, sizeof f->media_type, f->charset,
+                        sizeof f->charset);
   /* Network wait over all hops of the job. */
   uint64_t hop_ms = (uint64_t)total_us / 1000 + f->fetch_ms;
   f->fetch_ms = hop_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)hop_ms;

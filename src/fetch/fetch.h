@@ -147,4 +147,14 @@ double wn_crawl_waited_ms(const wn_crawl *crawl);
 /* Frees what a wn_fetch holds and zeroes it. */
 void wn_fetch_clear(wn_fetch *fetch);
 
+/* ---- Content-Type (content_type.c) ---------------------------------------- */
+
+/* Splits a Content-Type value of len bytes (RFC 9110 8.3): the media type
+ * lower-cased without parameters into media, the first charset parameter
+ * unquoted into charset ("" if none, or if it does not fit). Either output
+ * is cut to its size. wn_content_type_charset (public, winnow.h) is the
+ * charset alone of a NUL-terminated value. */
+void wn_content_type_split(const char *ct, size_t len, char *media, size_t media_size,
+                           char *charset, size_t charset_size);
+
 #endif /* WN_FETCH_H */

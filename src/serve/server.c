@@ -284,24 +284,6 @@ static wn_err wn_thread_detector(wn_server *srv, wn_detector **out, wn_diag *dia
 
 /* ---- POST /v1/detect ---------------------------------------------------------------------- */
 
-/* The charset parameter of a Content-Type value into out, or "". */
-static void wn_content_type_charset(const char *type, char *out, size_t size) {
-  out[0] = '\0';
-  const char *p = type;
-  while (p && *p && strncasecmp(p, "charset=", 8) != 0)
-    p++;
-  if (!p || !*p)
-    return;
-  p += 8;
-  if (*p == '"')
-    p++;
-  size_t n = 0;
-  while (p[n] && p[n] != ';' && p[n] != '"' && p[n] != ' ' && n + 1 < size)
-    n++;
-  memcpy(out, p, n);
-  out[n] = '\0';
-}
-
 /* A query flag: "0", "false" or "no" is 0, anything else 1, absent dflt. */
 static int wn_query_flag(struct MHD_Connection *c, const char *name, int dflt) {
   const char *v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);

@@ -237,34 +237,6 @@ int wn_warc_http_type_is_html(const char *value, size_t len) {
   return ieq(value, n, "text/html") || ieq(value, n, "application/xhtml+xml");
 }
 
-void wn_warc_http_charset(const char *value, size_t len, char *charset, size_t size) {
-  charset[0] = '\0';
-  size_t i = 0;
-  while (i < len) {
-    const char *semi = memchr(value + i, ';', len - i);
-    if (!semi)
-      return;
-    i = (size_t)(semi - value) + 1;
-    while (i < len && (value[i] == ' ' || value[i] == '\t'))
-      i++;
-    if (len - i < 8 || !ieq(value + i, 7, "charset") || value[i + 7] != '=')
-      continue;
-    i += 8;
-    int quoted = i < len && value[i] == '"';
-    i += (size_t)quoted;
-    size_t o = 0;
-    while (i < len && o + 1 < size) {
-      char c = value[i];
-      if (quoted ? c == '"' : (c == ';' || c == ' ' || c == '\t' || c == '\r'))
-        break;
-      charset[o++] = c;
-      i++;
-    }
-    charset[o] = '\0';
-    return;
-  }
-}
-
 int wn_warc_http_sniff_html(const char *bytes, size_t len) {
   /* WHATWG MIME Sniffing, 7.1, the rows whose pattern is "<" + a tag name
    * + a tag-terminating byte (space or ">"), case-insensitive, after

@@ -15,6 +15,7 @@
  * that lies long does not swallow the records after it).
  */
 #include "warc/warc.h"
+#include "fetch/fetch.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -708,8 +709,9 @@ int wn_warc_next(wn_warc_reader *r, wn_warc_page *page, wn_diag *diag) {
     }
     page->http_status = http.status;
     if (http.content_type) {
-      char cs[128];
-      wn_warc_http_charset(http.content_type, http.content_type_len, cs, sizeof cs);
+      char media[8], cs[128];
+      wn_content_type_split(http.content_type, http.content_type_len, media, sizeof media, cs,
+                            sizeof cs);
       /* strings may move as it grows: keep both, then point */
       size_t ct = keep(r, http.content_type, http.content_type_len);
       size_t csat = cs[0] ? keep(r, cs, strlen(cs)) : 0;

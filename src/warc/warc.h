@@ -62,11 +62,11 @@ wn_err wn_warc_http_dechunk(const char *in, size_t len, wn_buf *out, wn_diag *di
  * WN_ETOOBIG past the cap, WN_ECORRUPT for damaged data. */
 wn_err wn_warc_http_inflate(const char *in, size_t len, wn_buf *out, wn_diag *diag);
 
+
 /* The media type of a Content-Type value is HTML (text/html or
- * application/xhtml+xml): 1, else 0. Its charset parameter, unquoted, into
- * charset[size] ("" if none). */
+ * application/xhtml+xml): 1, else 0. (Its charset: wn_content_type_split,
+ * fetch.h.) */
 int wn_warc_http_type_is_html(const char *value, size_t len);
-void wn_warc_http_charset(const char *value, size_t len, char *charset, size_t size);
 
 /* 1 if bytes without a Content-Type look like HTML: the WHATWG MIME
  * Sniffing standard's HTML patterns (section 7.1, "identifying a resource

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "fetch/fetch.h"
 #include "warc/warc.h"
 #include "wn_test.h"
 
@@ -872,13 +873,21 @@ static void test_mutations(void **state) {
 /* The HTTP helpers on their own. */
 static void test_http(void **state) {
   (void)state;
-  char cs[32];
-  wn_warc_http_charset("text/html; charset=\"Shift_JIS\"; x=1", 35, cs, sizeof cs);
+  char cs[32], media[32];
+  /* The charset is read by the one Content-Type reader (fetch.h), on the
+   * header value as the WARC reader hands it: not NUL-terminated. */
+  wn_content_type_split("text/html; charset=\"Shift_JIS\"; x=1", 35, media, sizeof media, cs,
+                        sizeof cs);
   assert_string_equal(cs, "Shift_JIS");
-  wn_warc_http_charset("text/html;CHARSET=utf-8 ", 24, cs, sizeof cs);
+  assert_string_equal(media, "text/html");
+  wn_content_type_split("text/html;CHARSET=utf-8 ", 24, media, sizeof media, cs, sizeof cs);
   assert_string_equal(cs, "utf-8");
-  wn_warc_http_charset("text/html", 9, cs, sizeof cs);
+  wn_content_type_split("text/html; charset=utf-8XXXX", 24, media, sizeof media, cs, sizeof cs);
+  assert_string_equal(cs, "utf-8");
+  wn_content_type_split("text/html", 9, media, sizeof media, cs, sizeof cs);
   assert_string_equal(cs, "");
+  wn_content_type_charset("text/html; charset=ISO-8859-1", cs, sizeof cs);
+  assert_string_equal(cs, "ISO-8859-1");
   assert_true(wn_warc_http_type_is_html(" Text/HTML ;charset=x", 21));
   assert_true(wn_warc_http_type_is_html("application/xhtml+xml", 21));
   assert_false(wn_warc_http_type_is_html("text/plain", 10));
