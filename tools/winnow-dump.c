@@ -240,13 +240,20 @@ out:
 
 /* ---- show --------------------------------------------------------------------- */
 
+static const char *place_mark(wn_place place) {
+  return place == WN_PLACE_CONTENT         ? "  <== content place (cues, then inside it)"
+         : place == WN_PLACE_CONTENT_WHOLE ? "  <== content place (all of it is content)"
+         : place == WN_PLACE_SKIP          ? "  <-- skipped: recurring non-content"
+                                           : "";
+}
+
 static int print_entry(const wn_template_entry *e, void *ctx) {
   const uint32_t pages = *(const uint32_t *)ctx;
   for (uint32_t d = 0; d < e->depth; d++)
     fputs("  ", stdout);
   if (!e->tag) {
-    printf("%s sig=%08x  %u/%u\n", e->is_text ? "#text" : "element", e->signature, e->count,
-           pages);
+    printf("%s sig=%08x  %u/%u%s\n", e->is_text ? "#text" : "element", e->signature, e->count,
+           pages, place_mark(e->place));
     return 0;
   }
   if (e->page_specific) {
@@ -273,7 +280,7 @@ static int print_entry(const wn_template_entry *e, void *ctx) {
       c += strspn(c, " \t\n");
     }
   }
-  printf("  %u/%u\n", e->count, pages);
+  printf("  %u/%u%s\n", e->count, pages, place_mark(e->place));
   return 0;
 }
 

@@ -44,7 +44,7 @@
  * page: a second detection per page, with the template alone or with no
  * site, gives the one the policy did not pick).
  *
- * usage: winnow-eval [--min-count N] [--selector cues|region|paper] [--per-page]
+ * usage: winnow-eval [--min-count N] [--selector cues|places|region|paper] [--per-page]
  *                    [--min-confidence X] [--fallback cnr|danag] [--sweep]
  *                    [--json] [--repeat N] CORPUS_DIR
  *        winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]
@@ -1525,7 +1525,7 @@ static int wn_eval_selftest(const char *corpus) {
 
 static void wn_eval_usage(FILE *f) {
   fprintf(f,
-          "usage: winnow-eval [--min-count N] [--selector cues|region|paper] [--per-page] [--json]\n"
+          "usage: winnow-eval [--min-count N] [--selector cues|places|region|paper] [--per-page] [--json]\n"
           "                   [--min-confidence X] [--fallback cnr|danag] [--sweep]\n"
           "                   [--repeat N] CORPUS_DIR\n"
           "       winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]\n"
@@ -1536,7 +1536,7 @@ static void wn_eval_usage(FILE *f) {
           "gold/<group>/<id>.txt (see ../shared/corpus/README.md).\n"
           "  --min-count N   sample pages a node must occur in to be template (0: default)\n"
           "  --selector S    the selector each group's template is learned with:\n"
-          "                  cues (default), region, or paper (Algorithms 2 to 5 as stated)\n"
+          "                  cues (default), places, region, or paper (Algorithms 2 to 5 as stated)\n"
           "  --per-page      one line per test page: group id P R F1 words_out words_gold confidence\n"
           "                  (with --sweep or --min-confidence also both methods' F1)\n"
           "  --json          one JSON object with all the figures\n"
@@ -1585,13 +1585,13 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
       o->min_count = (uint32_t)v;
     } else if (strcmp(a, "--selector") == 0) {
       if (i + 1 >= argc) {
-        fprintf(stderr, "winnow-eval: --selector needs cues, region or paper\n");
+        fprintf(stderr, "winnow-eval: --selector needs cues, places, region or paper\n");
         return 2;
       }
       const char *s = argv[++i];
       if (wn_detect_selector_parse(s, &o->selector) != 0 || o->selector == WN_SELECT_SITE) {
         fprintf(stderr,
-                "winnow-eval: --selector: unknown selector \"%s\" (cues, region or paper)\n", s);
+                "winnow-eval: --selector: unknown selector \"%s\" (cues, places, region or paper)\n", s);
         return 2;
       }
     } else if (strcmp(a, "--repeat") == 0) {

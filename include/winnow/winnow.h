@@ -224,11 +224,14 @@ typedef enum wn_detect_selector {
                          sites whose pages carry page-specific boxes (news,
                          portals, blogs) */
   WN_SELECT_PAPER,    /* the site-level paper's Algorithms 2 to 5 as stated */
-  WN_SELECT_REGION    /* the page's largest page-specific region, whole: for
+  WN_SELECT_REGION,   /* the page's largest page-specific region, whole: for
                          sites where everything outside the template is
                          content (documentation, manuals, references) */
+  WN_SELECT_PLACES    /* the place the sample pages held their content in,
+                         less the places they agree are not content (learned
+                         with the template); cues where a page does not fit */
 } wn_detect_selector;
-#define WN_SELECT_LAST WN_SELECT_REGION
+#define WN_SELECT_LAST WN_SELECT_PLACES
 /* "site", "cues", "paper", "region"; NULL for an unknown value. */
 WN_API const char *wn_detect_selector_name(wn_detect_selector selector);
 /* Parses one of those names; 0, or -1 if unknown. */
@@ -886,6 +889,17 @@ WN_API wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn
  * are named from a page of the site mapped onto the template: its nodes
  * the ETDM pairs are the template, and each subtree it does not pair is
  * shown as one page-specific entry (where the page's own content sits). */
+/* The content places a template learned (selector "places"): the element
+ * that held the main content on most sample pages, and elements inside it
+ * whose page-specific text the samples agree is not content. */
+typedef enum wn_place {
+  WN_PLACE_NONE = 0,
+  WN_PLACE_CONTENT, /* the main content is inside this element */
+  WN_PLACE_SKIP,    /* recurring non-content inside the content place */
+  WN_PLACE_CONTENT_WHOLE /* the content place, holding nothing but content
+                            on the samples (the region selector inside it) */
+} wn_place;
+
 typedef struct wn_template_entry {
   uint32_t depth;           /* 0 for the root */
   int page_specific;        /* 0: a template node; 1: a page-specific
@@ -899,6 +913,7 @@ typedef struct wn_template_entry {
   const char *text;         /* text nodes: the text; NULL otherwise */
   uint32_t nodes;           /* nodes in the subtree (page nodes when named) */
   uint32_t text_bytes;      /* bytes of text in the subtree */
+  wn_place place;           /* template nodes: what the site learned of it */
 } wn_template_entry;
 typedef int (*wn_template_fn)(const wn_template_entry *entry, void *ctx);
 

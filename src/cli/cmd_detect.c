@@ -45,7 +45,8 @@ void wn_cli_usage_detect(FILE *out) {
           "  --selector SELECTOR   overrides the selector the site was learned with\n"
           "                        (winnow learn --selector): cues: template filter,\n"
           "                        then text and link density; region: the largest\n"
-          "                        page-specific region, whole; paper: the paper's\n"
+          "                        page-specific region, whole; places: the learned\n"
+          "                        content place; paper: the paper's\n"
           "                        Algorithms 2 to 5\n"
           "  --fallback METHOD     single-page method: danag (default) or cnr\n"
           "  --min-confidence X    below this match confidence (0 to 1) a page is served\n"
@@ -287,7 +288,7 @@ int wn_cli_detect(int argc, char **argv) {
     case WN_OPT_SELECTOR:
       if (wn_detect_selector_parse(optarg, &dopts.detect.selector) != 0)
         return wn_cli_usage_error("detect ",
-                                  "--selector is site, cues, region or paper, not '%.40s'",
+                                  "--selector is site, cues, places, region or paper, not '%.40s'",
                                   optarg);
       break;
     case WN_OPT_FALLBACK:

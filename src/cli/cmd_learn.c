@@ -43,9 +43,11 @@ void wn_cli_usage_learn(FILE *out) {
           "  --algo A             learning algorithm: etdm (the only one so far)\n"
           "  --selector S         how detect picks the site's main content, kept with the\n"
           "                       template: cues (default; sites with page-specific boxes:\n"
-          "                       news, portals, blogs) or region (everything outside the\n"
-          "                       template is content: documentation, manuals); paper:\n"
-          "                       the paper's Algorithms 2 to 5 as stated\n"
+          "                       news, portals, blogs); places (where the samples hold\n"
+          "                       their content, learned: documentation, manuals, sites\n"
+          "                       with comment threads); region (everything outside the\n"
+          "                       template is content); paper: the paper's Algorithms\n"
+          "                       2 to 5 as stated\n"
           "  --max-fetches N      candidate pages fetched at most (default 4 n)\n"
           "  --same-domain        same site = same registrable domain (default: same host)\n"
           "  --user-agent UA      User-Agent; robots.txt is matched on its first word\n"
@@ -191,7 +193,7 @@ static int wn_learn_parse(int argc, char **argv, wn_learn_args *a) {
     case WN_OPT_SELECTOR:
       /* "site" would name the default; only a real choice is stored. */
       if (wn_detect_selector_parse(optarg, &a->selector) != 0 || a->selector == WN_SELECT_SITE)
-        return wn_cli_usage_error("learn ", "--selector is cues, region or paper, not '%.40s'",
+        return wn_cli_usage_error("learn ", "--selector is cues, places, region or paper, not '%.40s'",
                                   optarg);
       break;
     case 'h':

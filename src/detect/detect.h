@@ -41,6 +41,14 @@ wn_detect_fallback wn_detect_fallback_reason(const wn_detect_result *result);
  * one place that default lives. */
 wn_detect_selector wn_detect_site_selector(const wn_template *tpl);
 
+/* For learning the content places (src/learn/places.c): page matched
+ * against tpl as detection matches it, map[i] the template node paired
+ * with page node i (or WN_DOM_NONE), cand[i] its lifted candidate label,
+ * keep[i] 1 for a text node the cue selector keeps. Each array has one
+ * entry per page node, caller-owned. */
+wn_err wn_detect_sample(const wn_dom_page *page, const wn_template *tpl, uint32_t *map,
+                        uint8_t *cand, uint8_t *keep, wn_diag *diag);
+
 /* How well the page fits the template, in [0, 1]: the share of the
  * template's nodes, weighted by their occurrence counts, that the ETDM
  * paired with a node of the page. */

@@ -7,6 +7,7 @@
  *   select_cues.c    WN_SELECT_CUES    } the three selectors, each filling
  *   select_paper.c   WN_SELECT_PAPER   } a result from the labels
  *   select_region.c  WN_SELECT_REGION  }
+ *   select_places.c  WN_SELECT_PLACES  } (and the sample view of learning)
  *   policy.c         template or single-page method (the only file that
  *                    calls both), selector and fallback names
  *   render.c         text and HTML output, absolute URLs
@@ -57,6 +58,8 @@ double wn_detect_link_limit(uint8_t tag, uint32_t links);
 typedef struct wn_detect_labels {
   uint8_t *mapped; /* the ETDM paired the node with a template node */
   uint8_t *cand;   /* candidate for main content */
+  uint32_t *tmap;  /* when not NULL: the template node paired with each
+                      page node, or WN_DOM_NONE (the places selector) */
   wn_detect_trace *trace; /* explain only: NULL on the hot path */
 } wn_detect_labels;
 
@@ -79,6 +82,10 @@ wn_err wn_detect_select_paper(const wn_dom_page *page, wn_detect_labels *l,
                               wn_detect_result *res);
 wn_err wn_detect_select_region(const wn_dom_page *page, const wn_detect_labels *l,
                                wn_detect_result *res);
+/* The places selector (select_places.c) reads l->tmap and the template's
+ * content places; the cue selector serves pages that do not fit them. */
+wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
+                               const wn_detect_labels *l, wn_detect_result *res);
 
 /* raw (an href or src) resolved against base into out (CURLU * or NULL:
  * appended as written, trimmed). An empty raw appends nothing; one that

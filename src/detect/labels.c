@@ -16,7 +16,7 @@ wn_err wn_detect_label_match(const wn_dom_page *page, const wn_template *tpl,
   uint32_t count = 0, tcount = 0;
   wn_dom_nodes(page, &count);
   const wn_template_node *tnodes = wn_template_nodes(tpl, &tcount);
-  uint32_t *map = malloc(((size_t)count + 1) * sizeof *map);
+  uint32_t *map = l->tmap ? l->tmap : malloc(((size_t)count + 1) * sizeof *map);
   uint8_t *seen = calloc((size_t)tcount + 1, 1);
   if (!map || !seen) {
     err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
@@ -45,7 +45,8 @@ wn_err wn_detect_label_match(const wn_dom_page *page, const wn_template *tpl,
   if (l->trace)
     memcpy(l->trace->tmpl_node, map, (size_t)count * sizeof *map);
 out:
-  free(map);
+  if (map != l->tmap)
+    free(map);
   free(seen);
   return err;
 }

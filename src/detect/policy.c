@@ -30,6 +30,8 @@ const char *wn_detect_selector_name(wn_detect_selector selector) {
     return "paper";
   case WN_SELECT_REGION:
     return "region";
+  case WN_SELECT_PLACES:
+    return "places";
   }
   return NULL;
 }
@@ -74,10 +76,13 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
 
   res = wn_detect_result_alloc(count, selector == WN_SELECT_PAPER    ? "template-paper"
                                       : selector == WN_SELECT_REGION ? "template-region"
+                                      : selector == WN_SELECT_PLACES ? "template-places"
                                                                      : "template");
   l.mapped = malloc((size_t)count + 1);
   l.cand = malloc((size_t)count + 1);
-  if (!res || !l.mapped || !l.cand) {
+  if (selector == WN_SELECT_PLACES)
+    l.tmap = malloc(((size_t)count + 1) * sizeof *l.tmap);
+  if (!res || !l.mapped || !l.cand || (selector == WN_SELECT_PLACES && !l.tmap)) {
     err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
     goto out;
   }
@@ -100,6 +105,9 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
   } else if (selector == WN_SELECT_REGION) {
     wn_detect_label_lifted(page, &l);
     err = wn_detect_select_region(page, &l, res);
+  } else if (selector == WN_SELECT_PLACES) {
+    wn_detect_label_lifted(page, &l);
+    err = wn_detect_select_places(page, tpl, &l, res);
   } else {
     wn_detect_label_lifted(page, &l);
     err = wn_detect_select_cues(page, &l, res);
@@ -117,6 +125,7 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
 out:
   free(l.mapped);
   free(l.cand);
+  free(l.tmap);
   wn_detect_result_free(res);
   if (err == WN_ENOMEM)
     wn_diag_set(diag, err, "detect: out of memory");

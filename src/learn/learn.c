@@ -165,6 +165,10 @@ static wn_err wn_learn_build(const wn_dom_page *const *pages, size_t n_pages,
     wn_template_positions pos;
     if (!(err = wn_learn_positions(pages[base], others, n_others, keep, &pos, diag)))
       err = wn_template_set_positions(*out, &pos);
+    /* The content places cost a cue selection per sample page: learned
+     * only for the selector that reads them. */
+    if (!err && opts && opts->selector == WN_SELECT_PLACES)
+      err = wn_learn_places(*out, pages, n_pages, diag);
     if (err) {
       wn_template_free(*out);
       *out = NULL;

@@ -50,6 +50,13 @@ wn_err wn_learn_positions(const wn_dom_page *base, const wn_dom_page *const *oth
                           size_t n_others, const uint32_t *keep, wn_template_positions *pos,
                           wn_diag *diag);
 
+/* The content places of tpl (see template.h) from the pages it was
+ * learned from (src/learn/places.c): runs the cue selector on each page
+ * against tpl and sets the places the majority agrees on (none when they
+ * do not). */
+wn_err wn_learn_places(wn_template *tpl, const wn_dom_page *const *pages, size_t n_pages,
+                       wn_diag *diag);
+
 /* ---- learning with checks (learn.c) -------------------------------------------
  *
  * Sample pages must belong together: pages of unrelated layouts (or an

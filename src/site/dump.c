@@ -462,6 +462,17 @@ out:
 /* Deeper than any page may nest (WN_PAGE_MAX_DEPTH) is a damaged template. */
 #define WN_WALK_MAX_DEPTH (WN_PAGE_MAX_DEPTH + 1u)
 
+/* What the site learned about template node t (its content places). */
+static wn_place wn_walk_place(const wn_template *tpl, uint32_t t) {
+  const wn_template_places *pl = wn_template_get_places(tpl);
+  if (pl->content == t)
+    return pl->whole ? WN_PLACE_CONTENT_WHOLE : WN_PLACE_CONTENT;
+  for (uint32_t k = 0; k < pl->n_skip; k++)
+    if (pl->skip[k] == t)
+      return WN_PLACE_SKIP;
+  return WN_PLACE_NONE;
+}
+
 static wn_err wn_walk_page(const wn_template *tpl, const wn_dom_page *page, uint32_t max_depth,
                            wn_template_fn fn, void *ctx, wn_template_summary *sum,
                            wn_diag *diag) {
@@ -493,6 +504,7 @@ static wn_err wn_walk_page(const wn_template *tpl, const wn_dom_page *page, uint
           .text = n->tag == WN_TAG_TEXT ? n->text : NULL,
           .nodes = n->end - i,
           .text_bytes = n->text_len,
+          .place = paired ? wn_walk_place(tpl, map[i]) : WN_PLACE_NONE,
       };
       if (fn(&e, ctx) != 0)
         break;
@@ -526,7 +538,8 @@ static wn_err wn_walk_template(const wn_template *tpl, uint32_t max_depth, wn_te
                            .is_text = t[i].is_text,
                            .count = t[i].count,
                            .signature = t[i].sig,
-                           .nodes = t[i].end - i};
+                           .nodes = t[i].end - i,
+                           .place = wn_walk_place(tpl, i)};
     if (fn(&e, ctx) != 0)
       break;
   }
@@ -638,6 +651,10 @@ static int wn_json_entry(const wn_template_entry *e, void *ctx) {
                           : wn_json_set(o, "count", json_integer(e->count));
   if (!rc && !e->tag)
     rc = wn_json_set(o, "kind", json_string(e->is_text ? "text" : "element"));
+  if (!rc && e->place != WN_PLACE_NONE)
+    rc = wn_json_set(o, "place", json_string(e->place == WN_PLACE_CONTENT         ? "content"
+                                               : e->place == WN_PLACE_CONTENT_WHOLE ? "content-whole"
+                                                                                    : "skip"));
   if (!rc)
     rc = wn_json_set(o, "nodes", json_integer(e->nodes));
   if (!rc && e->tag)

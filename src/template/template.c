@@ -15,6 +15,7 @@ struct wn_template {
   uint32_t min_count;
   uint8_t selector;
   wn_template_positions pos;
+  wn_template_places places;
 };
 
 /* ---- building ------------------------------------------------------------ */
@@ -39,6 +40,7 @@ wn_err wn_template_from_nodes(const wn_template_node *nodes, uint32_t count,
   tpl->sample_pages = sample_pages;
   tpl->min_count = min_count;
   tpl->pos.date_node = tpl->pos.author_node = WN_DOM_NONE;
+  tpl->places.content = WN_DOM_NONE;
   /* Recompute the links from parent indices (pre-order: parents first). */
   wn_template_node *t = tpl->nodes;
   uint32_t *last = malloc((size_t)count * sizeof *last);
@@ -113,6 +115,30 @@ wn_err wn_template_set_positions(wn_template *tpl, const wn_template_positions *
   return WN_OK;
 }
 
+const wn_template_places *wn_template_get_places(const wn_template *tpl) { return &tpl->places; }
+
+wn_err wn_template_set_places(wn_template *tpl, const wn_template_places *places) {
+  uint32_t c = places->content;
+  if (places->whole > 1)
+    return WN_EINVAL;
+  if (c == WN_DOM_NONE) {
+    if (places->n_skip || places->whole)
+      return WN_EINVAL;
+  } else if (c >= tpl->count || tpl->nodes[c].is_text || places->n_skip > WN_TEMPLATE_MAX_SKIP) {
+    return WN_EINVAL;
+  }
+  for (uint32_t k = 0; k < places->n_skip; k++) {
+    uint32_t s = places->skip[k];
+    if (s <= c || s >= tpl->nodes[c].end || tpl->nodes[s].is_text)
+      return WN_EINVAL;
+    for (uint32_t j = 0; j < places->n_skip; j++)
+      if (j != k && places->skip[j] <= s && s < tpl->nodes[places->skip[j]].end)
+        return WN_EINVAL;
+  }
+  tpl->places = *places;
+  return WN_OK;
+}
+
 /* ---- encoding --------------------------------------------------------------- */
 
 static wn_err wn_put_varint(wn_buf *out, uint32_t v) {
@@ -152,6 +178,14 @@ wn_err wn_template_encode(const wn_template *tpl, wn_buf *out, wn_diag *diag) {
   if ((err = wn_put_varint(out, tpl->pos.date_node == WN_DOM_NONE ? 0 : tpl->pos.date_node + 1)) ||
       (err = wn_put_varint(out, tpl->pos.author_node == WN_DOM_NONE ? 0 : tpl->pos.author_node + 1)))
     goto out;
+  const wn_template_places *pl = &tpl->places;
+  unsigned char whole = pl->whole;
+  if ((err = wn_put_varint(out, pl->content == WN_DOM_NONE ? 0 : pl->content + 1)) ||
+      (err = wn_buf_append(out, &whole, 1)) || (err = wn_put_varint(out, pl->n_skip)))
+    goto out;
+  for (uint32_t k = 0; k < pl->n_skip; k++)
+    if ((err = wn_put_varint(out, pl->skip[k])))
+      goto out;
 out:
   if (err)
     wn_diag_set(diag, err, "template: cannot encode %u nodes: %s", tpl->count,
@@ -261,6 +295,27 @@ wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_d
     err = wn_diag_set(diag, WN_ECORRUPT, "template: truncated metadata positions");
     goto out;
   }
+  wn_template_places places = {.content = WN_DOM_NONE};
+  if (top == 0 && version >= 4) {
+    uint32_t content = 0;
+    int ok = wn_get_varint(&r, &content) && r.left >= 1 && r.p[0] <= 1;
+    if (ok) {
+      places.whole = r.p[0];
+      r.p++;
+      r.left--;
+      ok = wn_get_varint(&r, &places.n_skip);
+    }
+    if (!ok || places.n_skip > WN_TEMPLATE_MAX_SKIP || content > count) {
+      err = wn_diag_set(diag, WN_ECORRUPT, "template: bad content places");
+      goto out;
+    }
+    places.content = content ? content - 1 : WN_DOM_NONE;
+    for (uint32_t k = 0; k < places.n_skip; k++)
+      if (!wn_get_varint(&r, &places.skip[k])) {
+        err = wn_diag_set(diag, WN_ECORRUPT, "template: truncated content places");
+        goto out;
+      }
+  }
   if (top != 0 || r.left != 0) {
     err = wn_diag_set(diag, WN_ECORRUPT, "template: %s", top ? "truncated tree" : "trailing bytes");
     goto out;
@@ -274,6 +329,10 @@ wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_d
       wn_template_free(*out);
       *out = NULL;
       err = wn_diag_set(diag, WN_ECORRUPT, "template: a metadata position is not an element");
+    } else if (wn_template_set_places(*out, &places) != WN_OK) {
+      wn_template_free(*out);
+      *out = NULL;
+      err = wn_diag_set(diag, WN_ECORRUPT, "template: a content place is not an element inside the content");
     }
   }
 out:

@@ -12,9 +12,11 @@
  *   "WNTP" u8 version, u8 min_count, u16 sample_pages, u8 selector,
  *   varint node_count, then per node in pre-order: varint n_children,
  *   u8 count, u8 kind, u32 signature; then varint date_node + 1 and
- *   varint author_node + 1 (0: none; see the metadata positions below).
- * Versions 1 (no selector byte) and 2 (no positions) are still read, with
- * selector 0 and no positions.
+ *   varint author_node + 1 (0: none; see the metadata positions below);
+ *   then (version 4) varint content_node + 1 (0: none), u8 whole, varint
+ *   n_skip and n_skip varints: the content places below.
+ * Versions 1 (no selector byte), 2 (no positions) and 3 (no content
+ * places) are still read, with selector 0, no positions, no places.
  */
 #ifndef WN_TEMPLATE_H
 #define WN_TEMPLATE_H
@@ -25,7 +27,7 @@
 #include "dom/dom.h"
 #include "util/util.h"
 
-#define WN_TEMPLATE_FORMAT_VERSION 3u
+#define WN_TEMPLATE_FORMAT_VERSION 4u
 #define WN_TEMPLATE_MAX_NODES 1000000u
 
 typedef struct wn_template wn_template;
@@ -81,6 +83,28 @@ typedef struct wn_template_positions {
 wn_template_positions wn_template_get_positions(const wn_template *tpl);
 /* WN_EINVAL for an index past the nodes or at a text node. */
 wn_err wn_template_set_positions(wn_template *tpl, const wn_template_positions *pos);
+
+/* Content places: where the main content sits on the site's pages, found
+ * at learn time from the sample pages (src/learn/places.c says how):
+ * content is the template element whose subtree held the main content on
+ * most samples; skip lists elements inside it whose page-specific text
+ * the samples agree is not content (a comment list, a "more stories" box:
+ * the same structure on every page, other text). Element indices;
+ * content WN_DOM_NONE when the samples did not agree (then skip is
+ * empty). Each skip node lies strictly inside content, none inside
+ * another. */
+#define WN_TEMPLATE_MAX_SKIP 64u
+typedef struct wn_template_places {
+  uint32_t content;
+  uint8_t whole;  /* 1: all page-specific text at the place is content */
+  uint32_t n_skip;
+  uint32_t skip[WN_TEMPLATE_MAX_SKIP];
+} wn_template_places;
+
+const wn_template_places *wn_template_get_places(const wn_template *tpl);
+/* WN_EINVAL when a node is past the template, a text node, or a skip node
+ * is not strictly inside content or lies inside another skip node. */
+wn_err wn_template_set_places(wn_template *tpl, const wn_template_places *places);
 
 wn_err wn_template_encode(const wn_template *tpl, wn_buf *out, wn_diag *diag);
 /* A wrong magic or version, a truncated buffer or inconsistent counts are

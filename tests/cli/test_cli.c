@@ -364,7 +364,7 @@ static void test_usage_errors(void **state) {
       {{"detect", "--store", g_store, "--site", SITE, "--format", "xml", PAGE(6)},
        "--format is text, html, markdown or json, not 'xml'"},
       {{"detect", "--store", g_store, "--site", SITE, "--selector", "magic", PAGE(6)},
-       "--selector is site, cues, region or paper, not 'magic'"},
+       "--selector is site, cues, places, region or paper, not 'magic'"},
       {{"detect", "--store", g_store, "--site", SITE, PAGE(6), "--format"},
        "option '--format' needs an argument"},
       {{"detect", "--store", g_store, "--jsonl", "--format", "json"}, "--jsonl always writes JSON"},
@@ -514,7 +514,7 @@ static void test_learn_selector(void **state) {
     RUN(&r, NULL, "learn", "--store", g_store, "--site", "region.example", "--selector", bad[i],
         PAGE(1), PAGE(2));
     assert_int_equal(r.status, 2);
-    wn_expect_contains(r.err, "--selector is cues, region or paper");
+    wn_expect_contains(r.err, "--selector is cues, places, region or paper");
     wn_run_free(&r);
   }
   RUN(&r, NULL, "sites", "--store", g_store, "region.example");

@@ -86,18 +86,32 @@ static void test_encode_decode(void **state) {
   assert_int_equal(st.selector, 3);
   assert_int_equal(wn_template_selector(back), 3);
   /* These pages print no date or byline: no metadata positions, two
-   * zero bytes at the end. */
+   * zero bytes; learned without the places selector: no content places,
+   * three zero bytes at the end. */
   assert_int_equal(wn_template_get_positions(back).date_node, WN_DOM_NONE);
   assert_int_equal(wn_template_get_positions(back).author_node, WN_DOM_NONE);
+  assert_int_equal(wn_template_get_places(back)->content, WN_DOM_NONE);
   wn_template_free(back);
-  assert_int_equal(buf.data[buf.len - 1], 0);
-  assert_int_equal(buf.data[buf.len - 2], 0);
+  for (size_t k = 1; k <= 5; k++)
+    assert_int_equal(buf.data[buf.len - k], 0);
+
+  /* Format 3, written before templates carried content places: the same
+   * without the three place bytes. It still reads, with none. */
+  wn_buf v3;
+  wn_buf_init(&v3, 0);
+  assert_int_equal(wn_buf_append(&v3, buf.data, buf.len - 3), WN_OK);
+  v3.data[4] = 3;
+  assert_int_equal(wn_template_decode(v3.data, v3.len, &back, NULL), WN_OK);
+  assert_int_equal(wn_template_get_places(back)->content, WN_DOM_NONE);
+  assert_int_equal(wn_template_get_places(back)->n_skip, 0);
+  wn_template_free(back);
+  wn_buf_free(&v3);
 
   /* Format 2, written before templates carried metadata positions: the
    * same without the two position bytes. It still reads, with none. */
   wn_buf v2;
   wn_buf_init(&v2, 0);
-  assert_int_equal(wn_buf_append(&v2, buf.data, buf.len - 2), WN_OK);
+  assert_int_equal(wn_buf_append(&v2, buf.data, buf.len - 5), WN_OK);
   v2.data[4] = 2;
   assert_int_equal(wn_template_decode(v2.data, v2.len, &back, NULL), WN_OK);
   assert_int_equal(wn_template_selector(back), 3);
@@ -143,7 +157,7 @@ static void test_encode_decode(void **state) {
   assert_int_equal(wn_template_get_positions(back).author_node, WN_DOM_NONE);
   wn_template_free(back);
   if (text < 127) { /* one varint byte: point the date position at a text node */
-    withpos.data[withpos.len - 2] = (char)(text + 1);
+    withpos.data[withpos.len - 5] = (char)(text + 1);
     wn_diag pdiag = {{0}};
     assert_int_equal(wn_template_decode(withpos.data, withpos.len, &back, &pdiag), WN_ECORRUPT);
     assert_null(back);
@@ -152,6 +166,54 @@ static void test_encode_decode(void **state) {
   wn_buf_free(&withpos);
   pos.date_node = WN_DOM_NONE;
   assert_int_equal(wn_template_set_positions(tpl, &pos), WN_OK);
+
+  /* Content places round-trip; a skip outside the content place, nested
+   * in another skip, or at a text node is refused, when set and when
+   * decoded. Node 1 (<body>) is the place, two element children inside
+   * it are skipped. */
+  uint32_t kids[2], nk = 0;
+  for (uint32_t c = a[1].first_child; c != WN_DOM_NONE && nk < 2; c = a[c].next_sibling)
+    if (!a[c].is_text)
+      kids[nk++] = c;
+  assert_int_equal(nk, 2);
+  wn_template_places pl = {.content = 1, .whole = 1, .n_skip = 2, .skip = {kids[0], kids[1]}};
+  assert_int_equal(wn_template_set_places(tpl, &pl), WN_OK);
+  wn_buf withpl;
+  wn_buf_init(&withpl, 0);
+  assert_int_equal(wn_template_encode(tpl, &withpl, NULL), WN_OK);
+  assert_int_equal(wn_template_decode(withpl.data, withpl.len, &back, NULL), WN_OK);
+  const wn_template_places *bp = wn_template_get_places(back);
+  assert_int_equal(bp->content, 1);
+  assert_int_equal(bp->whole, 1);
+  assert_int_equal(bp->n_skip, 2);
+  assert_int_equal(bp->skip[0], kids[0]);
+  assert_int_equal(bp->skip[1], kids[1]);
+  wn_template_free(back);
+  wn_template_places badpl = {.content = kids[0], .n_skip = 1, .skip = {kids[1]}};
+  assert_int_equal(wn_template_set_places(tpl, &badpl), WN_EINVAL); /* not inside */
+  badpl = (wn_template_places){.content = 1, .n_skip = 1, .skip = {1}};
+  assert_int_equal(wn_template_set_places(tpl, &badpl), WN_EINVAL); /* the place itself */
+  badpl = (wn_template_places){.content = WN_DOM_NONE, .whole = 1};
+  assert_int_equal(wn_template_set_places(tpl, &badpl), WN_EINVAL);
+  if (text > 1 && text < a[1].end) {
+    badpl = (wn_template_places){.content = 1, .n_skip = 1, .skip = {text}};
+    assert_int_equal(wn_template_set_places(tpl, &badpl), WN_EINVAL);
+  }
+  if (kids[0] < 127 && kids[1] < 127) {
+    /* The last byte is the second skip: point it at the place itself. */
+    withpl.data[withpl.len - 1] = 1;
+    wn_diag pldiag = {{0}};
+    assert_int_equal(wn_template_decode(withpl.data, withpl.len, &back, &pldiag), WN_ECORRUPT);
+    assert_null(back);
+    assert_non_null(strstr(pldiag.msg, "content place"));
+    /* A whole flag other than 0 or 1. */
+    withpl.data[withpl.len - 1] = (char)kids[1];
+    withpl.data[withpl.len - 4] = 7;
+    assert_int_equal(wn_template_decode(withpl.data, withpl.len, &back, NULL), WN_ECORRUPT);
+  }
+  wn_buf_free(&withpl);
+  pl = (wn_template_places){.content = WN_DOM_NONE};
+  assert_int_equal(wn_template_set_places(tpl, &pl), WN_OK);
 
   /* Every truncation is a clean error. */
   for (size_t len = 0; len < buf.len; len++) {

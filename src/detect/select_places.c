@@ -1,0 +1,185 @@
+/*
+ * detect/select_places.c: WN_SELECT_PLACES, content at the place the site
+ * keeps it, and the sample view learning finds that place from.
+ *
+ * The cue selector chooses page by page with single-page cues: on a blog
+ * post with a long comment thread it may take the thread, on a short post
+ * a teaser list beside it, on a manual it drops an index that is all links.
+ * A site-level tool can do better: at learn time (src/learn/places.c) the
+ * cue selector is run on every sample page, and the template element that
+ * held what it kept on most of them is the site's content place; elements
+ * inside it whose page-specific text it left out on most samples (a
+ * comment list, a "more stories" box: the same structure on every page,
+ * other text) are places to skip. Where one sample went wrong, the others
+ * outvote it. At detect time, with the page's element paired with the
+ * content place:
+ *  - on a site whose place held nothing but content on the samples (the
+ *    cue selector kept nearly all of its text: manuals, references), the
+ *    region selector inside the place: lists of links and tables kept;
+ *  - else the cue selector on the whole page; when what it kept lies
+ *    mostly outside the place (a comment thread, a teaser list beside a
+ *    short post), it chooses again inside the place; the skipped places
+ *    are left out.
+ * A page that does not pair the place, or holds no page-specific text
+ * there, is one the places do not describe: the cue selector serves it.
+ *
+ * Measured (README, "Content places"): opt-in, not the default; on the
+ * news corpora it loses to the cue selector where the place learned from
+ * five samples sits deeper than some pages' content.
+ */
+#include "detect/detect.h"
+#include "detect/detect_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+wn_err wn_detect_sample(const wn_dom_page *page, const wn_template *tpl, uint32_t *map,
+                        uint8_t *cand, uint8_t *keep, wn_diag *diag) {
+  wn_err err = WN_OK;
+  uint32_t count = 0;
+  wn_dom_nodes(page, &count);
+  wn_detect_labels l = {0};
+  wn_detect_result *res = wn_detect_result_alloc(count, "template");
+  l.mapped = malloc((size_t)count + 1);
+  l.cand = cand;
+  if (!res || !l.mapped) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory for %u nodes", count);
+    goto out;
+  }
+  uint32_t pairs = 0;
+  if ((err = wn_template_match(tpl, page, map, &pairs))) {
+    wn_diag_set(diag, err, "learn: matching a sample page against the template failed");
+    goto out;
+  }
+  for (uint32_t i = 0; i < count; i++)
+    l.mapped[i] = map[i] != WN_DOM_NONE;
+  wn_detect_label_lifted(page, &l);
+  if ((err = wn_detect_select_cues(page, &l, res))) {
+    wn_diag_set(diag, err, "learn: out of memory selecting a sample page's content");
+    goto out;
+  }
+  memcpy(keep, res->keep, count);
+out:
+  free(l.mapped);
+  wn_detect_result_free(res);
+  return err;
+}
+
+/* The page element paired with the content place, or WN_DOM_NONE. The
+ * ETDM pairs a template node with at most one page node. */
+static uint32_t wn_places_find(const uint32_t *tmap, uint32_t count, uint32_t tnode) {
+  for (uint32_t i = 0; i < count; i++)
+    if (tmap[i] == tnode)
+      return i;
+  return WN_DOM_NONE;
+}
+
+wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
+                               const wn_detect_labels *l, wn_detect_result *res) {
+  wn_err err = WN_OK;
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  const wn_template_places *pl = wn_template_get_places(tpl);
+  uint32_t *set = NULL;
+  uint8_t *in = NULL, *mark = NULL;
+  uint32_t at = pl->content == WN_DOM_NONE || !l->tmap
+                    ? WN_DOM_NONE
+                    : wn_places_find(l->tmap, count, pl->content);
+  if (at == WN_DOM_NONE)
+    return wn_detect_select_cues(page, l, res);
+  in = calloc((size_t)count + 1, 1);   /* 1: inside the place; 2: in a skipped place */
+  mark = calloc((size_t)count + 1, 1);
+  set = malloc(((size_t)count + 1) * sizeof *set);
+  if (!in || !mark || !set) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  uint64_t text = 0;
+  uint32_t end = nodes[at].end;
+  for (uint32_t i = at; i < end; i++) {
+    uint32_t t = l->tmap[i];
+    int skip = 0;
+    for (uint32_t k = 0; t != WN_DOM_NONE && i != at && k < pl->n_skip && !skip; k++)
+      skip = pl->skip[k] == t;
+    if (skip) {
+      for (uint32_t j = i; j < nodes[i].end; j++)
+        in[j] = 2;
+      i = nodes[i].end - 1;
+      continue;
+    }
+    in[i] = 1;
+    if (l->cand[i] && nodes[i].tag == WN_TAG_TEXT)
+      text += nodes[i].own_text_len;
+  }
+  if (text == 0) {
+    err = wn_detect_select_cues(page, l, res);
+    goto out;
+  }
+  if (pl->whole) {
+    /* A place that held nothing but content on the samples: the region
+     * selector inside it (its largest page-specific region and the
+     * regions beside it, lists of links included; a page-specific slot in
+     * a template box, such as the current chapter's title in a navigation
+     * bar, stays out). */
+    uint8_t *cand = mark; /* reused: the candidates in the place */
+    for (uint32_t i = 0; i < count; i++)
+      cand[i] = in[i] == 1 && l->cand[i];
+    wn_detect_labels inner = *l;
+    inner.cand = cand;
+    err = wn_detect_select_region(page, &inner, res);
+    goto out;
+  }
+  /* The cue selector on the whole page first: it is right on most pages
+   * of most sites, and the place, learned from a handful of samples, may
+   * sit deeper than some page's content (the first of several <font>
+   * runs). The places correct it where it went wrong. */
+  if ((err = wn_detect_select_cues(page, l, res)))
+    goto out;
+  uint64_t kin = 0, kall = 0;
+  for (uint32_t i = 0; i < count; i++)
+    if (res->keep[i]) {
+      kall += nodes[i].own_text_len;
+      kin += in[i] == 1 ? nodes[i].own_text_len : 0;
+    }
+  if (kin * 2 < kall) {
+    /* It chose mostly outside the place (a comment thread, a teaser list
+     * beside a short post): choose again inside it. */
+    uint8_t *cand = mark; /* reused: the candidates in the place */
+    for (uint32_t i = 0; i < count; i++)
+      cand[i] = in[i] == 1 && l->cand[i];
+    wn_detect_labels inner = *l;
+    inner.cand = cand;
+    free(res->selected);
+    res->selected = NULL;
+    res->n_selected = 0;
+    memset(res->keep, 0, count);
+    if ((err = wn_detect_select_cues(page, &inner, res)))
+      goto out;
+    memset(mark, 0, count);
+  }
+  /* Skipped places out. */
+  for (uint32_t k = 0; k < res->n_selected; k++)
+    for (uint32_t i = res->selected[k]; i < nodes[res->selected[k]].end; i++)
+      mark[i] = 1;
+  for (uint32_t i = 0; i < count; i++) {
+    if (in[i] == 2) {
+      mark[i] = 0;
+      res->keep[i] = 0;
+    }
+  }
+  if (l->trace) {
+    l->trace->core = at;
+    l->trace->branch = at;
+  }
+  uint32_t n = wn_detect_reduce(page, mark, set);
+  n = wn_detect_group(page, set, n);
+  free(res->selected);
+  res->selected = set;
+  res->n_selected = n;
+  set = NULL;
+out:
+  free(set);
+  free(in);
+  free(mark);
+  return err;
+}

@@ -1,0 +1,177 @@
+/*
+ * learn/places.c: where the site keeps its main content (the content
+ * place) and which structures inside it recur as non-content (places to
+ * skip), from the sample pages; detect/select_places.c uses them.
+ *
+ * No gold is known at learn time, but the samples are several pages of
+ * one template. The cue selector is run on each sample page against the
+ * template just learned (wn_detect_sample). Its page-specific text is
+ * attributed to the nearest template element above it (the deepest
+ * ancestor the ETDM paired, site-level paper Sec. 2.2). Per page:
+ *
+ *  - the page's place is the deepest template element whose subtree holds
+ *    at least 9/10 of the text the cue selector kept on it (the content,
+ *    headline and byline above it included, with room for a stray line
+ *    kept elsewhere);
+ *  - per template element, whether the page had page-specific text in its
+ *    subtree and whether the cue selector left most of it (more than half)
+ *    out.
+ *
+ * Over the pages, majorities decide, so that one page where the cues went
+ * wrong (a comment thread longer than its post, a teaser list beside a
+ * short post) is outvoted by the others:
+ *
+ *  - the content place is the deepest element that holds the page's place
+ *    on more than half of the pages that kept any text;
+ *  - an element strictly inside it is a place to skip when it held
+ *    page-specific text on at least two pages (it recurs, the template's
+ *    own min count) and the cue selector left that text out on more than
+ *    half of them. Only the outermost such elements are kept.
+ *
+ * The constants are majorities and the template's own "recurs" count; the
+ * one proportion (9/10) says "nearly all of it".
+ */
+#include "detect/detect.h"
+#include "learn/learn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct wn_place_tally {
+  uint64_t had, kept;   /* this page: page-specific text in the subtree, kept */
+  uint32_t votes;       /* pages whose place is this element or inside it */
+  uint32_t pages_had;   /* pages with page-specific text in the subtree */
+  uint32_t pages_out;   /* ... of which the cue selector left most out */
+} wn_place_tally;
+
+wn_err wn_learn_places(wn_template *tpl, const wn_dom_page *const *pages, size_t n_pages,
+                       wn_diag *diag) {
+  wn_err err = WN_OK;
+  uint32_t tcount = 0, most = 0;
+  const wn_template_node *tn = wn_template_nodes(tpl, &tcount);
+  for (size_t p = 0; p < n_pages; p++) {
+    uint32_t c = 0;
+    wn_dom_nodes(pages[p], &c);
+    if (c > most)
+      most = c;
+  }
+  wn_place_tally *t = calloc((size_t)tcount + 1, sizeof *t);
+  uint32_t *map = malloc(((size_t)most + 1) * sizeof *map);
+  uint32_t *att = malloc(((size_t)most + 1) * sizeof *att);
+  uint8_t *cand = malloc((size_t)most + 1);
+  uint8_t *keep = malloc((size_t)most + 1);
+  /* Per page and template node, the subtree's text and kept text: the
+   * place is known only once every page has voted. */
+  uint32_t *sub = malloc(((size_t)tcount * n_pages + 1) * 2 * sizeof *sub);
+  wn_template_places places = {.content = WN_DOM_NONE};
+  if (!t || !map || !att || !cand || !keep || !sub) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory finding the content places");
+    goto out;
+  }
+  uint32_t voters = 0;
+  for (size_t p = 0; p < n_pages; p++) {
+    uint32_t count = 0;
+    const wn_dom_node *nodes = wn_dom_nodes(pages[p], &count);
+    if ((err = wn_detect_sample(pages[p], tpl, map, cand, keep, diag)))
+      goto out;
+    for (uint32_t k = 0; k < tcount; k++)
+      t[k].had = t[k].kept = 0;
+    /* Pre-order: a node's parent is attributed before it. */
+    for (uint32_t i = 0; i < count; i++) {
+      uint32_t up = nodes[i].parent;
+      att[i] = map[i] != WN_DOM_NONE ? map[i] : up == WN_DOM_NONE ? WN_DOM_NONE : att[up];
+      if (nodes[i].tag != WN_TAG_TEXT || !cand[i] || att[i] == WN_DOM_NONE)
+        continue;
+      t[att[i]].had += nodes[i].own_text_len;
+      if (keep[i])
+        t[att[i]].kept += nodes[i].own_text_len;
+    }
+    for (uint32_t k = tcount; k-- > 1;) {
+      t[tn[k].parent].had += t[k].had;
+      t[tn[k].parent].kept += t[k].kept;
+    }
+    for (uint32_t k = 0; k < tcount; k++) {
+      uint32_t *o = &sub[((size_t)p * tcount + k) * 2];
+      o[0] = (uint32_t)(t[k].had > UINT32_MAX ? UINT32_MAX : t[k].had);
+      o[1] = (uint32_t)(t[k].kept > o[0] ? o[0] : t[k].kept);
+      if (t[k].had == 0)
+        continue;
+      t[k].pages_had++;
+      if (t[k].kept * 2 < t[k].had)
+        t[k].pages_out++;
+    }
+    uint64_t total = t[0].kept;
+    if (total == 0)
+      continue;
+    voters++;
+    /* Down from the root while one child holds nearly all of it. */
+    uint32_t at = 0;
+    for (;;) {
+      uint32_t next = WN_DOM_NONE;
+      for (uint32_t c = tn[at].first_child; c != WN_DOM_NONE; c = tn[c].next_sibling)
+        if (!tn[c].is_text && t[c].kept * 10 >= total * 9) {
+          next = c;
+          break;
+        }
+      t[at].votes++;
+      if (next == WN_DOM_NONE)
+        break;
+      at = next;
+    }
+  }
+  if (voters == 0)
+    goto out;
+  /* Each page voted for one path from the root, so at most one child of a
+   * node can hold a majority: the walk down is unambiguous. */
+  uint32_t at = WN_DOM_NONE;
+  if (t[0].votes * 2 > voters) {
+    at = 0;
+    for (;;) {
+      uint32_t next = WN_DOM_NONE;
+      for (uint32_t c = tn[at].first_child; c != WN_DOM_NONE; c = tn[c].next_sibling)
+        if (t[c].votes * 2 > voters)
+          next = c;
+      if (next == WN_DOM_NONE)
+        break;
+      at = next;
+    }
+  }
+  if (at == WN_DOM_NONE)
+    goto out;
+  places.content = at;
+  for (uint32_t k = at + 1; k < tn[at].end && places.n_skip < WN_TEMPLATE_MAX_SKIP; k++) {
+    if (tn[k].is_text || t[k].pages_had < 2 || t[k].pages_out * 2 <= t[k].pages_had)
+      continue;
+    places.skip[places.n_skip++] = k;
+    k = tn[k].end - 1; /* its subtree is skipped with it */
+  }
+  /* Whole: on most pages (that had text there) the cue selector kept
+   * nearly all (9/10) of the place's page-specific text, skipped places
+   * aside: the place holds nothing but content, so a page where it holds a
+   * list of links (an index) or a table keeps it too. */
+  uint32_t have = 0, all = 0;
+  for (size_t p = 0; p < n_pages; p++) {
+    const uint32_t *o = &sub[((size_t)p * tcount + at) * 2];
+    uint64_t had = o[0], kept = o[1];
+    for (uint32_t k = 0; k < places.n_skip; k++) {
+      const uint32_t *q = &sub[((size_t)p * tcount + places.skip[k]) * 2];
+      had -= q[0];
+      kept -= q[1];
+    }
+    if (had == 0)
+      continue;
+    have++;
+    all += kept * 10 >= had * 9;
+  }
+  places.whole = have > 0 && all * 2 > have;
+  if (wn_template_set_places(tpl, &places) != WN_OK)
+    err = wn_diag_set(diag, WN_EINVAL, "learn: inconsistent content places");
+out:
+  free(t);
+  free(map);
+  free(att);
+  free(cand);
+  free(keep);
+  free(sub);
+  return err;
+}

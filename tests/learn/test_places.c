@@ -1,0 +1,216 @@
+/* tests/learn/test_places.c: the content places (learn/places.c) and the
+ * places selector (detect/select_places.c) on two hand-made sites whose
+ * answer is known:
+ *  - tests/fixtures/places-blog: five posts with 0 to 2 short comments,
+ *    then a short post under a nine-comment thread (the cue selector alone
+ *    takes the thread: it outweighs the post) and a post with no comments;
+ *  - tests/fixtures/places-manual: five prose pages, then an index that is
+ *    all links (the cue selector drops it as a box of links) and a page
+ *    with two content sections; the navigation bar above the body prints
+ *    the page's title (page-specific text in a template box). */
+#include "wn_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <winnow/winnow.h>
+
+#include "detect/detect.h"
+#include "learn/learn.h"
+
+#define BLOG WN_FIXTURES "/places-blog/"
+#define MANUAL WN_FIXTURES "/places-manual/"
+
+static wn_dom_page *parse_file(const char *path) {
+  size_t len = 0;
+  char *bytes = wn_test_read(path, &len);
+  wn_dom_page *page = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_dom_parse(bytes, len, NULL, &page, &diag);
+  if (err)
+    fail_msg("%s: %s", path, wn_diag_message(&diag, err));
+  free(bytes);
+  return page;
+}
+
+static wn_template *learn_site(const char *dir, wn_detect_selector selector) {
+  wn_dom_page *pages[5];
+  char path[512];
+  for (int i = 0; i < 5; i++) {
+    snprintf(path, sizeof path, "%s%s-%d.html", dir, strstr(dir, "blog") ? "post" : "page",
+             i + 1);
+    pages[i] = parse_file(path);
+  }
+  wn_learn_options opts;
+  wn_learn_options_init(&opts);
+  opts.selector = selector;
+  wn_template *tpl = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_learn_pages((const wn_dom_page *const *)pages, 5, &opts, &tpl, NULL, &diag);
+  if (err)
+    fail_msg("learn %s: %s", dir, wn_diag_message(&diag, err));
+  for (int i = 0; i < 5; i++)
+    wn_dom_free(pages[i]);
+  return tpl;
+}
+
+/* The page's main content as text, by the template's own selector. */
+static char *detect_text(const wn_template *tpl, const char *path) {
+  wn_dom_page *page = parse_file(path);
+  wn_detect_result *res = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_detect_page(page, tpl, NULL, &res, &diag);
+  if (err)
+    fail_msg("detect %s: %s", path, wn_diag_message(&diag, err));
+  wn_buf out;
+  wn_buf_init(&out, 0);
+  assert_int_equal(wn_detect_render_text(page, res, &out), WN_OK);
+  assert_int_equal(wn_buf_append_char(&out, '\0'), WN_OK);
+  wn_detect_result_free(res);
+  wn_dom_free(page);
+  return out.data;
+}
+
+static int page_has(const char *text, const char *needle) { return strstr(text, needle) != NULL; }
+
+/* The first n bytes of the text of the first <p> below an element with
+ * class cls in the page at path: a needle that must (or must not) be in
+ * the output. */
+static void first_text_under(const char *path, const char *tag, const char *cls, char *out,
+                             size_t n) {
+  wn_dom_page *page = parse_file(path);
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  out[0] = '\0';
+  for (uint32_t i = 0; i < count && !out[0]; i++) {
+    if (strcmp(nodes[i].name, tag) != 0 || !nodes[i].cls || strcmp(nodes[i].cls, cls) != 0)
+      continue;
+    for (uint32_t j = i; j < nodes[i].end; j++)
+      if (nodes[j].tag == WN_TAG_TEXT && nodes[j].text_len >= n) {
+        memcpy(out, nodes[j].text, n);
+        out[n] = '\0';
+        break;
+      }
+  }
+  wn_dom_free(page);
+  if (!out[0])
+    fail_msg("%s: no text under %s.%s", path, tag, cls);
+}
+
+static void test_blog_places(void **state) {
+  (void)state;
+  wn_template *tpl = learn_site(BLOG, WN_SELECT_PLACES);
+  const wn_template_places *pl = wn_template_get_places(tpl);
+  assert_int_not_equal(pl->content, WN_DOM_NONE);
+  assert_int_equal(wn_detect_site_selector(tpl), WN_SELECT_PLACES);
+
+  /* A short post under a long thread: the post, not the thread. */
+  char post[33], comment[33];
+  first_text_under(BLOG "short-post-long-thread.html", "div", "entry", post, 32);
+  first_text_under(BLOG "short-post-long-thread.html", "li", "comment", comment, 12);
+  char *text = detect_text(tpl, BLOG "short-post-long-thread.html");
+  assert_true(page_has(text, post));
+  assert_false(page_has(text, "Reader"));
+  assert_false(page_has(text, "More stories"));
+  free(text);
+
+  /* The cue selector alone takes the thread on that page: the places are
+   * what changes it. */
+  wn_template *cues = learn_site(BLOG, WN_SELECT_CUES);
+  assert_int_equal(wn_template_get_places(cues)->content, WN_DOM_NONE);
+  text = detect_text(cues, BLOG "short-post-long-thread.html");
+  assert_true(page_has(text, "Reader 9 said"));
+  free(text);
+  wn_template_free(cues);
+
+  /* A post with no comments: every paragraph of it. */
+  wn_dom_page *page = parse_file(BLOG "no-comments.html");
+  text = detect_text(tpl, BLOG "no-comments.html");
+  uint32_t count = 0, paras = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t entry = WN_DOM_NONE;
+  for (uint32_t i = 0; i < count && entry == WN_DOM_NONE; i++)
+    if (nodes[i].cls && strcmp(nodes[i].cls, "entry") == 0)
+      entry = i;
+  assert_int_not_equal(entry, WN_DOM_NONE);
+  for (uint32_t j = entry; j < nodes[entry].end; j++)
+    if (nodes[j].tag == WN_TAG_TEXT && nodes[j].text_len > 40) {
+      char head[41];
+      memcpy(head, nodes[j].text, 40);
+      head[40] = '\0';
+      assert_true(page_has(text, head));
+      paras++;
+    }
+  assert_int_equal(paras, 4);
+  free(text);
+  wn_dom_free(page);
+  wn_template_free(tpl);
+}
+
+static void test_manual_places(void **state) {
+  (void)state;
+  wn_template *tpl = learn_site(MANUAL, WN_SELECT_PLACES);
+  const wn_template_places *pl = wn_template_get_places(tpl);
+  assert_int_not_equal(pl->content, WN_DOM_NONE);
+  /* The samples' place held nothing but content. */
+  assert_int_equal(pl->whole, 1);
+
+  /* The index, all links, is kept whole; the cue selector drops it. */
+  wn_dom_page *page = parse_file(MANUAL "genindex.html");
+  uint32_t count = 0, links = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  char *text = detect_text(tpl, MANUAL "genindex.html");
+  wn_template *cues = learn_site(MANUAL, WN_SELECT_CUES);
+  char *by_cues = detect_text(cues, MANUAL "genindex.html");
+  uint32_t by_cues_links = 0;
+  uint32_t index = WN_DOM_NONE;
+  for (uint32_t i = 0; i < count && index == WN_DOM_NONE; i++)
+    if (nodes[i].cls && strcmp(nodes[i].cls, "genindex") == 0)
+      index = i;
+  assert_int_not_equal(index, WN_DOM_NONE);
+  for (uint32_t i = index; i < nodes[index].end; i++)
+    if (strcmp(nodes[i].name, "a") == 0 && nodes[i + 1].tag == WN_TAG_TEXT) {
+      assert_true(page_has(text, nodes[i + 1].text));
+      by_cues_links += page_has(by_cues, nodes[i + 1].text) ? 1u : 0u;
+      links++;
+    }
+  assert_true(links >= 40);
+  assert_true(by_cues_links * 2 < links);
+  /* The navigation bar prints "Chapter 9. Reference" for this page: text
+   * no template node holds, but inside a template box, so not content. */
+  assert_false(page_has(text, "Chapter 9"));
+  free(text);
+  free(by_cues);
+  wn_template_free(cues);
+  wn_dom_free(page);
+
+  /* Two content sections: both. */
+  char first[33], second[33];
+  first_text_under(MANUAL "two-regions.html", "div", "section", first, 32);
+  page = parse_file(MANUAL "two-regions.html");
+  nodes = wn_dom_nodes(page, &count);
+  second[0] = '\0';
+  for (uint32_t i = 0; i < count && !second[0]; i++)
+    if (nodes[i].id && strcmp(nodes[i].id, "second") == 0)
+      for (uint32_t j = i; j < nodes[i].end; j++)
+        if (nodes[j].tag == WN_TAG_TEXT && nodes[j].text_len > 32) {
+          memcpy(second, nodes[j].text, 32);
+          second[32] = '\0';
+          break;
+        }
+  assert_true(second[0] != '\0');
+  text = detect_text(tpl, MANUAL "two-regions.html");
+  assert_true(page_has(text, first));
+  assert_true(page_has(text, second));
+  free(text);
+  wn_dom_free(page);
+  wn_template_free(tpl);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_blog_places),
+      cmocka_unit_test(test_manual_places),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
