@@ -55,8 +55,9 @@ static int answered(char *buf, size_t got) {
 }
 
 /* Sends req, closes the write side, reads the answer into buf (up to
- * size - 1 bytes kept, the rest drained). Returns the bytes kept. */
-static size_t exchange(const void *req, size_t len, char *buf, size_t size) {
+ * size - 1 bytes kept, the rest drained), waiting first_ms for the first
+ * byte. Returns the bytes kept. */
+static size_t exchange(const void *req, size_t len, char *buf, size_t size, int first_ms) {
   int fd = dial();
   size_t off = 0;
   while (off < len) {
@@ -70,13 +71,15 @@ static size_t exchange(const void *req, size_t len, char *buf, size_t size) {
    * or the server pauses: libmicrohttpd holds a half-closed connection
    * (an incomplete request, a keep-alive one after its answer) until
    * listen.timeout, so waiting for the close would cost a second an input.
-   * 200 ms for the first byte, then 50 ms of silence.
-   * A server that hangs is caught by the /healthz check after. */
+   * first_ms for the first byte (200 for an input), then 50 ms of
+   * silence. A server that hangs is caught by the /healthz check after,
+   * which waits 5 s: on a loaded machine (a 10-minute run beside builds)
+   * 200 ms was once too short for it, a false "stopped answering". */
   size_t got = 0, total = 0;
   char sink[4096];
   for (;;) {
     struct pollfd pfd = {.fd = fd, .events = POLLIN};
-    int ready = poll(&pfd, 1, total ? 50 : 200);
+    int ready = poll(&pfd, 1, total ? 50 : first_ms);
     if (ready <= 0)
       break;
     char *dst = got + 1 < size ? buf + got : sink;
@@ -150,11 +153,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static char buf[65536];
   struct timespec t0, t1, t2;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  (void)exchange(data, size, buf, sizeof buf);
+  (void)exchange(data, size, buf, sizeof buf, 200);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   static const char health[] = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
   char ok[4096];
-  (void)exchange(health, sizeof health - 1, ok, sizeof ok);
+  (void)exchange(health, sizeof health - 1, ok, sizeof ok, 5000);
   clock_gettime(CLOCK_MONOTONIC, &t2);
   if (getenv("WN_FUZZ_TIMING")) /* where the time of an input goes */
     fprintf(stderr, "request %.3f s, health %.3f s\n",
