@@ -77,6 +77,7 @@
 #include <sys/statvfs.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #define WN_STORE_DB_NAME "sites"
 #define WN_STORE_STATS_DB_NAME "stats"
@@ -681,6 +682,24 @@ static int store_txn_commit(wn_store *store, MDB_txn *txn) {
   return rc;
 }
 
+/* Whether the file system under the store has no block left for us. LMDB
+ * reports a write the file system cut short as EIO, not ENOSPC (mdb.c,
+ * mdb_page_flush: "short write, filesystem full?"): on a tmpfs that has a
+ * few bytes left, the last pwrite of a commit is short, and the next one
+ * would have said ENOSPC. Root may write into the reserved blocks, so its
+ * limit is f_bfree, everyone else's f_bavail. */
+static int store_disk_full(const wn_store *store) {
+  const char *path = NULL;
+  struct statvfs fs;
+  if (!store || !store->env || mdb_env_get_path(store->env, &path) != MDB_SUCCESS || !path ||
+      statvfs(path, &fs) != 0)
+    return 0;
+  const unsigned long long left =
+      (unsigned long long)(geteuid() == 0 ? fs.f_bfree : fs.f_bavail) * fs.f_frsize;
+  /* Less than one LMDB page (the OS page size, lmdb.h mdb_env_stat). */
+  return left < (unsigned long long)sysconf(_SC_PAGESIZE);
+}
+
 /* Maps an LMDB or errno code to our one error enum at the boundary; the
  * LMDB text goes into the diagnostic. */
 static wn_err store_mdb_error(const wn_store *store, int rc, const char *what, const char *site,
@@ -700,8 +719,15 @@ static wn_err store_mdb_error(const wn_store *store, int rc, const char *what, c
                        "(writing site %s)",
                        (double)map_size / (double)mib, site);
   }
-  if (rc == ENOSPC)
-    return wn_diag_set(diag, WN_ENOSPACE, "store: disk full while writing site %s", site);
+  if (rc == ENOSPC || (rc == EIO && store_disk_full(store))) {
+    const char *path = NULL;
+    if (!store || !store->env || mdb_env_get_path(store->env, &path) != MDB_SUCCESS || !path)
+      path = "(unknown)";
+    return wn_diag_set(diag, WN_ENOSPACE,
+                       "store: disk full: no space left on device for store %s (writing site "
+                       "%s); the store keeps what it had, free space and retry",
+                       path, site);
+  }
   if (rc == MDB_READERS_FULL)
     return wn_diag_set(diag, WN_EBUSY, "store: %s for site %s: %s", what, site,
                        mdb_strerror(rc));
