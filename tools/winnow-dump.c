@@ -541,7 +541,7 @@ static int cmd_verify(wn_store *store, int argc, const wn_store_check_report *ch
   if (argc != 0)
     return usage_error("verify takes no arguments");
   /* The pages were walked before the store was opened (main). */
-  printf("pages: %llu of %llu bytes in use, file %llu bytes", (unsigned long long)check->pages_used,
+  printf("pages: %llu in use, %llu bytes each, file %llu bytes", (unsigned long long)check->pages_used,
          (unsigned long long)check->page_bytes, (unsigned long long)check->file_bytes);
   if (check->pages_past_end)
     printf(" (%llu unused page(s) after them, from an interrupted write)",
