@@ -22,6 +22,42 @@ static int wn_str_same(const char *a, const char *b) {
   return strcmp(a, b) == 0;
 }
 
+/* The kept attributes of two nodes (wn_dom_attr) agree. */
+static int wn_same_attrs(const wn_dom_page *a, const wn_dom_node *p, const wn_dom_page *b,
+                         const wn_dom_node *q) {
+  static const char *const names[] = {"href", "src", "data-src", "alt",
+                                      "start", "colspan", "rowspan"};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+    if (!wn_str_same(wn_dom_attr(a, p, names[k]), wn_dom_attr(b, q, names[k])))
+      return 0;
+  return 1;
+}
+
+/* The metadata side tables agree: NULL, else what differs. */
+static const char *wn_same_meta(const wn_dom_page *a, const wn_dom_page *b) {
+  uint32_t na = 0, nb = 0;
+  const wn_dom_meta *x = wn_dom_meta_items(a, &na);
+  const wn_dom_meta *y = wn_dom_meta_items(b, &nb);
+  if (!wn_str_same(wn_dom_lang(a), wn_dom_lang(b)))
+    return "lang";
+  if (na != nb)
+    return "item count";
+  for (uint32_t i = 0; i < na; i++) {
+    const wn_dom_meta *p = &x[i], *q = &y[i];
+    if (p->kind != q->kind || p->cut != q->cut)
+      return "item kind";
+    if (!wn_str_same(p->name, q->name) || !wn_str_same(p->property, q->property) ||
+        !wn_str_same(p->itemprop, q->itemprop) || !wn_str_same(p->http_equiv, q->http_equiv) ||
+        !wn_str_same(p->content, q->content) || !wn_str_same(p->rel, q->rel) ||
+        !wn_str_same(p->href, q->href) || !wn_str_same(p->datetime, q->datetime) ||
+        !wn_str_same(p->pubdate, q->pubdate))
+      return "item attribute";
+    if (!wn_str_same(p->text, q->text))
+      return "item text";
+  }
+  return NULL;
+}
+
 /* Both builders on the same bytes; 0 when the trees (or the errors) are
  * the same, else a message in why. */
 static int wn_compare(const char *bytes, size_t len, const wn_dom_options *base, char *why,
@@ -68,6 +104,8 @@ static int wn_compare(const char *bytes, size_t len, const wn_dom_options *base,
       field = "text";
     else if (!wn_str_same(p->id, q->id) || !wn_str_same(p->cls, q->cls))
       field = "attributes";
+    else if (!wn_same_attrs(a, p, b, q))
+      field = "kept attributes";
     else if (p->flags != q->flags)
       field = "flags";
     else if (p->sig != q->sig)
@@ -79,6 +117,12 @@ static int wn_compare(const char *bytes, size_t len, const wn_dom_options *base,
       rc = 1;
       goto out;
     }
+  }
+  const char *meta_why = wn_same_meta(a, b);
+  if (meta_why) {
+    snprintf(why, why_size, "metadata side table: %s differs", meta_why);
+    rc = 1;
+    goto out;
   }
   if (na != nb || wn_dom_body(a) != wn_dom_body(b)) {
     snprintf(why, why_size, "sax: %u nodes, body %u; tree: %u nodes, body %u", na,
