@@ -196,6 +196,9 @@ static wn_err wn_md_escape(wn_md *md, const char *s, size_t len, int line_start)
       k = d;
     }
   }
+  /* Runs of characters that need no escape go out whole: text is most of
+   * a page's Markdown. */
+  size_t run = k;
   for (; k < len && !err; k++) {
     char c = s[k];
     int esc = 0;
@@ -221,11 +224,16 @@ static wn_err wn_md_escape(wn_md *md, const char *s, size_t len, int line_start)
     default:
       break;
     }
-    if (esc)
-      err = wn_buf_append_char(out, '\\');
+    if (!esc)
+      continue;
+    if (k > run)
+      err = wn_buf_append(out, s + run, k - run);
     if (!err)
-      err = wn_buf_append_char(out, c);
+      err = wn_buf_append_char(out, '\\');
+    run = k; /* the escaped character starts the next run */
   }
+  if (!err && len > run)
+    err = wn_buf_append(out, s + run, len - run);
   return err;
 }
 
