@@ -270,6 +270,18 @@ static void test_broken_markup(void **state) {
       "<p>a</p><",
       "<p>a &lt; b &gt c &amp d &#0; &#xD800; &#1114112;</p>",
       "<body><p>\x01\x02 control</p></body>",
+      /* what Markdown and the metadata read: kept attributes, white space
+       * before an image, the metadata side table */
+      "<!DOCTYPE html><html lang=de><head><title> </title><title>T</title><base href=/b/>"
+      "<base href=/x/><meta name=author content=A><link rel=canonical href=/c>"
+      "<script type=application/ld+json>{\"a\":1}</script><noscript><meta property=og:title "
+      "content=N></noscript></head><body><h1> </h1><h1>H <script>x</script>y</h1>"
+      "<p>t <!-- c --><img src=a.png alt=x> and <img data-src=b.png alt><a href=/l>l</a>"
+      "</p><ol start=3><li>x</ol><table><tr><td colspan=2>c</table><time datetime=2020>t",
+      "<html xml:lang=fr><head><head><base href=/a/></head><title>a<b>b</b></title>"
+      "<svg><title>s</title></svg><p>x <img src=1>\n<img src=2><![CDATA[z]]> <img src=3>",
+      "<p>x</p></html><!-- after --><meta name=late content=1><h1>late</h1><img src=late>",
+      "<!DOCTYPE html><p>x</p></html><meta name=late content=1><title>late</title>",
   };
   for (size_t k = 0; k < sizeof pages / sizeof pages[0]; k++)
     wn_expect_same(pages[k], NULL);
