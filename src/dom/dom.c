@@ -915,7 +915,9 @@ typedef struct wn_sax {
   wn_frame root;      /* the root's frame (index 0 once built), kept after
                          it closed */
   /* Table rows of element names seen, by the name's address: the parser
-   * interns names in its dictionary, so one address is one name. */
+   * interns names in its dictionary, so one address is one name. Names
+   * without a row are kept too (entry NULL): custom elements and those of
+   * SVG come by the hundred. */
   struct {
     const xmlChar *name;
     const wn_tag_entry *entry;
@@ -1147,11 +1149,14 @@ static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) 
     const char *lower = name;
     if (xname && s->tags[slot].name == xname) {
       entry = s->tags[slot].entry;
-      lower = entry->name;
+      if (entry)
+        lower = entry->name;
+      else if (!outside)
+        wn_lower_name(wn_sax_local_name((const char *)xname), name);
     } else {
       wn_lower_name(wn_sax_local_name((const char *)xname), name);
       entry = wn_tag_lookup(name);
-      if (entry) {
+      if (xname) {
         s->tags[slot].name = xname;
         s->tags[slot].entry = entry;
       }
