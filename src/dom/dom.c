@@ -999,8 +999,9 @@ static void wn_sax_capture_text(wn_sax *s, const xmlChar *ch, size_t len) {
   }
 }
 
-/* The metadata side table at the start of an element under the root
- * (entry its row, me its wn_meta_el), frame its new frame. */
+/* The metadata side table at the start of an element under the root: me
+ * is its wn_meta_el, parent the frame of the element around it (NULL for
+ * the root), frame its own new frame. */
 static void wn_sax_meta_start(wn_sax *s, uint8_t me, const xmlChar **atts, wn_frame *parent,
                               wn_frame *frame);
 
