@@ -8,7 +8,7 @@
  * Each group is a site: its template is learned in memory from its train
  * pages (wn_site_learn_pages, every train page kept, as winnow-eval does)
  * and handed to every detector with wn_detector_use; no store is opened.
- * Then, for 1 .. cores threads, three measurements over all pages of the
+ * Then, for 1 .. cores threads, five measurements over all pages of the
  * corpus:
  *
  *   parse     htmlReadMemory + xmlFreeDoc with the options src/dom uses
@@ -16,12 +16,15 @@
  *   template  wn_detector_detect with the page's site (decode, parse,
  *             match, select, render the text)
  *   fallback  wn_detector_detect with no site: the single-page method
+ *   markdown  template, rendering Markdown with its front matter (the
+ *             page's metadata) instead of the text
+ *   metadata  template, the text and the page's metadata
  *
  * Threads take pages from one shared counter (each its own wn_detector,
  * as the library asks). Each figure is whole passes over the corpus (every
  * mode sees the same pages), as many as make --seconds of wall time, the
- * three modes taking turns pass by pass, so a change in the machine's
- * load weighs on all three alike. pages/s and MB/s
+ * modes taking turns pass by pass, so a change in the machine's
+ * load weighs on all of them alike. pages/s and MB/s
  * are pages and bytes over wall time; MB/CPU-s is bytes over the CPU time
  * of the measuring threads, the per-thread cost whatever else runs on the
  * machine. Peak memory is the process's maximum resident set (getrusage),
@@ -71,9 +74,21 @@ typedef struct wn_bench_group {
   wn_learned *learned;
 } wn_bench_group;
 
-typedef enum wn_bench_mode { WN_BENCH_PARSE, WN_BENCH_TEMPLATE, WN_BENCH_FALLBACK } wn_bench_mode;
+typedef enum wn_bench_mode {
+  WN_BENCH_PARSE,
+  WN_BENCH_TEMPLATE,
+  WN_BENCH_FALLBACK,
+  WN_BENCH_MARKDOWN,
+  WN_BENCH_METADATA,
+  WN_BENCH_MODES
+} wn_bench_mode;
 
-static const char *const wn_bench_mode_names[] = {"parse", "template", "fallback"};
+static const char *const wn_bench_mode_names[] = {"parse", "template", "fallback", "markdown",
+                                                  "metadata"};
+/* What each detecting mode asks of wn_detector_detect. */
+static const unsigned wn_bench_mode_want[] = {0, WN_WANT_TEXT, WN_WANT_TEXT,
+                                              WN_WANT_MARKDOWN | WN_WANT_FRONT_MATTER,
+                                              WN_WANT_TEXT | WN_WANT_METADATA};
 
 typedef struct wn_bench {
   const char *corpus;
@@ -294,7 +309,7 @@ static int wn_bench_one(wn_bench_worker *w, const wn_bench_page *pg, const char 
   }
   wn_page_input in = {.bytes = pg->bytes, .len = pg->len, .site = site};
   wn_page_result *r = NULL;
-  wn_err e = wn_detector_detect(w->detector, &in, WN_WANT_TEXT, &r, NULL);
+  wn_err e = wn_detector_detect(w->detector, &in, wn_bench_mode_want[w->run->mode], &r, NULL);
   wn_page_result_free(r);
   return e ? -1 : 0;
 }
@@ -311,7 +326,7 @@ static void *wn_bench_thread(void *arg) {
     i %= b->n_pages;
     const wn_bench_page *pg = &b->pages[i];
     const char *site = NULL;
-    if (run->mode == WN_BENCH_TEMPLATE && b->groups[pg->group].learned)
+    if (run->mode != WN_BENCH_FALLBACK && b->groups[pg->group].learned)
       site = b->groups[pg->group].site;
     if (wn_bench_one(w, pg, site))
       w->errors++;
@@ -387,7 +402,8 @@ static void wn_bench_usage(FILE *f) {
           "  as tools/eval.sh lays them out (e.g. /tmp/winnow-corpora/ctf).\n"
           "  --threads N   measure 1 .. N threads (default: the cores)\n"
           "  --seconds S   least wall time of each measurement (default 2)\n"
-          "  --only MODE   measure parse, template or fallback alone (for a profiler)\n");
+          "  --only MODE   measure one mode alone (for a profiler): parse, template,\n"
+          "                fallback, markdown or metadata\n");
 }
 
 int main(int argc, char **argv) {
@@ -415,11 +431,11 @@ int main(int argc, char **argv) {
       b.seconds = v;
     } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
       i++;
-      for (int m = WN_BENCH_PARSE; m <= WN_BENCH_FALLBACK; m++)
+      for (int m = WN_BENCH_PARSE; m < WN_BENCH_MODES; m++)
         if (strcmp(argv[i], wn_bench_mode_names[m]) == 0)
           b.only = m;
       if (b.only < 0) {
-        fprintf(stderr, "winnow-bench: --only takes parse, template or fallback\n");
+        fprintf(stderr, "winnow-bench: --only takes parse, template, fallback, markdown or metadata\n");
         return 2;
       }
     } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -455,13 +471,13 @@ int main(int argc, char **argv) {
          (double)wn_bench_peak_kib() / 1024.0);
   /* Whole passes over the corpus, so every mode sees the same pages; the
    * modes take turns pass by pass, so that a change in what else runs on
-   * the machine weighs on all three alike. */
-  wn_bench_figures fig[WN_BENCH_MAX_THREADS + 1][3];
+   * the machine weighs on all of them alike. */
+  wn_bench_figures fig[WN_BENCH_MAX_THREADS + 1][WN_BENCH_MODES];
   memset(fig, 0, sizeof fig);
   for (unsigned t = 1; t <= b.max_threads; t++)
     for (int more = 1; more;) {
       more = 0;
-      for (int m = WN_BENCH_PARSE; m <= WN_BENCH_FALLBACK; m++)
+      for (int m = WN_BENCH_PARSE; m < WN_BENCH_MODES; m++)
         if ((b.only < 0 || b.only == m) && fig[t][m].wall < b.seconds) {
           if (wn_bench_measure(&b, (wn_bench_mode)m, t, &fig[t][m]))
             goto out;
@@ -470,7 +486,7 @@ int main(int argc, char **argv) {
     }
   printf("%-9s %7s %9s %8s %9s %12s %9s %6s\n", "mode", "threads", "pages/s", "MB/s",
          "vs parse", "MB/CPU-s", "vs 1 thr", "errors");
-  for (int m = WN_BENCH_PARSE; m <= WN_BENCH_FALLBACK; m++)
+  for (int m = WN_BENCH_PARSE; m < WN_BENCH_MODES; m++)
     for (unsigned t = 1; (b.only < 0 || b.only == m) && t <= b.max_threads; t++) {
       const wn_bench_figures *f = &fig[t][m], *p = &fig[t][WN_BENCH_PARSE];
       double mbs = f->wall > 0 ? (double)f->bytes / f->wall / 1e6 : 0;

@@ -150,9 +150,8 @@ int wn_cli_detect_warc(const wn_batch_options *opts, char *const *paths, size_t 
  * --no-metadata. */
 extern unsigned wn_cli_detect_extra_want;
 extern int wn_cli_metadata;
-/* The want bits these add for a format; json: the output is JSON. Metadata
- * needs libxml2's tree of the page (about twice the time of text
- * detection), so JSON carries it only when asked. */
+/* The want bits these add for a format; json: the output is JSON. JSON
+ * carries the metadata only when asked. */
 unsigned wn_cli_want_extra(wn_cli_format format, int json);
 
 void wn_cli_usage_main(FILE *out);

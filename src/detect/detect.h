@@ -88,9 +88,9 @@ typedef struct wn_render_options {
 /* The selected subtrees as Markdown (CommonMark with GFM pipe tables):
  * headings, paragraphs, lists, block quotes, code blocks and spans,
  * emphasis, links and images; template text left out as render_text
- * leaves it out; an image is kept when text around it is. Needs a page
- * parsed with keep_xml (attributes). opts NULL: everything kept, links as
- * written. Nothing selected gives empty output and WN_OK. */
+ * leaves it out; an image is kept when text around it is. Reads the
+ * attributes the compact tree keeps (wn_dom_attr): any page, keep_xml or
+ * not. opts NULL: everything kept, links as written. Nothing selected gives empty output and WN_OK. */
 wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result *result,
                                  const wn_render_options *opts, wn_buf *out, wn_diag *diag);
 /* render_html with links (href) and image sources (src) made absolute
@@ -112,8 +112,8 @@ typedef struct wn_detect_metadata {
   char *site_name;
 } wn_detect_metadata;
 
-/* Reads the metadata of a page parsed with keep_xml (WN_EINVAL without
- * its doc): <title>, <meta name/property/itemprop>, Open Graph, JSON-LD,
+/* Reads the metadata of a page from its metadata side table
+ * (wn_dom_meta_items; any page, keep_xml or not): <title>, <meta name/property/itemprop>, Open Graph, JSON-LD,
  * <time datetime>, <link rel=canonical>, <html lang>. URLs are made
  * absolute against page_url (may be NULL). Free with _free. */
 wn_err wn_detect_metadata_read(const wn_dom_page *page, const char *page_url,

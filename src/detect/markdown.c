@@ -5,9 +5,8 @@
  * Renders what detection kept, as the text renderer does (render.c): the
  * selected subtrees, their text nodes with result->keep set, and nothing
  * of the template. Structure comes from the compact tree (tags, text, the
- * white-space flags); attributes the compact tree does not keep (href,
- * src, alt, class, colspan, start) from its libxml2 node, so the page must
- * be parsed with keep_xml.
+ * white-space flags), and so do the attributes it reads (href, src, alt,
+ * class, colspan, start: wn_dom_attr), so no libxml2 tree is needed.
  *
  * The walk is iterative over the compact tree (first_child / next_sibling
  * / parent) with an explicit stack no deeper than the tree, so the input
@@ -27,7 +26,6 @@
 #include <string.h>
 
 #include <curl/curl.h>
-#include <libxml/tree.h>
 
 /* Containers (block quotes, list items) that indent their lines; deeper
  * nesting is rendered without further indentation rather than refused. */
@@ -62,6 +60,7 @@ typedef struct wn_md_frame {
 
 typedef struct wn_md {
   wn_buf *out;
+  const wn_dom_page *page;
   const wn_dom_node *nodes;
   const uint8_t *keep;
   const uint8_t *live;   /* the subtree holds something to render */
@@ -88,9 +87,8 @@ typedef struct wn_md {
 
 static int wn_md_is(const wn_dom_node *n, const char *name) { return strcmp(n->name, name) == 0; }
 
-static const char *wn_md_attr(const wn_dom_node *n, const char *name, xmlChar **owned) {
-  *owned = n->xml ? xmlGetProp((xmlNodePtr)n->xml, (const xmlChar *)name) : NULL;
-  return (const char *)*owned;
+static const char *wn_md_attr(const wn_md *md, const wn_dom_node *n, const char *name) {
+  return wn_dom_attr(md->page, n, name);
 }
 
 /* A block break wanted before the next content; it supersedes a <br>. */
@@ -198,6 +196,9 @@ static wn_err wn_md_escape(wn_md *md, const char *s, size_t len, int line_start)
       k = d;
     }
   }
+  /* Runs of characters that need no escape go out whole: text is most of
+   * a page's Markdown. */
+  size_t run = k;
   for (; k < len && !err; k++) {
     char c = s[k];
     int esc = 0;
@@ -223,11 +224,16 @@ static wn_err wn_md_escape(wn_md *md, const char *s, size_t len, int line_start)
     default:
       break;
     }
-    if (esc)
-      err = wn_buf_append_char(out, '\\');
+    if (!esc)
+      continue;
+    if (k > run)
+      err = wn_buf_append(out, s + run, k - run);
     if (!err)
-      err = wn_buf_append_char(out, c);
+      err = wn_buf_append_char(out, '\\');
+    run = k; /* the escaped character starts the next run */
   }
+  if (!err && len > run)
+    err = wn_buf_append(out, s + run, len - run);
   return err;
 }
 
@@ -275,25 +281,18 @@ static int wn_md_url(wn_md *md, const char *raw, int is_image, wn_err *err) {
 /* The image of node i: ![alt](src), src absolute. */
 static wn_err wn_md_image(wn_md *md, uint32_t i) {
   const wn_dom_node *n = &md->nodes[i];
-  xmlChar *src_owned = NULL, *alt_owned = NULL;
-  const char *src = wn_md_attr(n, "src", &src_owned);
+  const char *src = wn_md_attr(md, n, "src");
   wn_err err = WN_OK;
   if (!src || !*src || strncmp(src, "data:", 5) == 0) {
     /* Lazy loading puts the real source in data-src. */
-    xmlFree(src_owned);
-    src = wn_md_attr(n, "data-src", &src_owned);
+    src = wn_md_attr(md, n, "data-src");
   }
   if (!src || !*src)
-    goto out;
-  const char *alt = wn_md_attr(n, "alt", &alt_owned);
-  /* The compact tree keeps white space only as flags of text nodes: white
-   * space right before the image is read from its libxml2 sibling. */
-  int space_before = 0;
-  xmlNodePtr prev = ((xmlNodePtr)n->xml)->prev;
-  if (prev && prev->type == XML_TEXT_NODE && prev->content && prev->content[0]) {
-    char last = (char)prev->content[xmlStrlen(prev->content) - 1];
-    space_before = last == ' ' || last == '\n' || last == '\t' || last == '\r';
-  }
+    return WN_OK;
+  const char *alt = wn_md_attr(md, n, "alt");
+  /* The compact tree keeps white space only as flags of text nodes, and,
+   * for images, whether white space came right before the start tag. */
+  int space_before = (n->flags & WN_DOM_WS_BEFORE) != 0;
   int line_start = 0;
   err = wn_md_inline_begin(md, space_before, &line_start);
   if (!err)
@@ -326,9 +325,6 @@ static wn_err wn_md_image(wn_md *md, uint32_t i) {
   }
   if (!err)
     err = wn_buf_append_char(md->out, ')');
-out:
-  xmlFree(src_owned);
-  xmlFree(alt_owned);
   return err;
 }
 
@@ -524,13 +520,11 @@ static int wn_md_data_table(const wn_md *md, uint32_t t) {
   return widest >= 2;
 }
 
-static uint32_t wn_md_colspan(const wn_dom_node *n) {
-  xmlChar *owned = NULL;
-  const char *v = wn_md_attr(n, "colspan", &owned);
+static uint32_t wn_md_colspan(const wn_md *md, const wn_dom_node *n) {
+  const char *v = wn_md_attr(md, n, "colspan");
   uint32_t span = 0;
   for (const char *p = v; p && *p >= '0' && *p <= '9' && span <= WN_MD_MAX_COLSPAN; p++)
     span = span * 10 + (uint32_t)(*p - '0');
-  xmlFree(owned);
   if (span < 1)
     span = 1;
   return span > WN_MD_MAX_COLSPAN ? WN_MD_MAX_COLSPAN : span;
@@ -540,6 +534,7 @@ static uint32_t wn_md_colspan(const wn_dom_node *n) {
 static wn_err wn_md_cell(const wn_md *md, uint32_t c, wn_md_frame *stack, wn_buf *cell) {
   wn_md sub = {0};
   sub.out = cell;
+  sub.page = md->page;
   sub.nodes = md->nodes;
   sub.keep = md->keep;
   sub.live = md->live;
@@ -575,7 +570,7 @@ static wn_err wn_md_table(wn_md *md, uint32_t t) {
     uint32_t w = 0;
     for (uint32_t c = nodes[j].first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
       if (nodes[c].tag == WN_TAG_TD || nodes[c].tag == WN_TAG_TH)
-        w += wn_md_colspan(&nodes[c]);
+        w += wn_md_colspan(md, &nodes[c]);
     if (w == 0)
       continue;
     nrows++;
@@ -614,7 +609,7 @@ static wn_err wn_md_table(wn_md *md, uint32_t t) {
         err = wn_buf_append(md->out, cell.data, cell.len);
       if (!err)
         err = wn_buf_append_str(md->out, " |");
-      uint32_t span = wn_md_colspan(&nodes[c]);
+      uint32_t span = wn_md_colspan(md, &nodes[c]);
       for (uint32_t s = 1; s < span && !err; s++)
         err = wn_buf_append_str(md->out, "  |");
       w += span;
@@ -735,13 +730,11 @@ static wn_err wn_md_enter(wn_md *md, uint32_t i, wn_md_frame *f, int *descend) {
     f->list = n->tag == WN_TAG_OL ? 2 : 1;
     f->item = 1;
     if (n->tag == WN_TAG_OL) {
-      xmlChar *owned = NULL;
-      const char *start = wn_md_attr(n, "start", &owned);
+      const char *start = wn_md_attr(md, n, "start");
       uint32_t v = 0;
       int digits = 0;
       for (const char *p = start; p && *p >= '0' && *p <= '9' && digits < 9; p++, digits++)
         v = v * 10 + (uint32_t)(*p - '0');
-      xmlFree(owned);
       if (digits)
         f->item = v;
     }
@@ -787,8 +780,7 @@ static wn_err wn_md_enter(wn_md *md, uint32_t i, wn_md_frame *f, int *descend) {
     if (!err)
       err = wn_buf_append_str(&md->closes, "**");
   } else if (n->tag == WN_TAG_A && o->links && !md->in_link) {
-    xmlChar *owned = NULL;
-    const char *href = wn_md_attr(n, "href", &owned);
+    const char *href = wn_md_attr(md, n, "href");
     if (href) {
       size_t mark = md->closes.len;
       err = wn_buf_append_str(&md->closes, "](");
@@ -806,7 +798,6 @@ static wn_err wn_md_enter(wn_md *md, uint32_t i, wn_md_frame *f, int *descend) {
         md->closes.len = mark;
       }
     }
-    xmlFree(owned);
   }
   return err;
 }
@@ -910,9 +901,6 @@ wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result
     opts = &dflt;
   if (result->n_selected == 0 || (count <= 2 && nodes[0].text_len == 0))
     return WN_OK;
-  if (!wn_dom_xml_doc(page))
-    return wn_diag_set(diag, WN_EINVAL,
-                       "detect: Markdown output needs a page parsed with keep_xml");
   wn_err err = WN_ENOMEM;
   wn_md md = {0};
   uint8_t *live = calloc(count, 1);
@@ -952,6 +940,7 @@ wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result
         live[nodes[i].parent] = 1;
   }
   md.out = out;
+  md.page = page;
   md.nodes = nodes;
   md.keep = result->keep;
   md.live = live;

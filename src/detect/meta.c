@@ -1,8 +1,9 @@
 /*
  * detect/meta.c: a page's metadata from its markup.
  *
- * The compact tree has no <head> and no <script>, so this reads the
- * page's libxml2 doc (a page parsed with keep_xml), in one iterative walk:
+ * The compact tree has no <head> and no <script> as content; what this
+ * reads from them is in the page's metadata side table (wn_dom_meta_items,
+ * the elements in document order), filled by either builder:
  * <title>, <meta name|property|itemprop content> (HTML "Standard metadata
  * names", Open Graph (ogp.me), Dublin Core, the article: namespace),
  * JSON-LD scripts (schema.org Article: headline, author, datePublished,
@@ -22,7 +23,6 @@
 
 #include <curl/curl.h>
 #include <jansson.h>
-#include <libxml/tree.h>
 
 /* Bounds: longest field kept (longer text is cut at a character
  * boundary), largest JSON-LD script parsed, JSON-LD items looked at. */
@@ -385,14 +385,6 @@ static void wn_meta_tag(wn_meta_acc *a, const char *key, const char *content) {
     wn_meta_offer(a, WN_M_AUTHOR, 25, content);
 }
 
-static char *wn_xml_attr(xmlNodePtr n, const char *name) {
-  return (char *)xmlGetProp(n, (const xmlChar *)name);
-}
-
-static int wn_name_is(xmlNodePtr n, const char *name) {
-  return n->name && wn_ieq((const char *)n->name, name);
-}
-
 /* rel="canonical" among the link's space-separated rel tokens. */
 static int wn_rel_canonical(const char *rel) {
   for (const char *p = rel; p && *p;) {
@@ -407,59 +399,38 @@ static int wn_rel_canonical(const char *rel) {
   return 0;
 }
 
-static void wn_meta_element(wn_meta_acc *a, xmlNodePtr n) {
-  if (wn_name_is(n, "meta")) {
-    char *content = wn_xml_attr(n, "content");
-    char *name = wn_xml_attr(n, "name");
-    char *prop = wn_xml_attr(n, "property");
-    char *item = wn_xml_attr(n, "itemprop");
-    char *equiv = wn_xml_attr(n, "http-equiv");
-    wn_meta_tag(a, name, content);
-    wn_meta_tag(a, prop, content);
-    wn_meta_tag(a, item, content);
-    if (equiv && content && wn_ieq(equiv, "content-language"))
-      wn_meta_offer(a, WN_M_LANG, 20, content);
-    xmlFree(content);
-    xmlFree(name);
-    xmlFree(prop);
-    xmlFree(item);
-    xmlFree(equiv);
-  } else if (wn_name_is(n, "link")) {
-    char *rel = wn_xml_attr(n, "rel");
-    if (wn_rel_canonical(rel)) {
-      char *href = wn_xml_attr(n, "href");
-      wn_meta_offer(a, WN_M_CANON, 10, href);
-      xmlFree(href);
-    }
-    xmlFree(rel);
-  } else if (wn_name_is(n, "time")) {
-    char *dt = wn_xml_attr(n, "datetime");
-    char *pub = wn_xml_attr(n, "pubdate");
-    char *item = wn_xml_attr(n, "itemprop");
-    int published = pub || (item && wn_ieq(item, "datePublished"));
-    wn_meta_offer(a, WN_M_DATE, published ? 35 : 40, dt);
-    xmlFree(dt);
-    xmlFree(pub);
-    xmlFree(item);
-  } else if (wn_name_is(n, "script")) {
-    char *type = wn_xml_attr(n, "type");
-    if (type && wn_ieq(type, "application/ld+json")) {
-      xmlChar *text = xmlNodeGetContent(n);
-      if (text)
-        wn_jsonld(a, (const char *)text);
-      xmlFree(text);
-    }
-    xmlFree(type);
-  } else if (wn_name_is(n, "title") && !a->title_el) {
-    xmlChar *text = xmlNodeGetContent(n);
-    a->title_el = wn_meta_clean((const char *)text, &a->oom);
-    xmlFree(text);
-  } else if (wn_name_is(n, "h1") && !a->h1) {
-    xmlChar *text = xmlNodeGetContent(n);
-    a->h1 = wn_meta_clean((const char *)text, &a->oom);
-    xmlFree(text);
-  } else if (wn_name_is(n, "base")) {
-    /* handled by the caller before the walk */
+static void wn_meta_element(wn_meta_acc *a, const wn_dom_meta *m) {
+  switch (m->kind) {
+  case WN_DOM_META_TAG:
+    wn_meta_tag(a, m->name, m->content);
+    wn_meta_tag(a, m->property, m->content);
+    wn_meta_tag(a, m->itemprop, m->content);
+    if (m->http_equiv && m->content && wn_ieq(m->http_equiv, "content-language"))
+      wn_meta_offer(a, WN_M_LANG, 20, m->content);
+    break;
+  case WN_DOM_META_LINK:
+    if (wn_rel_canonical(m->rel))
+      wn_meta_offer(a, WN_M_CANON, 10, m->href);
+    break;
+  case WN_DOM_META_TIME: {
+    int published = m->pubdate || (m->itemprop && wn_ieq(m->itemprop, "datePublished"));
+    wn_meta_offer(a, WN_M_DATE, published ? 35 : 40, m->datetime);
+    break;
+  }
+  case WN_DOM_META_JSONLD:
+    if (m->text && !m->cut)
+      wn_jsonld(a, m->text);
+    break;
+  case WN_DOM_META_TITLE:
+    if (!a->title_el)
+      a->title_el = wn_meta_clean(m->text, &a->oom);
+    break;
+  case WN_DOM_META_H1:
+    if (!a->h1)
+      a->h1 = wn_meta_clean(m->text, &a->oom);
+    break;
+  default: /* <base>: read by wn_meta_base */
+    break;
   }
 }
 
@@ -497,28 +468,20 @@ static void wn_meta_title_part(char *t) {
 
 /* The document's base URL: <base href> resolved against the page's URL
  * (HTML, "document base URL"), else the page's URL. */
-static char *wn_meta_base(xmlNodePtr root, const char *page_url, int *oom) {
+static char *wn_meta_base(const wn_dom_meta *items, uint32_t n_items, const char *page_url,
+                          int *oom) {
   wn_buf b;
   wn_buf_init(&b, 16384);
   char *out = NULL;
-  for (xmlNodePtr head = root ? root->children : NULL; head; head = head->next) {
-    if (head->type != XML_ELEMENT_NODE || !wn_name_is(head, "head"))
+  for (uint32_t k = 0; k < n_items; k++) {
+    if (items[k].kind != WN_DOM_META_BASE || !items[k].href)
       continue;
-    for (xmlNodePtr n = head->children; n; n = n->next) {
-      if (n->type != XML_ELEMENT_NODE || !wn_name_is(n, "base"))
-        continue;
-      char *href = wn_xml_attr(n, "href");
-      if (href) {
-        CURLU *h = curl_url();
-        if (h && page_url)
-          curl_url_set(h, CURLUPART_URL, page_url, CURLU_NON_SUPPORT_SCHEME);
-        if (wn_detect_url_absolute(page_url ? h : NULL, href, &b) != WN_OK)
-          *oom = 1;
-        curl_url_cleanup(h);
-        xmlFree(href);
-      }
-      break;
-    }
+    CURLU *h = curl_url();
+    if (h && page_url)
+      curl_url_set(h, CURLUPART_URL, page_url, CURLU_NON_SUPPORT_SCHEME);
+    if (wn_detect_url_absolute(page_url ? h : NULL, items[k].href, &b) != WN_OK)
+      *oom = 1;
+    curl_url_cleanup(h);
   }
   if (b.len)
     out = wn_buf_take(&b, NULL);
@@ -534,39 +497,15 @@ static char *wn_meta_base(xmlNodePtr root, const char *page_url, int *oom) {
 wn_err wn_detect_metadata_read(const wn_dom_page *page, const char *page_url,
                                wn_detect_metadata *out, wn_diag *diag) {
   memset(out, 0, sizeof *out);
-  xmlDocPtr doc = wn_dom_xml_doc(page);
-  uint32_t count = 0;
-  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  if (!doc) {
-    /* An empty page has no doc, and no metadata. */
-    if (count <= 2 && nodes[0].text_len == 0 && wn_dom_input_bytes(page) == 0)
-      return WN_OK;
-    return wn_diag_set(diag, WN_EINVAL, "detect: metadata needs a page parsed with keep_xml");
-  }
+  uint32_t n_items = 0;
+  const wn_dom_meta *items = wn_dom_meta_items(page, &n_items);
   wn_meta_acc a;
   memset(&a, 0, sizeof a);
-  xmlNodePtr root = xmlDocGetRootElement(doc);
-  if (root) {
-    char *lang = wn_xml_attr(root, "lang");
-    if (!lang)
-      lang = wn_xml_attr(root, "xml:lang"); /* the HTML parser keeps it as a name */
-    wn_meta_offer(&a, WN_M_LANG, 10, lang);
-    xmlFree(lang);
-  }
-  /* Every element once, in document order, without recursion. */
-  for (xmlNodePtr n = root; n;) {
-    if (n->type == XML_ELEMENT_NODE)
-      wn_meta_element(&a, n);
-    if (n->type == XML_ELEMENT_NODE && n->children) {
-      n = n->children;
-      continue;
-    }
-    while (n && n != root && !n->next)
-      n = n->parent;
-    if (!n || n == root)
-      break;
-    n = n->next;
-  }
+  /* <html lang> (or xml:lang, which the HTML parser keeps as a name). */
+  wn_meta_offer(&a, WN_M_LANG, 10, wn_dom_lang(page));
+  /* The elements in document order. */
+  for (uint32_t k = 0; k < n_items; k++)
+    wn_meta_element(&a, &items[k]);
   /* <title> last: it often carries the site's name ("Headline - Site");
    * when the first <h1> is part of it, the <h1> is the headline, else the
    * longest of its parts between separators. */
@@ -581,7 +520,7 @@ wn_err wn_detect_metadata_read(const wn_dom_page *page, const char *page_url,
       if (*p == '_')
         *p = '-';
   if (a.val[WN_M_CANON]) {
-    char *base = wn_meta_base(root, page_url, &a.oom);
+    char *base = wn_meta_base(items, n_items, page_url, &a.oom);
     if (base) {
       CURLU *h = curl_url();
       wn_buf b;

@@ -23,13 +23,29 @@ struct wn_dom_page {
   char charset[48];
   wn_charset_source charset_source;
   xmlDocPtr doc; /* kept only with keep_xml */
+  /* Kept attributes (wn_dom_attr): runs of (name, value) ended by a NULL
+   * name; entry 0 is unused so that node.attrs 0 means none. Malloc'd. */
+  struct wn_dom_attr_entry {
+    const char *name; /* a static string of wn_kept_* */
+    const char *value;
+  } *attrs;
+  uint32_t n_attrs, cap_attrs;
+  /* The metadata side table (wn_dom_meta_items). Malloc'd. */
+  wn_dom_meta *meta;
+  uint32_t n_meta, cap_meta;
+  const char *lang;
 };
 
 typedef struct wn_tag_entry {
   const char *name;
   uint8_t tag;
   uint8_t block; /* 1: block-level; WN_SKIP: not content, subtree left out */
+  uint8_t meta;  /* wn_meta_el: what the metadata side table takes from it */
 } wn_tag_entry;
+
+/* Elements the metadata side table looks at (wn_dom_meta). */
+enum wn_meta_el { WN_ME_NONE, WN_ME_META, WN_ME_LINK, WN_ME_TIME, WN_ME_BASE, WN_ME_SCRIPT,
+                  WN_ME_TITLE, WN_ME_H1, WN_ME_HEAD };
 
 #define WN_SKIP 2u
 
@@ -39,86 +55,90 @@ typedef struct wn_tag_entry {
  * and graphics, and the form controls whose text is user interface.
  * Sorted by name for bsearch. */
 static const wn_tag_entry wn_tags[] = {
-    {"a", WN_TAG_A, 0},
-    {"address", WN_TAG_OTHER, 1},
-    {"article", WN_TAG_ARTICLE, 1},
-    {"aside", WN_TAG_ASIDE, 1},
-    {"b", WN_TAG_B, 0},
-    {"blockquote", WN_TAG_BLOCKQUOTE, 1},
-    {"body", WN_TAG_BODY, 1},
-    {"br", WN_TAG_BR, 1},
-    {"button", WN_TAG_BUTTON, 0},
-    {"canvas", WN_TAG_OTHER, WN_SKIP},
-    {"caption", WN_TAG_OTHER, 1},
-    {"center", WN_TAG_CENTER, 1},
-    {"datalist", WN_TAG_OTHER, WN_SKIP},
-    {"dd", WN_TAG_DD, 1},
-    {"details", WN_TAG_OTHER, 1},
-    {"dir", WN_TAG_OTHER, 1},
-    {"div", WN_TAG_DIV, 1},
-    {"dl", WN_TAG_DL, 1},
-    {"dt", WN_TAG_DT, 1},
-    {"em", WN_TAG_EM, 0},
-    {"embed", WN_TAG_OTHER, WN_SKIP},
-    {"fieldset", WN_TAG_OTHER, 1},
-    {"figcaption", WN_TAG_FIGCAPTION, 1},
-    {"figure", WN_TAG_FIGURE, 1},
-    {"font", WN_TAG_FONT, 0},
-    {"footer", WN_TAG_FOOTER, 1},
-    {"form", WN_TAG_FORM, 1},
-    {"frame", WN_TAG_OTHER, 1},
-    {"frameset", WN_TAG_OTHER, 1},
-    {"h1", WN_TAG_H1, 1},
-    {"h2", WN_TAG_H2, 1},
-    {"h3", WN_TAG_H3, 1},
-    {"h4", WN_TAG_H4, 1},
-    {"h5", WN_TAG_H5, 1},
-    {"h6", WN_TAG_H6, 1},
-    {"head", WN_TAG_OTHER, WN_SKIP},
-    {"header", WN_TAG_HEADER, 1},
-    {"hr", WN_TAG_HR, 1},
-    {"html", WN_TAG_HTML, 1},
-    {"i", WN_TAG_I, 0},
-    {"iframe", WN_TAG_OTHER, WN_SKIP},
-    {"img", WN_TAG_IMG, 0},
-    {"input", WN_TAG_INPUT, 0},
-    {"label", WN_TAG_LABEL, 0},
-    {"legend", WN_TAG_OTHER, 1},
-    {"li", WN_TAG_LI, 1},
-    {"listing", WN_TAG_OTHER, 1},
-    {"main", WN_TAG_MAIN, 1},
-    {"math", WN_TAG_OTHER, WN_SKIP},
-    {"menu", WN_TAG_OTHER, 1},
-    {"nav", WN_TAG_NAV, 1},
-    {"noembed", WN_TAG_OTHER, WN_SKIP},
-    {"noframes", WN_TAG_OTHER, WN_SKIP},
-    {"noscript", WN_TAG_OTHER, WN_SKIP},
-    {"object", WN_TAG_OTHER, WN_SKIP},
-    {"ol", WN_TAG_OL, 1},
-    {"option", WN_TAG_OPTION, 1},
-    {"p", WN_TAG_P, 1},
-    {"plaintext", WN_TAG_OTHER, 1},
-    {"pre", WN_TAG_PRE, 1},
-    {"script", WN_TAG_OTHER, WN_SKIP},
-    {"section", WN_TAG_SECTION, 1},
-    {"select", WN_TAG_OTHER, WN_SKIP},
-    {"span", WN_TAG_SPAN, 0},
-    {"strong", WN_TAG_STRONG, 0},
-    {"style", WN_TAG_OTHER, WN_SKIP},
-    {"summary", WN_TAG_OTHER, 1},
-    {"svg", WN_TAG_OTHER, WN_SKIP},
-    {"table", WN_TAG_TABLE, 1},
-    {"tbody", WN_TAG_TBODY, 1},
-    {"td", WN_TAG_TD, 1},
-    {"template", WN_TAG_OTHER, WN_SKIP},
-    {"textarea", WN_TAG_OTHER, WN_SKIP},
-    {"tfoot", WN_TAG_TFOOT, 1},
-    {"th", WN_TAG_TH, 1},
-    {"thead", WN_TAG_THEAD, 1},
-    {"title", WN_TAG_OTHER, WN_SKIP},
-    {"tr", WN_TAG_TR, 1},
-    {"ul", WN_TAG_UL, 1},
-    {"xmp", WN_TAG_OTHER, 1},
+    {"a", WN_TAG_A, 0, WN_ME_NONE},
+    {"address", WN_TAG_OTHER, 1, WN_ME_NONE},
+    {"article", WN_TAG_ARTICLE, 1, WN_ME_NONE},
+    {"aside", WN_TAG_ASIDE, 1, WN_ME_NONE},
+    {"b", WN_TAG_B, 0, WN_ME_NONE},
+    {"base", WN_TAG_OTHER, 0, WN_ME_BASE},
+    {"blockquote", WN_TAG_BLOCKQUOTE, 1, WN_ME_NONE},
+    {"body", WN_TAG_BODY, 1, WN_ME_NONE},
+    {"br", WN_TAG_BR, 1, WN_ME_NONE},
+    {"button", WN_TAG_BUTTON, 0, WN_ME_NONE},
+    {"canvas", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"caption", WN_TAG_OTHER, 1, WN_ME_NONE},
+    {"center", WN_TAG_CENTER, 1, WN_ME_NONE},
+    {"datalist", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"dd", WN_TAG_DD, 1, WN_ME_NONE},
+    {"details", WN_TAG_OTHER, 1, WN_ME_NONE},
+    {"dir", WN_TAG_OTHER, 1, WN_ME_NONE},
+    {"div", WN_TAG_DIV, 1, WN_ME_NONE},
+    {"dl", WN_TAG_DL, 1, WN_ME_NONE},
+    {"dt", WN_TAG_DT, 1, WN_ME_NONE},
+    {"em", WN_TAG_EM, 0, WN_ME_NONE},
+    {"embed", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"fieldset", WN_TAG_OTHER, 1, WN_ME_NONE},
+    {"figcaption", WN_TAG_FIGCAPTION, 1, WN_ME_NONE},
+    {"figure", WN_TAG_FIGURE, 1, WN_ME_NONE},
+    {"font", WN_TAG_FONT, 0, WN_ME_NONE},
+    {"footer", WN_TAG_FOOTER, 1, WN_ME_NONE},
+    {"form", WN_TAG_FORM, 1, WN_ME_NONE},
+    {"frame", WN_TAG_OTHER, 1, WN_ME_NONE},
+    {"frameset", WN_TAG_OTHER, 1, WN_ME_NONE},
+    {"h1", WN_TAG_H1, 1, WN_ME_H1},
+    {"h2", WN_TAG_H2, 1, WN_ME_NONE},
+    {"h3", WN_TAG_H3, 1, WN_ME_NONE},
+    {"h4", WN_TAG_H4, 1, WN_ME_NONE},
+    {"h5", WN_TAG_H5, 1, WN_ME_NONE},
+    {"h6", WN_TAG_H6, 1, WN_ME_NONE},
+    {"head", WN_TAG_OTHER, WN_SKIP, WN_ME_HEAD},
+    {"header", WN_TAG_HEADER, 1, WN_ME_NONE},
+    {"hr", WN_TAG_HR, 1, WN_ME_NONE},
+    {"html", WN_TAG_HTML, 1, WN_ME_NONE},
+    {"i", WN_TAG_I, 0, WN_ME_NONE},
+    {"iframe", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"img", WN_TAG_IMG, 0, WN_ME_NONE},
+    {"input", WN_TAG_INPUT, 0, WN_ME_NONE},
+    {"label", WN_TAG_LABEL, 0, WN_ME_NONE},
+    {"legend", WN_TAG_OTHER, 1, WN_ME_NONE},
+    {"li", WN_TAG_LI, 1, WN_ME_NONE},
+    {"link", WN_TAG_OTHER, 0, WN_ME_LINK},
+    {"listing", WN_TAG_OTHER, 1, WN_ME_NONE},
+    {"main", WN_TAG_MAIN, 1, WN_ME_NONE},
+    {"math", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"menu", WN_TAG_OTHER, 1, WN_ME_NONE},
+    {"meta", WN_TAG_OTHER, 0, WN_ME_META},
+    {"nav", WN_TAG_NAV, 1, WN_ME_NONE},
+    {"noembed", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"noframes", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"noscript", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"object", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"ol", WN_TAG_OL, 1, WN_ME_NONE},
+    {"option", WN_TAG_OPTION, 1, WN_ME_NONE},
+    {"p", WN_TAG_P, 1, WN_ME_NONE},
+    {"plaintext", WN_TAG_OTHER, 1, WN_ME_NONE},
+    {"pre", WN_TAG_PRE, 1, WN_ME_NONE},
+    {"script", WN_TAG_OTHER, WN_SKIP, WN_ME_SCRIPT},
+    {"section", WN_TAG_SECTION, 1, WN_ME_NONE},
+    {"select", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"span", WN_TAG_SPAN, 0, WN_ME_NONE},
+    {"strong", WN_TAG_STRONG, 0, WN_ME_NONE},
+    {"style", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"summary", WN_TAG_OTHER, 1, WN_ME_NONE},
+    {"svg", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"table", WN_TAG_TABLE, 1, WN_ME_NONE},
+    {"tbody", WN_TAG_TBODY, 1, WN_ME_NONE},
+    {"td", WN_TAG_TD, 1, WN_ME_NONE},
+    {"template", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"textarea", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"tfoot", WN_TAG_TFOOT, 1, WN_ME_NONE},
+    {"th", WN_TAG_TH, 1, WN_ME_NONE},
+    {"thead", WN_TAG_THEAD, 1, WN_ME_NONE},
+    {"time", WN_TAG_OTHER, 0, WN_ME_TIME},
+    {"title", WN_TAG_OTHER, WN_SKIP, WN_ME_TITLE},
+    {"tr", WN_TAG_TR, 1, WN_ME_NONE},
+    {"ul", WN_TAG_UL, 1, WN_ME_NONE},
+    {"xmp", WN_TAG_OTHER, 1, WN_ME_NONE},
 };
 
 static int wn_tag_cmp(const void *key, const void *entry) {
@@ -253,6 +273,189 @@ static const char *wn_attr_copy(wn_arena *arena, const char *value, int *oom) {
   return copy;
 }
 
+/* ---- kept attributes and the metadata side table ---------------------------- */
+
+/* The attributes Markdown reads, by element (markdown.c). */
+static const char *const wn_kept_a[] = {"href", NULL};
+static const char *const wn_kept_img[] = {"src", "data-src", "alt", NULL};
+static const char *const wn_kept_ol[] = {"start", NULL};
+static const char *const wn_kept_cell[] = {"colspan", "rowspan", NULL};
+#define WN_MAX_KEPT 3u /* the longest list above */
+
+static const char *const *wn_kept_names(uint8_t tag) {
+  switch (tag) {
+  case WN_TAG_A: return wn_kept_a;
+  case WN_TAG_IMG: return wn_kept_img;
+  case WN_TAG_OL: return wn_kept_ol;
+  case WN_TAG_TD:
+  case WN_TAG_TH: return wn_kept_cell;
+  default: return NULL;
+  }
+}
+
+/* A value as the side tables keep it: copied into the arena, at most
+ * WN_DOM_MAX_KEPT_VALUE bytes. NULL stays NULL. */
+static const char *wn_value_copy(wn_arena *arena, const char *value, size_t cap, int *oom) {
+  if (!value)
+    return NULL;
+  size_t len = strlen(value);
+  if (len > cap)
+    len = cap;
+  char *copy = wn_arena_strndup(arena, value, len);
+  if (!copy)
+    *oom = 1;
+  return copy;
+}
+
+/* Keeps the values (parallel to names, NULL: absent) of element node. */
+static wn_err wn_keep_attrs(wn_dom_page *page, wn_dom_node *node, const char *const *names,
+                            const char *const *values) {
+  uint32_t n = 0;
+  for (uint32_t k = 0; names[k]; k++)
+    n += values[k] != NULL;
+  if (n == 0)
+    return WN_OK;
+  if (page->n_attrs == 0)
+    page->n_attrs = 1; /* entry 0: "none" */
+  if ((uint64_t)page->n_attrs + n + 1 > page->cap_attrs) {
+    uint32_t cap = page->cap_attrs ? page->cap_attrs : 256;
+    while ((uint64_t)page->n_attrs + n + 1 > cap) {
+      if (cap > UINT32_MAX / 2)
+        return WN_ENOMEM;
+      cap *= 2;
+    }
+    struct wn_dom_attr_entry *grown = realloc(page->attrs, (size_t)cap * sizeof *grown);
+    if (!grown)
+      return WN_ENOMEM;
+    page->attrs = grown;
+    page->cap_attrs = cap;
+  }
+  int oom = 0;
+  node->attrs = page->n_attrs;
+  for (uint32_t k = 0; names[k]; k++) {
+    if (!values[k])
+      continue;
+    page->attrs[page->n_attrs].name = names[k];
+    page->attrs[page->n_attrs++].value =
+        wn_value_copy(page->arena, values[k], WN_DOM_MAX_KEPT_VALUE, &oom);
+  }
+  page->attrs[page->n_attrs].name = NULL;
+  page->attrs[page->n_attrs++].value = NULL;
+  return oom ? WN_ENOMEM : WN_OK;
+}
+
+/* A new metadata item of kind, or NULL past the cap (*err set only when
+ * memory ran out). */
+static wn_dom_meta *wn_meta_add(wn_dom_page *page, uint8_t kind, wn_err *err) {
+  if (page->n_meta >= WN_DOM_MAX_META_ITEMS)
+    return NULL;
+  if (page->n_meta == page->cap_meta) {
+    uint32_t cap = page->cap_meta ? page->cap_meta * 2 : 16;
+    wn_dom_meta *grown = realloc(page->meta, (size_t)cap * sizeof *grown);
+    if (!grown) {
+      *err = WN_ENOMEM;
+      return NULL;
+    }
+    page->meta = grown;
+    page->cap_meta = cap;
+  }
+  wn_dom_meta *m = &page->meta[page->n_meta++];
+  memset(m, 0, sizeof *m);
+  m->kind = kind;
+  return m;
+}
+
+static int wn_ascii_ieq(const char *a, const char *b) {
+  for (; *a && *b; a++, b++)
+    if ((*a | 0x20) != (*b | 0x20))
+      return 0;
+  return *a == *b;
+}
+
+/* White space as the metadata reader collapses it (meta.c). */
+static int wn_meta_blank(const char *s, size_t len) {
+  for (size_t k = 0; k < len; k++)
+    if (!(s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r' || s[k] == '\f' ||
+          s[k] == '\v'))
+      return 0;
+  return 1;
+}
+
+/* Attribute reader of one element, whichever builder holds it. */
+typedef const char *(*wn_attr_fn)(const void *element, const char *name, void **owned);
+
+/* The metadata item of element kind me (meta, link, time, base): its
+ * attributes. Scripts, titles and headings get their text from the
+ * builder. Returns the item or NULL (none made, *err on failure). */
+static wn_dom_meta *wn_meta_element(wn_dom_page *page, uint8_t me, const void *el,
+                                    wn_attr_fn get, wn_err *err) {
+  static const uint8_t kinds[] = {0, WN_DOM_META_TAG, WN_DOM_META_LINK, WN_DOM_META_TIME,
+                                  WN_DOM_META_BASE, WN_DOM_META_JSONLD, WN_DOM_META_TITLE,
+                                  WN_DOM_META_H1};
+  if (me == WN_ME_NONE || me >= WN_ME_HEAD)
+    return NULL;
+  void *owned = NULL;
+  if (me == WN_ME_SCRIPT) {
+    const char *type = get(el, "type", &owned);
+    int ld = type && wn_ascii_ieq(type, "application/ld+json");
+    xmlFree(owned);
+    if (!ld)
+      return NULL;
+  }
+  wn_dom_meta *m = wn_meta_add(page, kinds[me], err);
+  if (!m)
+    return NULL;
+  int oom = 0;
+#define WN_META_GET(field, attr)                                                         \
+  do {                                                                                   \
+    owned = NULL;                                                                        \
+    m->field = wn_value_copy(page->arena, get(el, attr, &owned), WN_DOM_MAX_KEPT_VALUE, &oom); \
+    xmlFree(owned);                                                                      \
+  } while (0)
+  switch (me) {
+  case WN_ME_META:
+    WN_META_GET(content, "content");
+    WN_META_GET(name, "name");
+    WN_META_GET(property, "property");
+    WN_META_GET(itemprop, "itemprop");
+    WN_META_GET(http_equiv, "http-equiv");
+    break;
+  case WN_ME_LINK:
+    WN_META_GET(rel, "rel");
+    WN_META_GET(href, "href");
+    break;
+  case WN_ME_TIME:
+    WN_META_GET(datetime, "datetime");
+    WN_META_GET(pubdate, "pubdate");
+    WN_META_GET(itemprop, "itemprop");
+    break;
+  case WN_ME_BASE:
+    WN_META_GET(href, "href");
+    break;
+  default:
+    break;
+  }
+#undef WN_META_GET
+  if (oom)
+    *err = WN_ENOMEM;
+  return m;
+}
+
+/* Sets item's text (len bytes of text, longer than its cap when cut). */
+static wn_err wn_meta_text(wn_dom_page *page, uint32_t item, const char *text, size_t len,
+                           int cut) {
+  wn_dom_meta *m = &page->meta[item];
+  m->cut = (uint8_t)cut;
+  if (cut && m->kind == WN_DOM_META_JSONLD)
+    return WN_OK; /* not read at all (meta.c) */
+  m->text = wn_arena_strndup(page->arena, text ? text : "", len);
+  return m->text ? WN_OK : WN_ENOMEM;
+}
+
+static size_t wn_meta_cap(uint8_t kind) {
+  return kind == WN_DOM_META_JSONLD ? WN_DOM_MAX_JSONLD : WN_DOM_MAX_META_TEXT;
+}
+
 typedef struct wn_builder {
   wn_dom_page *page;
   uint32_t cap;
@@ -268,6 +471,8 @@ typedef struct wn_builder {
    * line breaks between highlighted spans of code) is kept here and put in
    * front of the next text node's raw_text. Malloc'd, bounded by the page. */
   wn_buf pre_space;
+  /* A <title> / <h1> with visible text was kept: later ones are not. */
+  int title_done, h1_done;
 } wn_builder;
 
 static wn_dom_node *wn_add_node(wn_builder *b, uint32_t parent, uint32_t *prev_sibling,
@@ -339,7 +544,12 @@ typedef struct wn_frame {
   uint8_t in_pre;      /* inside pre, listing, xmp or plaintext */
   uint8_t outside;     /* SAX: an element with no compact node (a skipped
                           subtree, or past the document's root) */
+  uint8_t meta;        /* WN_FM_*: for the metadata side table */
 } wn_frame;
+
+#define WN_FM_OFFROOT 0x01u   /* not under the root element */
+#define WN_FM_HEAD 0x02u      /* a <head> child of the root */
+#define WN_FM_BASE_SEEN 0x04u /* that head's first <base> was seen */
 
 /* Elements whose text is preformatted: HTML renders their white space and
  * line breaks as written. (textarea is too, but is left out of the tree as
@@ -390,7 +600,8 @@ static wn_err wn_node_error(const wn_builder *b, wn_err err, wn_diag *diag) {
  * the same whichever ran. */
 static wn_err wn_emit_element(wn_builder *b, const wn_frame *parent, uint32_t *prev_sibling,
                               uint32_t top, const char *name, const wn_tag_entry *entry,
-                              const char *id, const char *cls, int has_href, void *xml,
+                              const char *id, const char *cls, int has_href,
+                              const char *const *kept, int ws_before, void *xml,
                               wn_frame *frame, wn_diag *diag) {
   wn_dom_page *page = b->page;
   wn_err err = WN_OK;
@@ -411,6 +622,13 @@ static wn_err wn_emit_element(wn_builder *b, const wn_frame *parent, uint32_t *p
   node->cls = wn_attr_copy(page->arena, cls, &oom);
   if (oom)
     return WN_ENOMEM;
+  if (kept) {
+    err = wn_keep_attrs(page, node, wn_kept_names(node->tag), kept);
+    if (err)
+      return err;
+  }
+  if (ws_before && node->tag == WN_TAG_IMG)
+    node->flags |= WN_DOM_WS_BEFORE;
   /* <html> and <body> occur once per page; their id and class name
    * the page (its section, its article), not the template. */
   if (node->tag == WN_TAG_HTML || node->tag == WN_TAG_BODY)
@@ -431,6 +649,7 @@ static wn_err wn_emit_element(wn_builder *b, const wn_frame *parent, uint32_t *p
   frame->in_link = in_link;
   frame->in_pre = in_pre;
   frame->outside = 0;
+  frame->meta = 0;
   return WN_OK;
 }
 
@@ -511,13 +730,28 @@ static wn_err wn_build_from_xml(wn_builder *b, xmlNodePtr root, int keep_xml, wn
         xmlChar *id = xmlGetNoNsProp(cur, (const xmlChar *)"id");
         xmlChar *cls = xmlGetNoNsProp(cur, (const xmlChar *)"class");
         int has_href = xmlHasProp(cur, (const xmlChar *)"href") != NULL;
+        const char *const *names = wn_kept_names(entry ? entry->tag : WN_TAG_OTHER);
+        xmlChar *kept[WN_MAX_KEPT + 1] = {NULL};
+        for (uint32_t k = 0; names && names[k]; k++)
+          kept[k] = xmlGetProp(cur, (const xmlChar *)names[k]);
+        /* White space before it: libxml2's previous sibling is text that
+         * ends in it. */
+        int ws_before = 0;
+        xmlNodePtr prev = cur->prev;
+        if (prev && prev->type == XML_TEXT_NODE && prev->content && prev->content[0]) {
+          char last = (char)prev->content[xmlStrlen(prev->content) - 1];
+          ws_before = last == ' ' || last == '\n' || last == '\t' || last == '\r';
+        }
         wn_frame frame;
         err = wn_emit_element(b, top ? &stack[top - 1] : NULL,
                               top ? &stack[top - 1].last_child : &root_sibling, top, name, entry,
                               (const char *)id, (const char *)cls, has_href,
+                              names ? (const char *const *)kept : NULL, ws_before,
                               keep_xml ? cur : NULL, &frame, diag);
         xmlFree(id);
         xmlFree(cls);
+        for (uint32_t k = 0; names && names[k]; k++)
+          xmlFree(kept[k]);
         if (err)
           return err;
         if (cur->children) {
@@ -548,6 +782,85 @@ static wn_err wn_build_from_xml(wn_builder *b, xmlNodePtr root, int keep_xml, wn
     cur = cur->next;
   }
   return WN_OK;
+}
+
+/* The metadata side table from libxml2's tree: every element under the
+ * root, in document order, as the SAX builder takes them from the
+ * events. */
+static const char *wn_xml_get(const void *el, const char *name, void **owned) {
+  xmlChar *v = xmlGetProp((xmlNodePtr)(uintptr_t)el, (const xmlChar *)name);
+  *owned = v;
+  return (const char *)v;
+}
+
+static uint8_t wn_xml_meta_el(xmlNodePtr n) {
+  if (n->type != XML_ELEMENT_NODE || !n->name)
+    return WN_ME_NONE;
+  char name[WN_MAX_TAG_NAME + 1];
+  wn_lower_name((const char *)n->name, name);
+  const wn_tag_entry *entry = wn_tag_lookup(name);
+  return entry ? entry->meta : WN_ME_NONE;
+}
+
+static wn_err wn_meta_from_xml(wn_builder *b, xmlNodePtr root) {
+  wn_dom_page *page = b->page;
+  wn_err err = WN_OK;
+  void *owned = NULL;
+  int oom = 0;
+  const char *lang = wn_xml_get(root, "lang", &owned);
+  if (!lang) {
+    xmlFree(owned);
+    lang = wn_xml_get(root, "xml:lang", &owned);
+  }
+  page->lang = wn_value_copy(page->arena, lang, WN_DOM_MAX_KEPT_VALUE, &oom);
+  xmlFree(owned);
+  if (oom)
+    return WN_ENOMEM;
+  for (xmlNodePtr n = root; n && !err;) {
+    uint8_t me = wn_xml_meta_el(n);
+    if (me == WN_ME_BASE) {
+      /* The first <base> of a <head> child of the root. */
+      xmlNodePtr head = n->parent;
+      if (!head || head->parent != root || wn_xml_meta_el(head) != WN_ME_HEAD)
+        me = WN_ME_NONE;
+      for (xmlNodePtr x = n->prev; x && me; x = x->prev)
+        if (wn_xml_meta_el(x) == WN_ME_BASE)
+          me = WN_ME_NONE;
+    } else if ((me == WN_ME_TITLE && b->title_done) || (me == WN_ME_H1 && b->h1_done)) {
+      me = WN_ME_NONE;
+    } else if (me == WN_ME_H1 || me == WN_ME_TITLE || me == WN_ME_SCRIPT) {
+      /* One of a kind at a time: not inside another. */
+      for (xmlNodePtr x = n->parent; x && x != root && me; x = x->parent)
+        if (wn_xml_meta_el(x) == me)
+          me = WN_ME_NONE;
+    }
+    wn_dom_meta *m = wn_meta_element(page, me, n, wn_xml_get, &err);
+    if (m && (me == WN_ME_SCRIPT || me == WN_ME_TITLE || me == WN_ME_H1)) {
+      xmlChar *text = xmlNodeGetContent(n);
+      size_t len = text ? strlen((const char *)text) : 0, cap = wn_meta_cap(m->kind);
+      int cut = len > cap;
+      if (cut)
+        len = cap;
+      err = wn_meta_text(page, page->n_meta - 1, (const char *)text, len, cut);
+      if (text && !wn_meta_blank((const char *)text, len)) {
+        if (me == WN_ME_TITLE)
+          b->title_done = 1;
+        if (me == WN_ME_H1)
+          b->h1_done = 1;
+      }
+      xmlFree(text);
+    }
+    if (n->type == XML_ELEMENT_NODE && n->children) {
+      n = n->children;
+      continue;
+    }
+    while (n && n != root && !n->next)
+      n = n->parent;
+    if (!n || n == root)
+      break;
+    n = n->next;
+  }
+  return err;
 }
 
 /* ---- straight from SAX2 (the default) --------------------------------------
@@ -602,7 +915,9 @@ typedef struct wn_sax {
   wn_frame root;      /* the root's frame (index 0 once built), kept after
                          it closed */
   /* Table rows of element names seen, by the name's address: the parser
-   * interns names in its dictionary, so one address is one name. */
+   * interns names in its dictionary, so one address is one name. Names
+   * without a row are kept too (entry NULL): custom elements and those of
+   * SVG come by the hundred. */
   struct {
     const xmlChar *name;
     const wn_tag_entry *entry;
@@ -611,6 +926,16 @@ typedef struct wn_sax {
   wn_buf text;
   int text_open;
   int text_cdata;
+  /* All text below a JSON-LD script, a <title>, an <h1> being read for
+   * the metadata side table (0, 1, 2): its frame's place in stack. */
+  struct {
+    int active;
+    int cut;
+    uint32_t depth;
+    uint32_t item;
+    wn_buf buf;
+  } capture[3];
+  int capturing; /* how many are active */
 } wn_sax;
 
 static void wn_sax_fail(wn_sax *s, wn_err err) {
@@ -634,11 +959,59 @@ static void wn_sax_flush(wn_sax *s) {
     wn_sax_fail(s, err);
 }
 
+/* Ends the captures of the element at stack place depth (all: depth
+ * UINT32_MAX): their text goes to their items. */
+static void wn_sax_capture_end(wn_sax *s, uint32_t depth) {
+  for (int c = 0; c < 3; c++) {
+    if (!s->capture[c].active || (depth != UINT32_MAX && s->capture[c].depth != depth))
+      continue;
+    s->capture[c].active = 0;
+    s->capturing--;
+    wn_buf *buf = &s->capture[c].buf;
+    wn_err err = wn_meta_text(s->b->page, s->capture[c].item, buf->data, buf->len,
+                              s->capture[c].cut);
+    if (err) {
+      wn_sax_fail(s, err);
+      continue;
+    }
+    if (!wn_meta_blank(buf->data, buf->len)) {
+      if (c == 1)
+        s->b->title_done = 1;
+      if (c == 2)
+        s->b->h1_done = 1;
+    }
+  }
+}
+
+static void wn_sax_capture_text(wn_sax *s, const xmlChar *ch, size_t len) {
+  for (int c = 0; c < 3; c++) {
+    if (!s->capture[c].active)
+      continue;
+    wn_buf *buf = &s->capture[c].buf;
+    size_t cap = c == 0 ? WN_DOM_MAX_JSONLD : WN_DOM_MAX_META_TEXT;
+    size_t room = cap - buf->len, n = len;
+    if (n > room) {
+      n = room;
+      s->capture[c].cut = 1;
+    }
+    if (n && wn_buf_append(buf, ch, n))
+      wn_sax_fail(s, WN_ENOMEM);
+  }
+}
+
+/* The metadata side table at the start of an element under the root: me
+ * is its wn_meta_el, parent the frame of the element around it (NULL for
+ * the root), frame its own new frame. */
+static void wn_sax_meta_start(wn_sax *s, uint8_t me, const xmlChar **atts, wn_frame *parent,
+                              wn_frame *frame);
+
 static void wn_sax_pop(wn_sax *s) {
   wn_sax_flush(s);
   if (s->depth == 0)
     return;
   wn_frame *f = &s->stack[--s->depth];
+  if (s->capturing)
+    wn_sax_capture_end(s, s->depth);
   if (!f->outside) {
     s->top--;
     if (f->index == 0)
@@ -676,11 +1049,57 @@ static const char *wn_sax_local_name(const char *name) {
   return colon && colon[1] ? colon + 1 : name;
 }
 
+static const char *wn_sax_get(const void *el, const char *name, void **owned) {
+  int found = 0;
+  *owned = NULL;
+  return wn_sax_attr((const xmlChar **)(uintptr_t)el, name, &found);
+}
+
+static void wn_sax_meta_start(wn_sax *s, uint8_t me, const xmlChar **atts, wn_frame *parent,
+                              wn_frame *frame) {
+  wn_err err = WN_OK;
+  if (me == WN_ME_HEAD) {
+    if (parent && parent->index == 0)
+      frame->meta |= WN_FM_HEAD;
+    return;
+  }
+  if (me == WN_ME_BASE) {
+    if (!parent || !(parent->meta & WN_FM_HEAD) || (parent->meta & WN_FM_BASE_SEEN))
+      return;
+    parent->meta |= WN_FM_BASE_SEEN;
+  }
+  int c = me == WN_ME_SCRIPT ? 0 : me == WN_ME_TITLE ? 1 : me == WN_ME_H1 ? 2 : -1;
+  if (c >= 0 && s->capture[c].active)
+    return; /* one of a kind at a time */
+  if ((me == WN_ME_TITLE && s->b->title_done) || (me == WN_ME_H1 && s->b->h1_done))
+    return;
+  wn_dom_meta *m = wn_meta_element(s->b->page, me, atts, wn_sax_get, &err);
+  if (err) {
+    wn_sax_fail(s, err);
+    return;
+  }
+  if (m && c >= 0) {
+    s->capture[c].active = 1;
+    s->capture[c].cut = 0;
+    s->capture[c].depth = s->depth; /* the place its frame gets */
+    s->capture[c].item = s->b->page->n_meta - 1;
+    wn_buf_reset(&s->capture[c].buf);
+    s->capturing++;
+  }
+}
+
 static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) {
   wn_sax *s = ctx;
   if (s->stopped)
     return;
   wn_sax_sync(s, s->ctxt->nameNr - 1);
+  /* The text before it in the same parent ends in white space (what
+   * libxml2's tree gives as its previous sibling, a text node). */
+  int ws_before = 0;
+  if (s->text_open && !s->text_cdata && s->text.len) {
+    char last = s->text.data[s->text.len - 1];
+    ws_before = last == ' ' || last == '\n' || last == '\t' || last == '\r';
+  }
   wn_sax_flush(s);
   if (s->stopped)
     return;
@@ -695,11 +1114,12 @@ static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) 
   wn_frame *parent = NULL;
   uint32_t no_sibling = WN_DOM_NONE;
   uint32_t *prev = NULL;
-  int outside = 0;
+  int outside = 0, offroot = 0, is_root = 0;
   uint32_t top = s->top;
   if (s->depth > 0) {
     parent = &s->stack[s->depth - 1];
     outside = parent->outside;
+    offroot = (parent->meta & WN_FM_OFFROOT) != 0;
     prev = &parent->last_child;
   } else if (!s->root_seen) {
     /* The root element: the document's first child, or the first element
@@ -707,6 +1127,7 @@ static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) 
     s->root_first = !s->doc_children;
     s->doc_children = 1;
     s->root_seen = 1;
+    is_root = 1;
     prev = &no_sibling;
   } else if (s->root_first && s->root.index == 0) {
     /* After the root closed, the tree builder hangs a new element under
@@ -716,36 +1137,65 @@ static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) 
     top = 1;
   } else {
     outside = 1; /* beside the root: not in the page */
+    offroot = 1;
   }
   wn_frame frame = {.index = WN_DOM_NONE, .last_child = WN_DOM_NONE, .outside = 1};
-  if (!outside) {
+  if (!offroot) {
+    /* Every element under the root is looked up (the metadata side table
+     * reads the <head> and skipped subtrees too); the names' addresses
+     * make most lookups one comparison. */
     char name[WN_MAX_TAG_NAME + 1];
     size_t slot = ((uintptr_t)xname >> 4) % (sizeof s->tags / sizeof s->tags[0]);
     const wn_tag_entry *entry = NULL;
     const char *lower = name;
     if (xname && s->tags[slot].name == xname) {
       entry = s->tags[slot].entry;
-      lower = entry->name;
+      if (entry)
+        lower = entry->name;
+      else if (!outside)
+        wn_lower_name(wn_sax_local_name((const char *)xname), name);
     } else {
       wn_lower_name(wn_sax_local_name((const char *)xname), name);
       entry = wn_tag_lookup(name);
-      if (entry) {
+      if (xname) {
         s->tags[slot].name = xname;
         s->tags[slot].entry = entry;
       }
     }
-    if (!entry || entry->block != WN_SKIP) {
+    if (!outside && (!entry || entry->block != WN_SKIP)) {
       int found = 0, has_href = 0;
       const char *id = wn_sax_attr(atts, "id", &found);
       const char *cls = wn_sax_attr(atts, "class", &found);
       (void)wn_sax_attr(atts, "href", &has_href);
+      const char *const *names = wn_kept_names(entry ? entry->tag : WN_TAG_OTHER);
+      const char *kept[WN_MAX_KEPT + 1] = {NULL};
+      for (uint32_t k = 0; names && names[k]; k++)
+        kept[k] = wn_sax_attr(atts, names[k], &found);
       wn_err err = wn_emit_element(s->b, parent, prev, top, lower, entry, id, cls, has_href,
-                                   NULL, &frame, s->diag);
+                                   names ? kept : NULL, ws_before, NULL, &frame, s->diag);
       if (err) {
         wn_sax_fail(s, err);
         return;
       }
     }
+    if (is_root) {
+      int found = 0, oom = 0;
+      const char *lang = wn_sax_attr(atts, "lang", &found);
+      if (!found)
+        lang = wn_sax_attr(atts, "xml:lang", &found);
+      s->b->page->lang = wn_value_copy(s->b->page->arena, lang, WN_DOM_MAX_KEPT_VALUE, &oom);
+      if (oom) {
+        wn_sax_fail(s, WN_ENOMEM);
+        return;
+      }
+    }
+    if (entry && entry->meta) {
+      wn_sax_meta_start(s, entry->meta, atts, parent, &frame);
+      if (s->stopped)
+        return;
+    }
+  } else {
+    frame.meta = WN_FM_OFFROOT;
   }
   s->stack[s->depth++] = frame;
   if (!frame.outside) {
@@ -770,6 +1220,8 @@ static void wn_sax_chars(wn_sax *s, const xmlChar *ch, int len, int cdata) {
   wn_sax_sync(s, s->ctxt->nameNr);
   if (s->depth == 0)
     return; /* the tree builder drops text outside any element */
+  if (s->capturing)
+    wn_sax_capture_text(s, ch, (size_t)len);
   if (s->stack[s->depth - 1].outside)
     return;
   if (s->text_open && s->text_cdata != cdata)
@@ -883,6 +1335,8 @@ static wn_err wn_build_sax(wn_builder *b, const char *utf8, size_t len, int opti
   s->root.index = WN_DOM_NONE;
   s->root.last_child = WN_DOM_NONE;
   wn_buf_init(&s->text, WN_XML_MAX_TEXT + 1); /* libxml2's text cap, and a NUL */
+  for (int c = 0; c < 3; c++)
+    wn_buf_init(&s->capture[c].buf, WN_DOM_MAX_JSONLD + 1);
   ctxt = htmlNewParserCtxt();
   xmlParserInputBufferPtr input_buffer =
       ctxt ? xmlParserInputBufferCreateStatic(utf8, (int)len, XML_CHAR_ENCODING_NONE) : NULL;
@@ -945,6 +1399,9 @@ static wn_err wn_build_sax(wn_builder *b, const char *utf8, size_t len, int opti
      * events, so this is only a safeguard). */
     wn_sax_flush(s);
   }
+  /* Elements still open when the parse stopped: what they hold so far. */
+  if (s->capturing)
+    wn_sax_capture_end(s, UINT32_MAX);
   err = s->err;
 out:
   if (ctxt) {
@@ -954,6 +1411,8 @@ out:
     htmlFreeParserCtxt(ctxt);
   }
   wn_buf_free(&s->text);
+  for (int c = 0; c < 3; c++)
+    wn_buf_free(&s->capture[c].buf);
   free(s);
   return err;
 }
@@ -1076,6 +1535,8 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
       xmlNodePtr root = xmlDocGetRootElement(doc);
       if (root)
         err = wn_build_from_xml(&builder, root, keep_xml, diag);
+      if (root && !err)
+        err = wn_meta_from_xml(&builder, root);
     } else {
       err = wn_build_sax(&builder, decoded.utf8, decoded.len, options, diag);
     }
@@ -1112,6 +1573,8 @@ void wn_dom_free(wn_dom_page *page) {
     return;
   if (page->doc)
     xmlFreeDoc(page->doc);
+  free(page->attrs);
+  free(page->meta);
   wn_arena_destroy(page->arena);
   free(page);
 }
@@ -1128,6 +1591,23 @@ wn_charset_source wn_dom_charset_source(const wn_dom_page *page) { return page->
 size_t wn_dom_input_bytes(const wn_dom_page *page) { return page->input_bytes; }
 size_t wn_dom_memory(const wn_dom_page *page) { return wn_arena_used(page->arena); }
 void *wn_dom_xml_doc(const wn_dom_page *page) { return page->doc; }
+
+const char *wn_dom_attr(const wn_dom_page *page, const wn_dom_node *node, const char *name) {
+  if (!node->attrs || node->attrs >= page->n_attrs)
+    return NULL;
+  for (uint32_t k = node->attrs; page->attrs[k].name; k++)
+    if (strcmp(page->attrs[k].name, name) == 0)
+      return page->attrs[k].value;
+  return NULL;
+}
+
+const wn_dom_meta *wn_dom_meta_items(const wn_dom_page *page, uint32_t *count) {
+  if (count)
+    *count = page->n_meta;
+  return page->meta;
+}
+
+const char *wn_dom_lang(const wn_dom_page *page) { return page->lang; }
 
 const char *wn_dom_raw_text(const wn_dom_node *node) {
   if (node->tag != WN_TAG_TEXT || !node->text)

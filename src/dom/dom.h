@@ -122,6 +122,11 @@ typedef enum wn_dom_tag {
 /* Text nodes inside pre (or listing, xmp, plaintext): wn_dom_raw_text
  * gives the text as written, line breaks included. */
 #define WN_DOM_IN_PRE 0x10u
+/* Elements: the source had white space right before the start tag (the
+ * text in front of it, in the same parent, ends in ASCII white space).
+ * Kept for <img> only: Markdown joins an image to the text before it as a
+ * browser does. */
+#define WN_DOM_WS_BEFORE 0x20u
 
 typedef struct wn_dom_node {
   uint32_t parent;       /* WN_DOM_NONE for the root */
@@ -146,7 +151,8 @@ typedef struct wn_dom_node {
   const char *text;     /* text nodes: collapsed text (NUL-terminated); every
                            algorithm reads this one (see wn_dom_raw_text) */
   uint32_t own_text_len;/* text nodes: strlen(text) */
-  uint32_t xml_index;   /* reserved */
+  uint32_t attrs;       /* elements: their kept attributes (wn_dom_attr), 0:
+                           none */
   void *xml;            /* the libxml2 node while the page keeps its doc */
 } wn_dom_node;
 
@@ -190,6 +196,55 @@ void *wn_dom_xml_doc(const wn_dom_page *page);
  * collapsed text in one allocation rather than in a field of every node:
  * pre is rare, nodes are many.) */
 const char *wn_dom_raw_text(const wn_dom_node *node);
+
+/* ---- what the renderers and the metadata read ------------------------------
+ *
+ * The compact tree keeps, besides id and class, the attributes Markdown
+ * needs (href of <a>; src, data-src and alt of <img>; start of <ol>;
+ * colspan and rowspan of <td>/<th>), and, in a side table that is not
+ * content, what the metadata reader needs from the whole document (head
+ * included): <meta>, <link>, <time>, <base> (in <head>), JSON-LD scripts,
+ * <title>, <h1> and the root's lang. Both builders (SAX and keep_xml) fill
+ * them the same (tests/dom/test_sax.c), so Markdown and metadata need no
+ * libxml2 tree. Values are the attribute as libxml2 gives it ("" for an
+ * attribute without a value), cut at WN_DOM_MAX_KEPT_VALUE bytes. */
+#define WN_DOM_MAX_KEPT_VALUE ((size_t)65536)
+/* Text of <title> and <h1> kept: the first 16 KiB (the metadata reader
+ * reads no more); JSON-LD: up to 1 MiB, longer scripts are marked cut and
+ * not kept (the reader skips them). At most WN_DOM_MAX_META_ITEMS items. */
+#define WN_DOM_MAX_META_TEXT ((size_t)16384)
+#define WN_DOM_MAX_JSONLD ((size_t)1024 * 1024)
+#define WN_DOM_MAX_META_ITEMS 20000u
+
+/* The value of kept attribute name ("href", "src", ...) of element node,
+ * or NULL when it has none (or it is not one the tree keeps). Valid until
+ * wn_dom_free(). */
+const char *wn_dom_attr(const wn_dom_page *page, const wn_dom_node *node, const char *name);
+
+typedef enum wn_dom_meta_kind {
+  WN_DOM_META_TAG,   /* <meta>: name, property, itemprop, http_equiv, content */
+  WN_DOM_META_LINK,  /* <link>: rel, href */
+  WN_DOM_META_TIME,  /* <time>: datetime, pubdate, itemprop */
+  WN_DOM_META_BASE,  /* the first <base> of a <head> child of the root: href */
+  WN_DOM_META_JSONLD,/* <script type=application/ld+json>: text (NULL if cut) */
+  WN_DOM_META_TITLE, /* <title>: text (up to the first with visible text) */
+  WN_DOM_META_H1     /* <h1>: text (likewise) */
+} wn_dom_meta_kind;
+
+/* One element the metadata reader looks at, in document order (the order
+ * of their start tags), anywhere under the root element. */
+typedef struct wn_dom_meta {
+  uint8_t kind;  /* wn_dom_meta_kind */
+  uint8_t cut;   /* text longer than its cap (JSON-LD: text is NULL) */
+  const char *name, *property, *itemprop, *http_equiv, *content;
+  const char *rel, *href, *datetime, *pubdate;
+  const char *text; /* text content (all text below the element), NUL-terminated */
+} wn_dom_meta;
+
+/* The metadata elements, valid until wn_dom_free(). */
+const wn_dom_meta *wn_dom_meta_items(const wn_dom_page *page, uint32_t *count);
+/* The root element's lang (else xml:lang) attribute, NULL if none. */
+const char *wn_dom_lang(const wn_dom_page *page);
 
 /* Appends an XPath-like path of node i, e.g. "/html[1]/body[1]/div[2]/p[1]"
  * (positions count same-name element siblings in the compact tree). */

@@ -375,7 +375,7 @@ static enum MHD_Result wn_detect(wn_server *srv, struct MHD_Connection *c, wn_re
     goto out;
   }
   /* As the command line: JSON carries the page's metadata when asked
-   * (?metadata=1: it needs libxml2's own tree, about twice the time);
+   * (?metadata=1);
    * Markdown starts with it as front matter unless ?metadata=0. ?links=0,
    * ?images=0, ?tables=0 as --no-links, ... */
   int metadata = wn_query_flag(c, "metadata", f == F_MARKDOWN);

@@ -387,8 +387,10 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
                                .max_nodes = d->opts.max_nodes,
                                .max_depth = d->opts.max_depth,
                                .transport_charset = in->charset,
-                               .keep_xml = (want & (WN_WANT_HTML | WN_WANT_MARKDOWN |
-                                                    WN_WANT_METADATA)) != 0};
+                               /* Only HTML output serialises libxml2's
+                                * tree; Markdown and metadata read the
+                                * compact tree's attributes and side table. */
+                               .keep_xml = (want & WN_WANT_HTML) != 0};
   err = wn_dom_parse(in->bytes ? in->bytes : "", in->len, &parse_opts, &page, diag);
   if (err)
     goto out;

@@ -223,6 +223,101 @@ static void test_space_and_pre_flags(void **state) {
   wn_dom_free(page);
 }
 
+/* Element of name whose kept attribute attr is value. */
+static uint32_t find_attr(const wn_dom_page *page, const char *name, const char *attr,
+                          const char *value) {
+  uint32_t count = 0;
+  const wn_dom_node *n = wn_dom_nodes(page, &count);
+  for (uint32_t i = 0; i < count; i++) {
+    const char *v = wn_dom_attr(page, &n[i], attr);
+    if (strcmp(n[i].name, name) == 0 && v && strcmp(v, value) == 0)
+      return i;
+  }
+  fail_msg("no <%s %s=\"%s\">", name, attr, value);
+  return WN_DOM_NONE;
+}
+
+/* What Markdown and the metadata read without libxml2's tree: the kept
+ * attributes, the white space before an image, and the side table of
+ * head elements, in document order, with its rules (the first <base> of
+ * the head, titles and headings up to the first with visible text, one
+ * of a kind at a time, elements in skipped subtrees read too). */
+static void test_kept_attributes_and_meta(void **state) {
+  (void)state;
+  wn_dom_page *page = wn_test_parse(
+      "<!DOCTYPE html><html lang=\"de\"><head><title> </title><title>Real</title>"
+      "<base href=\"/b/\"><base href=\"/ignored/\"><meta name=\"author\" content=\"A\">"
+      "<link rel=\"alternate canonical\" href=\"/c\">"
+      "<script type=\"Application/LD+JSON\">{\"headline\": \"H\"}</script>"
+      "<script>var notld = 1;</script>"
+      "<noscript><meta property=\"og:title\" content=\"N\"></noscript></head>"
+      "<body><h1> </h1><h1>Head <script>x</script>line</h1><h1>Later</h1>"
+      "<p>text <!-- c --><img src=\"a.png\" alt=\"x\"> and <img data-src=\"b.png\" alt>"
+      "<a href=\"/l\" title=\"t\">l</a><a name=\"n\">m</a></p>"
+      "<ol start=\"3\"><li>x</ol><table><tr><td colspan=\"2\" rowspan=\"1\">c</td></tr>"
+      "</table><time datetime=\"2020-01-02\" pubdate>t</time></body></html>");
+  uint32_t count = 0;
+  const wn_dom_node *n = wn_dom_nodes(page, &count);
+  uint32_t a = find_attr(page, "img", "src", "a.png");
+  assert_string_equal(wn_dom_attr(page, &n[a], "alt"), "x");
+  assert_null(wn_dom_attr(page, &n[a], "data-src"));
+  assert_int_equal(n[a].flags & WN_DOM_WS_BEFORE, 0); /* a comment lies between */
+  uint32_t b = find_attr(page, "img", "data-src", "b.png");
+  assert_string_equal(wn_dom_attr(page, &n[b], "alt"), ""); /* no value: "" */
+  assert_int_equal(n[b].flags & WN_DOM_WS_BEFORE, WN_DOM_WS_BEFORE);
+  uint32_t l = find_attr(page, "a", "href", "/l");
+  assert_null(wn_dom_attr(page, &n[l], "title")); /* not one Markdown reads */
+  assert_int_equal(n[l + 2].tag, WN_TAG_A);
+  assert_null(wn_dom_attr(page, &n[l + 2], "href"));
+  assert_int_not_equal(find_attr(page, "ol", "start", "3"), WN_DOM_NONE);
+  uint32_t td = find_attr(page, "td", "colspan", "2");
+  assert_string_equal(wn_dom_attr(page, &n[td], "rowspan"), "1");
+
+  assert_string_equal(wn_dom_lang(page), "de");
+  uint32_t k = 0;
+  const wn_dom_meta *m = wn_dom_meta_items(page, &k);
+  static const uint8_t kinds[] = {WN_DOM_META_TITLE, WN_DOM_META_TITLE, WN_DOM_META_BASE,
+                                  WN_DOM_META_TAG,   WN_DOM_META_LINK,  WN_DOM_META_JSONLD,
+                                  WN_DOM_META_TAG,   WN_DOM_META_H1,    WN_DOM_META_H1,
+                                  WN_DOM_META_TIME};
+  assert_int_equal(k, sizeof kinds);
+  for (uint32_t i = 0; i < k; i++)
+    assert_int_equal(m[i].kind, kinds[i]);
+  assert_string_equal(m[0].text, " ");
+  assert_string_equal(m[1].text, "Real");
+  assert_string_equal(m[2].href, "/b/");
+  assert_string_equal(m[3].name, "author");
+  assert_string_equal(m[3].content, "A");
+  assert_null(m[3].property);
+  assert_string_equal(m[4].rel, "alternate canonical");
+  assert_string_equal(m[4].href, "/c");
+  assert_string_equal(m[5].text, "{\"headline\": \"H\"}");
+  assert_string_equal(m[6].property, "og:title");
+  assert_string_equal(m[7].text, " ");
+  assert_string_equal(m[8].text, "Head xline"); /* all text below it, as libxml2 gives it */
+  assert_string_equal(m[9].datetime, "2020-01-02");
+  assert_string_equal(m[9].pubdate, "");
+  wn_dom_free(page);
+
+  /* A JSON-LD script past its cap is marked and not kept. */
+  wn_buf big;
+  wn_buf_init(&big, 0);
+  assert_int_equal(wn_buf_append_str(&big, "<html><head><script type=application/ld+json>"),
+                   WN_OK);
+  for (size_t i = 0; i <= WN_DOM_MAX_JSONLD / 8; i++)
+    assert_int_equal(wn_buf_append_str(&big, "[1,2,3]\n"), WN_OK);
+  assert_int_equal(wn_buf_append_str(&big, "</script></head><body>x</body></html>"), WN_OK);
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_dom_parse(big.data, big.len, NULL, &page, &diag), WN_OK);
+  m = wn_dom_meta_items(page, &k);
+  assert_int_equal(k, 1);
+  assert_int_equal(m[0].kind, WN_DOM_META_JSONLD);
+  assert_int_equal(m[0].cut, 1);
+  assert_null(m[0].text);
+  wn_dom_free(page);
+  wn_buf_free(&big);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tree_shape),   cmocka_unit_test(test_signatures),
@@ -230,6 +325,7 @@ int main(void) {
       cmocka_unit_test(test_caps),          cmocka_unit_test(test_node_path),
       cmocka_unit_test(test_keep_xml),      cmocka_unit_test(test_meta_charset_respected),
       cmocka_unit_test(test_space_and_pre_flags),
+      cmocka_unit_test(test_kept_attributes_and_meta),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

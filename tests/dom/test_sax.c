@@ -22,6 +22,42 @@ static int wn_str_same(const char *a, const char *b) {
   return strcmp(a, b) == 0;
 }
 
+/* The kept attributes of two nodes (wn_dom_attr) agree. */
+static int wn_same_attrs(const wn_dom_page *a, const wn_dom_node *p, const wn_dom_page *b,
+                         const wn_dom_node *q) {
+  static const char *const names[] = {"href", "src", "data-src", "alt",
+                                      "start", "colspan", "rowspan"};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+    if (!wn_str_same(wn_dom_attr(a, p, names[k]), wn_dom_attr(b, q, names[k])))
+      return 0;
+  return 1;
+}
+
+/* The metadata side tables agree: NULL, else what differs. */
+static const char *wn_same_meta(const wn_dom_page *a, const wn_dom_page *b) {
+  uint32_t na = 0, nb = 0;
+  const wn_dom_meta *x = wn_dom_meta_items(a, &na);
+  const wn_dom_meta *y = wn_dom_meta_items(b, &nb);
+  if (!wn_str_same(wn_dom_lang(a), wn_dom_lang(b)))
+    return "lang";
+  if (na != nb)
+    return "item count";
+  for (uint32_t i = 0; i < na; i++) {
+    const wn_dom_meta *p = &x[i], *q = &y[i];
+    if (p->kind != q->kind || p->cut != q->cut)
+      return "item kind";
+    if (!wn_str_same(p->name, q->name) || !wn_str_same(p->property, q->property) ||
+        !wn_str_same(p->itemprop, q->itemprop) || !wn_str_same(p->http_equiv, q->http_equiv) ||
+        !wn_str_same(p->content, q->content) || !wn_str_same(p->rel, q->rel) ||
+        !wn_str_same(p->href, q->href) || !wn_str_same(p->datetime, q->datetime) ||
+        !wn_str_same(p->pubdate, q->pubdate))
+      return "item attribute";
+    if (!wn_str_same(p->text, q->text))
+      return "item text";
+  }
+  return NULL;
+}
+
 /* Both builders on the same bytes; 0 when the trees (or the errors) are
  * the same, else a message in why. */
 static int wn_compare(const char *bytes, size_t len, const wn_dom_options *base, char *why,
@@ -68,6 +104,8 @@ static int wn_compare(const char *bytes, size_t len, const wn_dom_options *base,
       field = "text";
     else if (!wn_str_same(p->id, q->id) || !wn_str_same(p->cls, q->cls))
       field = "attributes";
+    else if (!wn_same_attrs(a, p, b, q))
+      field = "kept attributes";
     else if (p->flags != q->flags)
       field = "flags";
     else if (p->sig != q->sig)
@@ -79,6 +117,12 @@ static int wn_compare(const char *bytes, size_t len, const wn_dom_options *base,
       rc = 1;
       goto out;
     }
+  }
+  const char *meta_why = wn_same_meta(a, b);
+  if (meta_why) {
+    snprintf(why, why_size, "metadata side table: %s differs", meta_why);
+    rc = 1;
+    goto out;
   }
   if (na != nb || wn_dom_body(a) != wn_dom_body(b)) {
     snprintf(why, why_size, "sax: %u nodes, body %u; tree: %u nodes, body %u", na,
@@ -226,6 +270,18 @@ static void test_broken_markup(void **state) {
       "<p>a</p><",
       "<p>a &lt; b &gt c &amp d &#0; &#xD800; &#1114112;</p>",
       "<body><p>\x01\x02 control</p></body>",
+      /* what Markdown and the metadata read: kept attributes, white space
+       * before an image, the metadata side table */
+      "<!DOCTYPE html><html lang=de><head><title> </title><title>T</title><base href=/b/>"
+      "<base href=/x/><meta name=author content=A><link rel=canonical href=/c>"
+      "<script type=application/ld+json>{\"a\":1}</script><noscript><meta property=og:title "
+      "content=N></noscript></head><body><h1> </h1><h1>H <script>x</script>y</h1>"
+      "<p>t <!-- c --><img src=a.png alt=x> and <img data-src=b.png alt><a href=/l>l</a>"
+      "</p><ol start=3><li>x</ol><table><tr><td colspan=2>c</table><time datetime=2020>t",
+      "<html xml:lang=fr><head><head><base href=/a/></head><title>a<b>b</b></title>"
+      "<svg><title>s</title></svg><p>x <img src=1>\n<img src=2><![CDATA[z]]> <img src=3>",
+      "<p>x</p></html><!-- after --><meta name=late content=1><h1>late</h1><img src=late>",
+      "<!DOCTYPE html><p>x</p></html><meta name=late content=1><title>late</title>",
   };
   for (size_t k = 0; k < sizeof pages / sizeof pages[0]; k++)
     wn_expect_same(pages[k], NULL);
