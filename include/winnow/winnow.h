@@ -1028,6 +1028,15 @@ WN_API wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const 
                                      wn_learned **out, wn_diag *diag);
 /* The algorithm a wn_learned was learned with. */
 WN_API wn_learn_algo wn_learned_algo(const wn_learned *learned);
+/* A FastCE site's template for people (winnow-dump show): its content
+ * paths, each with the sample pages that had content on it, and its stored
+ * non-content blocks (path, number of features, first words). flags
+ * WN_JSON_PRETTY: as JSON {"site","algorithm","sample_pages","paths":
+ * [{"path","pages"}],"stored":[{"path","features","text"}]}, else text.
+ * WN_EINVAL for a site learned with ETDM (see wn_site_template_walk).
+ * *out malloc'd (free()). */
+WN_API wn_err wn_site_fastce_show(wn_store *store, const char *site, unsigned flags, char **out,
+                                  wn_diag *diag);
 #ifdef __cplusplus
 }
 #endif

@@ -483,6 +483,17 @@ wn_err wn_site_load_template(wn_store *store, const char *site, wn_template **ou
   return wn_site_load_any(store, site, out, NULL, generation, diag);
 }
 
+wn_err wn_site_decode_template(const wn_store_record *record, wn_template **tpl, wn_fastce **fce,
+                               wn_diag *diag) {
+  *tpl = NULL;
+  if (fce)
+    *fce = NULL;
+  if (strcmp(record->algorithm, "fastce") == 0)
+    return fce ? wn_fastce_decode(record->template_bytes, record->template_len, fce, diag)
+               : wn_diag_set(diag, WN_EINVAL, "it was learned with fastce; this needs etdm");
+  return wn_template_decode(record->template_bytes, record->template_len, tpl, diag);
+}
+
 wn_err wn_site_load_any(wn_store *store, const char *site, wn_template **out, wn_fastce **fce,
                         uint64_t *generation, wn_diag *diag) {
   wn_store_record *record = NULL;
@@ -502,11 +513,7 @@ wn_err wn_site_load_any(wn_store *store, const char *site, wn_template **out, wn
     wn_diag_set(diag, err, "%s", wn_diag_message(&inner, err));
     goto out;
   }
-  if (strcmp(record->algorithm, "fastce") == 0) {
-    err = fce ? wn_fastce_decode(record->template_bytes, record->template_len, fce, &inner)
-              : wn_diag_set(&inner, WN_EINVAL, "it was learned with fastce; this needs etdm");
-  } else
-    err = wn_template_decode(record->template_bytes, record->template_len, out, &inner);
+  err = wn_site_decode_template(record, out, fce, &inner);
   if (err) {
     wn_diag_set(diag, err, "template of site %s: %s", site, wn_diag_message(&inner, err));
     goto out;

@@ -50,6 +50,10 @@ struct wn_learned {
  * winnow learn"). *generation (may be NULL) receives its generation. */
 wn_err wn_site_load_template(wn_store *store, const char *site, wn_template **out,
                              uint64_t *generation, wn_diag *diag);
+/* A record's template bytes by its algorithm: "fastce" decodes to *fce
+ * (fce NULL: WN_EINVAL, the caller needs ETDM), anything else to *tpl. */
+wn_err wn_site_decode_template(const wn_store_record *record, wn_template **tpl, wn_fastce **fce,
+                               wn_diag *diag);
 /* The same for either algorithm: *tpl for an ETDM record, *fce for a
  * FastCE one (the other NULL). */
 wn_err wn_site_load_any(wn_store *store, const char *site, wn_template **tpl, wn_fastce **fce,
