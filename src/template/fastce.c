@@ -15,9 +15,9 @@
 int wn_fastce_is_block(const wn_dom_node *node) {
   switch (node->tag) {
   case WN_TAG_HTML: case WN_TAG_BODY:
-  case WN_TAG_TABLE: case WN_TAG_TR: case WN_TAG_TD: case WN_TAG_TH: case WN_TAG_HR:
-  case WN_TAG_UL: case WN_TAG_OL: case WN_TAG_DL: case WN_TAG_LI:
-  case WN_TAG_P: case WN_TAG_SPAN: case WN_TAG_DIV: case WN_TAG_PRE: case WN_TAG_BLOCKQUOTE:
+  case WN_TAG_TABLE: case WN_TAG_TR: case WN_TAG_HR:
+  case WN_TAG_UL: case WN_TAG_OL: case WN_TAG_DL:
+  case WN_TAG_P: case WN_TAG_DIV: case WN_TAG_PRE: case WN_TAG_BLOCKQUOTE:
   case WN_TAG_H1: case WN_TAG_H2: case WN_TAG_H3: case WN_TAG_H4: case WN_TAG_H5: case WN_TAG_H6:
   case WN_TAG_FORM: case WN_TAG_ARTICLE: case WN_TAG_SECTION: case WN_TAG_MAIN:
   case WN_TAG_ASIDE: case WN_TAG_NAV: case WN_TAG_HEADER: case WN_TAG_FOOTER: case WN_TAG_FIGURE:

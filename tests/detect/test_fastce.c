@@ -36,21 +36,23 @@ static char *wn_text(const wn_dom_page *page, const wn_fastce *f, wn_detect_resu
   return s;
 }
 
-/* Rule 1: every sub-block of B on a path in P: B whole. */
+/* Rule 1: every sub-block of B on a path in P: B whole. (Text output
+ * breaks a line at each block element.) */
 static void test_rule_all_sub_blocks_in_p(void **state) {
   (void)state;
-  const char *p[] = {"html.body.div.p", "html.body.div.p.span"};
+  const char *p[] = {"html.body.div.div", "html.body.div.div.div"};
   wn_fastce *f = wn_paths(p, 2);
-  wn_dom_page *page = wn_test_parse("<body><nav><p>Menu</p></nav><div><p>Keep <span>the "
-                                    "span</span> too.</p></div></body>");
+  wn_dom_page *page = wn_test_parse("<body><nav><p>Menu</p></nav><div><div>Keep <div>the "
+                                    "inner</div> too.</div></div></body>");
   wn_detect_result *res = NULL;
   char *t = wn_text(page, f, &res);
-  assert_string_equal(t, "Keep the span too.\n");
-  /* One selected subtree: the p (the outermost extracted block). */
+  assert_string_equal(t, "Keep\nthe inner\ntoo.\n");
+  /* One selected subtree: the div on the content path (the outermost
+   * extracted block), not the div around it. */
   uint32_t n = 0;
   const uint32_t *sel = wn_detect_selected(res, &n);
   assert_int_equal(n, 1);
-  assert_int_equal(sel[0], wn_test_find(page, "p", NULL) + 3); /* the second p */
+  assert_int_equal(sel[0], wn_test_find(page, "div", NULL) + 1);
   assert_string_equal(wn_detect_method(res), "fastce");
   assert_true(wn_detect_confidence(res) == 1.0);
   wn_detect_result_free(res);
@@ -62,26 +64,27 @@ static void test_rule_all_sub_blocks_in_p(void **state) {
 /* Rule 2: B' not in P with no sub-block in P: B without B'. */
 static void test_rule_sub_block_dropped(void **state) {
   (void)state;
-  const char *p[] = {"html.body.div.p"};
+  const char *p[] = {"html.body.div.div"};
   wn_fastce *f = wn_paths(p, 1);
-  wn_dom_page *page =
-      wn_test_parse("<body><div><p>Keep this <span>not this</span> and the end.</p></div></body>");
+  wn_dom_page *page = wn_test_parse(
+      "<body><div><div>Keep this<div>not this</div>and the end.</div></div></body>");
   char *t = wn_text(page, f, NULL);
-  assert_string_equal(t, "Keep this and the end.\n");
+  assert_string_equal(t, "Keep this\nand the end.\n");
   free(t);
   wn_dom_free(page);
   wn_fastce_free(f);
 }
 
-/* Rule 3: B' not in P but with a sub-block in P: B including B'. */
+/* Rule 3: B' not in P but with a sub-block in P: B including B'. Blocks
+ * outside every extracted block (the list) are left out. */
 static void test_rule_sub_block_kept(void **state) {
   (void)state;
-  const char *p[] = {"html.body.div.p", "html.body.div.p.span.span"};
+  const char *p[] = {"html.body.div.div", "html.body.div.div.div.div"};
   wn_fastce *f = wn_paths(p, 2);
-  wn_dom_page *page = wn_test_parse("<body><div><p>Keep <span>outer <span>inner</span></span> "
-                                    "end</p><ul><li>Elsewhere</li></ul></div></body>");
+  wn_dom_page *page = wn_test_parse("<body><div><div>Keep<div>outer<div>inner</div></div>end"
+                                    "</div><ul><li>Elsewhere</li></ul></div></body>");
   char *t = wn_text(page, f, NULL);
-  assert_string_equal(t, "Keep outer inner end\n");
+  assert_string_equal(t, "Keep\nouter\ninner\nend\n");
   free(t);
   wn_dom_free(page);
   wn_fastce_free(f);
