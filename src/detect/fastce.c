@@ -58,7 +58,8 @@ wn_err wn_detect_fastce_run(const wn_dom_page *page, const wn_fastce *fce,
       /* An extracted block: content unless it is like a non-content
        * block the template stored for its path. */
       const wn_fastce_block *blk = &bl.blocks[b];
-      kept[b] = !wn_fastce_is_stored(fce, pidx[b], bl.terms + blk->term_first, blk->n_terms);
+      kept[b] = !wn_fastce_is_stored(fce, pidx[b], bl.terms + blk->term_first, blk->n_terms,
+                                     blk->norm);
     } else if (anc[b] != WN_DOM_NONE) {
       /* B' inside an extracted block B: left out when none of its
        * sub-blocks is on a content path, else extracted with B. */

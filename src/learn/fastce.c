@@ -152,8 +152,8 @@ wn_err wn_learn_fastce(const wn_dom_page *const *pages, size_t n_pages, wn_fastc
           continue;
         compared++;
         const wn_fastce_block *bj = &bl[refs[j].page].blocks[refs[j].block];
-        if (wn_fastce_cosine(ti, bi->n_terms, bl[refs[j].page].terms + bj->term_first,
-                             bj->n_terms) > WN_FASTCE_SIMILARITY) {
+        if (wn_fastce_cosine_n(ti, bi->n_terms, bi->norm, bl[refs[j].page].terms + bj->term_first,
+                               bj->n_terms, bj->norm) > WN_FASTCE_SIMILARITY) {
           found = 1;
           pages_like++;
         }
@@ -202,8 +202,8 @@ wn_err wn_learn_fastce(const wn_dom_page *const *pages, size_t n_pages, wn_fastc
       int seen = 0;
       for (uint32_t s = 0; s < wn_fastce_stored_count(f) && !seen; s++) {
         wn_fastce_stored st = wn_fastce_stored_get(f, s);
-        seen = st.path == idx &&
-               wn_fastce_cosine(t, blk->n_terms, st.terms, st.n_terms) > WN_FASTCE_SIMILARITY;
+        seen = st.path == idx && wn_fastce_cosine_n(t, blk->n_terms, blk->norm, st.terms,
+                                                    st.n_terms, st.norm) > WN_FASTCE_SIMILARITY;
       }
       if (seen)
         continue;

@@ -169,6 +169,7 @@ wn_err wn_fastce_partition(const wn_dom_page *page, wn_arena *arena, wn_fastce_b
         blk->n_terms++;
       }
     }
+    blk->norm = wn_fastce_norm(out->terms + blk->term_first, blk->n_terms);
   }
 out:
   free(ps.p);
@@ -198,6 +199,30 @@ wn_err wn_fastce_path_string(const wn_dom_page *page, const wn_fastce_blocks *bl
       err = wn_buf_append_str(out, nodes[blocks->blocks[chain[k]].node].name);
   }
   return err;
+}
+
+double wn_fastce_norm(const wn_fastce_term *a, uint32_t na) {
+  double s = 0;
+  for (uint32_t i = 0; i < na; i++)
+    s += (double)a[i].count * a[i].count;
+  return sqrt(s);
+}
+
+double wn_fastce_cosine_n(const wn_fastce_term *a, uint32_t na, double norm_a,
+                          const wn_fastce_term *b, uint32_t nb, double norm_b) {
+  if (norm_a == 0 || norm_b == 0)
+    return 0.0;
+  double dot = 0;
+  uint32_t i = 0, j = 0;
+  while (i < na && j < nb) {
+    if (a[i].hash == b[j].hash)
+      dot += (double)a[i++].count * b[j++].count;
+    else if (a[i].hash < b[j].hash)
+      i++;
+    else
+      j++;
+  }
+  return dot / (norm_a * norm_b);
 }
 
 double wn_fastce_cosine(const wn_fastce_term *a, uint32_t na, const wn_fastce_term *b,
@@ -376,7 +401,7 @@ wn_err wn_fastce_add_stored(wn_fastce *f, uint32_t p, const wn_fastce_term *term
   if (sample_len)
     memcpy(s, sample, sample_len);
   s[sample_len] = '\0';
-  f->stored[f->n_stored++] = (wn_fastce_stored){p, t, n_terms, s};
+  f->stored[f->n_stored++] = (wn_fastce_stored){p, t, n_terms, s, wn_fastce_norm(t, n_terms)};
   return WN_OK;
 }
 
@@ -466,17 +491,17 @@ const char *wn_fastce_path(const wn_fastce *f, uint32_t i, uint32_t *pages) {
 }
 
 wn_fastce_stored wn_fastce_stored_get(const wn_fastce *f, uint32_t i) {
-  wn_fastce_stored none = {WN_DOM_NONE, NULL, 0, ""};
+  wn_fastce_stored none = {WN_DOM_NONE, NULL, 0, "", 0.0};
   return i < f->n_stored ? f->stored[i] : none;
 }
 
 int wn_fastce_is_stored(const wn_fastce *f, uint32_t p, const wn_fastce_term *terms,
-                        uint32_t n_terms) {
+                        uint32_t n_terms, double norm) {
   if (!f->stored_first || p >= f->n_paths)
     return 0;
   for (uint32_t k = f->stored_first[p]; k < f->stored_first[p + 1]; k++)
-    if (wn_fastce_cosine(terms, n_terms, f->stored[k].terms, f->stored[k].n_terms) >
-        WN_FASTCE_SIMILARITY)
+    if (wn_fastce_cosine_n(terms, n_terms, norm, f->stored[k].terms, f->stored[k].n_terms,
+                           f->stored[k].norm) > WN_FASTCE_SIMILARITY)
       return 1;
   return 0;
 }

@@ -68,6 +68,7 @@ typedef struct wn_fastce_block {
   uint32_t n_terms;
   uint32_t text_len;    /* bytes of own text */
   uint32_t n_sub;       /* sub-blocks (direct) */
+  double norm;          /* Euclidean length of the feature vector */
 } wn_fastce_block;
 
 /* A page's blocks in document order (block 0 is <html>), all from arena. */
@@ -99,6 +100,11 @@ wn_err wn_fastce_path_string(const wn_dom_page *page, const wn_fastce_blocks *bl
 /* Cosine of two feature vectors (terms ascending); 0 if either is empty. */
 double wn_fastce_cosine(const wn_fastce_term *a, uint32_t na, const wn_fastce_term *b,
                         uint32_t nb);
+/* The same with the vectors' lengths known (wn_fastce_norm): learning and
+ * detection compare each block many times. */
+double wn_fastce_cosine_n(const wn_fastce_term *a, uint32_t na, double norm_a,
+                          const wn_fastce_term *b, uint32_t nb, double norm_b);
+double wn_fastce_norm(const wn_fastce_term *a, uint32_t na);
 
 /* ---- the template ------------------------------------------------------- */
 
@@ -109,6 +115,7 @@ typedef struct wn_fastce_stored {
   const wn_fastce_term *terms;
   uint32_t n_terms;
   const char *sample;   /* NUL-terminated */
+  double norm;          /* Euclidean length of the feature vector */
 } wn_fastce_stored;
 
 /* A builder: add paths and stored blocks, then finish. */
@@ -134,7 +141,7 @@ uint32_t wn_fastce_find(const wn_fastce *fce, uint64_t path_hash);
 /* 1 if the features are similar (cosine > WN_FASTCE_SIMILARITY) to a
  * stored non-content block of path index p. */
 int wn_fastce_is_stored(const wn_fastce *fce, uint32_t p, const wn_fastce_term *terms,
-                        uint32_t n_terms);
+                        uint32_t n_terms, double norm);
 
 wn_err wn_fastce_encode(const wn_fastce *fce, wn_buf *out, wn_diag *diag);
 wn_err wn_fastce_decode(const void *bytes, size_t len, wn_fastce **out, wn_diag *diag);
