@@ -26,7 +26,7 @@ wn_err wn_detect_fastce_run(const wn_dom_page *page, const wn_fastce *fce,
     err = wn_diag_set(diag, WN_ENOMEM, "fastce: out of memory for %u nodes", count);
     goto out;
   }
-  if ((err = wn_fastce_partition(page, arena, &bl, diag)))
+  if ((err = wn_fastce_partition_for(page, fce, arena, &bl, diag)))
     goto out;
   const uint32_t n = bl.n;
   uint32_t *pidx = wn_arena_alloc(arena, (size_t)(n ? n : 1) * sizeof *pidx);

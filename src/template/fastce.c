@@ -77,8 +77,21 @@ static int wn_pairs_add(wn_pairs *ps, uint32_t block, uint32_t hash) {
   return 1;
 }
 
+static wn_err wn_fastce_partition_impl(const wn_dom_page *page, const wn_fastce *only,
+                                       wn_arena *arena, wn_fastce_blocks *out, wn_diag *diag);
+
 wn_err wn_fastce_partition(const wn_dom_page *page, wn_arena *arena, wn_fastce_blocks *out,
                            wn_diag *diag) {
+  return wn_fastce_partition_impl(page, NULL, arena, out, diag);
+}
+
+wn_err wn_fastce_partition_for(const wn_dom_page *page, const wn_fastce *fce, wn_arena *arena,
+                               wn_fastce_blocks *out, wn_diag *diag) {
+  return wn_fastce_partition_impl(page, fce, arena, out, diag);
+}
+
+static wn_err wn_fastce_partition_impl(const wn_dom_page *page, const wn_fastce *only,
+                                       wn_arena *arena, wn_fastce_blocks *out, wn_diag *diag) {
   wn_err err = WN_OK;
   wn_pairs ps = {0};
   uint32_t count = 0;
@@ -92,7 +105,8 @@ wn_err wn_fastce_partition(const wn_dom_page *page, wn_arena *arena, wn_fastce_b
                        WN_FASTCE_MAX_BLOCKS);
   out->blocks = wn_arena_calloc(arena, n_blocks ? n_blocks : 1, sizeof *out->blocks);
   out->block_of = wn_arena_alloc(arena, (size_t)(count ? count : 1) * sizeof *out->block_of);
-  if (!out->blocks || !out->block_of)
+  uint8_t *want = wn_arena_calloc(arena, n_blocks ? n_blocks : 1, 1);
+  if (!out->blocks || !out->block_of || !want)
     return wn_diag_set(diag, WN_ENOMEM, "fastce: out of memory for %u blocks", n_blocks);
   /* Pre-order: a node's parent was seen before it, so its block is known;
    * a block element opens a block inside its parent's block. */
@@ -111,12 +125,16 @@ wn_err wn_fastce_partition(const wn_dom_page *page, wn_arena *arena, wn_fastce_b
         blk->path = wn_hash_bytes(blk->path, nd->name, strlen(nd->name));
         out->blocks[pb].n_sub++;
       }
+      want[b] = !only || wn_fastce_stored_on(only, wn_fastce_find(only, blk->path)) > 0;
       out->block_of[i] = b++;
       continue;
     }
     out->block_of[i] = pb;
     int ok = 1;
-    if (nd->tag == WN_TAG_A)
+    if (!want[pb]) {
+      if (nd->tag == WN_TAG_TEXT && nd->text)
+        out->blocks[pb].text_len += nd->own_text_len;
+    } else if (nd->tag == WN_TAG_A)
       ok = wn_pairs_add(&ps, pb, WN_FASTCE_FEATURE_LINK);
     else if (nd->tag == WN_TAG_IMG)
       ok = wn_pairs_add(&ps, pb, WN_FASTCE_FEATURE_IMAGE);
@@ -481,6 +499,10 @@ out:
 uint32_t wn_fastce_path_count(const wn_fastce *f) { return f->n_paths; }
 uint32_t wn_fastce_sample_pages(const wn_fastce *f) { return f->sample_pages; }
 uint32_t wn_fastce_stored_count(const wn_fastce *f) { return f->n_stored; }
+
+uint32_t wn_fastce_stored_on(const wn_fastce *f, uint32_t p) {
+  return f->stored_first && p < f->n_paths ? f->stored_first[p + 1] - f->stored_first[p] : 0;
+}
 
 const char *wn_fastce_path(const wn_fastce *f, uint32_t i, uint32_t *pages) {
   if (i >= f->n_paths)

@@ -93,6 +93,12 @@ int wn_fastce_is_block(const wn_dom_node *node);
 /* Partitions page into blocks. WN_ETOOMANY past WN_FASTCE_MAX_BLOCKS. */
 wn_err wn_fastce_partition(const wn_dom_page *page, wn_arena *arena, wn_fastce_blocks *out,
                            wn_diag *diag);
+typedef struct wn_fastce wn_fastce;
+/* The same for detection against fce: only blocks whose path holds
+ * stored non-content blocks get their features (the only ones detection
+ * compares); the others have none. */
+wn_err wn_fastce_partition_for(const wn_dom_page *page, const wn_fastce *fce, wn_arena *arena,
+                               wn_fastce_blocks *out, wn_diag *diag);
 /* Appends the path string of block b ("html.body.div.p"), at most
  * WN_FASTCE_MAX_PATH_BYTES; WN_ETOOBIG past it. */
 wn_err wn_fastce_path_string(const wn_dom_page *page, const wn_fastce_blocks *blocks, uint32_t b,
@@ -107,8 +113,6 @@ double wn_fastce_cosine_n(const wn_fastce_term *a, uint32_t na, double norm_a,
 double wn_fastce_norm(const wn_fastce_term *a, uint32_t na);
 
 /* ---- the template ------------------------------------------------------- */
-
-typedef struct wn_fastce wn_fastce;
 
 typedef struct wn_fastce_stored {
   uint32_t path;        /* index into the paths */
@@ -135,6 +139,8 @@ uint32_t wn_fastce_path_count(const wn_fastce *fce);
 const char *wn_fastce_path(const wn_fastce *fce, uint32_t i, uint32_t *pages);
 uint32_t wn_fastce_sample_pages(const wn_fastce *fce);
 uint32_t wn_fastce_stored_count(const wn_fastce *fce);
+/* Stored blocks on path index p (0 before wn_fastce_finish). */
+uint32_t wn_fastce_stored_on(const wn_fastce *fce, uint32_t p);
 wn_fastce_stored wn_fastce_stored_get(const wn_fastce *fce, uint32_t i);
 /* The index of the path with this hash, or WN_DOM_NONE. */
 uint32_t wn_fastce_find(const wn_fastce *fce, uint64_t path_hash);
