@@ -433,11 +433,6 @@ static int wn_path_sort_cmp(const void *a, const void *b) {
   return strcmp(((const wn_path_sort *)a)->s, ((const wn_path_sort *)b)->s);
 }
 
-static int wn_stored_cmp(const void *a, const void *b) {
-  const wn_fastce_stored *x = a, *y = b;
-  return x->path < y->path ? -1 : x->path > y->path;
-}
-
 wn_err wn_fastce_finish(wn_fastce *f, wn_diag *diag) {
   wn_err err = WN_OK;
   wn_path_sort *ps = calloc(f->n_paths ? f->n_paths : 1, sizeof *ps);
@@ -462,15 +457,29 @@ wn_err wn_fastce_finish(wn_fastce *f, wn_diag *diag) {
   }
   for (uint32_t k = 0; k < f->n_stored; k++)
     f->stored[k].path = remap[f->stored[k].path];
-  /* A stable order within a path: qsort is not stable, so sort by path
-   * only after tagging; blocks of one path keep no meaningful order, and
-   * the record's sort is what decode checks. */
-  if (f->n_stored)
-    qsort(f->stored, f->n_stored, sizeof *f->stored, wn_stored_cmp);
+  /* Stored blocks grouped by path, in the order they came within a path
+   * (a counting sort: stable, so a decoded record encodes the same). */
   for (uint32_t k = 0; k < f->n_stored; k++)
     first[f->stored[k].path + 1]++;
   for (uint32_t i = 0; i < f->n_paths; i++)
     first[i + 1] += first[i];
+  if (f->n_stored) {
+    wn_fastce_stored *sorted = malloc(f->n_stored * sizeof *sorted);
+    uint32_t *next = malloc((size_t)(f->n_paths ? f->n_paths : 1) * sizeof *next);
+    if (!sorted || !next) {
+      free(sorted);
+      free(next);
+      err = wn_diag_set(diag, WN_ENOMEM, "fastce: out of memory");
+      goto out;
+    }
+    memcpy(next, first, (size_t)f->n_paths * sizeof *next);
+    for (uint32_t k = 0; k < f->n_stored; k++)
+      sorted[next[f->stored[k].path]++] = f->stored[k];
+    free(f->stored);
+    f->stored = sorted;
+    f->cap_stored = f->n_stored;
+    free(next);
+  }
   free(f->paths);
   free(f->hash);
   free(f->pages);
