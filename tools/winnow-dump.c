@@ -320,6 +320,22 @@ static int cmd_show(wn_store *store, int argc, char **argv) {
     return usage_error("show needs a SITE");
   wn_diag diag;
   wn_diag_clear(&diag);
+  /* A FastCE template is paths and blocks, not a tree: its own view. */
+  wn_site_info *info = NULL;
+  if (wn_site_info_get(store, site, &info, &diag) == WN_OK && strcmp(info->algorithm, "fastce") == 0) {
+    wn_site_info_free(info);
+    char *s = NULL;
+    wn_err err = wn_site_fastce_show(store, site, json ? WN_JSON_PRETTY : 0, &s, &diag);
+    if (err)
+      return fail(err, &diag);
+    fputs(s, stdout);
+    if (json)
+      putchar('\n');
+    free(s);
+    return fflush(stdout) ? WN_EXIT_INTERNAL : WN_EXIT_OK;
+  }
+  wn_site_info_free(info);
+  wn_diag_clear(&diag);
   if (json) {
     char *s = NULL;
     wn_err err = wn_site_template_json(store, site, page, depth, WN_JSON_PRETTY, &s, &diag);

@@ -308,6 +308,8 @@ typedef struct wn_eval_timing {
 typedef struct wn_eval_opts {
   uint32_t min_count;
   wn_detect_selector selector;
+  wn_learn_algo algo;        /* --algo: how each group is learned */
+  double learn_ms;           /* learning compute, summed over the groups */
   int per_page;
   int json;
   unsigned repeat;
@@ -658,8 +660,9 @@ static wn_err wn_eval_learn_group(wn_eval *ev, wn_eval_group *g, size_t gi) {
     }
     wn_learned *l = NULL;
     wn_diag_clear(&diag);
-    wn_err e = wn_site_learn_pages(g->site, names, (const char *const *)bytes, len, n_learn,
-                                   &lopts, &l, &diag);
+    wn_err e = wn_site_learn_pages_algo(ev->opts.algo, g->site, names,
+                                        (const char *const *)bytes, len, n_learn, &lopts, &l,
+                                        &diag);
     if (e == WN_ENOMEM) {
       wn_learned_free(l);
       err = e;
@@ -667,6 +670,9 @@ static wn_err wn_eval_learn_group(wn_eval *ev, wn_eval_group *g, size_t gi) {
     }
     if (!e) {
       g->learned = l;
+      wn_learn_summary ls;
+      wn_learned_summary_get(l, &ls);
+      ev->opts.learn_ms += ls.compute_ms;
       break;
     }
     /* A page the library could not parse stops learning before any page
@@ -1000,9 +1006,11 @@ static void wn_eval_print_sweep(const wn_eval *ev) {
 }
 
 static void wn_eval_print_text(const wn_eval *ev, const wn_eval_summary *s) {
-  printf("corpus %s  (selector %s, min-count %u%s, repeat %u)\n\n", ev->opts.corpus,
-         wn_eval_selector_name(ev->opts.selector), ev->opts.min_count,
-         ev->opts.min_count ? "" : " = library default", ev->opts.repeat);
+  printf("corpus %s  (algo %s, selector %s, min-count %u%s, repeat %u)\n", ev->opts.corpus,
+         wn_learn_algo_name(ev->opts.algo), wn_eval_selector_name(ev->opts.selector),
+         ev->opts.min_count, ev->opts.min_count ? "" : " = library default", ev->opts.repeat);
+  printf("learn: %.1f ms compute for %zu groups (%.2f ms per group, parse included)\n\n",
+         ev->opts.learn_ms, ev->n_groups, ev->n_groups ? ev->opts.learn_ms / (double)ev->n_groups : 0.0);
   printf("%-34s %5s %7s %7s %7s %9s %9s %6s\n", "group", "pages", "P", "R", "F1", "tpl_nodes",
          "sample_B", "failed");
   for (size_t i = 0; i < ev->n_groups; i++) {
@@ -1525,7 +1533,8 @@ static int wn_eval_selftest(const char *corpus) {
 
 static void wn_eval_usage(FILE *f) {
   fprintf(f,
-          "usage: winnow-eval [--min-count N] [--selector cues|places|region|paper] [--per-page] [--json]\n"
+          "usage: winnow-eval [--algo etdm|fastce] [--min-count N] [--selector cues|places|region|paper]\n"
+          "                   [--per-page] [--json]\n"
           "                   [--min-confidence X] [--fallback cnr|danag] [--sweep]\n"
           "                   [--repeat N] CORPUS_DIR\n"
           "       winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]\n"
@@ -1534,6 +1543,7 @@ static void wn_eval_usage(FILE *f) {
           "\n"
           "CORPUS_DIR holds pages.tsv (group, id, split), html/<group>/<id>.html and\n"
           "gold/<group>/<id>.txt (see ../shared/corpus/README.md).\n"
+          "  --algo A        how each group is learned: etdm (default) or fastce\n"
           "  --min-count N   sample pages a node must occur in to be template (0: default)\n"
           "  --selector S    the selector each group's template is learned with:\n"
           "                  cues (default), places, region, or paper (Algorithms 2 to 5 as stated)\n"
@@ -1583,6 +1593,11 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
         return 2;
       }
       o->min_count = (uint32_t)v;
+    } else if (strcmp(a, "--algo") == 0) {
+      if (i + 1 >= argc || wn_learn_algo_parse(argv[++i], &o->algo) != 0) {
+        fprintf(stderr, "winnow-eval: --algo needs etdm or fastce\n");
+        return 2;
+      }
     } else if (strcmp(a, "--selector") == 0) {
       if (i + 1 >= argc) {
         fprintf(stderr, "winnow-eval: --selector needs cues, places, region or paper\n");

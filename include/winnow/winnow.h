@@ -1002,4 +1002,58 @@ typedef struct wn_store_check_report {
  * read snapshot like any reader, so writers may go on meanwhile. */
 WN_API wn_err wn_store_check(const char *dir, wn_store_check_report *report, wn_diag *diag);
 
+/* ---- FastCE path templates (issue 10 item 2) ------------------------------
+ *
+ * A second learning algorithm beside ETDM occurrence counts:
+ * FastContentExtractor (../shared/papers/fast-content-extractor.txt). It
+ * learns the traversal paths of the sample pages' content blocks and the
+ * non-content blocks that share those paths, and keeps them in a record of
+ * its own (algorithm "fastce"); detection picks the method from the site's
+ * record. The learn functions above learn with ETDM; these take the
+ * algorithm (wn_learn_options is public ABI, so it gets no new field). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef enum wn_learn_algo {
+  WN_LEARN_ETDM = 0,  /* ETDM occurrence counts: the default */
+  WN_LEARN_FASTCE = 1 /* FastCE path templates */
+} wn_learn_algo;
+#define WN_LEARN_ALGO_LAST WN_LEARN_FASTCE
+
+/* "etdm", "fastce"; NULL for a value this build does not know. */
+WN_API const char *wn_learn_algo_name(wn_learn_algo algo);
+/* 0 and *out set for a known name, else -1. */
+WN_API int wn_learn_algo_parse(const char *name, wn_learn_algo *out);
+
+/* wn_site_learn_files, _pages and _url with the learning algorithm. The
+ * share check (min_share, force) is the same for both; min_count and the
+ * selector mean nothing to FastCE (its detection selects blocks itself)
+ * and are only kept in the record. WN_EINVAL for an unknown algo. */
+WN_API wn_err wn_site_learn_files_algo(wn_learn_algo algo, const char *site,
+                                       const char *const *paths, size_t n_paths,
+                                       const wn_learn_options *opts, wn_learned **out,
+                                       wn_diag *diag);
+WN_API wn_err wn_site_learn_pages_algo(wn_learn_algo algo, const char *site,
+                                       const char *const *names, const char *const *bytes,
+                                       const size_t *len, size_t n_pages,
+                                       const wn_learn_options *opts, wn_learned **out,
+                                       wn_diag *diag);
+WN_API wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const char *site,
+                                     const wn_learn_options *opts, const wn_crawl_options *crawl,
+                                     wn_learned **out, wn_diag *diag);
+/* The algorithm a wn_learned was learned with. */
+WN_API wn_learn_algo wn_learned_algo(const wn_learned *learned);
+/* A FastCE site's template for people (winnow-dump show): its content
+ * paths, each with the sample pages that had content on it, and its stored
+ * non-content blocks (path, number of features, first words). flags
+ * WN_JSON_PRETTY: as JSON {"site","algorithm","sample_pages","paths":
+ * [{"path","pages"}],"stored":[{"path","features","text"}]}, else text.
+ * WN_EINVAL for a site learned with ETDM (see wn_site_template_walk).
+ * *out malloc'd (free()). */
+WN_API wn_err wn_site_fastce_show(wn_store *store, const char *site, unsigned flags, char **out,
+                                  wn_diag *diag);
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* WINNOW_WINNOW_H */

@@ -40,7 +40,9 @@ void wn_cli_usage_learn(FILE *out) {
           "  --force              learn from every file given, whatever it shares\n"
           "  --n N                pages of the n-SET besides the key page (1 to %u;\n"
           "                       default 4)\n"
-          "  --algo A             learning algorithm: etdm (the only one so far)\n"
+          "  --algo A             learning algorithm: etdm (ETDM occurrence counts, the\n"
+          "                       default) or fastce (FastCE path templates: content\n"
+          "                       block paths and the non-content blocks on them)\n"
           "  --selector S         how detect picks the site's main content, kept with the\n"
           "                       template: cues (default; sites with page-specific boxes:\n"
           "                       news, portals, blogs); places (where the samples hold\n"
@@ -225,8 +227,10 @@ int wn_cli_learn(int argc, char **argv) {
     return rc;
   if (!a.store_dir)
     return wn_cli_usage_error("learn ", "learn needs --store DIR");
-  if (a.algo && strcmp(a.algo, "etdm") != 0)
-    return wn_cli_usage_error("learn ", "--algo: unknown algorithm '%.40s' (known: etdm)", a.algo);
+  wn_learn_algo algo = WN_LEARN_ETDM;
+  if (a.algo && wn_learn_algo_parse(a.algo, &algo) != 0)
+    return wn_cli_usage_error("learn ", "--algo: unknown algorithm '%.40s' (known: etdm, fastce)",
+                              a.algo);
   size_t n_pages = (size_t)(argc - optind);
   if (n_pages == 0)
     return wn_cli_usage_error("learn ", "learn needs a URL, or a key page and at least one more "
@@ -299,10 +303,10 @@ int wn_cli_learn(int argc, char **argv) {
     goto out;
 
   if (url_mode)
-    err = wn_site_learn_url(paths[0], a.site, &lo, &co, &learned, &diag);
+    err = wn_site_learn_url_algo(algo, paths[0], a.site, &lo, &co, &learned, &diag);
   else
-    err = wn_site_learn_files(a.site, (const char *const *)paths, n_pages, &lo, &learned,
-                              &diag);
+    err = wn_site_learn_files_algo(algo, a.site, (const char *const *)paths, n_pages, &lo,
+                                   &learned, &diag);
   /* What was tried and why a page was left out is what a user needs to
    * see, whether or not learning succeeded. */
   if (learned && url_mode)
@@ -338,10 +342,12 @@ int wn_cli_learn(int argc, char **argv) {
     rc = err == WN_ENOMEM ? WN_EXIT_INTERNAL : WN_EXIT_STORE;
     goto out;
   }
+  /* FastCE adds its name; the ETDM line stays as scripts know it. */
   printf("learned %s: pages=%zu nodes=%u template_nodes=%u record_bytes=%zu generation=%llu "
-         "selector=%s\n",
+         "selector=%s%s\n",
          sum.site, sum.n_used, sum.page_nodes, sum.template_nodes, info.record_bytes,
-         (unsigned long long)info.generation, wn_detect_selector_name(sum.selector));
+         (unsigned long long)info.generation, wn_detect_selector_name(sum.selector),
+         algo == WN_LEARN_FASTCE ? " algo=fastce" : "");
   rc = WN_EXIT_OK;
 out:
   wn_learned_free(learned);

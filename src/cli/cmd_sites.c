@@ -94,10 +94,13 @@ static int wn_sites_one(const char *site, void *arg) {
   const char *selector = wn_detect_selector_name(info->selector);
   if (!ctx->json) {
     printf("%s generation=%llu learned=%s pages=%zu template_nodes=%u detected=%llu low=%llu "
-           "recent=%u/%u drifting=%s selector=%s\n",
+           "recent=%u/%u drifting=%s selector=%s%s%s\n",
            site, (unsigned long long)info->generation, learned, info->n_pages,
            info->template_nodes, (unsigned long long)st->pages, (unsigned long long)st->low,
-           st->recent_pages, st->recent_low, drifting ? "yes" : "no", selector);
+           st->recent_pages, st->recent_low, drifting ? "yes" : "no", selector,
+           /* ETDM, the default, keeps the line scripts know */
+           strcmp(info->algorithm, "etdm") ? " algo=" : "",
+           strcmp(info->algorithm, "etdm") ? info->algorithm : "");
     if (ctx->pages) {
       if (info->key_page)
         printf("  key %s%s\n", info->key_page, info->from_url ? " (crawled)" : "");

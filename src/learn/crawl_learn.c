@@ -53,6 +53,7 @@ void wn_learn_crawl_result_free(wn_learn_crawl_result *result) {
   }
   free(result->pages);
   wn_template_free(result->tpl);
+  wn_fastce_free(result->fce);
   free(result);
 }
 
@@ -262,7 +263,9 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
    * all used (force); wn_learn_pages still applies the size rule. */
   wn_learn_options lo = o.learn;
   lo.force = 1;
-  if ((err = wn_learn_pages(learn_pages, np, &lo, &res->tpl, NULL, diag)))
+  if ((err = o.algo == WN_LEARN_FASTCE
+                 ? wn_learn_fastce_pages(learn_pages, np, &lo, &res->fce, NULL, diag)
+                 : wn_learn_pages(learn_pages, np, &lo, &res->tpl, NULL, diag)))
     goto out;
   res->compute_ms += wn_now_ms() - c0;
 

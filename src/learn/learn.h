@@ -19,6 +19,7 @@
 
 #include "dom/dom.h"
 #include "fetch/fetch.h"
+#include "template/fastce.h"
 #include "template/template.h"
 #include "util/util.h"
 
@@ -182,6 +183,7 @@ typedef struct wn_learn_crawl_options {
   int by_domain;          /* same site = registrable domain, not host */
   wn_learn_options learn;
   wn_dom_options dom;     /* caps for parsing; transport_charset is ignored */
+  wn_learn_algo algo;     /* ETDM (tpl) or FastCE (fce) */
 } wn_learn_crawl_options;
 
 /* One page the crawl fetched (the key page first, then each candidate in
@@ -202,6 +204,7 @@ typedef struct wn_learn_crawl_page {
 
 typedef struct wn_learn_crawl_result {
   wn_template *tpl;        /* owned; NULL after wn_learn_crawl failed */
+  wn_fastce *fce;          /* owned: the template when algo is FastCE (tpl NULL) */
   wn_learn_crawl_page *pages;
   size_t n_pages;
   size_t n_used;           /* pages learned from, the key page included */
@@ -229,5 +232,24 @@ typedef struct wn_learn_crawl_result {
 wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl_options *opts,
                       wn_learn_crawl_result **out, wn_diag *diag);
 void wn_learn_crawl_result_free(wn_learn_crawl_result *result);
+
+/* ---- FastCE path templates (fastce.c) ---------------------------------------
+ *
+ * The second learning algorithm: FastContentExtractor's preparation phase
+ * (../shared/papers/fast-content-extractor.txt, Sec. III; the template is
+ * template/fastce.h). */
+
+/* Learns a FastCE template from all the pages (2 to WN_LEARN_MAX_PAGES):
+ * partition, ContentExtractor's cosine test per path, content paths and
+ * the stored non-content blocks on them. WN_EEMPTY when no block is
+ * content (nothing but recurring blocks). */
+wn_err wn_learn_fastce(const wn_dom_page *const *pages, size_t n_pages, wn_fastce **out,
+                       wn_diag *diag);
+
+/* wn_learn_pages's check 1 (pages[0] is the key page; force uses every
+ * page), then wn_learn_fastce on the pages used. checks as there. */
+wn_err wn_learn_fastce_pages(const wn_dom_page *const *pages, size_t n_pages,
+                             const wn_learn_options *opts, wn_fastce **out,
+                             wn_learn_check *checks, wn_diag *diag);
 
 #endif /* WN_LEARN_H */

@@ -7,6 +7,7 @@
  * when a site is first seen (or its cached template has aged), and writes
  * it only when batched counts are flushed. */
 #include "site/site_int.h"
+#include "detect/fastce.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ typedef struct wn_cache_entry {
   int used;            /* the slot holds a site */
   int pinned;          /* given by wn_detector_use: never evicted or reread */
   wn_template *tpl;    /* NULL: the site has no template (the fallback serves it) */
+  wn_fastce *fce;      /* a FastCE template instead (tpl NULL) */
   uint64_t generation;
   double loaded_ms;
   uint64_t last_used;
@@ -71,7 +73,7 @@ struct wn_page_result {
  * flush, not per page. Counting is advisory: a failure is dropped (the
  * store may be read-only, full, or the site deleted meanwhile). */
 static void wn_entry_flush(wn_detector *d, wn_cache_entry *e) {
-  if (!e->used || !e->tpl || e->pages == 0 || e->pinned || !d->count) {
+  if (!e->used || (!e->tpl && !e->fce) || e->pages == 0 || e->pinned || !d->count) {
     e->pages = e->low = 0;
     return;
   }
@@ -108,6 +110,7 @@ wn_err wn_detector_flush(wn_detector *d, wn_diag *diag) {
 
 static void wn_entry_clear(wn_cache_entry *e) {
   wn_template_free(e->tpl);
+  wn_fastce_free(e->fce);
   memset(e, 0, sizeof *e);
 }
 
@@ -153,7 +156,7 @@ static wn_err wn_detector_entry(wn_detector *d, const char *site, wn_cache_entry
      * relearned; the template is decoded again only if it was. */
     wn_store_stats st;
     if (wn_store_stats_get(d->store, site, &st, NULL) == WN_OK && st.generation == e->generation &&
-        e->tpl) {
+        (e->tpl || e->fce)) {
       e->loaded_ms = now;
       e->last_used = ++d->clock;
       *out = e;
@@ -161,9 +164,10 @@ static wn_err wn_detector_entry(wn_detector *d, const char *site, wn_cache_entry
     }
   }
   wn_template *tpl = NULL;
+  wn_fastce *fce = NULL;
   uint64_t generation = 0;
   if (d->store) {
-    wn_err err = wn_site_load_template(d->store, site, &tpl, &generation, diag);
+    wn_err err = wn_site_load_any(d->store, site, &tpl, &fce, &generation, diag);
     if (err && err != WN_ENOTEMPLATE)
       return err;
     wn_diag_clear(diag);
@@ -173,6 +177,7 @@ static wn_err wn_detector_entry(wn_detector *d, const char *site, wn_cache_entry
   memcpy(e->site, site, strlen(site) + 1); /* checked: <= WN_SITE_MAX */
   e->used = 1;
   e->tpl = tpl;
+  e->fce = fce;
   e->generation = generation;
   e->loaded_ms = now;
   e->last_used = ++d->clock;
@@ -233,18 +238,23 @@ void wn_detector_destroy(wn_detector *d) {
 }
 
 wn_err wn_detector_use(wn_detector *d, const wn_learned *learned, wn_diag *diag) {
-  if (!learned || !learned->tpl)
+  if (!learned || (!learned->tpl && !learned->fce))
     return wn_diag_set(diag, WN_EINVAL, "nothing learned to use");
   /* A copy from the learned bytes: the detector owns its templates and
    * the caller may free learned at once. */
   wn_template *copy = NULL;
-  wn_err err = wn_template_decode(learned->tpl_bytes.data, learned->tpl_bytes.len, &copy, diag);
+  wn_fastce *fce = NULL;
+  wn_err err = learned->fce
+                   ? wn_fastce_decode(learned->tpl_bytes.data, learned->tpl_bytes.len, &fce, diag)
+                   : wn_template_decode(learned->tpl_bytes.data, learned->tpl_bytes.len, &copy,
+                                        diag);
   if (err)
     return err;
   int found = 0;
   wn_cache_entry *e = wn_cache_slot(d, learned->site, &found);
   if (!e) {
     wn_template_free(copy);
+    wn_fastce_free(fce);
     return wn_diag_set(diag, WN_EBUSY, "every template cache slot is pinned");
   }
   wn_entry_flush(d, e);
@@ -253,6 +263,7 @@ wn_err wn_detector_use(wn_detector *d, const wn_learned *learned, wn_diag *diag)
   e->used = 1;
   e->pinned = 1;
   e->tpl = copy;
+  e->fce = fce;
   e->loaded_ms = wn_site_now_ms();
   e->last_used = ++d->clock;
   return WN_OK;
@@ -394,13 +405,16 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   err = wn_dom_parse(in->bytes ? in->bytes : "", in->len, &parse_opts, &page, diag);
   if (err)
     goto out;
-  err = wn_detect_page(page, entry ? entry->tpl : NULL, &d->opts.detect, &res, diag);
+  /* The method is the site record's: FastCE paths or ETDM. */
+  err = entry && entry->fce ? wn_detect_fastce_page(page, entry->fce, &d->opts.detect, &res, diag)
+                            : wn_detect_page(page, entry ? entry->tpl : NULL, &d->opts.detect,
+                                             &res, diag);
   if (err)
     goto out;
   r->method = wn_detect_method(res);
   r->confidence = wn_detect_confidence(res);
   r->fallback = wn_detect_fallback_reason(res);
-  r->generation = entry && entry->tpl ? entry->generation : 0;
+  r->generation = entry && (entry->tpl || entry->fce) ? entry->generation : 0;
   snprintf(r->charset, sizeof r->charset, "%s", wn_dom_charset(page));
   r->charset_source = wn_charset_source_name(wn_dom_charset_source(page));
   if (want & WN_WANT_NODES) {
@@ -450,7 +464,7 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   }
   /* Count it, and flush every flush_pages pages or flush_ms: a long
    * stream must show drift while it runs, not only when it ends. */
-  if (entry && entry->tpl && !entry->pinned && entry->pages < UINT32_MAX) {
+  if (entry && (entry->tpl || entry->fce) && !entry->pinned && entry->pages < UINT32_MAX) {
     entry->pages++;
     entry->low += r->fallback == WN_FALLBACK_LOW_CONFIDENCE;
     d->pending++;

@@ -26,12 +26,13 @@ static wn_err wn_dump_check_record(const void *bytes, size_t len, wn_store_recor
                                    wn_diag *diag) {
   wn_store_record *rec = NULL;
   wn_template *tpl = NULL;
+  wn_fastce *fce = NULL;
   wn_err err = wn_store_record_decode(bytes, len, &rec, diag);
   if (err)
     goto out;
   wn_diag inner;
   wn_diag_clear(&inner);
-  err = wn_template_decode(rec->template_bytes, rec->template_len, &tpl, &inner);
+  err = wn_site_decode_template(rec, &tpl, &fce, &inner);
   if (err) {
     wn_diag_set(diag, err, "template: %s", wn_diag_message(&inner, err));
     goto out;
@@ -42,6 +43,7 @@ static wn_err wn_dump_check_record(const void *bytes, size_t len, wn_store_recor
   }
 out:
   wn_template_free(tpl);
+  wn_fastce_free(fce);
   wn_store_record_free(rec);
   return err;
 }
@@ -717,5 +719,106 @@ wn_err wn_site_template_json(wn_store *store, const char *site, const char *page
 out:
   json_decref(w.root_children);
   json_decref(doc);
+  return err;
+}
+
+/* ---- a FastCE template (winnow-dump show) ---------------------------------- */
+
+wn_err wn_site_fastce_show(wn_store *store, const char *site, unsigned flags, char **out,
+                           wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_store_record *rec = NULL;
+  wn_template *tpl = NULL;
+  wn_fastce *fce = NULL;
+  json_t *root = NULL;
+  wn_buf b;
+  wn_buf_init(&b, WN_STORE_MAX_TEMPLATE);
+  *out = NULL;
+  if (!store)
+    return wn_diag_set(diag, WN_EINVAL, "show needs a store");
+  if ((err = wn_site_check(site, diag)))
+    return err;
+  err = wn_store_get(store, site, &rec, diag);
+  if (err == WN_ENOTFOUND)
+    err = wn_diag_set(diag, WN_ENOTEMPLATE, "no template for site %s", site);
+  if (err)
+    goto out;
+  wn_diag inner;
+  wn_diag_clear(&inner);
+  if ((err = wn_site_decode_template(rec, &tpl, &fce, &inner))) {
+    wn_diag_set(diag, err, "template of site %s: %s", site, wn_diag_message(&inner, err));
+    goto out;
+  }
+  if (!fce) {
+    err = wn_diag_set(diag, WN_EINVAL, "site %s was learned with %s, not fastce", site,
+                      rec->algorithm);
+    goto out;
+  }
+  const uint32_t np = wn_fastce_path_count(fce), ns = wn_fastce_stored_count(fce);
+  const uint32_t pages = wn_fastce_sample_pages(fce);
+  if (flags & WN_JSON_PRETTY) {
+    root = json_object();
+    json_t *paths = json_array(), *stored = json_array();
+    if (!root || !paths || !stored ||
+        json_object_set_new(root, "site", json_string(site)) ||
+        json_object_set_new(root, "algorithm", json_string("fastce")) ||
+        json_object_set_new(root, "sample_pages", json_integer(pages)) ||
+        json_object_set_new(root, "paths", paths) || json_object_set_new(root, "stored", stored)) {
+      err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
+      goto out;
+    }
+    for (uint32_t i = 0; i < np && !err; i++) {
+      uint32_t n = 0;
+      const char *p = wn_fastce_path(fce, i, &n);
+      if (json_array_append_new(paths, json_pack("{s:s, s:i}", "path", p, "pages", (int)n)))
+        err = WN_ENOMEM;
+    }
+    for (uint32_t k = 0; k < ns && !err; k++) {
+      wn_fastce_stored st = wn_fastce_stored_get(fce, k);
+      if (json_array_append_new(stored, json_pack("{s:s, s:i, s:s}", "path",
+                                                  wn_fastce_path(fce, st.path, NULL), "features",
+                                                  (int)st.n_terms, "text", st.sample)))
+        err = WN_ENOMEM;
+    }
+    char *s = err ? NULL : json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (!s) {
+      err = wn_diag_set(diag, WN_ENOMEM, "out of memory (or text not UTF-8)");
+      goto out;
+    }
+    *out = s;
+    goto out;
+  }
+  err = wn_buf_printf(&b,
+                      "site %s: fastce, %u content paths, %u stored non-content blocks, from %u "
+                      "sample pages\n"
+                      "content paths (n/N: sample pages with a content block on the path):\n",
+                      site, np, ns, pages);
+  for (uint32_t i = 0; i < np && !err; i++) {
+    uint32_t n = 0;
+    const char *p = wn_fastce_path(fce, i, &n);
+    err = wn_buf_printf(&b, "  %s  %u/%u\n", p, n, pages);
+  }
+  if (!err)
+    err = wn_buf_printf(&b, "stored non-content blocks (their path, features, first words):\n");
+  for (uint32_t k = 0; k < ns && !err; k++) {
+    wn_fastce_stored st = wn_fastce_stored_get(fce, k);
+    err = wn_buf_printf(&b, "  %s  %u  \"%s\"\n", wn_fastce_path(fce, st.path, NULL), st.n_terms,
+                        st.sample);
+  }
+  if (err) {
+    wn_diag_set(diag, err, "show: %s", wn_strerror(err));
+    goto out;
+  }
+  *out = wn_buf_take(&b, NULL);
+  if (!*out)
+    *out = calloc(1, 1);
+  if (!*out)
+    err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
+out:
+  json_decref(root);
+  wn_buf_free(&b);
+  wn_template_free(tpl);
+  wn_fastce_free(fce);
+  wn_store_record_free(rec);
   return err;
 }

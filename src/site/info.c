@@ -54,7 +54,9 @@ wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, w
   /* The selector lives in the template bytes; a template that does not
    * decode is a damaged record like any other. */
   wn_diag inner = {{0}};
-  err = wn_template_decode(f->record->template_bytes, f->record->template_len, &tpl, &inner);
+  wn_fastce *fce = NULL; /* FastCE selects blocks itself: selector as asked */
+  err = wn_site_decode_template(f->record, &tpl, &fce, &inner);
+  wn_fastce_free(fce);
   if (err) {
     wn_diag_set(diag, err, "template of site %s: %s", site, wn_diag_message(&inner, err));
     goto out;

@@ -58,6 +58,7 @@ void wn_learned_free(wn_learned *l) {
   free(l->pages);
   free(l->key_page);
   wn_template_free(l->tpl);
+  wn_fastce_free(l->fce);
   wn_buf_free(&l->tpl_bytes);
   free(l);
 }
@@ -66,10 +67,13 @@ void wn_learned_free(wn_learned *l) {
  * wn_site_save stores these bytes and wn_detector_use decodes them. On
  * failure the template is dropped (nothing learned can be saved). */
 static wn_err wn_learned_encode(wn_learned *l, wn_diag *diag) {
-  wn_err err = wn_template_encode(l->tpl, &l->tpl_bytes, diag);
+  wn_err err = l->fce ? wn_fastce_encode(l->fce, &l->tpl_bytes, diag)
+                      : wn_template_encode(l->tpl, &l->tpl_bytes, diag);
   if (err) {
     wn_template_free(l->tpl);
     l->tpl = NULL;
+    wn_fastce_free(l->fce);
+    l->fce = NULL;
   }
   return err;
 }
@@ -122,7 +126,15 @@ static wn_err wn_learn_check_args(const char *site, const wn_learn_options *o, s
 
 wn_err wn_site_learn_pages(const char *site, const char *const *names,
                            const char *const *bytes, const size_t *len, size_t n_pages,
-                           const wn_learn_options *opts_in, wn_learned **out, wn_diag *diag) {
+                           const wn_learn_options *opts, wn_learned **out, wn_diag *diag) {
+  return wn_site_learn_pages_algo(WN_LEARN_ETDM, site, names, bytes, len, n_pages, opts, out,
+                                  diag);
+}
+
+wn_err wn_site_learn_pages_algo(wn_learn_algo algo, const char *site, const char *const *names,
+                                const char *const *bytes, const size_t *len, size_t n_pages,
+                                const wn_learn_options *opts_in, wn_learned **out,
+                                wn_diag *diag) {
   wn_err err = WN_OK;
   wn_dom_page **pages = NULL;
   wn_learn_check *checks = NULL;
@@ -137,6 +149,8 @@ wn_err wn_site_learn_pages(const char *site, const char *const *names,
   err = wn_learn_check_args(site, &opts, n_pages, diag);
   if (err)
     return err;
+  if (!wn_learn_algo_name(algo))
+    return wn_diag_set(diag, WN_EINVAL, "unknown learning algorithm %d", (int)algo);
   for (size_t i = 0; i < n_pages; i++)
     if (strnlen(names[i], (size_t)WN_STORE_MAX_PAGE_NAME + 1) > WN_STORE_MAX_PAGE_NAME)
       return wn_diag_set(diag, WN_EINVAL, "page name longer than %u bytes: %.100s...",
@@ -147,6 +161,7 @@ wn_err wn_site_learn_pages(const char *site, const char *const *names,
     err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
     goto out;
   }
+  l->algo = algo;
   for (size_t i = 0; i < n_pages; i++) {
     l->names[i] = wn_strdup_n(names[i], WN_STORE_MAX_PAGE_NAME);
     if (!l->names[i]) {
@@ -176,8 +191,11 @@ wn_err wn_site_learn_pages(const char *site, const char *const *names,
     goto out;
   }
   wn_diag learn_diag = {{0}};
-  err = wn_learn_pages((const wn_dom_page *const *)pages, n_pages, &opts, &l->tpl, checks,
-                       &learn_diag);
+  err = algo == WN_LEARN_FASTCE
+            ? wn_learn_fastce_pages((const wn_dom_page *const *)pages, n_pages, &opts, &l->fce,
+                                    checks, &learn_diag)
+            : wn_learn_pages((const wn_dom_page *const *)pages, n_pages, &opts, &l->tpl, checks,
+                             &learn_diag);
   /* The checks say, page by page, what was used and why a page was left
    * out, whether or not a template came of it. */
   l->n_used = 0;
@@ -206,6 +224,12 @@ out:
 
 wn_err wn_site_learn_files(const char *site, const char *const *paths, size_t n_paths,
                            const wn_learn_options *opts, wn_learned **out, wn_diag *diag) {
+  return wn_site_learn_files_algo(WN_LEARN_ETDM, site, paths, n_paths, opts, out, diag);
+}
+
+wn_err wn_site_learn_files_algo(wn_learn_algo algo, const char *site, const char *const *paths,
+                                size_t n_paths, const wn_learn_options *opts, wn_learned **out,
+                                wn_diag *diag) {
   wn_err err = WN_OK;
   char **bytes = NULL;
   size_t *len = NULL;
@@ -225,8 +249,8 @@ wn_err wn_site_learn_files(const char *site, const char *const *paths, size_t n_
     if (err)
       goto out;
   }
-  err = wn_site_learn_pages(site, paths, (const char *const *)bytes, len, n_paths, opts, out,
-                            diag);
+  err = wn_site_learn_pages_algo(algo, site, paths, (const char *const *)bytes, len, n_paths, opts,
+                                 out, diag);
 out:
   if (bytes)
     for (size_t i = 0; i < n_paths; i++)
@@ -236,8 +260,14 @@ out:
   return err;
 }
 
-wn_err wn_site_learn_url(const char *url, const char *site_in, const wn_learn_options *opts_in,
-                         const wn_crawl_options *crawl_in, wn_learned **out, wn_diag *diag) {
+wn_err wn_site_learn_url(const char *url, const char *site, const wn_learn_options *opts,
+                         const wn_crawl_options *crawl, wn_learned **out, wn_diag *diag) {
+  return wn_site_learn_url_algo(WN_LEARN_ETDM, url, site, opts, crawl, out, diag);
+}
+
+wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const char *site_in,
+                              const wn_learn_options *opts_in, const wn_crawl_options *crawl_in,
+                              wn_learned **out, wn_diag *diag) {
   wn_err err = WN_OK;
   wn_crawl *crawl = NULL;
   wn_learn_crawl_result *res = NULL;
@@ -260,6 +290,8 @@ wn_err wn_site_learn_url(const char *url, const char *site_in, const wn_learn_op
   err = wn_learn_check_args(site, &opts, 0, diag);
   if (err)
     return err;
+  if (!wn_learn_algo_name(algo))
+    return wn_diag_set(diag, WN_EINVAL, "unknown learning algorithm %d", (int)algo);
   if (opts.n + 1 > WN_LEARN_MAX_PAGES)
     return wn_diag_set(diag, WN_EINVAL, "n must be from 1 to %u", WN_LEARN_MAX_PAGES - 1);
   if (crawl_in)
@@ -271,7 +303,8 @@ wn_err wn_site_learn_url(const char *url, const char *site_in, const wn_learn_op
                                .max_fetches = opts.max_fetches,
                                .min_share = opts.min_share,
                                .by_domain = opts.by_domain,
-                               .learn = opts};
+                               .learn = opts,
+                               .algo = algo};
   err = wn_crawl_create(&co, &crawl, diag);
   if (err)
     return err;
@@ -284,6 +317,7 @@ wn_err wn_site_learn_url(const char *url, const char *site_in, const wn_learn_op
     goto out;
   }
   l->from_url = 1;
+  l->algo = algo;
   l->crawl = co;
   snprintf(l->ua, sizeof l->ua, "%s",
            co.user_agent && *co.user_agent ? co.user_agent : WN_CRAWL_DEFAULT_USER_AGENT);
@@ -317,6 +351,8 @@ wn_err wn_site_learn_url(const char *url, const char *site_in, const wn_learn_op
   if (!err) {
     l->tpl = res->tpl; /* the template moves to the wn_learned */
     res->tpl = NULL;
+    l->fce = res->fce;
+    res->fce = NULL;
     err = wn_learned_encode(l, diag);
   }
 out:
@@ -330,6 +366,8 @@ void wn_learned_summary_get(const wn_learned *l, wn_learn_summary *out) {
   wn_template_stats stats = {0};
   if (l->tpl)
     wn_template_get_stats(l->tpl, &stats);
+  else if (l->fce) /* paths and stored blocks: a FastCE template's "nodes" */
+    stats.nodes = wn_fastce_path_count(l->fce) + wn_fastce_stored_count(l->fce);
   *out = (wn_learn_summary){.site = l->site,
                             .key_page = l->key_page,
                             .from_url = l->from_url,
@@ -339,13 +377,34 @@ void wn_learned_summary_get(const wn_learned *l, wn_learn_summary *out) {
                             .n_candidates = l->n_candidates,
                             .page_nodes = l->page_nodes,
                             .template_nodes = stats.nodes,
-                            .template_bytes = l->tpl ? l->tpl_bytes.len : 0,
+                            .template_bytes = l->tpl || l->fce ? l->tpl_bytes.len : 0,
                             .selector = l->tpl ? wn_detect_site_selector(l->tpl)
                                                : (l->opts.selector ? l->opts.selector
                                                                    : WN_SELECT_CUES),
                             .network_ms = l->network_ms,
                             .wait_ms = l->wait_ms,
                             .compute_ms = l->compute_ms};
+}
+
+wn_learn_algo wn_learned_algo(const wn_learned *l) { return l->algo; }
+
+const char *wn_learn_algo_name(wn_learn_algo algo) {
+  switch (algo) {
+  case WN_LEARN_ETDM:
+    return "etdm";
+  case WN_LEARN_FASTCE:
+    return "fastce";
+  }
+  return NULL;
+}
+
+int wn_learn_algo_parse(const char *name, wn_learn_algo *out) {
+  for (int a = WN_LEARN_ETDM; name && a <= WN_LEARN_ALGO_LAST; a++)
+    if (strcmp(name, wn_learn_algo_name((wn_learn_algo)a)) == 0) {
+      *out = (wn_learn_algo)a;
+      return 0;
+    }
+  return -1;
 }
 
 const wn_learn_page *wn_learned_page(const wn_learned *l, size_t i) {
@@ -357,7 +416,7 @@ wn_err wn_site_save(wn_store *store, const wn_learned *l, wn_save_info *info, wn
   wn_store_page *page_info = NULL;
   if (info)
     *info = (wn_save_info){0};
-  if (!l || !l->tpl)
+  if (!l || (!l->tpl && !l->fce))
     return wn_diag_set(diag, WN_EINVAL, "nothing learned to save");
   page_info = calloc(l->n_used ? l->n_used : 1, sizeof *page_info);
   if (!page_info) {
@@ -376,18 +435,18 @@ wn_err wn_site_save(wn_store *store, const wn_learned *l, wn_save_info *info, wn
     page_info[k].fetch_ms = p->fetch_ms;
     k++;
   }
-  wn_template_stats stats;
-  wn_template_get_stats(l->tpl, &stats);
+  wn_learn_summary sum;
+  wn_learned_summary_get(l, &sum);
   wn_store_record record = {
       .learned_at = (int64_t)time(NULL),
       .n_pages = k,
       .pages = page_info,
       .page_nodes = l->page_nodes,
-      .template_nodes = stats.nodes,
+      .template_nodes = sum.template_nodes,
       .template_bytes = (unsigned char *)l->tpl_bytes.data,
       .template_len = l->tpl_bytes.len,
   };
-  memcpy(record.algorithm, "etdm", sizeof "etdm");
+  snprintf(record.algorithm, sizeof record.algorithm, "%s", wn_learn_algo_name(l->algo));
   /* The key page and how the site was learned: a scheduler relearns the
    * site from the record alone. */
   record.key_page = l->key_page;
@@ -421,9 +480,27 @@ out:
 
 wn_err wn_site_load_template(wn_store *store, const char *site, wn_template **out,
                              uint64_t *generation, wn_diag *diag) {
+  return wn_site_load_any(store, site, out, NULL, generation, diag);
+}
+
+wn_err wn_site_decode_template(const wn_store_record *record, wn_template **tpl, wn_fastce **fce,
+                               wn_diag *diag) {
+  *tpl = NULL;
+  if (fce)
+    *fce = NULL;
+  if (strcmp(record->algorithm, "fastce") == 0)
+    return fce ? wn_fastce_decode(record->template_bytes, record->template_len, fce, diag)
+               : wn_diag_set(diag, WN_EINVAL, "it was learned with fastce; this needs etdm");
+  return wn_template_decode(record->template_bytes, record->template_len, tpl, diag);
+}
+
+wn_err wn_site_load_any(wn_store *store, const char *site, wn_template **out, wn_fastce **fce,
+                        uint64_t *generation, wn_diag *diag) {
   wn_store_record *record = NULL;
   wn_diag inner = {{0}};
   *out = NULL;
+  if (fce)
+    *fce = NULL;
   if (generation)
     *generation = 0;
   wn_err err = wn_store_get(store, site, &record, &inner);
@@ -436,7 +513,7 @@ wn_err wn_site_load_template(wn_store *store, const char *site, wn_template **ou
     wn_diag_set(diag, err, "%s", wn_diag_message(&inner, err));
     goto out;
   }
-  err = wn_template_decode(record->template_bytes, record->template_len, out, &inner);
+  err = wn_site_decode_template(record, out, fce, &inner);
   if (err) {
     wn_diag_set(diag, err, "template of site %s: %s", site, wn_diag_message(&inner, err));
     goto out;

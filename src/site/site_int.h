@@ -18,6 +18,7 @@
 #include "dom/dom.h"
 #include "learn/learn.h"
 #include "store/store.h"
+#include "template/fastce.h"
 #include "template/template.h"
 #include "util/util.h"
 
@@ -29,7 +30,9 @@ struct wn_learned {
   wn_learn_options opts;   /* as asked, defaults filled */
   wn_crawl_options crawl;  /* from_url only; user_agent points to ua */
   char ua[256];
-  wn_template *tpl;        /* NULL when learning failed */
+  wn_template *tpl;        /* NULL when learning failed (or algo is FastCE) */
+  wn_learn_algo algo;      /* how it was learned */
+  wn_fastce *fce;          /* FastCE: the path template; NULL otherwise */
   wn_buf tpl_bytes;        /* tpl encoded, once, when it was learned: what
                               the record stores and the detector copies */
   wn_learn_page *pages;    /* report, n_pages entries */
@@ -47,6 +50,14 @@ struct wn_learned {
  * winnow learn"). *generation (may be NULL) receives its generation. */
 wn_err wn_site_load_template(wn_store *store, const char *site, wn_template **out,
                              uint64_t *generation, wn_diag *diag);
+/* A record's template bytes by its algorithm: "fastce" decodes to *fce
+ * (fce NULL: WN_EINVAL, the caller needs ETDM), anything else to *tpl. */
+wn_err wn_site_decode_template(const wn_store_record *record, wn_template **tpl, wn_fastce **fce,
+                               wn_diag *diag);
+/* The same for either algorithm: *tpl for an ETDM record, *fce for a
+ * FastCE one (the other NULL). */
+wn_err wn_site_load_any(wn_store *store, const char *site, wn_template **tpl, wn_fastce **fce,
+                        uint64_t *generation, wn_diag *diag);
 
 /* The store's counters as the public API shows them. */
 wn_site_counts wn_site_counts_from(const wn_store_stats *st);

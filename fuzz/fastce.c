@@ -1,0 +1,47 @@
+/* FastCE template decoding (src/template/fastce.c, the bytes a store
+ * record of algorithm "fastce" carries): wn_fastce_decode of the input; a
+ * template that decodes is encoded, decoded and encoded again (the same
+ * bytes both times) and used to detect a real page, as detection does
+ * with a template read from a damaged or hostile store. */
+#include "fuzz.h"
+
+#include "detect/fastce.h"
+#include "dom/dom.h"
+#include "template/fastce.h"
+
+static wn_dom_page *page;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  char *bytes = NULL;
+  size_t len = 0;
+  wn_diag diag = {{0}};
+  if (wn_file_read(WN_FIXTURES "/site/article-1.html", 1u << 20, &bytes, &len, &diag) ||
+      wn_dom_parse(bytes, len, NULL, &page, &diag))
+    abort();
+  free(bytes);
+  return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  wn_diag diag = {{0}};
+  wn_fastce *f = NULL;
+  if (wn_fastce_decode(data, size, &f, &diag))
+    return 0;
+  wn_buf a, b;
+  wn_buf_init(&a, 0);
+  wn_buf_init(&b, 0);
+  wn_fastce *again = NULL;
+  if (wn_fastce_encode(f, &a, &diag) || wn_fastce_decode(a.data, a.len, &again, &diag) ||
+      wn_fastce_encode(again, &b, &diag) || a.len != b.len || memcmp(a.data, b.data, a.len) != 0)
+    abort();
+  wn_fastce_free(again);
+  wn_buf_free(&b);
+  wn_detect_result *res = NULL;
+  if (wn_detect_fastce_run(page, f, &res, &diag) == WN_OK)
+    wn_detect_result_free(res);
+  wn_buf_free(&a);
+  wn_fastce_free(f);
+  return 0;
+}

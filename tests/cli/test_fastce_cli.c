@@ -1,0 +1,166 @@
+/*
+ * `winnow learn --algo fastce` then `winnow detect`, `winnow sites` and
+ * `winnow-dump show`, as a user runs them: the real binaries with fork +
+ * exec on the demo news site in tests/fixtures/site, a real store in a
+ * temporary directory.
+ */
+#include "wn_test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SITE "www.harbourgazette.example"
+#define PAGE(n) WN_FIXTURES "/site/article-" #n ".html"
+
+static char g_tmp[64];
+
+typedef struct wn_run {
+  int status;
+  char out[1 << 16];
+  char err[1 << 12];
+} wn_run;
+
+static void wn_read_all(int fd, char *buf, size_t size) {
+  size_t n = 0;
+  for (;;) {
+    ssize_t k = read(fd, buf + n, size - 1 - n);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0 || n + (size_t)k >= size - 1) {
+      if (k > 0)
+        n += (size_t)k;
+      break;
+    }
+    n += (size_t)k;
+  }
+  buf[n] = '\0';
+}
+
+/* Runs prog with args (NULL-terminated), stdout and stderr to files. */
+static void wn_run_prog(wn_run *r, const char *prog, const char *const *args) {
+  const char *argv[32];
+  size_t argc = 0;
+  argv[argc++] = prog;
+  for (size_t i = 0; args[i]; i++)
+    argv[argc++] = args[i];
+  argv[argc] = NULL;
+  char out_path[PATH_MAX], err_path[PATH_MAX];
+  snprintf(out_path, sizeof out_path, "%s/out", g_tmp);
+  snprintf(err_path, sizeof err_path, "%s/err", g_tmp);
+  int out_fd = open(out_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  int err_fd = open(err_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  assert_true(out_fd >= 0 && err_fd >= 0);
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    int in_fd = open("/dev/null", O_RDONLY);
+    if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+      _exit(127);
+    execv(prog, (char *const *)argv);
+    _exit(127);
+  }
+  int ws = 0;
+  while (waitpid(pid, &ws, 0) < 0)
+    assert_int_equal(errno, EINTR);
+  r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+  lseek(out_fd, 0, SEEK_SET);
+  lseek(err_fd, 0, SEEK_SET);
+  wn_read_all(out_fd, r->out, sizeof r->out);
+  wn_read_all(err_fd, r->err, sizeof r->err);
+  close(out_fd);
+  close(err_fd);
+}
+
+#define WINNOW(r, ...) wn_run_prog((r), getenv("WN_WINNOW"), (const char *const[]){__VA_ARGS__, NULL})
+#define DUMP(r, ...) \
+  wn_run_prog((r), WN_BINARY_DIR "/winnow-dump", (const char *const[]){__VA_ARGS__, NULL})
+
+static void wn_has(const char *hay, const char *needle) {
+  if (!strstr(hay, needle))
+    fail_msg("expected \"%s\" in:\n%s", needle, hay);
+}
+
+static void wn_lacks(const char *hay, const char *needle) {
+  if (strstr(hay, needle))
+    fail_msg("did not expect \"%s\" in:\n%s", needle, hay);
+}
+
+static void test_learn_detect_fastce(void **state) {
+  (void)state;
+  if (!getenv("WN_WINNOW"))
+    skip();
+  char store[PATH_MAX];
+  snprintf(store, sizeof store, "%s/store", g_tmp);
+  static wn_run r;
+  WINNOW(&r, "learn", "--store", store, "--site", SITE, "--algo", "fastce", PAGE(1), PAGE(2),
+         PAGE(3), PAGE(4), PAGE(5));
+  if (r.status != 0)
+    fail_msg("learn: %d %s", r.status, r.err);
+  wn_has(r.out, "learned " SITE ": pages=5 ");
+  wn_has(r.out, " algo=fastce\n");
+  /* The site's record says how it was learned. */
+  WINNOW(&r, "sites", "--store", store);
+  assert_int_equal(r.status, 0);
+  wn_has(r.out, SITE " generation=1 ");
+  wn_has(r.out, " algo=fastce\n");
+  /* detect takes the method from the record: the story, not the menu. */
+  WINNOW(&r, "detect", "--store", store, "--site", SITE, "--format", "json", PAGE(6));
+  if (r.status != 0)
+    fail_msg("detect: %d %s", r.status, r.err);
+  wn_has(r.out, "\"method\": \"fastce\"");
+  wn_has(r.out, "Council backs sea wall repairs after a winter of storms");
+  wn_has(r.out, "The sea wall along the South Parade was built in the 1930s");
+  wn_has(r.out, "My grandchildren used to play on that beach, she said.");
+  wn_lacks(r.out, "Local News");
+  /* show: the content paths and the stored non-content blocks. */
+  DUMP(&r, "--store", store, "show", SITE);
+  if (r.status != 0)
+    fail_msg("show: %d %s", r.status, r.err);
+  wn_has(r.out, "site " SITE ": fastce, ");
+  wn_has(r.out, "content paths (n/N: sample pages with a content block on the path):\n");
+  wn_has(r.out, "  html.body.div.main.article.div.p  5/5\n");
+  wn_has(r.out, "stored non-content blocks");
+  DUMP(&r, "--store", store, "list");
+  assert_int_equal(r.status, 0);
+  wn_has(r.out, SITE);
+  wn_has(r.out, " fastce ");
+}
+
+static void test_learn_unknown_algo(void **state) {
+  (void)state;
+  if (!getenv("WN_WINNOW"))
+    skip();
+  char store[PATH_MAX];
+  snprintf(store, sizeof store, "%s/store2", g_tmp);
+  static wn_run r;
+  WINNOW(&r, "learn", "--store", store, "--site", SITE, "--algo", "cex", PAGE(1), PAGE(2));
+  assert_int_equal(r.status, WN_EXIT_USAGE);
+  wn_has(r.err, "--algo: unknown algorithm 'cex' (known: etdm, fastce)");
+  assert_int_equal(access(store, F_OK), -1); /* nothing written */
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(g_tmp, sizeof g_tmp, "/tmp/wn-fastce-cli-XXXXXX");
+  return mkdtemp(g_tmp) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[PATH_MAX + 16];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_learn_detect_fastce),
+      cmocka_unit_test(test_learn_unknown_algo),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
