@@ -1215,6 +1215,12 @@ static int wn_eval_print_json(const wn_eval *ev, const wn_eval_summary *s) {
   wn_eval_jset(tpl, "sample_html_bytes_mean", json_real(s->sample_mean), &bad);
   wn_eval_jset(root, "template", tpl, &bad);
 
+  json_t *lrn = json_object();
+  wn_eval_jset(lrn, "compute_ms", json_real(ev->opts.learn_ms), &bad);
+  wn_eval_jset(lrn, "ms_per_group",
+               json_real(ev->n_groups ? ev->opts.learn_ms / (double)ev->n_groups : 0.0), &bad);
+  wn_eval_jset(root, "learn", lrn, &bad);
+
   json_t *thr = json_object();
   wn_eval_jset(thr, "repeat", json_integer(ev->opts.repeat), &bad);
   wn_eval_jset(thr, "parse", wn_eval_json_timing(&ev->parse_time, &bad), &bad);
