@@ -271,8 +271,9 @@ wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res) {
  * comment-wrapper), which is also Readability's "unlikely candidates"
  * list. So a container whose id or class holds a word containing
  * "comment" (not "commentary", a news column) or "disqus", or the word
- * "respond" or "replies", is masked before the method runs: its text is
- * not content for CNR or DANAg and is never kept.
+ * "respond" or "replies", is masked before the method runs: DANAg leaves
+ * it out of its normalised source, CNR counts it a nonContentNode, and its
+ * text is never kept.
  *
  * Never the post itself: not <html>, <body> or <main>, and not a
  * container that holds the page's first <h1>, the headline of the post
@@ -301,7 +302,7 @@ static int wn_single_names_comment(const char *s) {
   for (size_t i = 0; i < sizeof w; i++) {
     char c = s[i];
     int letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    if (letter && len < sizeof w) {
+    if (letter) {
       w[len++] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
       continue;
     }
@@ -309,9 +310,9 @@ static int wn_single_names_comment(const char *s) {
       return 1;
     len = 0;
     if (c == '\0')
-      break;
+      return 0;
   }
-  return 0;
+  return len && wn_single_word_is_comment(w, len); /* the word the cut ends */
 }
 
 uint32_t wn_single_comment_mask(const wn_dom_page *page, uint8_t *mask) {

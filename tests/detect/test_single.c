@@ -402,7 +402,10 @@ static const char *const blog_paragraphs[] = {
     "join us at the mill gate: bring gloves and a flask of tea.",
 };
 
-static void blog_page(wn_buf *b, int comments) {
+/* named: each comment's own elements are named "comment..." too (as in
+ * WordPress); otherwise only the thread's container is (as in themes and
+ * comment systems whose items are "even depth-1", "body", "text"). */
+static void blog_page(wn_buf *b, int comments, int named) {
   page_chrome_top(b);
   wn_buf h = *b;
   OUT("<main id=\"main\"><article id=\"post-7\" class=\"post type-post hentry\">"
@@ -417,17 +420,18 @@ static void blog_page(wn_buf *b, int comments) {
     OUT("<div id=\"comments\" class=\"comments-area\"><h2 class=\"comments-title\">%d thoughts "
         "on Bringing the mill orchard back</h2><ol class=\"comment-list\">", comments);
     for (int k = 0; k < comments; k++)
-      OUT("<li id=\"comment-%d\" class=\"comment even thread-even depth-1\">"
-          "<article id=\"div-comment-%d\" class=\"comment-body\"><footer class=\"comment-meta\">"
-          "<b class=\"fn\">Reader %d</b> <a href=\"#comment-%d\">4 April at 09:%02d</a></footer>"
-          "<div class=\"comment-content\"><p>Reader %d says: what a lovely project, we did the "
+      OUT("<li id=\"c-%d\" class=\"%seven thread-even depth-1\">"
+          "<article id=\"div-c-%d\" class=\"%sbody\"><footer class=\"%smeta\">"
+          "<b class=\"fn\">Reader %d</b> <a href=\"#c-%d\">4 April at 09:%02d</a></footer>"
+          "<div class=\"%scontent\"><p>Reader %d says: what a lovely project, we did the "
           "same in our own village a few years ago and the blossom this year was wonderful. "
           "Do you know which varieties you planted, and whether the old trees were grafted? "
           "My grandfather always said that a neglected tree comes back if you are patient "
           "with it and never take too much in one go.</p></div>"
-          "<div class=\"reply\"><a class=\"comment-reply-link\" href=\"#respond\">Reply</a></div>"
+          "<div class=\"reply\"><a class=\"%sreply-link\" href=\"#respond\">Reply</a></div>"
           "</article></li>",
-          k, k, k, k, k % 60, k);
+          k, named ? "comment " : "", k, named ? "comment-" : "", named ? "comment-" : "", k, k,
+          k % 60, named ? "comment-" : "", k, named ? "comment-" : "");
     OUT("</ol><div id=\"respond\" class=\"comment-respond\"><h3 class=\"comment-reply-title\">"
         "Leave a Reply</h3><form><p>Your email address will not be published.</p>"
         "<textarea name=\"comment\"></textarea><input type=\"submit\" value=\"Post Comment\">"
@@ -449,22 +453,25 @@ static void check_blog(const char *text, int comments) {
     fail_msg("boilerplate kept:\n%s", text);
 }
 
-/* A blog post with a comment thread four times its length: the post whole,
- * no comment. Without the comment rule DANAg's area is the thread (most
- * text) and CNR's block takes both. */
+/* A blog post with comment threads of different lengths (up to eight times
+ * the post): the post whole, no comment. Without the comment rule both
+ * methods fail here: a thread whose items are not named holds more than
+ * half the text, so the named-box step leaves it (DANAg before this rule:
+ * 929 words for the 161-word post with 12 comments), and CNR's block is
+ * the thread, the post lost. */
 static void test_blog_comments(void **state) {
   (void)state;
   const int threads[] = {0, 2, 12, 40};
-  for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+  for (size_t t = 0; t < 2 * sizeof threads / sizeof *threads; t++) {
     wn_buf h;
     wn_buf_init(&h, 1 << 22);
-    blog_page(&h, threads[t]);
+    blog_page(&h, threads[t / 2], (int)(t % 2));
     wn_dom_page *page = wn_test_parse(h.data);
     for (int m = 0; m < 2; m++) {
       uint32_t n = 0;
       char *text =
           run_text(page, (wn_single_method)m, wn_single_default_steps((wn_single_method)m), &n);
-      check_blog(text, threads[t]);
+      check_blog(text, threads[t / 2]);
       free(text);
     }
     wn_dom_free(page);
@@ -517,6 +524,28 @@ static void test_comment_mask(void **state) {
     free(mask);
     wn_dom_free(page);
   }
+  /* Bounded: a name is read up to 128 bytes; a word past that is not. */
+  char html[512];
+  char pad[200];
+  memset(pad, 'a', sizeof pad - 1);
+  pad[sizeof pad - 1] = '\0';
+  snprintf(html, sizeof html, "<body><div class=\"%s comments\"><p>a</p></div></body>", pad);
+  wn_dom_page *page = wn_test_parse(html);
+  uint32_t count = 0;
+  wn_dom_nodes(page, &count);
+  uint8_t *mask = malloc(count);
+  assert_non_null(mask);
+  assert_int_equal(wn_single_comment_mask(page, mask), 0);
+  free(mask);
+  wn_dom_free(page);
+  snprintf(html, sizeof html, "<body><div class=\"%.100s comments\"><p>a</p></div></body>", pad);
+  page = wn_test_parse(html);
+  wn_dom_nodes(page, &count);
+  mask = malloc(count);
+  assert_non_null(mask);
+  assert_int_equal(wn_single_comment_mask(page, mask), 1);
+  free(mask);
+  wn_dom_free(page);
 }
 
 /*
