@@ -623,6 +623,7 @@ static void test_manual_code_blocks(void **state) {
   assert_int_equal(code[lp], 3u + 4u);                          /* <p>, </p> only */
   assert_int_equal(code[lm], (2u + 2u) + (2u + 1u + 40u) + (2u + 4u + 9u + 1u) + 7u + 4u + 5u);
   wn_dom_free(small);
+  wn_dom_free(page);
   wn_buf_free(&h);
 }
 
