@@ -46,7 +46,7 @@
  *
  * usage: winnow-eval [--min-count N] [--selector cues|places|region|paper] [--per-page]
  *                    [--min-confidence X] [--fallback cnr|danag] [--sweep]
- *                    [--json] [--repeat N] CORPUS_DIR
+ *                    [--fold A|B] [--json] [--repeat N] CORPUS_DIR
  *        winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]
  *                    [--json] [--repeat N] CORPUS_DIR
  *        winnow-eval --selftest [CORPUS_DIR]
@@ -323,6 +323,7 @@ typedef struct wn_eval_opts {
   double min_confidence;     /* 0: the template serves every page */
   wn_single_method fallback;
   int sweep;                 /* also tabulate F1 over a range of thresholds */
+  char fold;                 /* --fold: 'A' or 'B', 0 for every page */
   const char *corpus;
 } wn_eval_opts;
 
@@ -364,6 +365,57 @@ static int wn_eval_name_ok(const char *s) {
       return 0;
   }
   return 1;
+}
+
+/*
+ * --fold A|B: two halves of a corpus by site, so that a constant chosen on
+ * one half is reported on the other (issue 10, "How to measure honestly").
+ * A group's site is its name less a trailing "-YEAR" (crawl-to-the-future
+ * names groups site-year); the distinct sites, sorted by name, alternate
+ * between fold A (the first, third, ...) and fold B. No site is named here.
+ */
+static size_t wn_eval_site_len(const char *group) {
+  size_t len = strlen(group);
+  if (len > 5 && group[len - 5] == '-') {
+    for (size_t i = len - 4; i < len; i++)
+      if (group[i] < '0' || group[i] > '9')
+        return len;
+    return len - 5;
+  }
+  return len;
+}
+
+static int wn_eval_cmp_site(const void *a, const void *b) {
+  const char *sa = *(const char *const *)a, *sb = *(const char *const *)b;
+  size_t la = wn_eval_site_len(sa), lb = wn_eval_site_len(sb);
+  int c = memcmp(sa, sb, la < lb ? la : lb);
+  return c ? c : (la > lb) - (la < lb);
+}
+
+/* Keeps the pages of the chosen fold (ev->pages sorted by group). */
+static int wn_eval_filter_fold(wn_eval *ev) {
+  const char **sites = malloc((ev->n_pages ? ev->n_pages : 1) * sizeof *sites);
+  if (!sites)
+    return -1;
+  size_t n_sites = 0;
+  for (size_t i = 0; i < ev->n_pages; i++)
+    sites[n_sites++] = ev->pages[i].group;
+  qsort(sites, n_sites, sizeof *sites, wn_eval_cmp_site);
+  size_t distinct = 0; /* sites[] deduplicated in place */
+  for (size_t i = 0; i < n_sites; i++)
+    if (distinct == 0 || wn_eval_cmp_site(&sites[distinct - 1], &sites[i]) != 0)
+      sites[distinct++] = sites[i];
+  size_t kept = 0;
+  for (size_t i = 0; i < ev->n_pages; i++) {
+    const char *g = ev->pages[i].group;
+    const char **hit = bsearch(&g, sites, distinct, sizeof *sites, wn_eval_cmp_site);
+    size_t pos = hit ? (size_t)(hit - sites) : 0;
+    if ((pos % 2 == 0) == (ev->opts.fold == 'A'))
+      ev->pages[kept++] = ev->pages[i];
+  }
+  ev->n_pages = kept;
+  free(sites);
+  return 0;
 }
 
 static int wn_eval_cmp_page(const void *a, const void *b) {
@@ -485,6 +537,16 @@ static int wn_eval_load_index(wn_eval *ev) {
     goto out;
   }
   qsort(ev->pages, ev->n_pages, sizeof *ev->pages, wn_eval_cmp_page);
+  if (ev->opts.fold) {
+    if (wn_eval_filter_fold(ev) != 0) {
+      fprintf(stderr, "winnow-eval: out of memory\n");
+      goto out;
+    }
+    if (ev->n_pages == 0) {
+      fprintf(stderr, "winnow-eval: %s: no pages in fold %c\n", path, ev->opts.fold);
+      goto out;
+    }
+  }
   /* Groups: runs of equal group names. */
   size_t n_groups = 0;
   for (size_t i = 0; i < ev->n_pages; i++) {
@@ -1542,9 +1604,9 @@ static void wn_eval_usage(FILE *f) {
           "usage: winnow-eval [--algo etdm|fastce] [--min-count N] [--selector cues|places|region|paper]\n"
           "                   [--per-page] [--json]\n"
           "                   [--min-confidence X] [--fallback cnr|danag] [--sweep]\n"
-          "                   [--repeat N] CORPUS_DIR\n"
+          "                   [--fold A|B] [--repeat N] CORPUS_DIR\n"
           "       winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]\n"
-          "                   [--json] [--repeat N] CORPUS_DIR\n"
+          "                   [--fold A|B] [--json] [--repeat N] CORPUS_DIR\n"
           "       winnow-eval --selftest [CORPUS_DIR]\n"
           "\n"
           "CORPUS_DIR holds pages.tsv (group, id, split), html/<group>/<id>.html and\n"
@@ -1555,6 +1617,8 @@ static void wn_eval_usage(FILE *f) {
           "                  cues (default), places, region, or paper (Algorithms 2 to 5 as stated)\n"
           "  --per-page      one line per test page: group id P R F1 words_out words_gold confidence\n"
           "                  (with --sweep or --min-confidence also both methods' F1)\n"
+          "  --fold F        A or B: only the pages of one half of the sites (a group's\n"
+          "                  name less a trailing -YEAR; sorted sites alternate A, B, A...)\n"
           "  --json          one JSON object with all the figures\n"
           "  --repeat N      timing loops run N times, the best counts (default 3)\n"
           "  --min-confidence X  the detection policy: a test page whose match\n"
@@ -1660,6 +1724,13 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
       }
     } else if (strcmp(a, "--sweep") == 0) {
       o->sweep = 1;
+    } else if (strcmp(a, "--fold") == 0) {
+      const char *f = i + 1 < argc ? argv[++i] : "";
+      if (strcmp(f, "A") != 0 && strcmp(f, "B") != 0) {
+        fprintf(stderr, "winnow-eval: --fold needs A or B\n");
+        return 2;
+      }
+      o->fold = f[0];
     } else if (strcmp(a, "--per-page") == 0) {
       o->per_page = 1;
     } else if (strcmp(a, "--json") == 0) {

@@ -77,7 +77,7 @@ static void wn_cnr_ratios_menus(const wn_dom_page *page, const uint8_t *menu, ui
     const wn_dom_node *n = &nodes[i];
     if (n->tag == WN_TAG_TEXT) {
       weight[i] = 1;
-      chars[i] = wn_single_chars(n->text, n->own_text_len);
+      chars[i] = menu && menu[i] ? 0 : wn_single_chars(n->text, n->own_text_len);
     } else if (wn_cnr_non_content(n) || (menu && menu[i])) {
       weight[i] = 1;
       chars[i] = 0;
@@ -100,7 +100,8 @@ static void wn_cnr_ratios_menus(const wn_dom_page *page, const uint8_t *menu, ui
  * 0.856 at 1 / 1.5 / 2 / 3 / 4 / 5 / 6 / 8 times the average: 4. */
 #define WN_CNR_TOP 4.0
 
-wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *res) {
+wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, const uint8_t *mask,
+                     wn_detect_result *res) {
   wn_err err = WN_OK;
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -118,13 +119,19 @@ wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *
     body = 0;
   if (count == 0)
     goto out;
-  if (steps & WN_SINGLE_STEP_MENUS) {
-    menu = malloc((size_t)count);
+  if ((steps & WN_SINGLE_STEP_MENUS) || mask) {
+    menu = calloc((size_t)count, 1);
     if (!menu) {
       err = WN_ENOMEM;
       goto out;
     }
-    wn_cnr_menus(nodes, count, set, menu); /* set[] is scratch until step (ii) */
+    if (steps & WN_SINGLE_STEP_MENUS)
+      wn_cnr_menus(nodes, count, set, menu); /* set[] is scratch until step (ii) */
+    /* A comment thread is a nonContentNode as a menu is: it neither lifts
+     * a block nor counts in one's text, and it is not kept. */
+    if (mask)
+      for (uint32_t i = 0; i < count; i++)
+        menu[i] |= mask[i];
   }
   wn_cnr_ratios_menus(page, menu, weight, chars, ratio);
   if (chars[body] == 0)
@@ -151,7 +158,7 @@ wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *
   if (block == WN_DOM_NONE)
     goto out;
   /* "All the nodes of this container are part of the final block." With
-   * the menu step, the menus inside it are not. */
+   * the menu step, the menus inside it are not, nor comment threads. */
   for (uint32_t i = block; i < nodes[block].end; i++) {
     if (menu && menu[i]) {
       i = nodes[i].end - 1;

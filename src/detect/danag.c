@@ -19,6 +19,18 @@
  * its href and an <img> WN_DANAG_SRC_CODE for its src: in real sources
  * these are the bulk of a menu's code. Script, style and comments are not
  * in the tree, which is the paper's preprocessing step.
+ *
+ * Markup inside prose is not code. Sec. 3.1's hypothesis is that content
+ * lines hold more text than tags, and Sec. 5 finds where it fails: on
+ * "fully structured" pages (Wikipedia, the manuals, F1 0.40) every line of
+ * the content carries many tags. Those tags are inline formatting of the
+ * text itself (<code><span class="pre">, <em>, a highlighter's <span
+ * class="k"> in a <pre>), and charging them stopped DANAg at the first
+ * code block or marked-up paragraph of a manual (issue 10: 529 of 10,918
+ * words of Python's re.html). Boilerplate is made of blocks, links, images
+ * and form controls; formatting inside a block that is not mostly link
+ * text is charged nothing (wn_danag_free_markup). In a menu or a teaser
+ * list (a block that is mostly link text) the same tags are still code.
  */
 #include "detect/single_int.h"
 
@@ -31,6 +43,34 @@
 #define WN_DANAG_SRC_CODE 40u
 /* Sec. 3.3: "We configure the gap parameter with a value of 20." */
 #define WN_DANAG_GAP 20u
+
+/* An inline element that formats text (not a link, image or form
+ * control) inside a block whose text is less than half link text: its
+ * tags are part of the prose, not code. Climbs to the nearest block
+ * (bounded by the tree's depth cap). */
+static int wn_danag_free_markup(const wn_dom_node *nodes, const wn_dom_node *n) {
+  if (n->flags & WN_DOM_BLOCK || n->text_len == 0)
+    return 0;
+  switch (n->tag) {
+  case WN_TAG_A:
+  case WN_TAG_IMG:
+  case WN_TAG_BR:
+  case WN_TAG_INPUT:
+  case WN_TAG_SELECT:
+  case WN_TAG_OPTION:
+  case WN_TAG_BUTTON:
+  case WN_TAG_TEXTAREA:
+  case WN_TAG_LABEL:
+  case WN_TAG_FORM:
+    return 0;
+  default:
+    break;
+  }
+  const wn_dom_node *b = n;
+  while (!(b->flags & WN_DOM_BLOCK) && b->parent != WN_DOM_NONE)
+    b = &nodes[b->parent];
+  return 2 * (uint64_t)b->link_text_len < b->text_len;
+}
 
 static uint32_t wn_danag_start_code(const wn_dom_node *n) {
   uint32_t len = 2u + (uint32_t)strlen(n->name); /* "<name>" */
@@ -59,6 +99,8 @@ static uint32_t wn_danag_text_chars(const char *s, uint32_t len) {
 }
 
 typedef struct wn_danag_writer {
+  const wn_dom_node *nodes;
+  const uint8_t *mask; /* text not counted as content, or NULL */
   uint32_t *content;
   uint32_t *code;
   uint32_t line;
@@ -76,7 +118,7 @@ static void wn_danag_break(wn_danag_writer *w) {
 
 /* Closes element e: its end tag, and a line break after a block. */
 static void wn_danag_close(wn_danag_writer *w, const wn_dom_node *e) {
-  if (!wn_danag_void(e)) {
+  if (!wn_danag_void(e) && !wn_danag_free_markup(w->nodes, e)) {
     w->code[w->line] += 3u + (uint32_t)strlen(e->name);
     w->used = 1;
   }
@@ -84,11 +126,11 @@ static void wn_danag_close(wn_danag_writer *w, const wn_dom_node *e) {
     wn_danag_break(w);
 }
 
-uint32_t wn_danag_lines(const wn_dom_page *page, uint32_t *content, uint32_t *code,
-                        uint32_t *line_of) {
+uint32_t wn_danag_lines(const wn_dom_page *page, const uint8_t *mask, uint32_t *content,
+                        uint32_t *code, uint32_t *line_of) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  wn_danag_writer w = {content, code, 0, 0};
+  wn_danag_writer w = {nodes, mask, content, code, 0, 0};
   content[0] = 0;
   code[0] = 0;
   uint32_t prev = WN_DOM_NONE; /* the last node opened */
@@ -100,6 +142,16 @@ uint32_t wn_danag_lines(const wn_dom_page *page, uint32_t *content, uint32_t *co
       if (nodes[e].tag != WN_TAG_TEXT)
         wn_danag_close(&w, &nodes[e]);
     const wn_dom_node *n = &nodes[i];
+    if (mask && mask[i]) {
+      /* A masked subtree (a comment thread) is left out of the source, as
+       * script and style are: no line, no content, no code, so that the
+       * paragraphs on either side of it are neighbours. */
+      for (uint32_t j = i; j < n->end; j++)
+        line_of[j] = w.line;
+      prev = n->parent;
+      i = n->end - 1;
+      continue;
+    }
     if (n->tag == WN_TAG_TEXT) {
       line_of[i] = w.line;
       w.content[w.line] += wn_danag_text_chars(n->text, n->own_text_len);
@@ -108,7 +160,8 @@ uint32_t wn_danag_lines(const wn_dom_page *page, uint32_t *content, uint32_t *co
       if (n->flags & WN_DOM_BLOCK)
         wn_danag_break(&w);
       line_of[i] = w.line;
-      w.code[w.line] += wn_danag_start_code(n);
+      if (!wn_danag_free_markup(nodes, n))
+        w.code[w.line] += wn_danag_start_code(n);
       w.used = 1;
     }
     prev = i;
@@ -167,7 +220,8 @@ int wn_danag_area(const uint32_t *content, const int64_t *diff, uint32_t n, uint
   return 1;
 }
 
-wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *res) {
+wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, const uint8_t *mask,
+                       wn_detect_result *res) {
   (void)steps;
   wn_err err = WN_OK;
   uint32_t count = 0;
@@ -183,14 +237,15 @@ wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, wn_detect_result
   }
   if (count == 0)
     goto out;
-  uint32_t n = wn_danag_lines(page, content, code, line_of);
+  uint32_t n = wn_danag_lines(page, mask, content, code, line_of);
   wn_danag_smooth(content, code, n, diff);
   uint32_t first = 0, last = 0;
   if (!wn_danag_area(content, diff, n, WN_DANAG_GAP, &first, &last))
     goto out; /* no line where content outweighs code: nothing selected */
   /* Sec. 3.4: the area goes to the parser whole; its text is the content. */
   for (uint32_t i = 0; i < count; i++)
-    if (nodes[i].tag == WN_TAG_TEXT && line_of[i] >= first && line_of[i] <= last)
+    if (nodes[i].tag == WN_TAG_TEXT && line_of[i] >= first && line_of[i] <= last &&
+        (!mask || !mask[i]))
       res->keep[i] = 1;
 out:
   free(content);

@@ -260,6 +260,86 @@ wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res) {
 }
 
 /*
+ * Comment threads (part of WN_SINGLE_STEP_BOXES). A blog post's reader
+ * comments are often longer than the post, so the named-box rule above,
+ * which never drops a block holding half the kept text, keeps them, and
+ * both methods may even choose the thread as the content (issue 10: blog
+ * posts with comments at precision 0.01-0.35). The thread is marked up
+ * by a web-wide convention: the comment systems and blog engines name its
+ * container and its items "comment" (WordPress's comments, commentlist,
+ * comment-body, the #respond form; Disqus's disqus_thread; Drupal's
+ * comment-wrapper), which is also Readability's "unlikely candidates"
+ * list. So a container whose id or class holds a word containing
+ * "comment" (not "commentary", a news column) or "disqus", or the word
+ * "respond" or "replies", is masked before the method runs: DANAg leaves
+ * it out of its normalised source, CNR counts it a nonContentNode, and its
+ * text is never kept.
+ *
+ * Never the post itself: not <html>, <body> or <main>, and not a
+ * container that holds the page's first <h1>, the headline of the post
+ * the thread comments on (a theme that names the page wrapper
+ * "comments-open" must not lose the post).
+ */
+static int wn_single_word_is_comment(const char *w, size_t len) {
+  for (size_t i = 0; i + 7 <= len; i++)
+    if (memcmp(w + i, "comment", 7) == 0 && !(i + 9 <= len && memcmp(w + i + 7, "ar", 2) == 0))
+      return 1;
+  for (size_t i = 0; i + 6 <= len; i++)
+    if (memcmp(w + i, "disqus", 6) == 0)
+      return 1;
+  return (len == 7 && memcmp(w, "respond", 7) == 0) ||
+         (len == 7 && memcmp(w, "replies", 7) == 0);
+}
+
+/* id or class holds a comment word; words are runs of letters, lower-cased
+ * ("comment-list", "commentList", "fb_comments", "userComments" all hold
+ * one). Bounded: names past 128 bytes are cut. */
+static int wn_single_names_comment(const char *s) {
+  if (!s)
+    return 0;
+  char w[128];
+  size_t len = 0;
+  for (size_t i = 0; i < sizeof w; i++) {
+    char c = s[i];
+    int letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (letter) {
+      w[len++] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+      continue;
+    }
+    if (len && wn_single_word_is_comment(w, len))
+      return 1;
+    len = 0;
+    if (c == '\0')
+      return 0;
+  }
+  return len && wn_single_word_is_comment(w, len); /* the word the cut ends */
+}
+
+uint32_t wn_single_comment_mask(const wn_dom_page *page, uint8_t *mask) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  memset(mask, 0, count);
+  uint32_t h1 = WN_DOM_NONE;
+  for (uint32_t i = 0; i < count && h1 == WN_DOM_NONE; i++)
+    if (nodes[i].tag == WN_TAG_H1 && nodes[i].text_len > 0)
+      h1 = i;
+  uint32_t threads = 0;
+  for (uint32_t i = 0; i < count;) {
+    const wn_dom_node *n = &nodes[i];
+    if (n->tag != WN_TAG_TEXT && n->tag != WN_TAG_HTML && n->tag != WN_TAG_BODY &&
+        n->tag != WN_TAG_MAIN && !(h1 != WN_DOM_NONE && i <= h1 && h1 < n->end) &&
+        (wn_single_names_comment(n->id) || wn_single_names_comment(n->cls))) {
+      memset(mask + i, 1, n->end - i);
+      threads++;
+      i = n->end;
+      continue;
+    }
+    i++;
+  }
+  return threads;
+}
+
+/*
  * HTML5 hints (WN_SINGLE_STEP_HTML5). A page with one <article> (else one
  * <main>) says where its content is. When most of the kept text lies in
  * it, the text outside it is left out.
@@ -309,6 +389,7 @@ uint32_t wn_single_default_steps(wn_single_method method) {
 wn_err wn_detect_single_steps(const wn_dom_page *page, wn_single_method method, uint32_t steps,
                               wn_detect_result **out, wn_diag *diag) {
   wn_err err = WN_OK;
+  uint8_t *mask = NULL;
   *out = NULL;
   const char *name = wn_single_method_name(method);
   if (!page || !name)
@@ -320,8 +401,19 @@ wn_err wn_detect_single_steps(const wn_dom_page *page, wn_single_method method, 
     err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
     goto out;
   }
-  err = method == WN_SINGLE_CNR ? wn_cnr_select(page, steps, res)
-                                : wn_danag_select(page, steps, res);
+  if (steps & WN_SINGLE_STEP_BOXES) {
+    mask = malloc(count ? count : 1);
+    if (!mask) {
+      err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
+      goto out;
+    }
+    if (wn_single_comment_mask(page, mask) == 0) {
+      free(mask); /* no thread: the methods run as without the step */
+      mask = NULL;
+    }
+  }
+  err = method == WN_SINGLE_CNR ? wn_cnr_select(page, steps, mask, res)
+                                : wn_danag_select(page, steps, mask, res);
   if (!err && (steps & WN_SINGLE_STEP_LINKS))
     err = wn_single_drop_links(page, res);
   if (!err && (steps & WN_SINGLE_STEP_HTML5))
@@ -340,6 +432,7 @@ wn_err wn_detect_single_steps(const wn_dom_page *page, wn_single_method method, 
   res = NULL;
 out:
   wn_detect_result_free(res);
+  free(mask);
   return err;
 }
 

@@ -38,9 +38,18 @@ wn_err wn_single_add_title(const wn_dom_page *page, wn_detect_result *res);
 wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res);
 wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res);
 
-/* Method bodies: fill res->keep (text nodes that are content). */
-wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *res);
-wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, wn_detect_result *res);
+/* Comment threads (part of WN_SINGLE_STEP_BOXES, single.c): sets mask[i]
+ * for every node inside a container named as a comment thread, so that a
+ * method neither chooses nor keeps its text. mask has the page's node
+ * count. Returns the number of threads found. */
+uint32_t wn_single_comment_mask(const wn_dom_page *page, uint8_t *mask);
+
+/* Method bodies: fill res->keep (text nodes that are content). mask
+ * (NULL: none) marks nodes whose text is not content (comment threads). */
+wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, const uint8_t *mask,
+                     wn_detect_result *res);
+wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, const uint8_t *mask,
+                       wn_detect_result *res);
 
 /*
  * CNR, Algorithm 1 (exposed for tests): per node, weight (nodes in the
@@ -57,12 +66,14 @@ uint32_t wn_single_chars(const char *text, uint32_t len);
 /*
  * DANAg's normalised source (exposed for tests): one line per block
  * boundary of the compact tree. Writes per line the content (T1) and code
- * (T2) lengths, and per page node the line it starts on. Returns the
+ * (T2) lengths, and per page node the line it starts on; a subtree whose
+ * root has mask[i] set (mask may be NULL) is left out of the source. Inline
+ * formatting inside prose costs no code (danag.c). Returns the
  * number of lines (at most 2 * nodes + 1); arrays are caller-owned, the
  * line arrays sized for 2 * count + 1.
  */
-uint32_t wn_danag_lines(const wn_dom_page *page, uint32_t *content, uint32_t *code,
-                        uint32_t *line_of);
+uint32_t wn_danag_lines(const wn_dom_page *page, const uint8_t *mask, uint32_t *content,
+                        uint32_t *code, uint32_t *line_of);
 /* Formula 1: diff[i] = sum of T1 - sum of T2 over lines i-1, i, i+1
  * (lines outside [0, n) count 0). */
 void wn_danag_smooth(const uint32_t *content, const uint32_t *code, uint32_t n, int64_t *diff);
