@@ -212,8 +212,9 @@ static wn_err wn_get_token_file(const char *path, char **out, const wn_loc *loc,
 /* ---- keys ------------------------------------------------------------------------- */
 
 /* The learning keys, shared by "learning" and the site entries. */
-static wn_err wn_set_learn_key(wn_learn_options *learn, const char *name, const char *v,
-                               const wn_loc *loc, const char *key, int *known, wn_diag *diag) {
+static wn_err wn_set_learn_key(wn_learn_options *learn, wn_learn_algo *algo, const char *name,
+                               const char *v, const wn_loc *loc, const char *key, int *known,
+                               wn_diag *diag) {
   *known = 1;
   if (strcmp(name, "n") == 0)
     return wn_get_u32(v, 1, WN_LEARN_MAX_PAGES - 1, &learn->n, loc, key, diag);
@@ -231,14 +232,13 @@ static wn_err wn_set_learn_key(wn_learn_options *learn, const char *name, const 
     return wn_get_bool(v, &learn->by_domain, loc, key, diag);
   if (strcmp(name, "selector") == 0) {
     if (wn_detect_selector_parse(v, &learn->selector) != 0)
-      return wn_cfg_error(diag, loc, key, "\"%s\" is not a selector (cues, paper, region)", v);
+      return wn_cfg_error(diag, loc, key, "\"%s\" is not a selector (cues, places, paper, region)", v);
     return WN_OK;
   }
   if (strcmp(name, "algorithm") == 0) {
-    /* ETDM occurrence counts are the one learning algorithm built so far
-     * (FastContentExtractor path templates are issue 10). */
-    if (strcmp(v, "etdm") != 0)
-      return wn_cfg_error(diag, loc, key, "\"%s\" is not a learning algorithm (etdm)", v);
+    if (wn_learn_algo_parse(v, algo) != 0)
+      return wn_cfg_error(diag, loc, key, "\"%s\" is not a learning algorithm (etdm, fastce)",
+                          v);
     return WN_OK;
   }
   *known = 0;
@@ -342,7 +342,7 @@ static wn_err wn_set_key(wn_serve_config *cfg, const char *section, const char *
     if (strcmp(name, "obey_robots") == 0)
       return wn_get_bool(v, &c->obey_robots, loc, key, diag);
   } else if (strcmp(section, "learning") == 0) {
-    if ((err = wn_set_learn_key(&cfg->learn, name, v, loc, key, &known, diag)) || known)
+    if ((err = wn_set_learn_key(&cfg->learn, &cfg->algo, name, v, loc, key, &known, diag)) || known)
       return err;
     if (strcmp(name, "learners") == 0)
       return wn_get_u32(v, 1, WN_SERVE_MAX_LEARNERS, &cfg->learners, loc, key, diag);
@@ -477,6 +477,7 @@ static wn_err wn_config_finish(wn_serve_config *cfg, wn_diag *diag) {
   for (size_t i = 0; i < cfg->n_sites; i++) {
     wn_serve_site *s = &cfg->sites[i];
     s->learn = cfg->learn;
+    s->algo = cfg->algo;
     s->interval_ms = cfg->interval_ms;
     wn_site_raw *raw = s->raw;
     for (size_t k = 0; raw && k < raw->n; k++) {
@@ -485,7 +486,7 @@ static wn_err wn_config_finish(wn_serve_config *cfg, wn_diag *diag) {
       snprintf(key, sizeof key, "sites[%zu].%s", i, raw->key[k]);
       const char *name = raw->key[k], *v = raw->value[k];
       int known = 0;
-      wn_err err = wn_set_learn_key(&s->learn, name, v, &kl, key, &known, diag);
+      wn_err err = wn_set_learn_key(&s->learn, &s->algo, name, v, &kl, key, &known, diag);
       if (err)
         return err;
       if (known || strcmp(name, "url") == 0 || strcmp(name, "site") == 0)

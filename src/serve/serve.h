@@ -39,6 +39,7 @@ typedef struct wn_serve_site {
   char site[WN_SITE_MAX + 1];
   int64_t interval_ms;       /* relearn after this */
   wn_learn_options learn;    /* the defaults with this site's overrides */
+  wn_learn_algo algo;        /* learning.algorithm, or the site's */
   unsigned line;             /* in the config file, for messages */
   struct wn_site_raw *raw;   /* the overrides as written (config.c) */
 } wn_serve_site;
@@ -64,6 +65,7 @@ struct wn_serve_config {
   wn_crawl_options crawl;
   /* learning */
   wn_learn_options learn;
+  wn_learn_algo algo;
   uint32_t learners;         /* background learning threads */
   uint32_t max_jobs;         /* jobs remembered (finished ones are evicted) */
   uint32_t max_queued;       /* jobs waiting at most */
@@ -161,6 +163,7 @@ typedef struct wn_job_request {
   wn_job_page *pages;        /* or learn from these (taken over) */
   size_t n_pages;
   wn_learn_options learn;
+  wn_learn_algo algo;
 } wn_job_request;
 
 wn_err wn_sched_create(wn_store *store, const wn_serve_config *cfg, wn_metrics *metrics,

@@ -506,6 +506,7 @@ static enum MHD_Result wn_learn(wn_server *srv, struct MHD_Connection *c, wn_req
     goto out;
   }
   jr.learn = conf ? conf->learn : cfg->learn;
+  jr.algo = conf ? conf->algo : cfg->algo;
   if (url) {
     if (!(jr.url = strdup(json_string_value(url)))) {
       rc = wn_respond_error(c, req, 503, "WN_ENOMEM", NULL, "out of memory");

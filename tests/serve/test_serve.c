@@ -488,6 +488,23 @@ static void test_scheduled_refresh_fires(void **state) {
   fixture_stop(&f);
 }
 
+/* A site configured with algorithm: fastce is learned, and relearned by
+ * the schedule, with FastCE: a refresh does not turn it into ETDM. */
+static void test_refresh_keeps_algorithm(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  write_config(&f, "refresh:\n  interval: 1s\n  jitter: 0\n", "    algorithm: fastce\n");
+  fixture_start(&f, NULL);
+  assert_true(wait_generation(f.port, f.site, 2, 30000) >= 2);
+  json_t *j = site_json(f.port, f.site);
+  assert_non_null(j);
+  assert_string_equal(json_string_value(json_object_get(json_object_get(j, "template"), "algorithm")),
+                      "fastce");
+  json_decref(j);
+  fixture_stop(&f);
+}
+
 static void test_drift_triggers_relearn(void **state) {
   (void)state;
   fixture f;
@@ -621,6 +638,8 @@ static void test_config_errors(void **state) {
   expect_config_error("store:\n  map_size: lots\n", "2: store.map_size: \"lots\" is not a size");
   expect_config_error("learning:\n  selector: best\n", "2: learning.selector: \"best\" is not a selector");
   expect_config_error("lisen:\n  port: 1\n", "1: lisen: unknown section");
+  expect_config_error("learning:\n  algorithm: fastest\n",
+                      "2: learning.algorithm: \"fastest\" is not a learning algorithm (etdm, fastce)");
   expect_config_error("listen:\n  port: [1\n", "3: ");
   expect_config_error("sites:\n  - url: ftp://example.com/\n", "2: sites[0]: ftp URLs are not supported");
   expect_config_error("sites:\n  - n: 3\n", "2: sites[0]: has no url");
@@ -1104,6 +1123,7 @@ int main(void) {
       cmocka_unit_test(test_detect_and_learn_over_http),
       cmocka_unit_test(test_bad_requests),
       cmocka_unit_test(test_scheduled_refresh_fires),
+      cmocka_unit_test(test_refresh_keeps_algorithm),
       cmocka_unit_test(test_drift_triggers_relearn),
       cmocka_unit_test(test_failed_refresh_keeps_template),
       cmocka_unit_test(test_restart_keeps_schedule),
