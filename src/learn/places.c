@@ -26,7 +26,11 @@
  *  - an element strictly inside it is a place to skip when it held
  *    page-specific text on at least two pages (it recurs, the template's
  *    own min count) and the cue selector left that text out on more than
- *    half of them. Only the outermost such elements are kept.
+ *    half of them. Only the outermost such elements are kept;
+ *  - the place is whole (nothing but content: manuals, references) when
+ *    on more than half of the pages that had page-specific text there,
+ *    skipped places aside, the cue selector kept at least 9/10 of it;
+ *    detection then keeps the place's regions with their lists of links.
  *
  * The constants are majorities and the template's own "recurs" count; the
  * one proportion (9/10) says "nearly all of it".
