@@ -9,6 +9,8 @@
 #include "dom/dom.h"
 #include "template/fastce.h"
 
+#include <zlib.h>
+
 static wn_dom_page *page;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
@@ -24,11 +26,33 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
+/* The input as it is (the checksum test), then with its last four bytes
+ * made the CRC-32 of the rest: without that, nearly every mutation stops
+ * at the checksum and the parser behind it is never reached (a first
+ * 10-minute run kept a corpus of 18 inputs). */
+static void one(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  one(data, size);
+  if (size >= 13 && size <= (1u << 20)) {
+    uint8_t *fixed = malloc(size);
+    if (!fixed)
+      return 0;
+    memcpy(fixed, data, size);
+    uint32_t crc = (uint32_t)crc32(0L, fixed, (uInt)(size - 4));
+    for (int k = 0; k < 4; k++)
+      fixed[size - 4 + (size_t)k] = (uint8_t)(crc >> (8 * k));
+    one(fixed, size);
+    free(fixed);
+  }
+  return 0;
+}
+
+static void one(const uint8_t *data, size_t size) {
   wn_diag diag = {{0}};
   wn_fastce *f = NULL;
   if (wn_fastce_decode(data, size, &f, &diag))
-    return 0;
+    return;
   wn_buf a, b;
   wn_buf_init(&a, 0);
   wn_buf_init(&b, 0);
@@ -43,5 +67,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     wn_detect_result_free(res);
   wn_buf_free(&a);
   wn_fastce_free(f);
-  return 0;
 }
