@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <errno.h>
 #include <poll.h>
 #include <strings.h>
 #include <sys/socket.h>
@@ -31,8 +32,26 @@ static int dial(void) {
   struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
   sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-    perror("connect");
-    abort();
+    /* A signal (libFuzzer's timers) or the send timeout can interrupt a
+     * blocking connect that then goes on by itself: wait for it to finish
+     * (a 10-minute run beside builds once died of "Interrupted system
+     * call" here, the server being fine). */
+    int e = errno;
+    if (e != EINTR && e != EINPROGRESS && e != EAGAIN) {
+      perror("connect");
+      abort();
+    }
+    struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+    int soerr = 0;
+    socklen_t sl = sizeof soerr;
+    int ready;
+    do
+      ready = poll(&pfd, 1, 5000);
+    while (ready < 0 && errno == EINTR);
+    if (ready <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0 || soerr != 0) {
+      fprintf(stderr, "connect: %s\n", ready <= 0 ? "timed out" : strerror(soerr));
+      abort();
+    }
   }
   return fd;
 }
