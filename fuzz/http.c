@@ -81,6 +81,8 @@ static size_t exchange(const void *req, size_t len, char *buf, size_t size, int 
   size_t off = 0;
   while (off < len) {
     ssize_t n = send(fd, (const char *)req + off, len - off, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR)
+      continue;
     if (n <= 0)
       break; /* the server may close early on a bad request */
     off += (size_t)n;
@@ -99,11 +101,15 @@ static size_t exchange(const void *req, size_t len, char *buf, size_t size, int 
   for (;;) {
     struct pollfd pfd = {.fd = fd, .events = POLLIN};
     int ready = poll(&pfd, 1, total ? 50 : first_ms);
+    if (ready < 0 && errno == EINTR)
+      continue;
     if (ready <= 0)
       break;
     char *dst = got + 1 < size ? buf + got : sink;
     size_t room = got + 1 < size ? size - 1 - got : sizeof sink;
     ssize_t n = recv(fd, dst, room, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
     if (n <= 0)
       break;
     total += (size_t)n;
