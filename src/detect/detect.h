@@ -166,6 +166,9 @@ typedef struct wn_detect_trace {
   uint32_t branch;        /* the branch (Algorithm 3, or cues' grown core) */
   double core_score;
   int core_by_text;       /* cues: no paragraph scored; most text chose */
+  uint32_t place;         /* places: the page's element at the content
+                             place, WN_DOM_NONE if the page has none */
+  int place_whole;        /* places: the place is whole (region inside) */
   uint32_t siblings_joined; /* cues: times the core rose to take siblings in */
   uint32_t n_dropped;
 } wn_detect_trace;

@@ -20,6 +20,7 @@ wn_err wn_detect_trace_start(wn_detect_trace *trace, uint32_t count) {
   trace->dropped = calloc(n, 1);
   trace->core = WN_DOM_NONE;
   trace->branch = WN_DOM_NONE;
+  trace->place = WN_DOM_NONE;
   if (!trace->tmpl_node || !trace->cand || !trace->score || !trace->dropped) {
     wn_detect_trace_free(trace);
     return WN_ENOMEM;
@@ -39,6 +40,7 @@ void wn_detect_trace_free(wn_detect_trace *trace) {
   memset(trace, 0, sizeof *trace);
   trace->core = WN_DOM_NONE;
   trace->branch = WN_DOM_NONE;
+  trace->place = WN_DOM_NONE;
 }
 
 const uint8_t *wn_detect_keep_flags(const wn_detect_result *result) { return result->keep; }

@@ -115,6 +115,10 @@ wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
     err = wn_detect_select_cues(page, l, res);
     goto out;
   }
+  if (l->trace) {
+    l->trace->place = at;
+    l->trace->place_whole = pl->whole;
+  }
   if (pl->whole) {
     /* A place that held nothing but content on the samples: the region
      * selector inside it (its largest page-specific region and the
@@ -166,10 +170,6 @@ wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
       mark[i] = 0;
       res->keep[i] = 0;
     }
-  }
-  if (l->trace) {
-    l->trace->core = at;
-    l->trace->branch = at;
   }
   uint32_t n = wn_detect_reduce(page, mark, set);
   n = wn_detect_group(page, set, n);

@@ -132,7 +132,25 @@ static wn_err wn_explain_rule(const wn_explain *ex, wn_buf *b) {
                          "%.2f: it does not look like the pages the template was learned from, so "
                          "the single-page method %s chose the content (fallback: low confidence)",
                          t->confidence, t->min_confidence, wn_detect_method(ex->res));
-  switch (t->selector) {
+  wn_detect_selector sel = t->selector;
+  if (sel == WN_SELECT_PLACES) {
+    if (t->place == WN_DOM_NONE) {
+      err = wn_buf_append_str(b, "places: the page has no page-specific text at the site's "
+                                 "content place (or no places were learned), so ");
+    } else {
+      err = wn_buf_append_str(b, "places: the site's content place is ");
+      if (!err)
+        err = wn_path(ex, t->place, b);
+      if (!err)
+        err = wn_buf_append_str(b, t->place_whole
+                                       ? " (whole: all content on the samples), and inside it "
+                                       : "; recurring non-content inside it is left out; ");
+    }
+    if (err)
+      return err;
+    sel = t->place != WN_DOM_NONE && t->place_whole ? WN_SELECT_REGION : WN_SELECT_CUES;
+  }
+  switch (sel) {
   case WN_SELECT_PAPER:
     err = wn_buf_append_str(b, "paper (Algorithms 2 to 5): the branch, the parent of the largest "
                                "unpaired subtree, is ");

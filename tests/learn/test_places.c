@@ -155,6 +155,22 @@ static void test_manual_places(void **state) {
   /* The samples' place held nothing but content. */
   assert_int_equal(pl->whole, 1);
 
+  /* The trace (winnow-dump explain) names the place and its kind. */
+  wn_dom_page *tp = parse_file(MANUAL "genindex.html");
+  wn_detect_trace trace;
+  memset(&trace, 0, sizeof trace);
+  wn_detect_result *tres = NULL;
+  wn_diag tdiag = {{0}};
+  assert_int_equal(wn_detect_page_traced(tp, tpl, NULL, &trace, &tres, &tdiag), WN_OK);
+  assert_int_equal(trace.selector, WN_SELECT_PLACES);
+  assert_int_not_equal(trace.place, WN_DOM_NONE);
+  assert_int_equal(trace.place_whole, 1);
+  assert_non_null(wn_dom_nodes(tp, NULL)[trace.place].cls);
+  assert_string_equal(wn_dom_nodes(tp, NULL)[trace.place].cls, "body");
+  wn_detect_result_free(tres);
+  wn_detect_trace_free(&trace);
+  wn_dom_free(tp);
+
   /* The index, all links, is kept whole; the cue selector drops it. */
   wn_dom_page *page = parse_file(MANUAL "genindex.html");
   uint32_t count = 0, links = 0;
