@@ -29,6 +29,7 @@
  */
 #include "detect/detect.h"
 #include "detect/detect_int.h"
+#include "detect/single_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +131,34 @@ wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
       cand[i] = in[i] == 1 && l->cand[i];
     wn_detect_labels inner = *l;
     inner.cand = cand;
-    err = wn_detect_select_region(page, &inner, res);
+    if ((err = wn_detect_select_region(page, &inner, res)))
+      goto out;
+    /* The headline: a place that holds a post's body may leave its <h1>
+     * just above (the single-page methods' headline step), kept when its
+     * text is page-specific. */
+    if ((err = wn_single_add_title(page, res)))
+      goto out;
+    memset(mark, 0, count);
+    for (uint32_t k = 0; k < res->n_selected; k++)
+      for (uint32_t i = res->selected[k]; i < nodes[res->selected[k]].end; i++)
+        mark[i] = 1;
+    for (uint32_t i = 0; i < count; i++) {
+      if (nodes[i].tag == WN_TAG_TEXT && res->keep[i] && !l->cand[i])
+        res->keep[i] = 0;
+      if (res->keep[i])
+        mark[i] = 1;
+    }
+    /* A kept text's element comes with it, so that it is rendered. */
+    for (uint32_t i = 0; i < count; i++)
+      if (res->keep[i] && nodes[i].parent != WN_DOM_NONE && !mark[nodes[i].parent] &&
+          l->cand[nodes[i].parent])
+        mark[nodes[i].parent] = 1;
+    uint32_t n = wn_detect_reduce(page, mark, set);
+    n = wn_detect_group(page, set, n);
+    free(res->selected);
+    res->selected = set;
+    res->n_selected = n;
+    set = NULL;
     goto out;
   }
   /* The cue selector on the whole page first: it is right on most pages

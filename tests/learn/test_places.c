@@ -110,6 +110,7 @@ static void test_blog_places(void **state) {
   first_text_under(BLOG "short-post-long-thread.html", "li", "comment", comment, 12);
   char *text = detect_text(tpl, BLOG "short-post-long-thread.html");
   assert_true(page_has(text, post));
+  assert_true(page_has(text, "A short note")); /* its headline, above the place */
   assert_false(page_has(text, "Reader"));
   assert_false(page_has(text, "More stories"));
   free(text);
