@@ -75,6 +75,33 @@ static uint32_t wn_places_find(const uint32_t *tmap, uint32_t count, uint32_t tn
   return WN_DOM_NONE;
 }
 
+/* out[i]: a candidate inside the place, outside its skipped places. */
+static void wn_places_candidates(uint32_t count, const uint8_t *in, const uint8_t *cand,
+                                 uint8_t *out) {
+  for (uint32_t i = 0; i < count; i++)
+    out[i] = in[i] == 1 && cand[i];
+}
+
+/* mark: exactly the nodes of res's selected subtrees. */
+static void wn_places_mark_selected(const wn_dom_node *nodes, uint32_t count,
+                                    const wn_detect_result *res, uint8_t *mark) {
+  memset(mark, 0, count);
+  for (uint32_t k = 0; k < res->n_selected; k++)
+    for (uint32_t i = res->selected[k]; i < nodes[res->selected[k]].end; i++)
+      mark[i] = 1;
+}
+
+/* res->selected becomes the grouped roots of mark (Algorithms 2 and 5);
+ * set (count + 1 entries) is taken over. */
+static void wn_places_reselect(const wn_dom_page *page, const uint8_t *mark, uint32_t *set,
+                               wn_detect_result *res) {
+  uint32_t n = wn_detect_reduce(page, mark, set);
+  n = wn_detect_group(page, set, n);
+  free(res->selected);
+  res->selected = set;
+  res->n_selected = n;
+}
+
 wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
                                const wn_detect_labels *l, wn_detect_result *res) {
   wn_err err = WN_OK;
@@ -126,11 +153,9 @@ wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
      * regions beside it, lists of links included; a page-specific slot in
      * a template box, such as the current chapter's title in a navigation
      * bar, stays out). */
-    uint8_t *cand = mark; /* reused: the candidates in the place */
-    for (uint32_t i = 0; i < count; i++)
-      cand[i] = in[i] == 1 && l->cand[i];
+    wn_places_candidates(count, in, l->cand, mark); /* mark reused as candidates */
     wn_detect_labels inner = *l;
-    inner.cand = cand;
+    inner.cand = mark;
     if ((err = wn_detect_select_region(page, &inner, res)))
       goto out;
     /* The headline: a place that holds a post's body may leave its <h1>
@@ -138,10 +163,7 @@ wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
      * text is page-specific. */
     if ((err = wn_single_add_title(page, res)))
       goto out;
-    memset(mark, 0, count);
-    for (uint32_t k = 0; k < res->n_selected; k++)
-      for (uint32_t i = res->selected[k]; i < nodes[res->selected[k]].end; i++)
-        mark[i] = 1;
+    wn_places_mark_selected(nodes, count, res, mark);
     for (uint32_t i = 0; i < count; i++) {
       if (nodes[i].tag == WN_TAG_TEXT && res->keep[i] && !l->cand[i])
         res->keep[i] = 0;
@@ -153,11 +175,7 @@ wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
       if (res->keep[i] && nodes[i].parent != WN_DOM_NONE && !mark[nodes[i].parent] &&
           l->cand[nodes[i].parent])
         mark[nodes[i].parent] = 1;
-    uint32_t n = wn_detect_reduce(page, mark, set);
-    n = wn_detect_group(page, set, n);
-    free(res->selected);
-    res->selected = set;
-    res->n_selected = n;
+    wn_places_reselect(page, mark, set, res);
     set = NULL;
     goto out;
   }
@@ -176,34 +194,24 @@ wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
   if (kin * 2 < kall) {
     /* It chose mostly outside the place (a comment thread, a teaser list
      * beside a short post): choose again inside it. */
-    uint8_t *cand = mark; /* reused: the candidates in the place */
-    for (uint32_t i = 0; i < count; i++)
-      cand[i] = in[i] == 1 && l->cand[i];
+    wn_places_candidates(count, in, l->cand, mark); /* mark reused as candidates */
     wn_detect_labels inner = *l;
-    inner.cand = cand;
+    inner.cand = mark;
     free(res->selected);
     res->selected = NULL;
     res->n_selected = 0;
     memset(res->keep, 0, count);
     if ((err = wn_detect_select_cues(page, &inner, res)))
       goto out;
-    memset(mark, 0, count);
   }
   /* Skipped places out. */
-  for (uint32_t k = 0; k < res->n_selected; k++)
-    for (uint32_t i = res->selected[k]; i < nodes[res->selected[k]].end; i++)
-      mark[i] = 1;
-  for (uint32_t i = 0; i < count; i++) {
+  wn_places_mark_selected(nodes, count, res, mark);
+  for (uint32_t i = 0; i < count; i++)
     if (in[i] == 2) {
       mark[i] = 0;
       res->keep[i] = 0;
     }
-  }
-  uint32_t n = wn_detect_reduce(page, mark, set);
-  n = wn_detect_group(page, set, n);
-  free(res->selected);
-  res->selected = set;
-  res->n_selected = n;
+  wn_places_reselect(page, mark, set, res);
   set = NULL;
 out:
   free(set);
