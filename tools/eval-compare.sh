@@ -1,6 +1,6 @@
 #!/bin/sh
 # The learning methods side by side on one laid-out corpus (issue 10): ETDM
-# with the default selector (cues), ETDM with content places, FastCE; for
+# with the cue selector, ETDM with content places (the default), FastCE; for
 # each, word F1 on all test pages and on each half of the sites (winnow-eval
 # --fold A|B: constants are chosen on one half and reported on the other),
 # detection speed against a bare libxml2 parse, the median template size
@@ -42,7 +42,7 @@ for corpus in "$@"; do
     algo=$1 sel=$2
     name="$algo"
     [ "$algo" = etdm ] && name="etdm, selector $sel"
-    [ "$algo" = etdm ] && [ "$sel" = cues ] && name="etdm, selector cues (default)"
+    [ "$algo" = etdm ] && [ "$sel" = places ] && name="etdm, selector places (default)"
     "$ev" --algo "$algo" --selector "$sel" --repeat "$repeat" --json "$corpus" >"$tmp/all.json"
     "$ev" --algo "$algo" --selector "$sel" --repeat 1 --fold A --json "$corpus" >"$tmp/a.json"
     "$ev" --algo "$algo" --selector "$sel" --repeat 1 --fold B --json "$corpus" >"$tmp/b.json"

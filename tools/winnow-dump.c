@@ -244,6 +244,7 @@ static const char *place_mark(wn_place place) {
   return place == WN_PLACE_CONTENT         ? "  <== content place (cues, then inside it)"
          : place == WN_PLACE_CONTENT_WHOLE ? "  <== content place (all of it is content)"
          : place == WN_PLACE_SKIP          ? "  <-- skipped: recurring non-content"
+         : place == WN_PLACE_ASIDE         ? "  <-- aside: recurring non-content beside the place"
                                            : "";
 }
 

@@ -1614,7 +1614,7 @@ static void wn_eval_usage(FILE *f) {
           "  --algo A        how each group is learned: etdm (default) or fastce\n"
           "  --min-count N   sample pages a node must occur in to be template (0: default)\n"
           "  --selector S    the selector each group's template is learned with:\n"
-          "                  cues (default), places, region, or paper (Algorithms 2 to 5 as stated)\n"
+          "                  places (default), cues, region, or paper (Algorithms 2 to 5 as stated)\n"
           "  --per-page      one line per test page: group id P R F1 words_out words_gold confidence\n"
           "                  (with --sweep or --min-confidence also both methods' F1)\n"
           "  --fold F        A or B: only the pages of one half of the sites (a group's\n"
@@ -1649,7 +1649,7 @@ static int wn_eval_parse_uint(const char *s, unsigned long max, unsigned long *o
 
 static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
   memset(o, 0, sizeof *o);
-  o->selector = WN_SELECT_CUES;
+  o->selector = WN_SELECT_PLACES;
   o->repeat = 3;
   o->fallback = WN_SINGLE_DANAG;
   uint32_t steps = 0;

@@ -219,7 +219,8 @@ WN_API int wn_store_lockless(const wn_store *store);
  * A site's template carries the selector chosen when it was learned;
  * WN_SELECT_SITE uses it. */
 typedef enum wn_detect_selector {
-  WN_SELECT_SITE = 0, /* the selector the site's template names; cues if none */
+  WN_SELECT_SITE = 0, /* detection: the selector the site's template names
+                         (cues if none); learning: the default, places */
   WN_SELECT_CUES,     /* template filter, then text and link density; for
                          sites whose pages carry page-specific boxes (news,
                          portals, blogs) */
@@ -227,9 +228,10 @@ typedef enum wn_detect_selector {
   WN_SELECT_REGION,   /* the page's largest page-specific region, whole: for
                          sites where everything outside the template is
                          content (documentation, manuals, references) */
-  WN_SELECT_PLACES    /* the place the sample pages held their content in,
-                         less the places they agree are not content (learned
-                         with the template); cues where a page does not fit */
+  WN_SELECT_PLACES    /* the default: the place the sample pages held their
+                         content in, less the places they agree are not
+                         content (learned with the template); cues where a
+                         page does not fit */
 } wn_detect_selector;
 #define WN_SELECT_LAST WN_SELECT_PLACES
 /* "site", "cues", "paper", "region"; NULL for an unknown value. */
@@ -896,8 +898,9 @@ typedef enum wn_place {
   WN_PLACE_NONE = 0,
   WN_PLACE_CONTENT, /* the main content is inside this element */
   WN_PLACE_SKIP,    /* recurring non-content inside the content place */
-  WN_PLACE_CONTENT_WHOLE /* the content place, holding nothing but content
+  WN_PLACE_CONTENT_WHOLE, /* the content place, holding nothing but content
                             on the samples (the region selector inside it) */
+  WN_PLACE_ASIDE /* recurring non-content outside the content place */
 } wn_place;
 
 typedef struct wn_template_entry {

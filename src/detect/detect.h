@@ -169,6 +169,8 @@ typedef struct wn_detect_trace {
   uint32_t place;         /* places: the page's element at the content
                              place, WN_DOM_NONE if the page has none */
   int place_whole;        /* places: the place is whole (region inside) */
+  int place_unfit;        /* places: the cues kept the page's text outside
+                             the place, not in its asides: theirs stands */
   uint32_t siblings_joined; /* cues: times the core rose to take siblings in */
   uint32_t n_dropped;
 } wn_detect_trace;

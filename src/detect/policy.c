@@ -1,12 +1,15 @@
 /*
  * detect/policy.c: which method serves a page. With a template: match,
- * confidence, then one of three selectors sharing the labelling:
+ * confidence, then one of four selectors sharing the labelling:
  *  - WN_SELECT_PAPER runs Algorithms 2 to 5 of the site-level paper as
  *    stated (select_paper.c);
- *  - WN_SELECT_CUES (the default) uses the template as a filter and then
- *    single-page cues (select_cues.c);
+ *  - WN_SELECT_CUES uses the template as a filter and then single-page
+ *    cues (select_cues.c);
  *  - WN_SELECT_REGION trusts the template: the page's largest
- *    page-specific region is the content, whole (select_region.c).
+ *    page-specific region is the content, whole (select_region.c);
+ *  - WN_SELECT_PLACES (the default since content places) takes the
+ *    content at the place the samples held it, the cue selector where a
+ *    page does not fit it (select_places.c).
  * Which one a site uses is chosen when it is learned and kept in its
  * template (WN_SELECT_SITE); a caller may override it. Without a template,
  * or when the page does not fit it, a single-page method (single.c)
@@ -74,9 +77,12 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
   uint32_t count = 0;
   wn_dom_nodes(page, &count);
 
+  /* "template": the default selector (places) and the cue selector it
+   * falls back to on a page that does not fit its place, so that the
+   * method names (and the daemon's metrics) stay those of before the
+   * default changed; the selector is in the trace (winnow-dump explain). */
   res = wn_detect_result_alloc(count, selector == WN_SELECT_PAPER    ? "template-paper"
                                       : selector == WN_SELECT_REGION ? "template-region"
-                                      : selector == WN_SELECT_PLACES ? "template-places"
                                                                      : "template");
   l.mapped = malloc((size_t)count + 1);
   l.cand = malloc((size_t)count + 1);
@@ -190,8 +196,10 @@ wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
 }
 
 wn_detect_selector wn_detect_site_selector(const wn_template *tpl) {
-  /* 0 (a template that names none) and values this build does not know
-   * mean the default, cues; detection itself refuses the latter. */
+  /* 0 (a template learned before templates named their selector, or
+   * before content places were the default: it has no places) and values
+   * this build does not know mean cues; detection itself refuses the
+   * latter. Learning with no selector asked for names places. */
   uint8_t s = tpl ? wn_template_selector(tpl) : 0;
   return s == WN_SELECT_SITE || s > WN_SELECT_LAST ? WN_SELECT_CUES : (wn_detect_selector)s;
 }

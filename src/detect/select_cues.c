@@ -1,5 +1,6 @@
 /*
- * detect/select_cues.c: WN_SELECT_CUES, the default selector: the
+ * detect/select_cues.c: WN_SELECT_CUES, the selector for pages that do
+ * not fit the content places (and the default before them): the
  * template as a filter, then single-page cues, because a template alone
  * removes what repeats across a site but not what differs on every page
  * and is still not content (related links, teasers, comment boxes). See

@@ -158,16 +158,22 @@ static wn_err wn_learn_build(const wn_dom_page *const *pages, size_t n_pages,
                       "learn: the pages share no structure (their roots differ); are they of one site?");
     goto out;
   }
+  /* No selector asked for: the default, content places (README, "Content
+   * places": better than the cue selector on CleanPortalEval and on the
+   * manuals, within 0.01 on crawl-to-the-future; a page that does not fit
+   * the place gets the cue selector's choice anyway). */
+  wn_detect_selector selector =
+      opts && opts->selector != WN_SELECT_SITE ? opts->selector : WN_SELECT_PLACES;
   err = wn_template_from_nodes(tnodes, n, (uint32_t)n_pages, min_count, out, diag);
-  if (!err && opts)
-    wn_template_set_selector(*out, (uint8_t)opts->selector);
+  if (!err)
+    wn_template_set_selector(*out, (uint8_t)selector);
   if (!err) {
     wn_template_positions pos;
     if (!(err = wn_learn_positions(pages[base], others, n_others, keep, &pos, diag)))
       err = wn_template_set_positions(*out, &pos);
     /* The content places cost a cue selection per sample page: learned
      * only for the selector that reads them. */
-    if (!err && opts && opts->selector == WN_SELECT_PLACES)
+    if (!err && selector == WN_SELECT_PLACES)
       err = wn_learn_places(*out, pages, n_pages, diag);
     if (err) {
       wn_template_free(*out);

@@ -30,7 +30,13 @@
  *  - the place is whole (nothing but content: manuals, references) when
  *    on more than half of the pages that had page-specific text there,
  *    skipped places aside, the cue selector kept at least 9/10 of it;
- *    detection then keeps the place's regions with their lists of links.
+ *    detection then keeps the place's regions with their lists of links;
+ *  - an element outside the place (not around it) is an aside by the
+ *    rule for places to skip: where the cue selector keeps a page's text
+ *    mostly outside the place, detection asks whether it kept asides
+ *    (then it went wrong and the place serves) or not (then the page's
+ *    content is not where the samples had it, and the cue selector's
+ *    choice stands).
  *
  * The constants are majorities and the template's own "recurs" count; the
  * one proportion (9/10) says "nearly all of it".
@@ -148,6 +154,21 @@ wn_err wn_learn_places(wn_template *tpl, const wn_dom_page *const *pages, size_t
       continue;
     places.skip[places.n_skip++] = k;
     k = tn[k].end - 1; /* its subtree is skipped with it */
+  }
+  /* Asides: the same rule outside the place (neither inside it nor above
+   * it), so that detection can tell a page where the cue selector went
+   * wrong (it kept a comment thread or a teaser list the samples agree is
+   * not content) from one whose content has moved out of the place. */
+  for (uint32_t k = 1; k < tcount && places.n_aside < WN_TEMPLATE_MAX_SKIP; k++) {
+    if (k == at) {
+      k = tn[at].end - 1;
+      continue;
+    }
+    if ((k < at && at < tn[k].end) || tn[k].is_text || t[k].pages_had * 2 <= n_pages ||
+        t[k].pages_out * 2 <= t[k].pages_had)
+      continue;
+    places.aside[places.n_aside++] = k;
+    k = tn[k].end - 1;
   }
   /* Whole: on most pages (that had text there) the cue selector kept
    * nearly all (9/10) of the place's page-specific text, skipped places

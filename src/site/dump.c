@@ -472,6 +472,9 @@ static wn_place wn_walk_place(const wn_template *tpl, uint32_t t) {
   for (uint32_t k = 0; k < pl->n_skip; k++)
     if (pl->skip[k] == t)
       return WN_PLACE_SKIP;
+  for (uint32_t k = 0; k < pl->n_aside; k++)
+    if (pl->aside[k] == t)
+      return WN_PLACE_ASIDE;
   return WN_PLACE_NONE;
 }
 
@@ -656,6 +659,7 @@ static int wn_json_entry(const wn_template_entry *e, void *ctx) {
   if (!rc && e->place != WN_PLACE_NONE)
     rc = wn_json_set(o, "place", json_string(e->place == WN_PLACE_CONTENT         ? "content"
                                                : e->place == WN_PLACE_CONTENT_WHOLE ? "content-whole"
+                                               : e->place == WN_PLACE_ASIDE         ? "aside"
                                                                                     : "skip"));
   if (!rc)
     rc = wn_json_set(o, "nodes", json_integer(e->nodes));

@@ -142,13 +142,18 @@ static wn_err wn_explain_rule(const wn_explain *ex, wn_buf *b) {
       if (!err)
         err = wn_path(ex, t->place, b);
       if (!err)
-        err = wn_buf_append_str(b, t->place_whole
-                                       ? " (whole: all content on the samples), and inside it "
-                                       : "; recurring non-content inside it is left out; ");
+        err = wn_buf_append_str(
+            b, t->place_unfit
+                   ? ", but the cue selector kept this page's text mostly outside it and not "
+                     "in what the samples agree is non-content: the content is not where the "
+                     "samples had it, so the cue selector's choice stands; "
+               : t->place_whole ? " (whole: all content on the samples), and inside it "
+                                : "; recurring non-content inside it is left out; ");
     }
     if (err)
       return err;
-    sel = t->place != WN_DOM_NONE && t->place_whole ? WN_SELECT_REGION : WN_SELECT_CUES;
+    sel = t->place != WN_DOM_NONE && t->place_whole && !t->place_unfit ? WN_SELECT_REGION
+                                                                       : WN_SELECT_CUES;
   }
   switch (sel) {
   case WN_SELECT_PAPER:

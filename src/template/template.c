@@ -122,10 +122,20 @@ wn_err wn_template_set_places(wn_template *tpl, const wn_template_places *places
   if (places->whole > 1)
     return WN_EINVAL;
   if (c == WN_DOM_NONE) {
-    if (places->n_skip || places->whole)
+    if (places->n_skip || places->whole || places->n_aside)
       return WN_EINVAL;
-  } else if (c >= tpl->count || tpl->nodes[c].is_text || places->n_skip > WN_TEMPLATE_MAX_SKIP) {
+  } else if (c >= tpl->count || tpl->nodes[c].is_text || places->n_skip > WN_TEMPLATE_MAX_SKIP ||
+             places->n_aside > WN_TEMPLATE_MAX_SKIP) {
     return WN_EINVAL;
+  }
+  for (uint32_t k = 0; k < places->n_aside; k++) {
+    uint32_t s = places->aside[k];
+    if (s >= tpl->count || tpl->nodes[s].is_text || (c <= s && s < tpl->nodes[c].end) ||
+        (s < c && c < tpl->nodes[s].end))
+      return WN_EINVAL;
+    for (uint32_t j = 0; j < places->n_aside; j++)
+      if (j != k && places->aside[j] <= s && s < tpl->nodes[places->aside[j]].end)
+        return WN_EINVAL;
   }
   for (uint32_t k = 0; k < places->n_skip; k++) {
     uint32_t s = places->skip[k];
@@ -185,6 +195,11 @@ wn_err wn_template_encode(const wn_template *tpl, wn_buf *out, wn_diag *diag) {
     goto out;
   for (uint32_t k = 0; k < pl->n_skip; k++)
     if ((err = wn_put_varint(out, pl->skip[k])))
+      goto out;
+  if ((err = wn_put_varint(out, pl->n_aside)))
+    goto out;
+  for (uint32_t k = 0; k < pl->n_aside; k++)
+    if ((err = wn_put_varint(out, pl->aside[k])))
       goto out;
 out:
   if (err)
@@ -315,6 +330,17 @@ wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_d
         err = wn_diag_set(diag, WN_ECORRUPT, "template: truncated content places");
         goto out;
       }
+    if (version >= 5) {
+      if (!wn_get_varint(&r, &places.n_aside) || places.n_aside > WN_TEMPLATE_MAX_SKIP) {
+        err = wn_diag_set(diag, WN_ECORRUPT, "template: bad content places (asides)");
+        goto out;
+      }
+      for (uint32_t k = 0; k < places.n_aside; k++)
+        if (!wn_get_varint(&r, &places.aside[k])) {
+          err = wn_diag_set(diag, WN_ECORRUPT, "template: truncated content places (asides)");
+          goto out;
+        }
+    }
   }
   if (top != 0 || r.left != 0) {
     err = wn_diag_set(diag, WN_ECORRUPT, "template: %s", top ? "truncated tree" : "trailing bytes");

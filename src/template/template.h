@@ -14,9 +14,11 @@
  *   u8 count, u8 kind, u32 signature; then varint date_node + 1 and
  *   varint author_node + 1 (0: none; see the metadata positions below);
  *   then (version 4) varint content_node + 1 (0: none), u8 whole, varint
- *   n_skip and n_skip varints: the content places below.
- * Versions 1 (no selector byte), 2 (no positions) and 3 (no content
- * places) are still read, with selector 0, no positions, no places.
+ *   n_skip and n_skip varints: the content places below; then (version
+ *   5) varint n_aside and n_aside varints.
+ * Versions 1 (no selector byte), 2 (no positions), 3 (no content places)
+ * and 4 (no asides) are still read, with selector 0, no positions, no
+ * places, no asides.
  */
 #ifndef WN_TEMPLATE_H
 #define WN_TEMPLATE_H
@@ -27,7 +29,7 @@
 #include "dom/dom.h"
 #include "util/util.h"
 
-#define WN_TEMPLATE_FORMAT_VERSION 4u
+#define WN_TEMPLATE_FORMAT_VERSION 5u
 #define WN_TEMPLATE_MAX_NODES 1000000u
 
 typedef struct wn_template wn_template;
@@ -99,11 +101,19 @@ typedef struct wn_template_places {
   uint8_t whole;  /* 1: all page-specific text at the place is content */
   uint32_t n_skip;
   uint32_t skip[WN_TEMPLATE_MAX_SKIP];
+  /* Recurring non-content outside the place (version 5): elements beside
+   * it whose page-specific text the samples agree is not content (a
+   * comment thread, a "more stories" list). When the cue selector keeps
+   * text mostly outside the place, these say whether it went wrong (it
+   * kept an aside) or the page's content moved (it did not). */
+  uint32_t n_aside;
+  uint32_t aside[WN_TEMPLATE_MAX_SKIP];
 } wn_template_places;
 
 const wn_template_places *wn_template_get_places(const wn_template *tpl);
-/* WN_EINVAL when a node is past the template, a text node, or a skip node
- * is not strictly inside content or lies inside another skip node. */
+/* WN_EINVAL when a node is past the template, a text node, a skip node
+ * is not strictly inside content or lies inside another skip node, or an
+ * aside node overlaps content (inside it or around it) or another aside. */
 wn_err wn_template_set_places(wn_template *tpl, const wn_template_places *places);
 
 wn_err wn_template_encode(const wn_template *tpl, wn_buf *out, wn_diag *diag);

@@ -418,7 +418,7 @@ static void test_learn_summary(void **state) {
   assert_string_equal(site, SITE);
   assert_int_equal(pages, 5);
   assert_int_equal(generation, 1);
-  assert_string_equal(selector, "cues"); /* the default, when none is chosen */
+  assert_string_equal(selector, "places"); /* the default, when none is chosen */
   /* nodes is the sum of the pages' node counts; the template keeps part
    * of the key page. */
   const char *names[] = {PAGE(1), PAGE(2), PAGE(3), PAGE(4), PAGE(5)};
@@ -528,14 +528,14 @@ static void test_learn_generation_and_failures_write_nothing(void **state) {
   RUN(&r, NULL, "learn", "--store", g_store, "--site", "second.example", PAGE(1), PAGE(2));
   assert_int_equal(r.status, 0);
   wn_expect_contains(r.out, "learned second.example: pages=2 nodes=");
-  wn_expect_contains(r.out, " generation=1 selector=cues\n");
+  wn_expect_contains(r.out, " generation=1 selector=places\n");
   wn_run_free(&r);
 
   RUN(&r, NULL, "learn", "--min-count", "3", "--store", g_store, "--site", "second.example",
       PAGE(3), PAGE(4), PAGE(5));
   assert_int_equal(r.status, 0);
   wn_expect_contains(r.out, "learned second.example: pages=3 nodes=");
-  wn_expect_contains(r.out, " generation=2 selector=cues\n");
+  wn_expect_contains(r.out, " generation=2 selector=places\n");
   assert_int_equal(r.err_len, 0);
   wn_run_free(&r);
 

@@ -3,7 +3,9 @@
  * answer is known:
  *  - tests/fixtures/places-blog: five posts with 0 to 2 short comments,
  *    then a short post under a nine-comment thread (the cue selector alone
- *    takes the thread: it outweighs the post) and a post with no comments;
+ *    takes the thread: it outweighs the post), a post with no comments
+ *    and a post whose text moved out of the content place into a new
+ *    element after it;
  *  - tests/fixtures/places-manual: five prose pages, then an index that is
  *    all links (the cue selector drops it as a box of links) and a page
  *    with two content sections; the navigation bar above the body prints
@@ -52,6 +54,28 @@ static wn_template *learn_site(const char *dir, wn_detect_selector selector) {
   for (int i = 0; i < 5; i++)
     wn_dom_free(pages[i]);
   return tpl;
+}
+
+/* The places' part of the trace of detecting path. */
+typedef struct place_trace {
+  uint32_t place;
+  int place_whole, place_unfit;
+} place_trace;
+
+static place_trace traced(const wn_template *tpl, const char *path) {
+  wn_dom_page *page = parse_file(path);
+  wn_detect_trace trace;
+  memset(&trace, 0, sizeof trace);
+  wn_detect_result *res = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_detect_page_traced(page, tpl, NULL, &trace, &res, &diag);
+  if (err)
+    fail_msg("detect %s: %s", path, wn_diag_message(&diag, err));
+  place_trace t = {trace.place, trace.place_whole, trace.place_unfit};
+  wn_detect_result_free(res);
+  wn_detect_trace_free(&trace);
+  wn_dom_free(page);
+  return t;
 }
 
 /* The page's main content as text, by the template's own selector. */
@@ -145,6 +169,25 @@ static void test_blog_places(void **state) {
   assert_int_equal(paras, 4);
   free(text);
   wn_dom_free(page);
+
+  /* The comment thread and the "more stories" list lie beside the place,
+   * and hold text on most samples that the cue selector left out: asides.
+   * On the short post the cues kept the thread, an aside: they went wrong
+   * and the place served (above). */
+  assert_true(pl->n_aside >= 2);
+  assert_int_equal(traced(tpl, BLOG "short-post-long-thread.html").place_unfit, 0);
+
+  /* A post whose text is no longer in the place (a photo caption there,
+   * the essay in a new element after it, not an aside): the cue selector
+   * kept it, and its choice stands: every paragraph, not the caption
+   * alone. Without the fit test the place (whole) took the caption. */
+  assert_int_equal(traced(tpl, BLOG "moved-content.html").place_unfit, 1);
+  text = detect_text(tpl, BLOG "moved-content.html");
+  assert_true(page_has(text, "Quarter station light orchard"));
+  assert_true(page_has(text, "Kitchen garden river lantern"));
+  assert_false(page_has(text, "More stories"));
+  assert_false(page_has(text, "Reader"));
+  free(text);
   wn_template_free(tpl);
 }
 

@@ -201,7 +201,7 @@ static void test_learn_save_info(void **state) {
   assert_int_equal(info->learn.min_count, 2);
   assert_int_equal(info->n_pages, 5);
   assert_string_equal(info->pages[4], PAGE(5));
-  assert_int_equal(info->selector, WN_SELECT_CUES);
+  assert_int_equal(info->selector, WN_SELECT_PLACES);
   assert_true(info->template_nodes > 10);
   assert_int_equal(info->counts.pages, 0);
   wn_site_info_free(info);

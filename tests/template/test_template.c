@@ -63,6 +63,10 @@ static void test_encode_decode(void **state) {
   (void)state;
   wn_template *tpl = learn(site, 3);
   wn_template_set_selector(tpl, 3);
+  /* Learned with the default selector it has content places; this record
+   * is checked without them first. */
+  wn_template_places none = {.content = WN_DOM_NONE};
+  assert_int_equal(wn_template_set_places(tpl, &none), WN_OK);
   wn_buf buf;
   wn_buf_init(&buf, 0);
   assert_int_equal(wn_template_encode(tpl, &buf, NULL), WN_OK);
@@ -87,19 +91,30 @@ static void test_encode_decode(void **state) {
   assert_int_equal(wn_template_selector(back), 3);
   /* These pages print no date or byline: no metadata positions, two
    * zero bytes; learned without the places selector: no content places,
-   * three zero bytes at the end. */
+   * four zero bytes at the end (place, whole, skips, asides). */
   assert_int_equal(wn_template_get_positions(back).date_node, WN_DOM_NONE);
   assert_int_equal(wn_template_get_positions(back).author_node, WN_DOM_NONE);
   assert_int_equal(wn_template_get_places(back)->content, WN_DOM_NONE);
   wn_template_free(back);
-  for (size_t k = 1; k <= 5; k++)
+  for (size_t k = 1; k <= 6; k++)
     assert_int_equal(buf.data[buf.len - k], 0);
+
+  /* Format 4, written before content places had asides: the same without
+   * the asides' byte. It still reads, with none. */
+  wn_buf v4;
+  wn_buf_init(&v4, 0);
+  assert_int_equal(wn_buf_append(&v4, buf.data, buf.len - 1), WN_OK);
+  v4.data[4] = 4;
+  assert_int_equal(wn_template_decode(v4.data, v4.len, &back, NULL), WN_OK);
+  assert_int_equal(wn_template_get_places(back)->n_aside, 0);
+  wn_template_free(back);
+  wn_buf_free(&v4);
 
   /* Format 3, written before templates carried content places: the same
    * without the three place bytes. It still reads, with none. */
   wn_buf v3;
   wn_buf_init(&v3, 0);
-  assert_int_equal(wn_buf_append(&v3, buf.data, buf.len - 3), WN_OK);
+  assert_int_equal(wn_buf_append(&v3, buf.data, buf.len - 4), WN_OK);
   v3.data[4] = 3;
   assert_int_equal(wn_template_decode(v3.data, v3.len, &back, NULL), WN_OK);
   assert_int_equal(wn_template_get_places(back)->content, WN_DOM_NONE);
@@ -111,7 +126,7 @@ static void test_encode_decode(void **state) {
    * same without the two position bytes. It still reads, with none. */
   wn_buf v2;
   wn_buf_init(&v2, 0);
-  assert_int_equal(wn_buf_append(&v2, buf.data, buf.len - 5), WN_OK);
+  assert_int_equal(wn_buf_append(&v2, buf.data, buf.len - 6), WN_OK);
   v2.data[4] = 2;
   assert_int_equal(wn_template_decode(v2.data, v2.len, &back, NULL), WN_OK);
   assert_int_equal(wn_template_selector(back), 3);
@@ -157,7 +172,7 @@ static void test_encode_decode(void **state) {
   assert_int_equal(wn_template_get_positions(back).author_node, WN_DOM_NONE);
   wn_template_free(back);
   if (text < 127) { /* one varint byte: point the date position at a text node */
-    withpos.data[withpos.len - 5] = (char)(text + 1);
+    withpos.data[withpos.len - 6] = (char)(text + 1);
     wn_diag pdiag = {{0}};
     assert_int_equal(wn_template_decode(withpos.data, withpos.len, &back, &pdiag), WN_ECORRUPT);
     assert_null(back);
@@ -200,18 +215,52 @@ static void test_encode_decode(void **state) {
     assert_int_equal(wn_template_set_places(tpl, &badpl), WN_EINVAL);
   }
   if (kids[0] < 127 && kids[1] < 127) {
-    /* The last byte is the second skip: point it at the place itself. */
-    withpl.data[withpl.len - 1] = 1;
+    /* The last byte is the asides' count (0), the one before the second
+     * skip: point that at the place itself. */
+    withpl.data[withpl.len - 2] = 1;
     wn_diag pldiag = {{0}};
     assert_int_equal(wn_template_decode(withpl.data, withpl.len, &back, &pldiag), WN_ECORRUPT);
     assert_null(back);
     assert_non_null(strstr(pldiag.msg, "content place"));
     /* A whole flag other than 0 or 1. */
-    withpl.data[withpl.len - 1] = (char)kids[1];
-    withpl.data[withpl.len - 4] = 7;
+    withpl.data[withpl.len - 2] = (char)kids[1];
+    withpl.data[withpl.len - 5] = 7;
+    assert_int_equal(wn_template_decode(withpl.data, withpl.len, &back, NULL), WN_ECORRUPT);
+    withpl.data[withpl.len - 5] = 1;
+    /* More asides than a template may hold. */
+    withpl.data[withpl.len - 1] = (char)(WN_TEMPLATE_MAX_SKIP + 1);
     assert_int_equal(wn_template_decode(withpl.data, withpl.len, &back, NULL), WN_ECORRUPT);
   }
   wn_buf_free(&withpl);
+
+  /* Asides round-trip: the first child of <body> is the place, the
+   * second beside it an aside. One around the place, the place itself,
+   * inside it, or twice is refused, when set and when decoded. */
+  pl = (wn_template_places){.content = kids[0], .n_aside = 1, .aside = {kids[1]}};
+  assert_int_equal(wn_template_set_places(tpl, &pl), WN_OK);
+  wn_buf withas;
+  wn_buf_init(&withas, 0);
+  assert_int_equal(wn_template_encode(tpl, &withas, NULL), WN_OK);
+  assert_int_equal(wn_template_decode(withas.data, withas.len, &back, NULL), WN_OK);
+  assert_int_equal(wn_template_get_places(back)->content, kids[0]);
+  assert_int_equal(wn_template_get_places(back)->n_aside, 1);
+  assert_int_equal(wn_template_get_places(back)->aside[0], kids[1]);
+  wn_template_free(back);
+  badpl = (wn_template_places){.content = kids[0], .n_aside = 1, .aside = {1}};
+  assert_int_equal(wn_template_set_places(tpl, &badpl), WN_EINVAL); /* around it */
+  badpl = (wn_template_places){.content = kids[0], .n_aside = 1, .aside = {kids[0]}};
+  assert_int_equal(wn_template_set_places(tpl, &badpl), WN_EINVAL); /* the place */
+  badpl = (wn_template_places){.content = kids[0], .n_aside = 2, .aside = {kids[1], kids[1]}};
+  assert_int_equal(wn_template_set_places(tpl, &badpl), WN_EINVAL); /* nested */
+  badpl = (wn_template_places){.content = WN_DOM_NONE, .n_aside = 1, .aside = {kids[1]}};
+  assert_int_equal(wn_template_set_places(tpl, &badpl), WN_EINVAL); /* no place */
+  if (kids[0] < 127) {
+    /* The last byte is the aside: point it at the place. */
+    withas.data[withas.len - 1] = (char)kids[0];
+    assert_int_equal(wn_template_decode(withas.data, withas.len, &back, NULL), WN_ECORRUPT);
+    assert_null(back);
+  }
+  wn_buf_free(&withas);
   pl = (wn_template_places){.content = WN_DOM_NONE};
   assert_int_equal(wn_template_set_places(tpl, &pl), WN_OK);
 

@@ -241,7 +241,7 @@ static void test_list(void **state) {
   wn_expect_contains(r.out, "SITE");
   wn_expect_contains(r.out, DEMO);
   wn_expect_contains(r.out, "etdm");
-  wn_expect_contains(r.out, "cues");
+  wn_expect_contains(r.out, "places");
   wn_run_free(&r);
 
   RUN(&r, "--store", dir, "list", "--json", "--sort", "size");
@@ -320,8 +320,9 @@ static void test_explain(void **state) {
   RUN(&r, "--store", dir, "explain", DEMO, SITE_DIR "/article-6.html", "--html", html);
   if (r.status != 0)
     fail_msg("explain: %s", r.err);
-  wn_expect_contains(r.out, "selector:   cues (the site's)");
-  wn_expect_contains(r.out, "decided:    cues: the best paragraph score");
+  wn_expect_contains(r.out, "selector:   places (the site's)");
+  wn_expect_contains(r.out, "decided:    places: the site's content place is "
+                            "/html[1]/body[1]/div[1]/main[1]/article[1]/div[2] (whole");
   wn_expect_contains(r.out, "selected:   1 region(s): /html[1]/body[1]/div[1]/main[1]/article[1]");
   wn_expect_contains(r.out, "article.story");
   wn_expect_contains(r.out, "SELECTED");
