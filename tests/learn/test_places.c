@@ -4,8 +4,8 @@
  *  - tests/fixtures/places-blog: five posts with 0 to 2 short comments,
  *    then a short post under a nine-comment thread (the cue selector alone
  *    takes the thread: it outweighs the post), a post with no comments
- *    and a post whose text moved out of the content place into a new
- *    element after it;
+ *    a post whose text moved out of the content place into a new
+ *    element after it, and a post with an HTML5 <aside> inside its body;
  *  - tests/fixtures/places-manual: five prose pages, then an index that is
  *    all links (the cue selector drops it as a box of links) and a page
  *    with two content sections; the navigation bar above the body prints
@@ -187,6 +187,17 @@ static void test_blog_places(void **state) {
   assert_true(page_has(text, "Kitchen garden river lantern"));
   assert_false(page_has(text, "More stories"));
   assert_false(page_has(text, "Reader"));
+  free(text);
+
+  /* An HTML5 <aside> inside the (whole) place, on a page the samples did
+   * not show: a "read next" box, left out; the paragraphs around it kept. */
+  assert_int_equal(pl->whole, 1);
+  text = detect_text(tpl, BLOG "aside-in-post.html");
+  assert_false(page_has(text, "Read next"));
+  assert_false(page_has(text, "Copper kettles and the market stalls"));
+  assert_true(page_has(text, "Station island light orchard"));
+  assert_true(page_has(text, "Letter window bridge kitchen"));
+  assert_true(page_has(text, "Kitchen garden river lantern"));
   free(text);
   wn_template_free(tpl);
 }
