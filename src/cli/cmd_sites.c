@@ -17,8 +17,14 @@ void wn_cli_usage_sites(FILE *out) {
           "\n"
           "Lists the sites of the store (or the SITEs given), one line each:\n"
           "  SITE generation=G learned=TIME pages=P template_nodes=T detected=D low=L\n"
-          "  recent=R/RL drifting=yes|no selector=S\n"
+          "  recent=R/RL drifting=yes|no selector=S [place=P skips=K asides=A]\n"
           "selector is how detect picks the site's content (winnow learn --selector);\n"
+          "with places, also place=whole|cues|none skips=K asides=A: where the sample\n"
+          "pages held their content and why a page's content is chosen there (whole:\n"
+          "the place held nothing but content, all of it is kept; cues: the cue\n"
+          "selector's choice, made again inside the place when it took one of the A\n"
+          "asides beside it; none: no place agreed, the cue selector on every page),\n"
+          "K elements inside the place left out as recurring non-content;\n"
           "detected and low count the pages detected with the current template and\n"
           "those that fitted it badly (served by the fallback); recent=R/RL is the same\n"
           "over about the last %u pages. A site drifts when at least --drift-share of\n"
@@ -92,12 +98,21 @@ static int wn_sites_one(const char *site, void *arg) {
   const wn_site_counts *st = &info->counts;
   const int drifting = wn_site_drifting(st, &ctx->drift);
   const char *selector = wn_detect_selector_name(info->selector);
+  /* Why a page's content is chosen where it is: the places learned. */
+  const char *place = info->selector != WN_SELECT_PLACES ? NULL
+                      : !info->has_place                ? "none"
+                      : info->place_whole               ? "whole"
+                                                        : "cues";
+  char why[96] = "";
+  if (place)
+    snprintf(why, sizeof why, " place=%s skips=%u asides=%u", place, info->place_skips,
+             info->place_asides);
   if (!ctx->json) {
     printf("%s generation=%llu learned=%s pages=%zu template_nodes=%u detected=%llu low=%llu "
-           "recent=%u/%u drifting=%s selector=%s%s%s\n",
+           "recent=%u/%u drifting=%s selector=%s%s%s%s\n",
            site, (unsigned long long)info->generation, learned, info->n_pages,
            info->template_nodes, (unsigned long long)st->pages, (unsigned long long)st->low,
-           st->recent_pages, st->recent_low, drifting ? "yes" : "no", selector,
+           st->recent_pages, st->recent_low, drifting ? "yes" : "no", selector, why,
            /* ETDM, the default, keeps the line scripts know */
            strcmp(info->algorithm, "etdm") ? " algo=" : "",
            strcmp(info->algorithm, "etdm") ? info->algorithm : "");
@@ -117,6 +132,13 @@ static int wn_sites_one(const char *site, void *arg) {
                   (json_int_t)st->recent_pages, "recent_low", (json_int_t)st->recent_low,
                   "template_bytes", (json_int_t)info->template_bytes, "drifting", drifting,
                   "selector", selector);
+  if (obj && place &&
+      (json_object_set_new(obj, "place", json_string(place)) != 0 ||
+       json_object_set_new(obj, "place_skips", json_integer(info->place_skips)) != 0 ||
+       json_object_set_new(obj, "place_asides", json_integer(info->place_asides)) != 0)) {
+    ctx->rc = WN_EXIT_INTERNAL;
+    goto out;
+  }
   json_t *pages = json_array();
   if (!obj || !pages || json_object_set_new(obj, "pages", pages) != 0) {
     ctx->rc = WN_EXIT_INTERNAL;

@@ -643,6 +643,14 @@ static json_t *wn_site_json(wn_server *srv, const char *site, int pages, wn_err 
     json_object_set_new(t, "learned_at", wn_time_json(info->learned_at));
     json_object_set_new(t, "key_page", info->key_page ? json_string(info->key_page) : json_null());
     json_object_set_new(t, "selector", json_string(wn_detect_selector_name(info->selector)));
+    if (info->selector == WN_SELECT_PLACES) {
+      /* As `winnow sites`: the place the samples agree on, and why. */
+      json_object_set_new(t, "place", json_string(!info->has_place  ? "none"
+                                                  : info->place_whole ? "whole"
+                                                                      : "cues"));
+      json_object_set_new(t, "place_skips", json_integer(info->place_skips));
+      json_object_set_new(t, "place_asides", json_integer(info->place_asides));
+    }
     json_object_set_new(t, "format_version", json_integer(info->format_version));
     json_object_set_new(t, "sample_pages", json_integer((json_int_t)info->n_pages));
     json_object_set_new(t, "template_nodes", json_integer(info->template_nodes));

@@ -520,6 +520,35 @@ static void test_learn_selector(void **state) {
   RUN(&r, NULL, "sites", "--store", g_store, "region.example");
   wn_expect_contains(r.out, "region.example generation=1 ");
   wn_run_free(&r);
+
+  /* The default, places, and why: sites names the place the samples agree
+   * on (the blog's post body: whole) and what recurs beside it (its
+   * comment thread and its "more stories" list: two asides). */
+#define BLOG_POST(n) WN_FIXTURES "/places-blog/post-" #n ".html"
+  RUN(&r, NULL, "learn", "--store", g_store, "--site", "blog.example", BLOG_POST(1),
+      BLOG_POST(2), BLOG_POST(3), BLOG_POST(4), BLOG_POST(5));
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, " generation=1 selector=places\n");
+  wn_run_free(&r);
+  RUN(&r, NULL, "sites", "--store", g_store, "blog.example");
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "drifting=no selector=places place=whole skips=0 asides=2\n");
+  wn_run_free(&r);
+  RUN(&r, NULL, "sites", "--store", g_store, "--json", "blog.example");
+  root = json_loads(r.out, 0, NULL);
+  assert_non_null(root);
+  assert_string_equal(json_string_value(json_object_get(root, "place")), "whole");
+  assert_int_equal(json_integer_value(json_object_get(root, "place_asides")), 2);
+  json_decref(root);
+  wn_run_free(&r);
+  /* The region selector learns no places: no place= on its line. */
+  RUN(&r, NULL, "sites", "--store", g_store, "--json", "region.example");
+  root = json_loads(r.out, 0, NULL);
+  assert_non_null(root);
+  assert_null(json_object_get(root, "place"));
+  json_decref(root);
+  wn_run_free(&r);
+#undef BLOG_POST
 }
 
 static void test_learn_generation_and_failures_write_nothing(void **state) {

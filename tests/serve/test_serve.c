@@ -569,6 +569,11 @@ static void test_failed_refresh_keeps_template(void **state) {
   /* The template that was there still is, and still serves. */
   long long gen = (long long)json_integer_value(
       json_object_get(json_object_get(j, "template"), "generation"));
+  /* Learned with the default selector: places, and the place it chose. */
+  json_t *t = json_object_get(j, "template");
+  assert_string_equal(json_string_value(json_object_get(t, "selector")), "places");
+  assert_true(json_is_string(json_object_get(t, "place")));
+  assert_true(json_is_integer(json_object_get(t, "place_asides")));
   json_decref(j);
   assert_true(gen >= 1);
   char url8[256];
