@@ -56,6 +56,50 @@ static wn_template *learn_site(const char *dir, wn_detect_selector selector) {
   return tpl;
 }
 
+/* path parsed with its comment list emptied. */
+static wn_dom_page *parse_without_comments(const char *path) {
+  size_t len = 0;
+  char *bytes = wn_test_read(path, &len);
+  static const char open[] = "<ol class=\"commentlist\">";
+  size_t from = 0, to = 0;
+  for (size_t i = 0; i + sizeof open - 1 <= len && !from; i++)
+    if (memcmp(bytes + i, open, sizeof open - 1) == 0)
+      from = i + sizeof open - 1;
+  for (size_t i = from; from && i + 5 <= len && !to; i++)
+    if (memcmp(bytes + i, "</ol>", 5) == 0)
+      to = i;
+  assert_true(from > 0 && to >= from);
+  memmove(bytes + from, bytes + to, len - to);
+  len -= to - from;
+  wn_dom_page *page = NULL;
+  wn_diag diag = {{0}};
+  if (wn_dom_parse(bytes, len, NULL, &page, &diag))
+    fail_msg("%s: %s", path, diag.msg);
+  free(bytes);
+  return page;
+}
+
+/* The blog learned from its five posts with the comments of all but one
+ * taken out: too few threads on the samples for the thread to be an
+ * aside. */
+static wn_template *learn_blog_few_comments(void) {
+  wn_dom_page *pages[5];
+  char path[512];
+  for (int i = 0; i < 5; i++) {
+    snprintf(path, sizeof path, "%spost-%d.html", BLOG, i + 1);
+    pages[i] = i == 4 ? parse_file(path) : parse_without_comments(path); /* post-5 keeps its comment */
+  }
+  wn_learn_options opts;
+  wn_learn_options_init(&opts);
+  wn_template *tpl = NULL;
+  wn_diag diag = {{0}};
+  if (wn_learn_pages((const wn_dom_page *const *)pages, 5, &opts, &tpl, NULL, &diag))
+    fail_msg("learn: %s", diag.msg);
+  for (int i = 0; i < 5; i++)
+    wn_dom_free(pages[i]);
+  return tpl;
+}
+
 /* The places' part of the trace of detecting path. */
 typedef struct place_trace {
   uint32_t place;
@@ -188,6 +232,18 @@ static void test_blog_places(void **state) {
   assert_false(page_has(text, "More stories"));
   assert_false(page_has(text, "Reader"));
   free(text);
+
+  /* Samples with too few comments for the thread to be an aside: the
+   * cue selector still takes the thread of the short post, and the
+   * web-wide names (comment, commentlist) say it went wrong: the post. */
+  wn_template *few = learn_blog_few_comments();
+  assert_int_equal(wn_detect_site_selector(few), WN_SELECT_PLACES);
+  assert_int_equal(traced(few, BLOG "short-post-long-thread.html").place_unfit, 0);
+  text = detect_text(few, BLOG "short-post-long-thread.html");
+  assert_true(page_has(text, post));
+  assert_false(page_has(text, "Reader"));
+  free(text);
+  wn_template_free(few);
 
   /* An HTML5 <aside> inside the (whole) place, on a page the samples did
    * not show: a "read next" box, left out; the paragraphs around it kept. */
