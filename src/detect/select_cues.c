@@ -8,6 +8,7 @@
  */
 #include "detect/detect.h"
 #include "detect/detect_int.h"
+#include "detect/single_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +54,47 @@ static uint32_t wn_count_commas(const char *s, uint32_t len) {
   return n;
 }
 
+static wn_err wn_detect_select_cues_in(const wn_dom_page *page, const wn_detect_labels *l,
+                                       wn_detect_result *res);
+
+/* A comment thread is not content, whatever its text scores: a blog
+ * post's reader comments are often longer than the post, and a template
+ * learned from samples with no comments pairs nothing of them. The thread
+ * is found by the web-wide names the single-page methods use (single.c,
+ * wn_single_comment_mask: "comment", "disqus"...; chosen fold by fold
+ * there) and its text taken out of the candidates. Measured here: word F1
+ * crawl-to-the-future 0.9528 to 0.9546 and CleanPortalEval 0.9624 to
+ * 0.9641 with the default selector (0.9546 to 0.9573 and 0.9566 to 0.9583
+ * with this one alone); CleanPortalEval's fold B 0.9755 to 0.9747, the
+ * other three folds up; the manuals unchanged. */
 wn_err wn_detect_select_cues(const wn_dom_page *page, const wn_detect_labels *l,
                              wn_detect_result *res) {
+  uint32_t count = 0;
+  wn_dom_nodes(page, &count);
+  uint8_t *mask = malloc((size_t)count + 1);
+  uint8_t *cand = malloc((size_t)count + 1);
+  wn_err err = WN_OK;
+  if (!mask || !cand) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  if (wn_single_comment_mask(page, mask) == 0) {
+    err = wn_detect_select_cues_in(page, l, res);
+    goto out;
+  }
+  for (uint32_t i = 0; i < count; i++)
+    cand[i] = l->cand[i] && !mask[i];
+  wn_detect_labels masked = *l;
+  masked.cand = cand;
+  err = wn_detect_select_cues_in(page, &masked, res);
+out:
+  free(mask);
+  free(cand);
+  return err;
+}
+
+static wn_err wn_detect_select_cues_in(const wn_dom_page *page, const wn_detect_labels *l,
+                                       wn_detect_result *res) {
   wn_err err = WN_OK;
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);

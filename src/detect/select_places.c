@@ -15,9 +15,9 @@
  * are asides. At detect time, with the page's element paired with the
  * content place, the cue selector runs on the whole page first:
  *  - when it kept mostly text outside the place, more than the place
- *    holds, and not in the asides (nor in a comment thread by the
- *    web-wide names), the page's content is not where the samples had
- *    it: its choice stands (the page does not fit);
+ *    holds, and not in the asides, the page's content is not where the
+ *    samples had it: its choice stands (the page does not fit; a comment
+ *    thread named as such it never keeps: select_cues.c);
  *  - else, on a site whose place held nothing but content on the samples
  *    (the cue selector kept nearly all of its text: manuals, references),
  *    the region selector inside the place: lists of links and tables
@@ -198,15 +198,6 @@ wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
      * the cue selector kept outside it, as an index that is all links,
      * the page's content has not left the place.) */
     uint64_t known = wn_places_aside_text(page, l->tmap, pl, res->keep);
-    if (known * 2 <= kall - kin) {
-      /* A comment thread is one by the web-wide names too (the
-       * single-page methods' rule), when the samples had too few
-       * comments for it to be an aside. */
-      wn_single_comment_mask(page, mark);
-      for (uint32_t i = 0; i < count; i++)
-        if (mark[i] && res->keep[i] && in[i] != 1)
-          known += nodes[i].own_text_len;
-    }
     if (known * 2 <= kall - kin) {
       if (l->trace)
         l->trace->place_unfit = 1;
