@@ -173,7 +173,32 @@ wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res) {
 #define WN_SINGLE_TITLE_GAP_BYTES 300u
 #define WN_SINGLE_TITLE_MAX_BYTES 400u
 
-wn_err wn_single_add_title(const wn_dom_page *page, wn_detect_result *res) {
+static int wn_single_is_link_box(const wn_dom_node *n, uint32_t links);
+static int wn_single_is_named_box(const wn_dom_node *n, uint32_t links);
+
+/* Text nodes of [from, to) that lie in a box starting there (clean: a
+ * named box or a link box, as WN_SINGLE_STEP_BOXES and _LINKS judge them)
+ * get skip[i] = 1; links[] counts link text nodes per subtree. */
+static void wn_single_gap_boxes(const wn_dom_node *nodes, const uint32_t *links, uint32_t from,
+                                uint32_t to, uint8_t *skip) {
+  for (uint32_t i = from; i < to;) {
+    const wn_dom_node *n = &nodes[i];
+    if (n->tag != WN_TAG_TEXT && n->end <= to &&
+        (wn_single_is_named_box(n, links[i]) || wn_single_is_link_box(n, links[i]))) {
+      memset(skip + i, 1, n->end - i);
+      i = n->end;
+      continue;
+    }
+    i++;
+  }
+}
+
+/* clean (the single-page methods): the boxes between the headline and the
+ * content are judged as the box steps judge boxes inside it, so that the
+ * share buttons under a headline ("Share this with friends Twitter
+ * Facebook", "Comments Tweet More") stay out while the byline, date and
+ * standfirst come in. The template selectors call it without (places). */
+static wn_err wn_single_title(const wn_dom_page *page, wn_detect_result *res, int clean) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   uint32_t first = WN_DOM_NONE;
@@ -200,9 +225,27 @@ wn_err wn_single_add_title(const wn_dom_page *page, wn_detect_result *res) {
   if (h1 == WN_DOM_NONE || nodes[h1].text_len == 0 || nodes[h1].text_len > WN_SINGLE_TITLE_MAX_BYTES ||
       2 * nodes[h1].link_text_len > nodes[h1].text_len)
     return WN_OK;
+  uint8_t *skip = NULL;
+  if (clean && first > nodes[h1].end) {
+    uint32_t *links = calloc(count, sizeof *links);
+    skip = calloc(count, 1);
+    if (!links || !skip) {
+      free(links);
+      free(skip);
+      return WN_ENOMEM;
+    }
+    for (uint32_t i = count; i-- > 0;) {
+      if (nodes[i].tag == WN_TAG_TEXT)
+        links[i] = (nodes[i].flags & WN_DOM_IN_LINK) != 0;
+      if (nodes[i].parent != WN_DOM_NONE)
+        links[nodes[i].parent] += links[i];
+    }
+    wn_single_gap_boxes(nodes, links, nodes[h1].end, first, skip);
+    free(links);
+  }
   uint32_t gap = 0, gap_links = 0;
   for (uint32_t i = nodes[h1].end; i < first; i++)
-    if (nodes[i].tag == WN_TAG_TEXT) {
+    if (nodes[i].tag == WN_TAG_TEXT && !(skip && skip[i])) {
       gap += nodes[i].own_text_len;
       if (nodes[i].flags & WN_DOM_IN_LINK)
         gap_links += nodes[i].own_text_len;
@@ -212,9 +255,18 @@ wn_err wn_single_add_title(const wn_dom_page *page, wn_detect_result *res) {
       res->keep[i] = 1;
   if (gap <= WN_SINGLE_TITLE_GAP_BYTES && 2 * gap_links <= gap)
     for (uint32_t i = nodes[h1].end; i < first; i++)
-      if (nodes[i].tag == WN_TAG_TEXT)
+      if (nodes[i].tag == WN_TAG_TEXT && !(skip && skip[i]))
         res->keep[i] = 1;
+  free(skip);
   return WN_OK;
+}
+
+wn_err wn_single_add_title(const wn_dom_page *page, wn_detect_result *res) {
+  return wn_single_title(page, res, 0);
+}
+
+wn_err wn_single_add_title_clean(const wn_dom_page *page, wn_detect_result *res) {
+  return wn_single_title(page, res, 1);
 }
 
 /*
@@ -275,18 +327,33 @@ wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res) {
  * it out of its normalised source, CNR counts it a nonContentNode, and its
  * text is never kept.
  *
+ * Page footers likewise (a word ending in "foot" or "footer": foot,
+ * site-footer, pageFooter; the "footer" of Readability's list). Their
+ * legal notices and "best viewed with" disclaimers are the longest
+ * paragraphs of a page that has no article (a section front: teasers and
+ * links only), so DANAg chose them and the named-box rule, which never
+ * drops half the kept text, kept them (issue 10: BBC index pages, gold
+ * empty, 64 words out). Masked, such a page has no line where content
+ * outweighs code and nothing is selected. A name that only starts with
+ * it ("footnotes") is content.
+ *
  * Never the post itself: not <html>, <body> or <main>, and not a
  * container that holds the page's first <h1>, the headline of the post
  * the thread comments on (a theme that names the page wrapper
  * "comments-open" must not lose the post).
  */
-static int wn_single_word_is_comment(const char *w, size_t len) {
+static int wn_single_word_masked(const char *w, size_t len) {
   for (size_t i = 0; i + 7 <= len; i++)
     if (memcmp(w + i, "comment", 7) == 0 && !(i + 9 <= len && memcmp(w + i + 7, "ar", 2) == 0))
       return 1;
   for (size_t i = 0; i + 6 <= len; i++)
     if (memcmp(w + i, "disqus", 6) == 0)
       return 1;
+  /* A page footer: a word that ends in "foot" or "footer" (foot,
+   * blq-foot, pagefooter, site-footer), not "footnote". */
+  if ((len >= 4 && memcmp(w + len - 4, "foot", 4) == 0) ||
+      (len >= 6 && memcmp(w + len - 6, "footer", 6) == 0))
+    return 1;
   return (len == 7 && memcmp(w, "respond", 7) == 0) ||
          (len == 7 && memcmp(w, "replies", 7) == 0);
 }
@@ -294,7 +361,7 @@ static int wn_single_word_is_comment(const char *w, size_t len) {
 /* id or class holds a comment word; words are runs of letters, lower-cased
  * ("comment-list", "commentList", "fb_comments", "userComments" all hold
  * one). Bounded: names past 128 bytes are cut. */
-static int wn_single_names_comment(const char *s) {
+static int wn_single_names_masked(const char *s) {
   if (!s)
     return 0;
   char w[128];
@@ -306,16 +373,16 @@ static int wn_single_names_comment(const char *s) {
       w[len++] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
       continue;
     }
-    if (len && wn_single_word_is_comment(w, len))
+    if (len && wn_single_word_masked(w, len))
       return 1;
     len = 0;
     if (c == '\0')
       return 0;
   }
-  return len && wn_single_word_is_comment(w, len); /* the word the cut ends */
+  return len && wn_single_word_masked(w, len); /* the word the cut ends */
 }
 
-uint32_t wn_single_comment_mask(const wn_dom_page *page, uint8_t *mask) {
+uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   memset(mask, 0, count);
@@ -328,7 +395,7 @@ uint32_t wn_single_comment_mask(const wn_dom_page *page, uint8_t *mask) {
     const wn_dom_node *n = &nodes[i];
     if (n->tag != WN_TAG_TEXT && n->tag != WN_TAG_HTML && n->tag != WN_TAG_BODY &&
         n->tag != WN_TAG_MAIN && !(h1 != WN_DOM_NONE && i <= h1 && h1 < n->end) &&
-        (wn_single_names_comment(n->id) || wn_single_names_comment(n->cls))) {
+        (wn_single_names_masked(n->id) || wn_single_names_masked(n->cls))) {
       memset(mask + i, 1, n->end - i);
       threads++;
       i = n->end;
@@ -407,7 +474,7 @@ wn_err wn_detect_single_steps(const wn_dom_page *page, wn_single_method method, 
       err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
       goto out;
     }
-    if (wn_single_comment_mask(page, mask) == 0) {
+    if (wn_single_not_content_mask(page, mask) == 0) {
       free(mask); /* no thread: the methods run as without the step */
       mask = NULL;
     }
@@ -421,7 +488,7 @@ wn_err wn_detect_single_steps(const wn_dom_page *page, wn_single_method method, 
   if (!err && (steps & WN_SINGLE_STEP_BOXES))
     err = wn_single_drop_boxes(page, res);
   if (!err && (steps & WN_SINGLE_STEP_TITLE))
-    err = wn_single_add_title(page, res);
+    err = wn_single_add_title_clean(page, res);
   if (!err)
     err = wn_single_finish(nodes, count, res);
   if (err) {
