@@ -509,6 +509,8 @@ static void test_comment_mask(void **state) {
       /* not a footer: notes of the text, a football story */
       {"<body><div class=\"footnotes\"><p>a</p></div></body>", 0},
       {"<body><div class=\"football\"><p>a</p></div></body>", 0},
+      /* a story's closing paragraph is no page footer */
+      {"<body><div><p class=\"zn-body__footer\">a</p></div></body>", 0},
       /* nested names count once */
       {"<body><div id=\"comments\"><ol class=\"comment-list\"><li class=\"comment\">c</li></ol>"
        "</div></body>",
@@ -757,6 +759,67 @@ static void test_title_share(void **state) {
   }
 }
 
+/*
+ * Semantic markup: schema.org's itemprop="articleBody" says where the
+ * story is, so the prose DANAg's area takes in after it (a blurb of
+ * another story, named nothing) is left out; without the hint (the steps
+ * before it) it stays, which the test checks too. ARIA's
+ * role="complementary" (a named box, WN_SINGLE_STEP_BOXES) marks a fact
+ * box inside the story as no part of it, and so does a "gallery" name
+ * the captions of a slideshow embedded in it.
+ */
+static void test_semantic_hints(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<div class=\"story-wrap\"><h1>Ferry timetable changes from Monday</h1>"
+      "<div itemprop=\"articleBody\">");
+  for (int k = 0; k < 6; k++) {
+    OUT("<p>Story paragraph %d: the island ferry will leave the harbour twenty minutes "
+        "earlier on weekdays, the operator said, so that it can meet the first train to the "
+        "city and bring back the morning post before the tide turns.</p>",
+        k);
+    if (k == 4) {
+      OUT("<div class=\"el__gallery\">");
+      for (int j = 0; j < 3; j++)
+        OUT("<div class=\"slide\"><img src=\"/p/%d.jpg\"><div>Photo %d of 3: a caption of the "
+            "old ferry at the quay, with the lighthouse and the fish market behind it.</div>"
+            "</div>",
+            j, j);
+      OUT("</div>");
+    }
+    if (k == 2)
+      OUT("<div role=\"complementary\"><p>Fact box: the harbour has had a ferry since 1880, "
+          "and the present boat, the third of its name, carries ninety passengers.</p></div>");
+  }
+  OUT("</div><div class=\"more\"><p>Elsewhere: the village fete returns to the green on "
+      "Saturday with a brass band, a dog show and the traditional tug of war between the two "
+      "pubs.</p></div></div>");
+  page_chrome_bottom(&h);
+  wn_dom_page *page = wn_test_parse(h.data);
+  const uint32_t before = WN_SINGLE_STEP_LINKS | WN_SINGLE_STEP_BOXES | WN_SINGLE_STEP_TITLE;
+  for (int hints = 0; hints < 2; hints++) {
+    uint32_t n = 0;
+    char *text = run_text(page, WN_SINGLE_DANAG,
+                          hints ? wn_single_default_steps(WN_SINGLE_DANAG) : before, &n);
+    if (!strstr(text, "Ferry timetable changes") || !strstr(text, "Story paragraph 0") ||
+        !strstr(text, "Story paragraph 5"))
+      fail_msg("headline or story missing:\n%s", text);
+    int outside = strstr(text, "village fete") != NULL;
+    int fact = strstr(text, "Fact box") != NULL;
+    if (hints ? outside : !outside)
+      fail_msg("hints %d: fete %d in:\n%s", hints, outside, text);
+    if (strstr(text, "Photo 0 of 3"))
+      fail_msg("hints %d: gallery in:\n%s", hints, text);
+    if (fact)
+      fail_msg("hints %d: fact box in:\n%s", hints, text);
+    free(text);
+  }
+  wn_dom_free(page);
+  wn_buf_free(&h);
+}
+
 #undef OUT
 
 int main(void) {
@@ -768,6 +831,7 @@ int main(void) {
       cmocka_unit_test(test_blog_comments), cmocka_unit_test(test_comment_mask),
       cmocka_unit_test(test_manual_code_blocks), cmocka_unit_test(test_news_related),
       cmocka_unit_test(test_index_footer), cmocka_unit_test(test_title_share),
+      cmocka_unit_test(test_semantic_hints),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
