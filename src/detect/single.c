@@ -399,6 +399,44 @@ static int wn_single_names_masked(const char *s, int container) {
   return len && wn_single_word_masked(w, len, container); /* the word the cut ends */
 }
 
+/*
+ * Hidden text. A class that the web's common style sheets define as
+ * display:none or as visually hidden (screen-reader text) marks text a
+ * reader of the page does not see: skip links, "Continue reading the main
+ * story" jumps, labels for icons (issue 10: BBC, Yahoo). The class is a
+ * whole token: Bootstrap's and HTML5 Boilerplate's "hidden", "hide",
+ * "invisible", "sr-only", "visually-hidden" and "visuallyhidden",
+ * WordPress's "screen-reader-text", Drupal's "element-invisible", and any
+ * token ending in "-hidden" ("is-hidden", "u-hidden"), but not
+ * Bootstrap's "hidden-xs", which hides on small screens only.
+ */
+static int wn_single_class_hidden(const char *cls) {
+  static const char *const tokens[] = {
+      "hidden", "hide", "invisible", "sr-only", "visually-hidden", "visuallyhidden",
+      "screen-reader-text", "element-invisible",
+  };
+  if (!cls)
+    return 0;
+  const char *p = cls;
+  for (uint32_t n = 0; *p && n < 64; n++) { /* at most 64 tokens looked at */
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f')
+      p++;
+    size_t len = 0;
+    while (p[len] && p[len] != ' ' && p[len] != '\t' && p[len] != '\n' && p[len] != '\r' &&
+           p[len] != '\f')
+      len++;
+    if (len == 0)
+      break;
+    for (size_t k = 0; k < sizeof tokens / sizeof *tokens; k++)
+      if (strlen(tokens[k]) == len && memcmp(p, tokens[k], len) == 0)
+        return 1;
+    if (len > 7 && memcmp(p + len - 7, "-hidden", 7) == 0)
+      return 1;
+    p += len;
+  }
+  return 0;
+}
+
 uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -414,7 +452,8 @@ uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask) {
                     !(n->tag >= WN_TAG_H1 && n->tag <= WN_TAG_H6);
     if (n->tag != WN_TAG_TEXT && n->tag != WN_TAG_HTML && n->tag != WN_TAG_BODY &&
         n->tag != WN_TAG_MAIN && !(h1 != WN_DOM_NONE && i <= h1 && h1 < n->end) &&
-        (wn_single_names_masked(n->id, container) || wn_single_names_masked(n->cls, container))) {
+        (wn_single_names_masked(n->id, container) || wn_single_names_masked(n->cls, container) ||
+         wn_single_class_hidden(n->cls))) {
       memset(mask + i, 1, n->end - i);
       threads++;
       i = n->end;

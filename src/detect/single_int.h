@@ -41,10 +41,10 @@ wn_err wn_single_add_title_clean(const wn_dom_page *page, wn_detect_result *res)
 wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res);
 wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res);
 
-/* Comment threads and page footers (part of WN_SINGLE_STEP_BOXES,
- * single.c): sets mask[i] for every node inside a container named as a
- * comment thread or a footer, so that a method neither chooses nor keeps
- * its text. mask has the page's node count. Returns the number of
+/* Comment threads, page footers and hidden text (part of
+ * WN_SINGLE_STEP_BOXES, single.c): sets mask[i] for every node inside a
+ * container named as a comment thread or a footer, or of a class that
+ * hides it, so that a method neither chooses nor keeps its text. mask has the page's node count. Returns the number of
  * containers masked. */
 uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask);
 

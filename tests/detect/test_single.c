@@ -511,6 +511,14 @@ static void test_comment_mask(void **state) {
       {"<body><div class=\"football\"><p>a</p></div></body>", 0},
       /* a story's closing paragraph is no page footer */
       {"<body><div><p class=\"zn-body__footer\">a</p></div></body>", 0},
+      /* hidden text: classes the common style sheets hide */
+      {"<body><p>a <a class=\"hidden\" href=\"#s\">Continue reading</a></p></body>", 1},
+      {"<body><span class=\"icon visually-hidden\">Menu</span><p>a</p></body>", 1},
+      {"<body><span class=\"screen-reader-text\">Search</span><p>a</p></body>", 1},
+      {"<body><div class=\"box is-hidden\"><p>a</p></div></body>", 1},
+      /* shown on large screens, or a word inside a name */
+      {"<body><div class=\"hidden-xs\"><p>a</p></div></body>", 0},
+      {"<body><div class=\"hiddenGems\"><p>a</p></div></body>", 0},
       /* nested names count once */
       {"<body><div id=\"comments\"><ol class=\"comment-list\"><li class=\"comment\">c</li></ol>"
        "</div></body>",
