@@ -33,16 +33,20 @@ wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res);
 
 /* WN_SINGLE_STEP_TITLE: adds the headline above the content (single.c). */
 wn_err wn_single_add_title(const wn_dom_page *page, wn_detect_result *res);
+/* The same for the single-page methods: named boxes and link boxes
+ * between the headline and the content stay out (share buttons). */
+wn_err wn_single_add_title_clean(const wn_dom_page *page, wn_detect_result *res);
 
 /* WN_SINGLE_STEP_BOXES and WN_SINGLE_STEP_HTML5 (single.c). */
 wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res);
 wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res);
 
-/* Comment threads (part of WN_SINGLE_STEP_BOXES, single.c): sets mask[i]
- * for every node inside a container named as a comment thread, so that a
- * method neither chooses nor keeps its text. mask has the page's node
- * count. Returns the number of threads found. */
-uint32_t wn_single_comment_mask(const wn_dom_page *page, uint8_t *mask);
+/* Comment threads, page footers and hidden text (part of
+ * WN_SINGLE_STEP_BOXES, single.c): sets mask[i] for every node inside a
+ * container named as a comment thread or a footer, or of a class that
+ * hides it, so that a method neither chooses nor keeps its text. mask has the page's node count. Returns the number of
+ * containers masked. */
+uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask);
 
 /* Method bodies: fill res->keep (text nodes that are content). mask
  * (NULL: none) marks nodes whose text is not content (comment threads). */

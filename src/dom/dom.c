@@ -275,12 +275,17 @@ static const char *wn_attr_copy(wn_arena *arena, const char *value, int *oom) {
 
 /* ---- kept attributes and the metadata side table ---------------------------- */
 
-/* The attributes Markdown reads, by element (markdown.c). */
-static const char *const wn_kept_a[] = {"href", NULL};
-static const char *const wn_kept_img[] = {"src", "data-src", "alt", NULL};
-static const char *const wn_kept_ol[] = {"start", NULL};
-static const char *const wn_kept_cell[] = {"colspan", "rowspan", NULL};
-#define WN_MAX_KEPT 3u /* the longest list above */
+/* The attributes Markdown reads, by element (markdown.c), and on every
+ * element the two that say what a part of the page is, which the
+ * single-page methods read (single.c): ARIA's role ("main",
+ * "navigation", "complementary") and schema.org's itemprop
+ * ("articleBody"). */
+static const char *const wn_kept_a[] = {"href", "role", "itemprop", NULL};
+static const char *const wn_kept_img[] = {"src", "data-src", "alt", "role", "itemprop", NULL};
+static const char *const wn_kept_ol[] = {"start", "role", "itemprop", NULL};
+static const char *const wn_kept_cell[] = {"colspan", "rowspan", "role", "itemprop", NULL};
+static const char *const wn_kept_any[] = {"role", "itemprop", NULL};
+#define WN_MAX_KEPT 5u /* the longest list above */
 
 static const char *const *wn_kept_names(uint8_t tag) {
   switch (tag) {
@@ -289,7 +294,8 @@ static const char *const *wn_kept_names(uint8_t tag) {
   case WN_TAG_OL: return wn_kept_ol;
   case WN_TAG_TD:
   case WN_TAG_TH: return wn_kept_cell;
-  default: return NULL;
+  case WN_TAG_TEXT: return NULL;
+  default: return wn_kept_any;
   }
 }
 

@@ -502,6 +502,23 @@ static void test_comment_mask(void **state) {
       {"<body><div class=\"comments-open\"><h1>T</h1><p>a</p><div class=\"comments\"><p>c</p>"
        "</div></div></body>",
        1},
+      /* page footers: a word ending in "foot" or "footer" */
+      {"<body><div id=\"blq-foot\"><p>a</p></div></body>", 1},
+      {"<body><div class=\"pageFooter\"><p>a</p></div></body>", 1},
+      {"<body><div id=\"site-footer\"><p>a</p></div></body>", 1},
+      /* not a footer: notes of the text, a football story */
+      {"<body><div class=\"footnotes\"><p>a</p></div></body>", 0},
+      {"<body><div class=\"football\"><p>a</p></div></body>", 0},
+      /* a story's closing paragraph is no page footer */
+      {"<body><div><p class=\"zn-body__footer\">a</p></div></body>", 0},
+      /* hidden text: classes the common style sheets hide */
+      {"<body><p>a <a class=\"hidden\" href=\"#s\">Continue reading</a></p></body>", 1},
+      {"<body><span class=\"icon visually-hidden\">Menu</span><p>a</p></body>", 1},
+      {"<body><span class=\"screen-reader-text\">Search</span><p>a</p></body>", 1},
+      {"<body><div class=\"box is-hidden\"><p>a</p></div></body>", 1},
+      /* shown on large screens, or a word inside a name */
+      {"<body><div class=\"hidden-xs\"><p>a</p></div></body>", 0},
+      {"<body><div class=\"hiddenGems\"><p>a</p></div></body>", 0},
       /* nested names count once */
       {"<body><div id=\"comments\"><ol class=\"comment-list\"><li class=\"comment\">c</li></ol>"
        "</div></body>",
@@ -513,7 +530,7 @@ static void test_comment_mask(void **state) {
     wn_dom_nodes(page, &count);
     uint8_t *mask = malloc(count);
     assert_non_null(mask);
-    uint32_t got = wn_single_comment_mask(page, mask);
+    uint32_t got = wn_single_not_content_mask(page, mask);
     if (got != cases[k].threads)
       fail_msg("%s: %u threads, want %u", cases[k].html, got, cases[k].threads);
     /* the headline's container keeps its own text */
@@ -535,7 +552,7 @@ static void test_comment_mask(void **state) {
   wn_dom_nodes(page, &count);
   uint8_t *mask = malloc(count);
   assert_non_null(mask);
-  assert_int_equal(wn_single_comment_mask(page, mask), 0);
+  assert_int_equal(wn_single_not_content_mask(page, mask), 0);
   free(mask);
   wn_dom_free(page);
   snprintf(html, sizeof html, "<body><div class=\"%.100s comments\"><p>a</p></div></body>", pad);
@@ -543,7 +560,7 @@ static void test_comment_mask(void **state) {
   wn_dom_nodes(page, &count);
   mask = malloc(count);
   assert_non_null(mask);
-  assert_int_equal(wn_single_comment_mask(page, mask), 1);
+  assert_int_equal(wn_single_not_content_mask(page, mask), 1);
   free(mask);
   wn_dom_free(page);
 }
@@ -670,6 +687,147 @@ static void test_news_related(void **state) {
   wn_buf_free(&h);
 }
 
+/*
+ * A section front (issue 10: BBC index pages, whose gold is empty): teasers
+ * (a linked headline and a one-line blurb) and lists of links, then a
+ * footer whose "best viewed with" disclaimer is the longest paragraph of
+ * the page. DANAg chose the disclaimer, and the named-box rule, which never
+ * drops half the kept text, kept it. With footers masked nothing on the
+ * page is content.
+ */
+static void test_index_footer(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<h1>Entertainment &amp; Arts</h1>");
+  for (int k = 0; k < 12; k++) {
+    OUT("<div class=\"story\"><h2><a href=\"/news/%d\">Teaser headline number %d</a></h2>"
+        "<p>A summary of story %d in one short line.</p><ul>",
+        k, k, k);
+    for (int j = 0; j < 3; j++)
+      OUT("<li><a href=\"/news/%d-%d\">Another link %d</a></li>", k, j, j);
+    OUT("</ul></div>");
+  }
+  OUT("</div><div id=\"blq-foot\"><div id=\"blq-obit\"><p><strong>This page is best "
+      "viewed in an up-to-date web browser with style sheets (CSS) enabled. While you will be "
+      "able to view the content of this page in your current browser, you will not be able to "
+      "get the full visual experience. Please consider upgrading your browser software or "
+      "enabling style sheets (CSS) if you are able to do so.</strong></p></div></div>"
+      "</div></body></html>");
+  wn_dom_page *page = wn_test_parse(h.data);
+  uint32_t n = 0;
+  char *text = run_text(page, WN_SINGLE_DANAG, wn_single_default_steps(WN_SINGLE_DANAG), &n);
+  if (strstr(text, "best viewed"))
+    fail_msg("footer kept:\n%s", text);
+  free(text);
+  wn_dom_free(page);
+  wn_buf_free(&h);
+}
+
+/*
+ * Share buttons between the headline and the story (WordPress's
+ * "sharedaddy", a row of Comments / Tweet / More links): the headline step
+ * brings in the byline and date under the headline, not the buttons.
+ */
+static void test_title_share(void **state) {
+  (void)state;
+  for (int variant = 0; variant < 2; variant++) {
+    wn_buf h;
+    wn_buf_init(&h, 1 << 20);
+    page_chrome_top(&h);
+    OUT("<div class=\"hentry\"><h1 class=\"entry-title\">Ferry timetable changes from "
+        "Monday</h1><div class=\"post-info\">By Jory Pascoe, 11:45 AM on 05/22/2013</div>");
+    if (variant == 0)
+      OUT("<div class=\"sharedaddy\"><h3>Share this with friends</h3><ul><li><a "
+          "href=\"/s/t\">Twitter</a></li><li><a href=\"/s/f\">Facebook</a></li></ul></div>");
+    else
+      OUT("<div id=\"staticMenu\"><div><a href=\"#c\">Comments</a></div><div><a "
+          "href=\"/s/t\">Tweet</a></div><div>More</div></div>");
+    OUT("<div class=\"entry-content\">");
+    for (int k = 0; k < 6; k++)
+      OUT("<p>Story paragraph %d: the island ferry will leave the harbour twenty minutes "
+          "earlier on weekdays, the operator said, so that it can meet the first train to "
+          "the city and bring back the morning post before the tide turns.</p>",
+          k);
+    OUT("</div></div>");
+    page_chrome_bottom(&h);
+    wn_dom_page *page = wn_test_parse(h.data);
+    uint32_t n = 0;
+    char *text = run_text(page, WN_SINGLE_DANAG, wn_single_default_steps(WN_SINGLE_DANAG), &n);
+    if (!strstr(text, "Ferry timetable changes") || !strstr(text, "By Jory Pascoe") ||
+        !strstr(text, "Story paragraph 5"))
+      fail_msg("headline, byline or story missing:\n%s", text);
+    if (strstr(text, "Twitter") || strstr(text, "Facebook") || strstr(text, "Tweet") ||
+        strstr(text, "Share this"))
+      fail_msg("share buttons kept:\n%s", text);
+    free(text);
+    wn_dom_free(page);
+    wn_buf_free(&h);
+  }
+}
+
+/*
+ * Semantic markup: schema.org's itemprop="articleBody" says where the
+ * story is, so the prose DANAg's area takes in after it (a blurb of
+ * another story, named nothing) is left out; without the hint (the steps
+ * before it) it stays, which the test checks too. ARIA's
+ * role="complementary" (a named box, WN_SINGLE_STEP_BOXES) marks a fact
+ * box inside the story as no part of it, and so does a "gallery" name
+ * the captions of a slideshow embedded in it.
+ */
+static void test_semantic_hints(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<div class=\"story-wrap\"><h1>Ferry timetable changes from Monday</h1>"
+      "<div itemprop=\"articleBody\">");
+  for (int k = 0; k < 6; k++) {
+    OUT("<p>Story paragraph %d: the island ferry will leave the harbour twenty minutes "
+        "earlier on weekdays, the operator said, so that it can meet the first train to the "
+        "city and bring back the morning post before the tide turns.</p>",
+        k);
+    if (k == 4) {
+      OUT("<div class=\"el__gallery\">");
+      for (int j = 0; j < 3; j++)
+        OUT("<div class=\"slide\"><img src=\"/p/%d.jpg\"><div>Photo %d of 3: a caption of the "
+            "old ferry at the quay, with the lighthouse and the fish market behind it.</div>"
+            "</div>",
+            j, j);
+      OUT("</div>");
+    }
+    if (k == 2)
+      OUT("<div role=\"complementary\"><p>Fact box: the harbour has had a ferry since 1880, "
+          "and the present boat, the third of its name, carries ninety passengers.</p></div>");
+  }
+  OUT("</div><div class=\"more\"><p>Elsewhere: the village fete returns to the green on "
+      "Saturday with a brass band, a dog show and the traditional tug of war between the two "
+      "pubs.</p></div></div>");
+  page_chrome_bottom(&h);
+  wn_dom_page *page = wn_test_parse(h.data);
+  const uint32_t before = WN_SINGLE_STEP_LINKS | WN_SINGLE_STEP_BOXES | WN_SINGLE_STEP_TITLE;
+  for (int hints = 0; hints < 2; hints++) {
+    uint32_t n = 0;
+    char *text = run_text(page, WN_SINGLE_DANAG,
+                          hints ? wn_single_default_steps(WN_SINGLE_DANAG) : before, &n);
+    if (!strstr(text, "Ferry timetable changes") || !strstr(text, "Story paragraph 0") ||
+        !strstr(text, "Story paragraph 5"))
+      fail_msg("headline or story missing:\n%s", text);
+    int outside = strstr(text, "village fete") != NULL;
+    int fact = strstr(text, "Fact box") != NULL;
+    if (hints ? outside : !outside)
+      fail_msg("hints %d: fete %d in:\n%s", hints, outside, text);
+    if (strstr(text, "Photo 0 of 3"))
+      fail_msg("hints %d: gallery in:\n%s", hints, text);
+    if (fact)
+      fail_msg("hints %d: fact box in:\n%s", hints, text);
+    free(text);
+  }
+  wn_dom_free(page);
+  wn_buf_free(&h);
+}
+
 #undef OUT
 
 int main(void) {
@@ -680,6 +838,8 @@ int main(void) {
       cmocka_unit_test(test_empty),        cmocka_unit_test(test_bounded),
       cmocka_unit_test(test_blog_comments), cmocka_unit_test(test_comment_mask),
       cmocka_unit_test(test_manual_code_blocks), cmocka_unit_test(test_news_related),
+      cmocka_unit_test(test_index_footer), cmocka_unit_test(test_title_share),
+      cmocka_unit_test(test_semantic_hints),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -255,7 +255,9 @@ static void test_kept_attributes_and_meta(void **state) {
       "<p>text <!-- c --><img src=\"a.png\" alt=\"x\"> and <img data-src=\"b.png\" alt>"
       "<a href=\"/l\" title=\"t\">l</a><a name=\"n\">m</a></p>"
       "<ol start=\"3\"><li>x</ol><table><tr><td colspan=\"2\" rowspan=\"1\">c</td></tr>"
-      "</table><time datetime=\"2020-01-02\" pubdate>t</time></body></html>");
+      "</table><time datetime=\"2020-01-02\" pubdate>t</time>"
+      "<div role=\"navigation\" title=\"t\">n</div><div itemprop=\"articleBody\">b</div>"
+      "<a href=\"/r\" role=\"button\">r</a></body></html>");
   uint32_t count = 0;
   const wn_dom_node *n = wn_dom_nodes(page, &count);
   uint32_t a = find_attr(page, "img", "src", "a.png");
@@ -272,6 +274,13 @@ static void test_kept_attributes_and_meta(void **state) {
   assert_int_not_equal(find_attr(page, "ol", "start", "3"), WN_DOM_NONE);
   uint32_t td = find_attr(page, "td", "colspan", "2");
   assert_string_equal(wn_dom_attr(page, &n[td], "rowspan"), "1");
+  /* role and itemprop on every element (the single-page methods' cues) */
+  uint32_t nav = find_attr(page, "div", "role", "navigation");
+  assert_null(wn_dom_attr(page, &n[nav], "title"));
+  assert_null(wn_dom_attr(page, &n[nav], "itemprop"));
+  assert_int_not_equal(find_attr(page, "div", "itemprop", "articleBody"), WN_DOM_NONE);
+  uint32_t r = find_attr(page, "a", "role", "button");
+  assert_string_equal(wn_dom_attr(page, &n[r], "href"), "/r");
 
   assert_string_equal(wn_dom_lang(page), "de");
   uint32_t k = 0;

@@ -25,8 +25,8 @@ static int wn_str_same(const char *a, const char *b) {
 /* The kept attributes of two nodes (wn_dom_attr) agree. */
 static int wn_same_attrs(const wn_dom_page *a, const wn_dom_node *p, const wn_dom_page *b,
                          const wn_dom_node *q) {
-  static const char *const names[] = {"href", "src", "data-src", "alt",
-                                      "start", "colspan", "rowspan"};
+  static const char *const names[] = {"href",    "src",     "data-src", "alt",     "start",
+                                      "colspan", "rowspan", "role",     "itemprop"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
     if (!wn_str_same(wn_dom_attr(a, p, names[k]), wn_dom_attr(b, q, names[k])))
       return 0;
@@ -223,6 +223,7 @@ static void test_broken_markup(void **state) {
       /* attributes: repeated, empty, without value, upper case */
       "<div id=a id=b class=\"c d\" class=e>x</div><div id>y</div><DIV ID=\"Up\" CLASS=Z>z</DIV>",
       "<div id=\"\" class=\"\">empty</div><p id=story-12345>digits</p>",
+      "<div role=\"main\" itemprop=articleBody><nav ROLE=navigation>x</nav><td role>y</td></div>",
       /* start tags cut off or broken */
       "<body><div class=\"x\"<p>broken</p></div>",
       "<body><p>text <div class=x",
