@@ -104,6 +104,23 @@ static uint64_t wn_places_aside_text(const wn_dom_page *page, const uint32_t *tm
   return known;
 }
 
+/* An element of ARIA role complementary, or an <aside> that is not a
+ * footnote nor holds footnotes (ARIA role note: Sphinx's footnote list
+ * is an <aside> of <aside role="note">s). */
+static int wn_places_tangential(const wn_dom_page *page, const wn_dom_node *nodes, uint32_t i) {
+  const char *role = wn_dom_attr(page, &nodes[i], "role");
+  if (role && strcmp(role, "complementary") == 0)
+    return 1;
+  if (nodes[i].tag != WN_TAG_ASIDE)
+    return 0;
+  for (uint32_t j = i; j < nodes[i].end; j++) {
+    role = nodes[j].tag == WN_TAG_TEXT ? NULL : wn_dom_attr(page, &nodes[j], "role");
+    if (role && strcmp(role, "note") == 0)
+      return 0;
+  }
+  return 1;
+}
+
 /* out[i]: a candidate inside the place, outside its skipped places. */
 static void wn_places_candidates(uint32_t count, const uint8_t *in, const uint8_t *cand,
                                  uint8_t *out) {
@@ -225,10 +242,11 @@ wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
     wn_places_candidates(count, in, l->cand, mark); /* mark reused as candidates */
     /* An HTML5 <aside> inside the place is, by its definition, content
      * tangential to what is around it (a related-stories box, a promo, a
-     * newsletter sign-up): not a region of the content, even on a site
-     * whose samples showed none. */
+     * newsletter sign-up), as is an ARIA role "complementary": not a
+     * region of the content, even on a site whose samples showed none.
+     * Footnotes (ARIA role note, in <aside>s) are content. */
     for (uint32_t i = at + 1; i < end; i++)
-      if (nodes[i].tag == WN_TAG_ASIDE) {
+      if (nodes[i].tag != WN_TAG_TEXT && wn_places_tangential(page, nodes, i)) {
         memset(mark + i, 0, nodes[i].end - i);
         i = nodes[i].end - 1;
       }

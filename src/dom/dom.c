@@ -112,7 +112,9 @@ static const wn_tag_entry wn_tags[] = {
     {"noembed", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
     {"noframes", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
     {"noscript", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
-    {"object", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    /* Its fallback content is what browsers show now that plugins are
+     * gone (a video's caption): content, not skipped. */
+    {"object", WN_TAG_OTHER, 1, WN_ME_NONE},
     {"ol", WN_TAG_OL, 1, WN_ME_NONE},
     {"option", WN_TAG_OPTION, 1, WN_ME_NONE},
     {"p", WN_TAG_P, 1, WN_ME_NONE},

@@ -38,6 +38,20 @@ static void test_tree_shape(void **state) {
   wn_dom_free(page);
 }
 
+/* An <object>'s fallback content is what a browser without the plugin
+ * shows, which today is every browser for Flash: a video's caption is
+ * text the reader sees. */
+static void test_object_fallback(void **state) {
+  (void)state;
+  wn_dom_page *page = wn_test_parse(
+      "<body><object data=\"v.swf\"><param name=\"movie\" value=\"v.swf\">"
+      "<div class=\"caption\"><p>The mayor opens the bridge.</p></div>"
+      "</object></body>");
+  uint32_t t = wn_test_find(page, "#text", "The mayor opens the bridge.");
+  assert_int_not_equal(t, WN_DOM_NONE);
+  wn_dom_free(page);
+}
+
 static void test_signatures(void **state) {
   (void)state;
   wn_dom_page *a = wn_test_parse("<div id=\"story-123\" class=\"c2\">A 1999</div>"
@@ -330,6 +344,7 @@ static void test_kept_attributes_and_meta(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tree_shape),   cmocka_unit_test(test_signatures),
+      cmocka_unit_test(test_object_fallback),
       cmocka_unit_test(test_broken_markup), cmocka_unit_test(test_empty_page),
       cmocka_unit_test(test_caps),          cmocka_unit_test(test_node_path),
       cmocka_unit_test(test_keep_xml),      cmocka_unit_test(test_meta_charset_respected),

@@ -10,7 +10,8 @@
  *    element after it, and a post with an HTML5 <aside> inside its body;
  *  - tests/fixtures/places-manual: five prose pages, then an index that is
  *    all links (the cue selector drops it as a box of links) and a page
- *    with two content sections; the navigation bar above the body prints
+ *    with two content sections, and a page with footnotes and a box of
+ *    ARIA role complementary; the navigation bar above the body prints
  *    the page's title (page-specific text in a template box). */
 #include "wn_test.h"
 
@@ -345,6 +346,15 @@ static void test_manual_places(void **state) {
   assert_true(page_has(text, second));
   free(text);
   wn_dom_free(page);
+
+  /* Inside the whole place: footnotes (an <aside> of <aside role="note">s,
+   * as Sphinx writes them) are content; a box of role complementary is
+   * not. */
+  text = detect_text(tpl, MANUAL "footnotes.html");
+  assert_true(page_has(text, "The orchard flag was added in version two"));
+  assert_false(page_has(text, "Sponsored"));
+  assert_true(page_has(text, "Mirror mirror cotton harbour"));
+  free(text);
   wn_template_free(tpl);
 }
 
