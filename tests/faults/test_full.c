@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -162,6 +164,10 @@ static int run(const char *const *argv, const char *err) {
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
+    /* A daemon it starts dies with the test, even one that stops at a
+     * failed assertion before it kills the daemon. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
+      _exit(127);
     if (!freopen("/dev/null", "w", stdout) || !freopen(err, "w", stderr))
       _exit(127);
     execv(argv[0], (char *const *)argv);

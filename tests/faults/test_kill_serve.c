@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -121,6 +122,10 @@ static pid_t serve_start(const char *config, const char *port_file, const char *
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
+    /* The daemon dies with the test, even one that stops at a failed
+     * assertion before it kills the daemon. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
+      _exit(127);
     if (!freopen("/dev/null", "w", stdout) || !freopen(log, "w", stderr))
       _exit(127);
     execl(g_winnow, g_winnow, "serve", "--config", config, "--port-file", port_file,

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
@@ -995,6 +996,10 @@ static pid_t spawn_serve(const char *config, const char *port_file, const char *
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
+    /* The daemon dies with the test, even one that stops at a failed
+     * assertion before it kills the daemon. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
+      _exit(127);
     FILE *e = freopen(log, "w", stderr);
     (void)e;
     execl(winnow, winnow, "serve", "--config", config, "--port-file", port_file, (char *)NULL);
