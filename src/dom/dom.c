@@ -76,7 +76,9 @@ static const wn_tag_entry wn_tags[] = {
     {"dl", WN_TAG_DL, 1, WN_ME_NONE},
     {"dt", WN_TAG_DT, 1, WN_ME_NONE},
     {"em", WN_TAG_EM, 0, WN_ME_NONE},
-    {"embed", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    /* Void in HTML, but libxml2 (2.9) nests what follows it inside it:
+     * not skipped, or that content would be lost. */
+    {"embed", WN_TAG_OTHER, 0, WN_ME_NONE},
     {"fieldset", WN_TAG_OTHER, 1, WN_ME_NONE},
     {"figcaption", WN_TAG_FIGCAPTION, 1, WN_ME_NONE},
     {"figure", WN_TAG_FIGURE, 1, WN_ME_NONE},
