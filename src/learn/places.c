@@ -39,7 +39,10 @@
  *    choice stands).
  *
  * The constants are majorities and the template's own "recurs" count; the
- * one proportion (9/10) says "nearly all of it".
+ * one proportion (9/10) says "nearly all of it". Each page is tallied
+ * twice (the cue selector run twice): the whole vote needs the place,
+ * and keeping every page's tally instead would cost pages x template
+ * nodes of memory (64 pages of a large template: hundreds of MB).
  */
 #include "detect/detect.h"
 #include "learn/learn.h"
@@ -54,6 +57,42 @@ typedef struct wn_place_tally {
   uint32_t pages_out;   /* ... of which the cue selector left most out */
 } wn_place_tally;
 
+/* The work arrays of one page's tally, sized for the largest page. */
+typedef struct wn_place_work {
+  uint32_t *map, *att;
+  uint8_t *cand, *keep;
+} wn_place_work;
+
+/* One sample page: the cue selector on it against the template, and per
+ * template node t[k].had / t[k].kept, the page-specific text in its
+ * subtree and what the cue selector kept of it. */
+static wn_err wn_places_tally_page(const wn_dom_page *page, const wn_template *tpl,
+                                   wn_place_tally *t, wn_place_work *w, wn_diag *diag) {
+  uint32_t tcount = 0, count = 0;
+  const wn_template_node *tn = wn_template_nodes(tpl, &tcount);
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  wn_err err = wn_detect_sample(page, tpl, w->map, w->cand, w->keep, diag);
+  if (err)
+    return err;
+  for (uint32_t k = 0; k < tcount; k++)
+    t[k].had = t[k].kept = 0;
+  /* Pre-order: a node's parent is attributed before it. */
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t up = nodes[i].parent;
+    w->att[i] = w->map[i] != WN_DOM_NONE ? w->map[i] : up == WN_DOM_NONE ? WN_DOM_NONE : w->att[up];
+    if (nodes[i].tag != WN_TAG_TEXT || !w->cand[i] || w->att[i] == WN_DOM_NONE)
+      continue;
+    t[w->att[i]].had += nodes[i].own_text_len;
+    if (w->keep[i])
+      t[w->att[i]].kept += nodes[i].own_text_len;
+  }
+  for (uint32_t k = tcount; k-- > 1;) {
+    t[tn[k].parent].had += t[k].had;
+    t[tn[k].parent].kept += t[k].kept;
+  }
+  return WN_OK;
+}
+
 wn_err wn_learn_places(wn_template *tpl, const wn_dom_page *const *pages, size_t n_pages,
                        wn_diag *diag) {
   wn_err err = WN_OK;
@@ -65,45 +104,24 @@ wn_err wn_learn_places(wn_template *tpl, const wn_dom_page *const *pages, size_t
     if (c > most)
       most = c;
   }
+  /* Memory: per template node and per node of the largest page, never
+   * per page and node: the "whole" vote needs the place, known only once
+   * every page has voted, so the pages are tallied a second time. */
   wn_place_tally *t = calloc((size_t)tcount + 1, sizeof *t);
-  uint32_t *map = malloc(((size_t)most + 1) * sizeof *map);
-  uint32_t *att = malloc(((size_t)most + 1) * sizeof *att);
-  uint8_t *cand = malloc((size_t)most + 1);
-  uint8_t *keep = malloc((size_t)most + 1);
-  /* Per page and template node, the subtree's text and kept text: the
-   * place is known only once every page has voted. */
-  uint32_t *sub = malloc(((size_t)tcount * n_pages + 1) * 2 * sizeof *sub);
+  wn_place_work w = {.map = malloc(((size_t)most + 1) * sizeof *w.map),
+                     .att = malloc(((size_t)most + 1) * sizeof *w.att),
+                     .cand = malloc((size_t)most + 1),
+                     .keep = malloc((size_t)most + 1)};
   wn_template_places places = {.content = WN_DOM_NONE};
-  if (!t || !map || !att || !cand || !keep || !sub) {
+  if (!t || !w.map || !w.att || !w.cand || !w.keep) {
     err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory finding the content places");
     goto out;
   }
   uint32_t voters = 0;
   for (size_t p = 0; p < n_pages; p++) {
-    uint32_t count = 0;
-    const wn_dom_node *nodes = wn_dom_nodes(pages[p], &count);
-    if ((err = wn_detect_sample(pages[p], tpl, map, cand, keep, diag)))
+    if ((err = wn_places_tally_page(pages[p], tpl, t, &w, diag)))
       goto out;
-    for (uint32_t k = 0; k < tcount; k++)
-      t[k].had = t[k].kept = 0;
-    /* Pre-order: a node's parent is attributed before it. */
-    for (uint32_t i = 0; i < count; i++) {
-      uint32_t up = nodes[i].parent;
-      att[i] = map[i] != WN_DOM_NONE ? map[i] : up == WN_DOM_NONE ? WN_DOM_NONE : att[up];
-      if (nodes[i].tag != WN_TAG_TEXT || !cand[i] || att[i] == WN_DOM_NONE)
-        continue;
-      t[att[i]].had += nodes[i].own_text_len;
-      if (keep[i])
-        t[att[i]].kept += nodes[i].own_text_len;
-    }
-    for (uint32_t k = tcount; k-- > 1;) {
-      t[tn[k].parent].had += t[k].had;
-      t[tn[k].parent].kept += t[k].kept;
-    }
     for (uint32_t k = 0; k < tcount; k++) {
-      uint32_t *o = &sub[((size_t)p * tcount + k) * 2];
-      o[0] = (uint32_t)(t[k].had > UINT32_MAX ? UINT32_MAX : t[k].had);
-      o[1] = (uint32_t)(t[k].kept > o[0] ? o[0] : t[k].kept);
       if (t[k].had == 0)
         continue;
       t[k].pages_had++;
@@ -176,12 +194,12 @@ wn_err wn_learn_places(wn_template *tpl, const wn_dom_page *const *pages, size_t
    * list of links (an index) or a table keeps it too. */
   uint32_t have = 0, all = 0;
   for (size_t p = 0; p < n_pages; p++) {
-    const uint32_t *o = &sub[((size_t)p * tcount + at) * 2];
-    uint64_t had = o[0], kept = o[1];
+    if ((err = wn_places_tally_page(pages[p], tpl, t, &w, diag)))
+      goto out;
+    uint64_t had = t[at].had, kept = t[at].kept;
     for (uint32_t k = 0; k < places.n_skip; k++) {
-      const uint32_t *q = &sub[((size_t)p * tcount + places.skip[k]) * 2];
-      had -= q[0];
-      kept -= q[1];
+      had -= t[places.skip[k]].had;
+      kept -= t[places.skip[k]].kept;
     }
     if (had == 0)
       continue;
@@ -193,10 +211,9 @@ wn_err wn_learn_places(wn_template *tpl, const wn_dom_page *const *pages, size_t
     err = wn_diag_set(diag, WN_EINVAL, "learn: inconsistent content places");
 out:
   free(t);
-  free(map);
-  free(att);
-  free(cand);
-  free(keep);
-  free(sub);
+  free(w.map);
+  free(w.att);
+  free(w.cand);
+  free(w.keep);
   return err;
 }
