@@ -458,12 +458,14 @@ typedef struct wn_site_info {
   size_t template_bytes;
   wn_detect_selector selector; /* as kept with the template (never SITE) */
   wn_site_counts counts;
-  /* The content places learned with the template (selector places), the
-   * "why" of each page's choice: has_place 0 when none was learned (every
-   * page goes to the cue selector); place_whole 1 when the place held
-   * nothing but content on the samples (the region inside it serves);
-   * the elements skipped inside it and the asides beside it. */
-  int has_place, place_whole;
+  /* The content places learned with the template, the "why" of each
+   * page's choice: place is NULL unless the selector is places, else
+   * "none" (no place agreed: the cue selector on every page), "whole"
+   * (the place held nothing but content on the samples: the region
+   * inside it serves) or "cues" (the cue selector, made again inside the
+   * place when it took an aside); the elements skipped inside it and the
+   * asides beside it. */
+  const char *place;
   uint32_t place_skips, place_asides;
 } wn_site_info;
 

@@ -99,10 +99,7 @@ static int wn_sites_one(const char *site, void *arg) {
   const int drifting = wn_site_drifting(st, &ctx->drift);
   const char *selector = wn_detect_selector_name(info->selector);
   /* Why a page's content is chosen where it is: the places learned. */
-  const char *place = info->selector != WN_SELECT_PLACES ? NULL
-                      : !info->has_place                ? "none"
-                      : info->place_whole               ? "whole"
-                                                        : "cues";
+  const char *place = info->place;
   char why[96] = "";
   if (place)
     snprintf(why, sizeof why, " place=%s skips=%u asides=%u", place, info->place_skips,

@@ -73,24 +73,19 @@ wn_err wn_detect_select_cues(const wn_dom_page *page, const wn_detect_labels *l,
                              wn_detect_result *res) {
   uint32_t count = 0;
   wn_dom_nodes(page, &count);
-  uint8_t *mask = malloc((size_t)count + 1);
-  uint8_t *cand = malloc((size_t)count + 1);
+  uint8_t *cand = malloc((size_t)count + 1); /* the mask, then the candidates less it */
   wn_err err = WN_OK;
-  if (!mask || !cand) {
+  if (!cand) {
     err = WN_ENOMEM;
-    goto out;
+  } else if (wn_single_not_content_mask(page, cand) == 0) {
+    err = wn_detect_select_cues_in(page, l, res); /* most pages: nothing masked */
+  } else {
+    for (uint32_t i = 0; i < count; i++)
+      cand[i] = l->cand[i] && !cand[i];
+    wn_detect_labels masked = *l;
+    masked.cand = cand;
+    err = wn_detect_select_cues_in(page, &masked, res);
   }
-  if (wn_single_not_content_mask(page, mask) == 0) {
-    err = wn_detect_select_cues_in(page, l, res);
-    goto out;
-  }
-  for (uint32_t i = 0; i < count; i++)
-    cand[i] = l->cand[i] && !mask[i];
-  wn_detect_labels masked = *l;
-  masked.cand = cand;
-  err = wn_detect_select_cues_in(page, &masked, res);
-out:
-  free(mask);
   free(cand);
   return err;
 }

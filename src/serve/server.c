@@ -643,11 +643,9 @@ static json_t *wn_site_json(wn_server *srv, const char *site, int pages, wn_err 
     json_object_set_new(t, "learned_at", wn_time_json(info->learned_at));
     json_object_set_new(t, "key_page", info->key_page ? json_string(info->key_page) : json_null());
     json_object_set_new(t, "selector", json_string(wn_detect_selector_name(info->selector)));
-    if (info->selector == WN_SELECT_PLACES) {
+    if (info->place) {
       /* As `winnow sites`: the place the samples agree on, and why. */
-      json_object_set_new(t, "place", json_string(!info->has_place  ? "none"
-                                                  : info->place_whole ? "whole"
-                                                                      : "cues"));
+      json_object_set_new(t, "place", json_string(info->place));
       json_object_set_new(t, "place_skips", json_integer(info->place_skips));
       json_object_set_new(t, "place_asides", json_integer(info->place_asides));
     }

@@ -107,10 +107,9 @@ wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, w
   i->template_nodes = r->template_nodes;
   i->template_bytes = r->template_len;
   i->selector = wn_detect_site_selector(tpl);
-  if (tpl) {
+  if (tpl && i->selector == WN_SELECT_PLACES) {
     const wn_template_places *pl = wn_template_get_places(tpl);
-    i->has_place = pl->content != WN_DOM_NONE;
-    i->place_whole = pl->whole;
+    i->place = pl->content == WN_DOM_NONE ? "none" : pl->whole ? "whole" : "cues";
     i->place_skips = pl->n_skip;
     i->place_asides = pl->n_aside;
   }

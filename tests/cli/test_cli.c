@@ -117,6 +117,19 @@ static void wn_run_args(wn_run *r, const char *stdin_path, const char *const *ar
 
 #define RUN(r, in, ...) wn_run_args((r), (in), (const char *const[]){__VA_ARGS__, NULL})
 
+/* The JSON object a command that succeeds prints. */
+static json_t *wn_run_json(const char *const *args) {
+  wn_run r;
+  wn_run_args(&r, NULL, args);
+  assert_int_equal(r.status, 0);
+  json_t *root = json_loads(r.out, 0, NULL);
+  if (!root)
+    fail_msg("not one JSON object: %s", r.out);
+  wn_run_free(&r);
+  return root;
+}
+#define RUN_JSON(...) wn_run_json((const char *const[]){__VA_ARGS__, NULL})
+
 static void wn_expect_contains(const char *hay, const char *needle) {
   if (!strstr(hay, needle))
     fail_msg("expected to find \"%s\" in:\n%s", needle, hay);
@@ -487,27 +500,17 @@ static void test_learn_selector(void **state) {
   assert_int_equal(r.status, 0);
   wn_expect_contains(r.out, "drifting=no selector=region\n");
   wn_run_free(&r);
-  RUN(&r, NULL, "sites", "--store", g_store, "--json", "region.example");
-  json_t *root = json_loads(r.out, 0, NULL);
-  assert_non_null(root);
+  json_t *root = RUN_JSON("sites", "--store", g_store, "--json", "region.example");
   assert_string_equal(json_string_value(json_object_get(root, "selector")), "region");
   json_decref(root);
-  wn_run_free(&r);
-  RUN(&r, NULL, "detect", "--store", g_store, "--site", "region.example", "--format", "json",
-      PAGE(6));
-  assert_int_equal(r.status, 0);
-  root = json_loads(r.out, 0, NULL);
-  assert_non_null(root);
+  root = RUN_JSON("detect", "--store", g_store, "--site", "region.example", "--format", "json",
+                  PAGE(6));
   assert_string_equal(json_string_value(json_object_get(root, "method")), "template-region");
   json_decref(root);
-  wn_run_free(&r);
-  RUN(&r, NULL, "detect", "--store", g_store, "--site", "region.example", "--format", "json",
-      "--selector", "cues", PAGE(6));
-  root = json_loads(r.out, 0, NULL);
-  assert_non_null(root);
+  root = RUN_JSON("detect", "--store", g_store, "--site", "region.example", "--format", "json",
+                  "--selector", "cues", PAGE(6));
   assert_string_equal(json_string_value(json_object_get(root, "method")), "template");
   json_decref(root);
-  wn_run_free(&r);
   /* "site" names no choice; unknown names are refused; nothing written. */
   const char *bad[] = {"site", "Region", ""};
   for (size_t i = 0; i < 3; i++) {
@@ -534,20 +537,14 @@ static void test_learn_selector(void **state) {
   assert_int_equal(r.status, 0);
   wn_expect_contains(r.out, "drifting=no selector=places place=whole skips=0 asides=2\n");
   wn_run_free(&r);
-  RUN(&r, NULL, "sites", "--store", g_store, "--json", "blog.example");
-  root = json_loads(r.out, 0, NULL);
-  assert_non_null(root);
+  root = RUN_JSON("sites", "--store", g_store, "--json", "blog.example");
   assert_string_equal(json_string_value(json_object_get(root, "place")), "whole");
   assert_int_equal(json_integer_value(json_object_get(root, "place_asides")), 2);
   json_decref(root);
-  wn_run_free(&r);
   /* The region selector learns no places: no place= on its line. */
-  RUN(&r, NULL, "sites", "--store", g_store, "--json", "region.example");
-  root = json_loads(r.out, 0, NULL);
-  assert_non_null(root);
+  root = RUN_JSON("sites", "--store", g_store, "--json", "region.example");
   assert_null(json_object_get(root, "place"));
   json_decref(root);
-  wn_run_free(&r);
 #undef BLOG_POST
 }
 
