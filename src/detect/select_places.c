@@ -268,7 +268,7 @@ wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
     /* The headline: a place that holds a post's body may leave its <h1>
      * just above (the single-page methods' headline step), kept when its
      * text is page-specific. */
-    if ((err = wn_single_add_title(page, res)))
+    if ((err = wn_single_add_title_place(page, l->cand, res)))
       goto out;
     wn_places_mark_selected(nodes, count, res, mark);
     for (uint32_t i = 0; i < count; i++) {

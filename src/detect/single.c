@@ -177,7 +177,7 @@ wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res) {
 static int wn_single_is_link_box(const wn_dom_page *page, const wn_dom_node *n, uint32_t links);
 static int wn_single_is_named_box(const wn_dom_page *page, const wn_dom_node *n, uint32_t links);
 
-/* Text nodes of [from, to) that lie in a box starting there (clean: a
+/* Text nodes of [from, to) that lie in a box starting there (a
  * named box or a link box, as WN_SINGLE_STEP_BOXES and _LINKS judge them)
  * get skip[i] = 1; links[] counts link text nodes per subtree. */
 static void wn_single_gap_boxes(const wn_dom_page *page, const wn_dom_node *nodes,
@@ -194,12 +194,18 @@ static void wn_single_gap_boxes(const wn_dom_page *page, const wn_dom_node *node
   }
 }
 
-/* clean (the single-page methods): the boxes between the headline and the
- * content are judged as the box steps judge boxes inside it, so that the
- * share buttons under a headline ("Share this with friends Twitter
- * Facebook", "Comments Tweet More") stay out while the byline, date and
- * standfirst come in. The template selectors call it without (places). */
-static wn_err wn_single_title(const wn_dom_page *page, wn_detect_result *res, int clean) {
+/* The boxes between the headline and the content are judged as the box
+ * steps judge boxes inside it, so that the share buttons under a headline
+ * ("Share this with friends Twitter Facebook", "Comments Tweet More") stay
+ * out while the byline, date and standfirst come in. cand: NULL for the
+ * single-page methods; for a content place (select_places.c), the
+ * page-specific nodes: only their text counts and comes in. Measured with
+ * the place: CleanPortalEval 0.9644 -> 0.9801 (fold A 0.9581 -> 0.9830, B
+ * unchanged), crawl-to-the-future 0.9547 -> 0.9553 (the place's own
+ * headline step had taken the gap unjudged and cut it at 300 bytes, so
+ * the caption of a story's lead video stayed out). */
+static wn_err wn_single_title(const wn_dom_page *page, wn_detect_result *res,
+                              const uint8_t *cand) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   uint32_t first = WN_DOM_NONE;
@@ -226,8 +232,17 @@ static wn_err wn_single_title(const wn_dom_page *page, wn_detect_result *res, in
   if (h1 == WN_DOM_NONE || nodes[h1].text_len == 0 || nodes[h1].text_len > WN_SINGLE_TITLE_MAX_BYTES ||
       2 * nodes[h1].link_text_len > nodes[h1].text_len)
     return WN_OK;
+  if (cand) {
+    /* With a template: a headline the template holds (a site name in an
+     * <h1>) is not this page's. */
+    int specific = 0;
+    for (uint32_t i = h1; i < nodes[h1].end && !specific; i++)
+      specific = nodes[i].tag == WN_TAG_TEXT && cand[i];
+    if (!specific)
+      return WN_OK;
+  }
   uint8_t *skip = NULL;
-  if (clean && first > nodes[h1].end) {
+  if (first > nodes[h1].end) {
     uint32_t *links = calloc(count, sizeof *links);
     skip = calloc(count, 1);
     if (!links || !skip) {
@@ -244,30 +259,39 @@ static wn_err wn_single_title(const wn_dom_page *page, wn_detect_result *res, in
     wn_single_gap_boxes(page, nodes, links, nodes[h1].end, first, skip);
     free(links);
   }
-  uint32_t gap = 0, gap_links = 0;
+  uint64_t gap = 0, gap_links = 0, kept = 0;
   for (uint32_t i = nodes[h1].end; i < first; i++)
-    if (nodes[i].tag == WN_TAG_TEXT && !(skip && skip[i])) {
+    if (nodes[i].tag == WN_TAG_TEXT && !(skip && skip[i]) && (!cand || cand[i])) {
       gap += nodes[i].own_text_len;
       if (nodes[i].flags & WN_DOM_IN_LINK)
         gap_links += nodes[i].own_text_len;
     }
+  for (uint32_t i = first; cand && i < count; i++)
+    kept += res->keep[i] ? nodes[i].own_text_len : 0;
   for (uint32_t i = h1; i < nodes[h1].end; i++)
     if (nodes[i].tag == WN_TAG_TEXT)
       res->keep[i] = 1;
-  if (gap <= WN_SINGLE_TITLE_GAP_BYTES && 2 * gap_links <= gap)
+  /* With a template, what lies between the headline and the content is
+   * page-specific and not a box: a standfirst, a byline, the caption of
+   * the story's lead video. A byte count made for a page with no template
+   * (a teaser list) cuts those; the bound is the content itself: more
+   * than it kept, and the <h1> is not this content's headline. */
+  uint64_t limit = cand ? kept : WN_SINGLE_TITLE_GAP_BYTES;
+  if (gap <= limit && 2 * gap_links <= gap)
     for (uint32_t i = nodes[h1].end; i < first; i++)
-      if (nodes[i].tag == WN_TAG_TEXT && !(skip && skip[i]))
+      if (nodes[i].tag == WN_TAG_TEXT && !(skip && skip[i]) && (!cand || cand[i]))
         res->keep[i] = 1;
   free(skip);
   return WN_OK;
 }
 
-wn_err wn_single_add_title(const wn_dom_page *page, wn_detect_result *res) {
-  return wn_single_title(page, res, 0);
+wn_err wn_single_add_title_clean(const wn_dom_page *page, wn_detect_result *res) {
+  return wn_single_title(page, res, NULL);
 }
 
-wn_err wn_single_add_title_clean(const wn_dom_page *page, wn_detect_result *res) {
-  return wn_single_title(page, res, 1);
+wn_err wn_single_add_title_place(const wn_dom_page *page, const uint8_t *cand,
+                                 wn_detect_result *res) {
+  return wn_single_title(page, res, cand);
 }
 
 /*

@@ -31,11 +31,15 @@ wn_err wn_detect_single_steps(const wn_dom_page *page, wn_single_method method, 
  * boxes (single.c). */
 wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res);
 
-/* WN_SINGLE_STEP_TITLE: adds the headline above the content (single.c). */
-wn_err wn_single_add_title(const wn_dom_page *page, wn_detect_result *res);
-/* The same for the single-page methods: named boxes and link boxes
- * between the headline and the content stay out (share buttons). */
+/* WN_SINGLE_STEP_TITLE: adds the headline above the content, and the
+ * short text between them; named boxes and link boxes between the
+ * headline and the content stay out (share buttons) (single.c). */
 wn_err wn_single_add_title_clean(const wn_dom_page *page, wn_detect_result *res);
+/* The same for a content place (select_places.c): only page-specific
+ * text (cand) counts, the headline must hold some, and the text between
+ * it and the content is bounded by the content, not by a byte count. */
+wn_err wn_single_add_title_place(const wn_dom_page *page, const uint8_t *cand,
+                                 wn_detect_result *res);
 
 /* WN_SINGLE_STEP_BOXES and WN_SINGLE_STEP_HTML5 (single.c). */
 wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res);
