@@ -7,7 +7,9 @@
  *    nine-comment thread (the cue selector alone takes the thread: it
  *    outweighs the post), a post with no comments
  *    a post whose text moved out of the content place into a new
- *    element after it, and a post with an HTML5 <aside> inside its body;
+ *    element after it, a post with an HTML5 <aside> inside its body,
+ *    and one with a video caption and share buttons between its headline
+ *    and its body;
  *  - tests/fixtures/places-manual: five prose pages, then an index that is
  *    all links (the cue selector drops it as a box of links) and a page
  *    with two content sections, and a page with footnotes and a box of
@@ -269,6 +271,18 @@ static void test_blog_places(void **state) {
   assert_true(page_has(text, "Station island light orchard"));
   assert_true(page_has(text, "Letter window bridge kitchen"));
   assert_true(page_has(text, "Kitchen garden river lantern"));
+  free(text);
+
+  /* Between the headline and the (whole) place, page-specific text the
+   * samples did not show: the caption of the post's lead video, longer
+   * than the single-page methods' 300 bytes of byline, kept; the share
+   * buttons beside it, a named box, left out. */
+  text = detect_text(tpl, BLOG "standfirst.html");
+  assert_true(page_has(text, "The lantern maker of the harbour"));
+  assert_true(page_has(text, "In the video above, the last lantern maker"));
+  assert_true(page_has(text, "Harbour lantern copper kitchen evening quay"));
+  assert_false(page_has(text, "Share on Twitter"));
+  assert_false(page_has(text, "More stories"));
   free(text);
   wn_template_free(tpl);
 }
