@@ -23,10 +23,15 @@
  *
  *  - the content place is the deepest element that holds the page's place
  *    on more than half of the pages that kept any text;
- *  - an element strictly inside it is a place to skip when it held
- *    page-specific text on at least two pages (it recurs, the template's
- *    own min count) and the cue selector left that text out on more than
- *    half of them. Only the outermost such elements are kept;
+ *  - an element strictly inside it is a place to skip when the cue
+ *    selector left its page-specific text out on more than half of the
+ *    pages where it held some. The element recurs (it is a template node:
+ *    the template's own min count of samples had it), so one sample with
+ *    text in it is evidence enough: a box of related links the template
+ *    holds on every page, empty but on one sample, is left out on the
+ *    pages that fill it (crawl-to-the-future 0.9553 -> 0.9573, fold A
+ *    0.9480 -> 0.9520 where it was found, fold B unchanged; the manuals
+ *    unchanged). Only the outermost such elements are kept;
  *  - the place is whole (nothing but content: manuals, references) when
  *    on more than half of the pages that had page-specific text there,
  *    skipped places aside, the cue selector kept at least 9/10 of it;
@@ -168,7 +173,7 @@ wn_err wn_learn_places(wn_template *tpl, const wn_dom_page *const *pages, size_t
     goto out;
   places.content = at;
   for (uint32_t k = at + 1; k < tn[at].end && places.n_skip < WN_TEMPLATE_MAX_SKIP; k++) {
-    if (tn[k].is_text || t[k].pages_had < 2 || t[k].pages_out * 2 <= t[k].pages_had)
+    if (tn[k].is_text || t[k].pages_had == 0 || t[k].pages_out * 2 <= t[k].pages_had)
       continue;
     places.skip[places.n_skip++] = k;
     k = tn[k].end - 1; /* its subtree is skipped with it */
