@@ -37,9 +37,10 @@
  * pages the template method is scored on, for a side-by-side), and the
  * throughput loops run over all pages.
  *
- * With --min-confidence X (and --fallback), the detector's policy: a test
- * page whose match confidence is below X is served by the single-page
- * fallback; --sweep scores the policy at thresholds 0 to 1 from one run
+ * The detector's policy, as winnow detect and the daemon run it: a test
+ * page whose match confidence is below --min-confidence X (default the
+ * library's, 0.25; 0: the template serves every page) is served by the
+ * single-page fallback (--fallback); --sweep scores the policy at thresholds 0 to 1 from one run
  * (the template's and the fallback's results are scored on every test
  * page: a second detection per page, with the template alone or with no
  * site, gives the one the policy did not pick).
@@ -320,7 +321,10 @@ typedef struct wn_eval_opts {
                                 method's default, else WN_SINGLE_STEPS_SET
                                 | steps */
   /* template mode: the detector's policy (wn_detect_options) */
-  double min_confidence;     /* 0: the template serves every page */
+  double min_confidence;     /* 0: the template serves every page; by
+                                default the library's, as winnow detect
+                                and the daemon run */
+  int min_confidence_given;
   wn_single_method fallback;
   int sweep;                 /* also tabulate F1 over a range of thresholds */
   char fold;                 /* --fold: 'A' or 'B', 0 for every page */
@@ -1622,8 +1626,8 @@ static void wn_eval_usage(FILE *f) {
           "  --json          one JSON object with all the figures\n"
           "  --repeat N      timing loops run N times, the best counts (default 3)\n"
           "  --min-confidence X  the detection policy: a test page whose match\n"
-          "                  confidence is below X is served by the fallback (default 0:\n"
-          "                  the template serves every page)\n"
+          "                  confidence is below X is served by the fallback (default\n"
+          "                  0.25, as winnow detect runs; 0: the template serves every page)\n"
           "  --fallback M    the policy's single-page method, cnr or danag (default danag)\n"
           "  --sweep         also the policy's F1 at thresholds 0, 0.05, ..., 1\n"
           "  --method M      a single-page method, cnr or danag, on every page (train\n"
@@ -1717,6 +1721,7 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
         return 2;
       }
       o->min_confidence = x;
+      o->min_confidence_given = 1;
     } else if (strcmp(a, "--fallback") == 0) {
       if (i + 1 >= argc || wn_single_method_parse(argv[++i], &o->fallback) != 0) {
         fprintf(stderr, "winnow-eval: --fallback needs cnr or danag\n");
@@ -1755,10 +1760,14 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
     wn_eval_usage(stderr);
     return 2;
   }
-  if (o->single && (o->min_confidence > 0 || o->sweep)) {
+  if (o->single && (o->min_confidence_given || o->sweep)) {
     fprintf(stderr, "winnow-eval: --min-confidence and --sweep go with the template method\n");
     return 2;
   }
+  /* The default policy is the one users get (winnow detect, the daemon):
+   * a page that fits its template too badly goes to the fallback. */
+  if (!o->single && !o->min_confidence_given)
+    o->min_confidence = WN_DETECT_DEFAULT_MIN_CONFIDENCE;
   if (steps_given && !o->single) {
     fprintf(stderr, "winnow-eval: --steps goes with --method\n");
     return 2;
