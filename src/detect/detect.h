@@ -171,6 +171,9 @@ typedef struct wn_detect_trace {
   int place_whole;        /* places: the place is whole (region inside) */
   int place_unfit;        /* places: the cues kept the page's text outside
                              the place, not in its asides: theirs stands */
+  uint32_t place_continued; /* places: bytes of text added where the
+                               single-page method's run of lines carried
+                               the story on past the place */
   uint32_t siblings_joined; /* cues: times the core rose to take siblings in */
   uint32_t n_dropped;
 } wn_detect_trace;

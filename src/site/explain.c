@@ -255,6 +255,10 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
     err = wn_buf_append_str(&b, "decided:    ");
   if (!err)
     err = wn_explain_rule(ex, &b);
+  if (!err && t->selector == WN_SELECT_PLACES && t->place_continued)
+    err = wn_buf_printf(&b, "; then %u bytes of page-specific text where the single-page "
+                            "method's run of lines carried the story on past that choice",
+                        t->place_continued);
   if (!err)
     err = wn_buf_printf(&b, "\nselected:   %u region(s)", n_sel);
   for (uint32_t k = 0; !err && k < n_sel; k++) {

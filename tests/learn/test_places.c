@@ -8,8 +8,8 @@
  *    outweighs the post), a post with no comments
  *    a post whose text moved out of the content place into a new
  *    element after it, a post with an HTML5 <aside> inside its body,
- *    and one with a video caption and share buttons between its headline
- *    and its body;
+ *    one with a video caption and share buttons between its headline
+ *    and its body, and one whose last paragraphs run on past the place;
  *  - tests/fixtures/places-manual: five prose pages, then an index that is
  *    all links (the cue selector drops it as a box of links) and a page
  *    with two content sections, and a page with footnotes and a box of
@@ -284,6 +284,41 @@ static void test_blog_places(void **state) {
   assert_false(page_has(text, "Share on Twitter"));
   assert_false(page_has(text, "More stories"));
   free(text);
+
+  /* A post whose last two paragraphs run on past the place, after a
+   * picture, in an element the samples never had: the place (whole)
+   * holds its first four, the single-page method's run of lines carries
+   * on into the other two, and they come in; the "more stories" list and
+   * the thread after them, which that run does not reach, stay out. */
+  text = detect_text(tpl, BLOG "spilled.html");
+  assert_true(page_has(text, "Storm roof copper gutter"));
+  assert_true(page_has(text, "Gutter slate chimney rainwater copper roof"));
+  assert_true(page_has(text, "Rainwater barrel slate chimney gutter roof"));
+  assert_false(page_has(text, "More stories"));
+  assert_false(page_has(text, "Thunder over the meadow"));
+  assert_false(page_has(text, "Reader"));
+  free(text);
+  wn_dom_page *sp = parse_file(BLOG "spilled.html");
+  wn_detect_trace st;
+  memset(&st, 0, sizeof st);
+  wn_detect_result *sres = NULL;
+  wn_diag sdiag = {{0}};
+  assert_int_equal(wn_detect_page_traced(sp, tpl, NULL, &st, &sres, &sdiag), WN_OK);
+  assert_int_equal(st.place_unfit, 0);
+  assert_int_equal(st.place_whole, 1);
+  assert_true(st.place_continued > 400); /* the two paragraphs, not the place's own */
+  wn_detect_result_free(sres);
+  wn_detect_trace_free(&st);
+  wn_dom_free(sp);
+
+  /* On a post whose content the place holds whole, nothing is added. */
+  sp = parse_file(BLOG "no-comments.html");
+  memset(&st, 0, sizeof st);
+  assert_int_equal(wn_detect_page_traced(sp, tpl, NULL, &st, &sres, &sdiag), WN_OK);
+  assert_int_equal(st.place_continued, 0);
+  wn_detect_result_free(sres);
+  wn_detect_trace_free(&st);
+  wn_dom_free(sp);
   wn_template_free(tpl);
 }
 
