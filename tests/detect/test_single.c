@@ -828,6 +828,54 @@ static void test_semantic_hints(void **state) {
   wn_buf_free(&h);
 }
 
+/*
+ * The other half of the hints: the page's one articleBody holds a short
+ * story, and a teaser beside it carries another story's whole text (sent
+ * for a style sheet to cut short), longer than the story: DANAg's longest
+ * run of text is the teaser. The page says where its article is, so DANAg
+ * chooses again inside it; without the hints (the steps before them) it
+ * keeps the teaser.
+ */
+static void test_semantic_hint_moves(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<main><article><h1>Lighthouse keeper retires after forty years</h1>"
+      "<div itemprop=\"articleBody\">");
+  for (int k = 0; k < 3; k++)
+    OUT("<p>Story paragraph %d: the keeper climbed the hundred steps every evening, "
+        "wound the clock and trimmed the wick, and wrote the weather in the log.</p>",
+        k);
+  OUT("</div></article><ul class=\"tags\">");
+  for (int k = 0; k < 30; k++) /* more than DANAg's gap of lines: two areas */
+    OUT("<li><a href=\"/tag/%d\">Tag %d</a></li>", k, k);
+  OUT("</ul><aside class=\"rail\"><div class=\"card\">"
+      "<h4><a href=\"/other\">Baker wins the county prize</a></h4><p class=\"truncate\">");
+  for (int k = 0; k < 12; k++)
+    OUT("Teaser sentence %d of the other story, about a baker whose rye loaf won the county "
+        "prize for the third year, told at length. ",
+        k);
+  OUT("</p></div></aside></main>");
+  page_chrome_bottom(&h);
+  wn_dom_page *page = wn_test_parse(h.data);
+  const uint32_t before = WN_SINGLE_STEP_LINKS | WN_SINGLE_STEP_BOXES | WN_SINGLE_STEP_TITLE;
+  for (int hints = 0; hints < 2; hints++) {
+    uint32_t n = 0;
+    char *text = run_text(page, WN_SINGLE_DANAG,
+                          hints ? wn_single_default_steps(WN_SINGLE_DANAG) : before, &n);
+    int story = strstr(text, "Story paragraph 0") && strstr(text, "Story paragraph 2");
+    int teaser = strstr(text, "Teaser sentence 5") != NULL;
+    if (hints ? (!story || teaser) : (story || !teaser))
+      fail_msg("hints %d: story %d teaser %d in:\n%s", hints, story, teaser, text);
+    if (hints && !strstr(text, "Lighthouse keeper retires"))
+      fail_msg("headline missing:\n%s", text);
+    free(text);
+  }
+  wn_dom_free(page);
+  wn_buf_free(&h);
+}
+
 #undef OUT
 
 int main(void) {
@@ -839,7 +887,7 @@ int main(void) {
       cmocka_unit_test(test_blog_comments), cmocka_unit_test(test_comment_mask),
       cmocka_unit_test(test_manual_code_blocks), cmocka_unit_test(test_news_related),
       cmocka_unit_test(test_index_footer), cmocka_unit_test(test_title_share),
-      cmocka_unit_test(test_semantic_hints),
+      cmocka_unit_test(test_semantic_hints), cmocka_unit_test(test_semantic_hint_moves),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
