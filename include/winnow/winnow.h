@@ -259,6 +259,7 @@ WN_API int wn_single_method_parse(const char *name, wn_single_method *out);
 #define WN_SINGLE_STEP_TITLE 0x08u /* recover the headline above the block */
 #define WN_SINGLE_STEP_SCORE 0x10u /* CNR: top-rated nodes by paragraph text */
 #define WN_SINGLE_STEP_BOXES 0x20u /* drop boxes named like comments/nav/footer */
+#define WN_SINGLE_STEP_CONTAINER 0x40u /* DANAg: the story's container, past the gap */
 #define WN_SINGLE_STEPS_DEFAULT 0u /* the method's measured default set */
 /* An explicit set: WN_SINGLE_STEPS_SET | steps (WN_SINGLE_STEPS_SET alone
  * is the paper's method as stated). */

@@ -220,9 +220,54 @@ int wn_danag_area(const uint32_t *content, const int64_t *diff, uint32_t n, uint
   return 1;
 }
 
+/*
+ * The article's container (WN_SINGLE_STEP_CONTAINER). Sec. 3.3's gap is counted in lines of the
+ * normalised source, and an inline box inside a story (a pull quote, a
+ * "related stories" box, a table of figures) is often longer than 20
+ * lines: the area then holds one half of the story, and the paper's
+ * method loses the other (issue 10: a BBC story cut at its fact box,
+ * recall 0.41). The tree knows what the lines do not: the element that
+ * holds most (more than half) of the area's text is the story's container,
+ * and its other lines where content outweighs code (the smoothed
+ * difference above the axis, as Sec. 3.2 reads every line) are the rest
+ * of the story, however far from the area; the lines of the box between
+ * stay out. Measured, DANAg alone: crawl-to-the-future 0.9568 -> 0.9617
+ * (fold A 0.9552 -> 0.9611, fold B 0.9584 -> 0.9624), CleanPortalEval
+ * 0.9652 -> 0.9684 (A 0.9588 -> 0.9642, B unchanged); joining the whole
+ * span of lines, boxes between included, gave 0.9613 and 0.9681. What it
+ * costs: text ads inside the container whose lines read as prose
+ * (yahoo.com 2005, precision 1.0 -> 0.70 on three pages).
+ */
+static wn_err wn_danag_container(const wn_dom_node *nodes, uint32_t count, const uint8_t *mask,
+                                 const int64_t *diff, const uint32_t *line_of, uint32_t first,
+                                 uint32_t last, uint8_t *keep) {
+  uint64_t *held = calloc((size_t)count + 1, sizeof *held);
+  if (!held)
+    return WN_ENOMEM;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < count; i++)
+    if (nodes[i].tag == WN_TAG_TEXT && line_of[i] >= first && line_of[i] <= last &&
+        (!mask || !mask[i])) {
+      total += nodes[i].own_text_len;
+      /* bounded by the tree's depth cap */
+      for (uint32_t a = nodes[i].parent; a != WN_DOM_NONE; a = nodes[a].parent)
+        held[a] += nodes[i].own_text_len;
+    }
+  /* The deepest such element: those holding more than half of the text
+   * nest, so the last in document order is inside all the others. */
+  uint32_t c = WN_DOM_NONE;
+  for (uint32_t i = 0; i < count; i++)
+    if (nodes[i].tag != WN_TAG_TEXT && held[i] * 2 > total)
+      c = i;
+  for (uint32_t i = c; c != WN_DOM_NONE && i < nodes[c].end; i++)
+    if (nodes[i].tag == WN_TAG_TEXT && diff[line_of[i]] > 0 && (!mask || !mask[i]))
+      keep[i] = 1;
+  free(held);
+  return WN_OK;
+}
+
 wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, const uint8_t *mask,
                        wn_detect_result *res) {
-  (void)steps;
   wn_err err = WN_OK;
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -247,6 +292,8 @@ wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, const uint8_t *m
     if (nodes[i].tag == WN_TAG_TEXT && line_of[i] >= first && line_of[i] <= last &&
         (!mask || !mask[i]))
       res->keep[i] = 1;
+  if (steps & WN_SINGLE_STEP_CONTAINER)
+    err = wn_danag_container(nodes, count, mask, diff, line_of, first, last, res->keep);
 out:
   free(content);
   free(code);

@@ -876,6 +876,51 @@ static void test_semantic_hint_moves(void **state) {
   wn_buf_free(&h);
 }
 
+/*
+ * The story's container (WN_SINGLE_STEP_CONTAINER): a story whose two
+ * halves lie either side of an inline box longer than DANAg's gap of 20
+ * lines (a pull quote and a list of related links, one line each). The
+ * paper's area is one half; with the step the other half comes in, and
+ * the box's link lines, where code outweighs content, stay out.
+ */
+static void test_danag_container(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<div class=\"story\"><h1>Tide tables move to the library</h1>");
+  for (int k = 0; k < 8; k++) {
+    if (k == 3) {
+      OUT("<table align=\"right\"><tr><td><div class=\"quote\"><b>A short pull quote</b></div>");
+      for (int j = 0; j < 30; j++)
+        OUT("<div class=\"arr\"><a href=\"/related/%d\"><b>Related story %d</b></a></div>", j, j);
+      OUT("</td></tr></table>");
+    }
+    OUT("<p>Story paragraph %d: the harbour master said the printed tide tables will be "
+        "kept at the library from next month, beside the parish records and the maps.</p>",
+        k);
+  }
+  OUT("</div>");
+  page_chrome_bottom(&h);
+  wn_dom_page *page = wn_test_parse(h.data);
+  const uint32_t steps = wn_single_default_steps(WN_SINGLE_DANAG);
+  for (int with = 0; with < 2; with++) {
+    uint32_t n = 0;
+    char *text = run_text(page, WN_SINGLE_DANAG,
+                          with ? steps : steps & ~WN_SINGLE_STEP_CONTAINER, &n);
+    int first = strstr(text, "Story paragraph 0") && strstr(text, "Story paragraph 2");
+    int second = strstr(text, "Story paragraph 3") && strstr(text, "Story paragraph 7");
+    if (with ? !(first && second) : (first && second))
+      fail_msg("container %d: first half %d, second half %d in:\n%s", with, first, second,
+               text);
+    if (strstr(text, "Related story 12"))
+      fail_msg("container %d: the box's links in:\n%s", with, text);
+    free(text);
+  }
+  wn_dom_free(page);
+  wn_buf_free(&h);
+}
+
 #undef OUT
 
 int main(void) {
@@ -888,6 +933,7 @@ int main(void) {
       cmocka_unit_test(test_manual_code_blocks), cmocka_unit_test(test_news_related),
       cmocka_unit_test(test_index_footer), cmocka_unit_test(test_title_share),
       cmocka_unit_test(test_semantic_hints), cmocka_unit_test(test_semantic_hint_moves),
+      cmocka_unit_test(test_danag_container),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
