@@ -61,6 +61,13 @@ typedef struct wn_detect_labels {
   uint32_t *tmap;  /* when not NULL: the template node paired with each
                       page node, or WN_DOM_NONE (the places selector) */
   wn_detect_trace *trace; /* explain only: NULL on the hot path */
+  /* The single-page methods' not-content mask (comment threads, footers,
+   * hidden text: wn_single_not_content_mask), computed once per page by
+   * a selector that runs several methods over it; not_content_known 0:
+   * each computes its own; 1: not_content holds it, NULL when nothing on
+   * the page is masked. */
+  const uint8_t *not_content;
+  int not_content_known;
 } wn_detect_labels;
 
 /* Matches page against tpl (the ETDM of the site-level paper), sets

@@ -73,15 +73,18 @@ wn_err wn_detect_select_cues(const wn_dom_page *page, const wn_detect_labels *l,
                              wn_detect_result *res) {
   uint32_t count = 0;
   wn_dom_nodes(page, &count);
+  if (l->not_content_known && !l->not_content)
+    return wn_detect_select_cues_in(page, l, res); /* most pages: nothing masked */
   uint8_t *cand = malloc((size_t)count + 1); /* the mask, then the candidates less it */
   wn_err err = WN_OK;
   if (!cand) {
     err = WN_ENOMEM;
-  } else if (wn_single_not_content_mask(page, cand) == 0) {
+  } else if (!l->not_content_known && wn_single_not_content_mask(page, cand) == 0) {
     err = wn_detect_select_cues_in(page, l, res); /* most pages: nothing masked */
   } else {
+    const uint8_t *nc = l->not_content_known ? l->not_content : cand;
     for (uint32_t i = 0; i < count; i++)
-      cand[i] = l->cand[i] && !cand[i];
+      cand[i] = l->cand[i] && !nc[i];
     wn_detect_labels masked = *l;
     masked.cand = cand;
     err = wn_detect_select_cues_in(page, &masked, res);

@@ -359,7 +359,9 @@ static wn_err wn_places_continue(const wn_dom_page *page, const wn_detect_labels
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   wn_detect_result *d = NULL;
   wn_diag diag = {{0}};
-  wn_err err = wn_detect_single(page, WN_SINGLE_DANAG, &d, &diag);
+  wn_err err = wn_detect_single_masked(page, WN_SINGLE_DANAG,
+                                       wn_single_default_steps(WN_SINGLE_DANAG), l->not_content,
+                                       l->not_content_known, &d, &diag);
   if (err)
     return err;
   uint8_t *add = calloc((size_t)count + 1, 1);
@@ -425,8 +427,19 @@ out:
 
 wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
                                const wn_detect_labels *l, wn_detect_result *res) {
-  wn_err err = wn_places_choose(page, tpl, l, res);
+  uint32_t count = 0;
+  wn_dom_nodes(page, &count);
+  /* The not-content mask once for the page: the cue selector (once or
+   * twice) and DANAg all read it. */
+  uint8_t *nc = malloc((size_t)count + 1);
+  if (!nc)
+    return WN_ENOMEM;
+  wn_detect_labels with = *l;
+  with.not_content_known = 1;
+  with.not_content = wn_single_not_content_mask(page, nc) ? nc : NULL;
+  wn_err err = wn_places_choose(page, tpl, &with, res);
   if (!err)
-    err = wn_places_continue(page, l, res);
+    err = wn_places_continue(page, &with, res);
+  free(nc);
   return err;
 }

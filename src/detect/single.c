@@ -606,6 +606,12 @@ static wn_err wn_single_rehint(const wn_dom_page *page, wn_single_method method,
 
 wn_err wn_detect_single_steps(const wn_dom_page *page, wn_single_method method, uint32_t steps,
                               wn_detect_result **out, wn_diag *diag) {
+  return wn_detect_single_masked(page, method, steps, NULL, 0, out, diag);
+}
+
+wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method, uint32_t steps,
+                               const uint8_t *known, int mask_known, wn_detect_result **out,
+                               wn_diag *diag) {
   wn_err err = WN_OK;
   uint8_t *mask = NULL;
   *out = NULL;
@@ -619,13 +625,15 @@ wn_err wn_detect_single_steps(const wn_dom_page *page, wn_single_method method, 
     err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
     goto out;
   }
-  if (steps & WN_SINGLE_STEP_BOXES) {
+  if ((steps & WN_SINGLE_STEP_BOXES) && (!mask_known || known)) {
     mask = malloc(count ? count : 1);
     if (!mask) {
       err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
       goto out;
     }
-    if (wn_single_not_content_mask(page, mask) == 0) {
+    if (mask_known) {
+      memcpy(mask, known, count); /* the semantic hints may add to it */
+    } else if (wn_single_not_content_mask(page, mask) == 0) {
       free(mask); /* no thread: the methods run as without the step */
       mask = NULL;
     }

@@ -26,6 +26,13 @@ uint32_t wn_single_default_steps(wn_single_method method);
 /* wn_detect_single with an explicit set of steps (ablation). */
 wn_err wn_detect_single_steps(const wn_dom_page *page, wn_single_method method, uint32_t steps,
                               wn_detect_result **out, wn_diag *diag);
+/* The same with the not-content mask already computed for the page
+ * (mask_known 1: known is wn_single_not_content_mask's, NULL when it
+ * masked nothing), so that a selector running several methods computes
+ * it once. */
+wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method, uint32_t steps,
+                               const uint8_t *known, int mask_known, wn_detect_result **out,
+                               wn_diag *diag);
 
 /* WN_SINGLE_STEP_LINKS on a method's keep[]: unkeeps the text of link
  * boxes (single.c). */
