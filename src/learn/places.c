@@ -40,8 +40,8 @@
  *    rule for places to skip: where the cue selector keeps a page's text
  *    mostly outside the place, detection asks whether it kept asides
  *    (then it went wrong and the place serves) or not (then the page's
- *    content is not where the samples had it, and the cue selector's
- *    choice stands).
+ *    content is not where the samples had it, and the single-page method
+ *    reads the page, the template as its filter).
  *
  * The constants are majorities and the template's own "recurs" count; the
  * one proportion (9/10) says "nearly all of it". Each page is tallied

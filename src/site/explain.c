@@ -146,7 +146,8 @@ static wn_err wn_explain_rule(const wn_explain *ex, wn_buf *b) {
             b, t->place_unfit
                    ? ", but the cue selector kept this page's text mostly outside it and not "
                      "in what the samples agree is non-content: the content is not where the "
-                     "samples had it, so the cue selector's choice stands; "
+                     "samples had it, so the single-page method (DANAg) reads the page, only "
+                     "its page-specific text kept; what the cue selector had chosen: "
                : t->place_whole ? " (whole: all content on the samples), and inside it "
                                 : "; recurring non-content inside it is left out; ");
     }

@@ -233,8 +233,9 @@ static void test_blog_places(void **state) {
 
   /* A post whose text is no longer in the place (a photo caption there,
    * the essay in a new element after it, not an aside): the cue selector
-   * kept it, and its choice stands: every paragraph, not the caption
-   * alone. Without the fit test the place (whole) took the caption. */
+   * kept it, so the page does not fit, and the single-page method reads
+   * it: every paragraph, not the caption alone. Without the fit test the
+   * place (whole) took the caption. */
   assert_int_equal(traced(tpl, BLOG "moved-content.html").place_unfit, 1);
   text = detect_text(tpl, BLOG "moved-content.html");
   assert_true(page_has(text, "Quarter station light orchard"));
