@@ -9,7 +9,8 @@
  *    a post whose text moved out of the content place into a new
  *    element after it, a post with an HTML5 <aside> inside its body,
  *    one with a video caption and share buttons between its headline
- *    and its body, and one whose last paragraphs run on past the place;
+ *    and its body, one whose last paragraphs run on past the place, and
+ *    one whose thread follows the post at once;
  *  - tests/fixtures/places-manual: five prose pages, then an index that is
  *    all links (the cue selector drops it as a box of links) and a page
  *    with two content sections, and a page with footnotes and a box of
@@ -311,6 +312,16 @@ static void test_blog_places(void **state) {
   wn_detect_result_free(sres);
   wn_detect_trace_free(&st);
   wn_dom_free(sp);
+
+  /* A post followed at once by a thread of long comments (the thread is
+   * an aside: the samples agree it is not content): DANAg's run of lines
+   * may carry on from the post into it, but nothing of an aside comes
+   * in. */
+  text = detect_text(tpl, BLOG "thread-follows.html");
+  assert_true(page_has(text, "The copper ledger"));
+  assert_false(page_has(text, "Comment 1: what a walk"));
+  assert_false(page_has(text, "Reader 2 said"));
+  free(text);
 
   /* On a post whose content the place holds whole, nothing is added. */
   sp = parse_file(BLOG "no-comments.html");
