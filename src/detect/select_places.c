@@ -184,7 +184,8 @@ static wn_err wn_places_single(const wn_dom_page *page, const wn_detect_labels *
 /* The selection by the places alone (the cue selector's on a page with
  * no place or one that does not fit it). */
 static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
-                               const wn_detect_labels *l, wn_detect_result *res) {
+                               const wn_detect_labels *l, wn_detect_result *res,
+                               int *by_single) {
   wn_err err = WN_OK;
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -262,6 +263,7 @@ static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
        * the manuals unchanged). */
       err = wn_places_single(page, l, res, mark, set);
       set = NULL;
+      *by_single = 1;
       goto out;
     }
   }
@@ -497,8 +499,11 @@ wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
   wn_detect_labels with = *l;
   with.not_content_known = 1;
   with.not_content = wn_single_not_content_mask(page, nc) ? nc : NULL;
-  wn_err err = wn_places_choose(page, tpl, &with, res);
-  if (!err)
+  int by_single = 0;
+  wn_err err = wn_places_choose(page, tpl, &with, res, &by_single);
+  /* (After the single-page method chose, its page-specific text is all
+   * kept: the story past the place would add nothing.) */
+  if (!err && !by_single)
     err = wn_places_continue(page, tpl, &with, res);
   free(nc);
   return err;
