@@ -221,14 +221,14 @@ int wn_danag_area(const uint32_t *content, const int64_t *diff, uint32_t n, uint
 }
 
 /*
- * The article's container (WN_SINGLE_STEP_CONTAINER). Sec. 3.3's gap is counted in lines of the
- * normalised source, and an inline box inside a story (a pull quote, a
- * "related stories" box, a table of figures) is often longer than 20
- * lines: the area then holds one half of the story, and the paper's
- * method loses the other (issue 10: a BBC story cut at its fact box,
- * recall 0.41). The tree knows what the lines do not: the element that
- * holds most (more than half) of the area's text is the story's container,
- * and its other lines where content outweighs code (the smoothed
+ * The article's container (WN_SINGLE_STEP_CONTAINER). Sec. 3.3's gap is
+ * counted in lines of the normalised source, and an inline box inside a
+ * story (a pull quote, a "related stories" box, a table of figures) is
+ * often longer than 20 lines: the area then holds one half of the story,
+ * and the paper's method loses the other (issue 10: a BBC story cut at
+ * its fact box, recall 0.41). The tree knows what the lines do not: the
+ * element that holds most (more than half) of the area's text is the
+ * story's container, and its other lines where content outweighs code (the smoothed
  * difference above the axis, as Sec. 3.2 reads every line) are the rest
  * of the story, however far from the area; the lines of the box between
  * stay out. Measured, DANAg alone: crawl-to-the-future 0.9568 -> 0.9617

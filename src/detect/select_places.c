@@ -28,11 +28,15 @@
  *    places are left out.
  * A page that does not pair the place, or holds no page-specific text
  * there, is one the places do not describe: the cue selector serves it.
+ * Last, on every page but those the single-page method read, the story
+ * past the place (wn_places_continue): where DANAg's run of lines carries
+ * the story on past what was chosen, the rest of the run comes in.
  *
  * Measured (README, "Content places"): the default selector; better than
- * the cue selector alone on CleanPortalEval and the manuals, 0.003 below
- * it on crawl-to-the-future, where a place judged whole on news sites
- * keeps page-specific boxes the cue selector drops.
+ * the cue selector alone on both news corpora (both folds) and on the
+ * manuals; where it still loses pages, a place judged whole keeps a
+ * page-specific box the samples never showed, which the cue selector
+ * drops.
  */
 #include "detect/detect.h"
 #include "detect/detect_int.h"
@@ -247,9 +251,10 @@ static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
      * list: text of the asides, which the samples agree is not content),
      * or this page's content is not where the samples had it (a story
      * that runs on past the element five samples kept it in; another
-     * layout): then the page is read without the place. (Where the place holds more than
-     * the cue selector kept outside it, as an index that is all links,
-     * the page's content has not left the place.) */
+     * layout): then the page is read without the place. (Where the
+     * place holds more than the cue selector kept outside it, as an
+     * index that is all links, the page's content has not left the
+     * place.) */
     uint64_t known = wn_places_aside_text(page, l->tmap, pl, res->keep);
     if (known * 2 <= kall - kin) {
       if (l->trace)

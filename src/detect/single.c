@@ -566,7 +566,8 @@ uint32_t wn_single_default_steps(wn_single_method method) {
 
 /* The other half of the semantic hints (WN_SINGLE_STEP_HTML5, below): the
  * method kept mostly text outside the element the page marks as its
- * article, and that element holds text that is not link text. The page
+ * article (or kept nothing), and that element holds text that is not
+ * link text. The page
  * says where its article is; the method went wrong (the longest run of
  * text on a 2015 news page is often a teaser of another story, its full
  * text sent for CSS to cut short), so it chooses again inside the
@@ -590,7 +591,8 @@ static wn_err wn_single_rehint(const wn_dom_page *page, wn_single_method method,
     }
   uint64_t prose = 0;
   for (uint32_t i = hint; i < nodes[hint].end; i++)
-    if (nodes[i].tag == WN_TAG_TEXT && !(nodes[i].flags & WN_DOM_IN_LINK) && !(*mask && (*mask)[i]))
+    if (nodes[i].tag == WN_TAG_TEXT && !(nodes[i].flags & WN_DOM_IN_LINK) &&
+        !(*mask && (*mask)[i]))
       prose += nodes[i].own_text_len;
   if (2 * in > all || prose == 0)
     return WN_OK;
