@@ -382,48 +382,53 @@ wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res) {
  * the thread comments on (a theme that names the page wrapper
  * "comments-open" must not lose the post).
  */
+/* w[0..n) equals the lower-case lit, ignoring case: w holds letters only,
+ * whose lower case is the byte | 0x20. */
+static int wn_single_word_is(const char *w, const char *lit, size_t n) {
+  for (size_t k = 0; k < n; k++)
+    if ((char)(w[k] | 0x20) != lit[k])
+      return 0;
+  return 1;
+}
+
 static int wn_single_word_masked(const char *w, size_t len, int container) {
   /* A page footer: a word that ends in "foot" or "footer" (foot,
    * blq-foot, pagefooter, site-footer), not "footnote"; and a container,
    * not the closing paragraph of a story ("zn-body__footer"). */
-  if (container && ((len >= 4 && memcmp(w + len - 4, "foot", 4) == 0) ||
-                    (len >= 6 && memcmp(w + len - 6, "footer", 6) == 0)))
+  if (container && ((len >= 4 && wn_single_word_is(w + len - 4, "foot", 4)) ||
+                    (len >= 6 && wn_single_word_is(w + len - 6, "footer", 6))))
     return 1;
-  /* (the first letter compared first: this runs on every id and class of
-   * every page, and a call to memcmp per offset cost 3% of detection) */
+  /* (compared in place, first letter first: this runs on every id and
+   * class of every page; copying each name lower-cased and calling memcmp
+   * at every offset cost 3% of detection) */
   for (size_t i = 0; i + 7 <= len; i++)
-    if (w[i] == 'c' && memcmp(w + i, "comment", 7) == 0 &&
-        !(i + 9 <= len && w[i + 7] == 'a' && w[i + 8] == 'r'))
+    if ((w[i] | 0x20) == 'c' && wn_single_word_is(w + i, "comment", 7) &&
+        !(i + 9 <= len && wn_single_word_is(w + i + 7, "ar", 2)))
       return 1;
   for (size_t i = 0; i + 6 <= len; i++)
-    if (w[i] == 'd' && memcmp(w + i, "disqus", 6) == 0)
+    if ((w[i] | 0x20) == 'd' && wn_single_word_is(w + i, "disqus", 6))
       return 1;
-  return (len == 7 && memcmp(w, "respond", 7) == 0) ||
-         (len == 7 && memcmp(w, "replies", 7) == 0);
+  return len == 7 && (wn_single_word_is(w, "respond", 7) || wn_single_word_is(w, "replies", 7));
 }
 
-/* id or class holds a comment word; words are runs of letters, lower-cased
- * ("comment-list", "commentList", "fb_comments", "userComments" all hold
- * one). Bounded: names past 128 bytes are cut. */
+/* id or class holds a comment word; words are runs of letters, compared
+ * without case ("comment-list", "commentList", "fb_comments",
+ * "userComments" all hold one). Bounded: names past 128 bytes are cut. */
 static int wn_single_names_masked(const char *s, int container) {
   if (!s)
     return 0;
-  char w[128];
-  size_t len = 0;
-  for (size_t i = 0; i < sizeof w; i++) {
-    char c = s[i];
-    int letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    if (letter) {
-      w[len++] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-      continue;
-    }
-    if (len && wn_single_word_masked(w, len, container))
-      return 1;
-    len = 0;
-    if (c == '\0')
+  size_t i = 0;
+  for (;;) {
+    while (i < 128 && s[i] && !(((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z')))
+      i++;
+    if (i >= 128 || !s[i])
       return 0;
+    size_t b = i;
+    while (i < 128 && ((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z'))
+      i++;
+    if (wn_single_word_masked(s + b, i - b, container))
+      return 1;
   }
-  return len && wn_single_word_masked(w, len, container); /* the word the cut ends */
 }
 
 /*
@@ -523,10 +528,11 @@ static uint32_t wn_single_hint(const wn_dom_page *page) {
                           : WN_DOM_NONE;
 }
 
-wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res) {
+/* hint: wn_single_hint's answer (found once per page: it reads two
+ * attributes of every element). */
+static wn_err wn_single_html5_at(const wn_dom_page *page, uint32_t hint, wn_detect_result *res) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  uint32_t hint = wn_single_hint(page);
   if (hint == WN_DOM_NONE)
     return WN_OK;
   uint64_t in = 0, all = 0;
@@ -542,6 +548,10 @@ wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res) {
     if (i < hint || i >= nodes[hint].end)
       res->keep[i] = 0;
   return WN_OK;
+}
+
+wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res) {
+  return wn_single_html5_at(page, wn_single_hint(page), res);
 }
 
 /* The steps that raised the word F1 on crawl-to-the-future for the
@@ -576,10 +586,9 @@ uint32_t wn_single_default_steps(wn_single_method method) {
  * 0.9552, five pages of 2015 from 0.26-0.54 to 0.94-0.99, none lower;
  * fold B unchanged), CleanPortalEval unchanged. */
 static wn_err wn_single_rehint(const wn_dom_page *page, wn_single_method method, uint32_t steps,
-                               uint8_t **mask, wn_detect_result *res) {
+                               uint32_t hint, uint8_t **mask, wn_detect_result *res) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  uint32_t hint = wn_single_hint(page);
   if (hint == WN_DOM_NONE)
     return WN_OK;
   uint64_t in = 0, all = 0;
@@ -645,12 +654,13 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
   }
   err = method == WN_SINGLE_CNR ? wn_cnr_select(page, steps, mask, res)
                                 : wn_danag_select(page, steps, mask, res);
+  const uint32_t hint = (steps & WN_SINGLE_STEP_HTML5) ? wn_single_hint(page) : WN_DOM_NONE;
   if (!err && (steps & WN_SINGLE_STEP_HTML5))
-    err = wn_single_rehint(page, method, steps, &mask, res);
+    err = wn_single_rehint(page, method, steps, hint, &mask, res);
   if (!err && (steps & WN_SINGLE_STEP_LINKS))
     err = wn_single_drop_links(page, res);
   if (!err && (steps & WN_SINGLE_STEP_HTML5))
-    err = wn_single_html5(page, res);
+    err = wn_single_html5_at(page, hint, res);
   if (!err && (steps & WN_SINGLE_STEP_BOXES))
     err = wn_single_drop_boxes(page, res);
   if (!err && (steps & WN_SINGLE_STEP_TITLE))
