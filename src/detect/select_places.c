@@ -86,6 +86,14 @@ static uint32_t wn_places_find(const uint32_t *tmap, uint32_t count, uint32_t tn
   return WN_DOM_NONE;
 }
 
+/* t (a template node or WN_DOM_NONE) is one of the place's asides. */
+static int wn_places_is_aside(const wn_template_places *pl, uint32_t t) {
+  for (uint32_t k = 0; t != WN_DOM_NONE && k < pl->n_aside; k++)
+    if (pl->aside[k] == t)
+      return 1;
+  return 0;
+}
+
 /* The kept text that lies in the place's asides: what the samples agree
  * is not content. (Not the skipped places inside it: text kept there by
  * a page whose content lies outside the place says the page's layout
@@ -97,10 +105,7 @@ static uint64_t wn_places_aside_text(const wn_dom_page *page, const uint32_t *tm
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   uint64_t known = 0;
   for (uint32_t i = 0; i < count; i++) {
-    int aside = 0;
-    for (uint32_t k = 0; tmap[i] != WN_DOM_NONE && k < pl->n_aside && !aside; k++)
-      aside = pl->aside[k] == tmap[i];
-    if (!aside)
+    if (!wn_places_is_aside(pl, tmap[i]))
       continue;
     for (uint32_t j = i; j < nodes[i].end; j++)
       known += keep[j] ? nodes[j].own_text_len : 0;
@@ -142,6 +147,18 @@ static void wn_places_mark_selected(const wn_dom_node *nodes, uint32_t count,
       mark[i] = 1;
 }
 
+/* Every kept text into mark, and its element with it when that is a
+ * candidate, so that the text is rendered. */
+static void wn_places_mark_kept(const wn_dom_node *nodes, uint32_t count, const uint8_t *cand,
+                                const uint8_t *keep, uint8_t *mark) {
+  for (uint32_t i = 0; i < count; i++)
+    if (keep[i]) {
+      mark[i] = 1;
+      if (nodes[i].parent != WN_DOM_NONE && cand[nodes[i].parent])
+        mark[nodes[i].parent] = 1;
+    }
+}
+
 /* res->selected becomes the grouped roots of mark (Algorithms 2 and 5);
  * set (count + 1 entries) is taken over. */
 static void wn_places_reselect(const wn_dom_page *page, const uint8_t *mark, uint32_t *set,
@@ -171,15 +188,10 @@ static wn_err wn_places_single(const wn_dom_page *page, const wn_detect_labels *
     return err;
   }
   const uint8_t *dk = wn_detect_keep_flags(d);
-  memset(mark, 0, count);
-  for (uint32_t i = 0; i < count; i++) {
+  for (uint32_t i = 0; i < count; i++)
     res->keep[i] = dk[i] && l->cand[i];
-    if (res->keep[i]) {
-      mark[i] = 1;
-      if (nodes[i].parent != WN_DOM_NONE && l->cand[nodes[i].parent])
-        mark[nodes[i].parent] = 1;
-    }
-  }
+  memset(mark, 0, count);
+  wn_places_mark_kept(nodes, count, l->cand, res->keep, mark);
   wn_detect_result_free(d);
   wn_places_reselect(page, mark, set, res);
   return WN_OK;
@@ -321,17 +333,10 @@ static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
     if ((err = wn_single_add_title_place(page, l->cand, res)))
       goto out;
     wn_places_mark_selected(nodes, count, res, mark);
-    for (uint32_t i = 0; i < count; i++) {
+    for (uint32_t i = 0; i < count; i++)
       if (nodes[i].tag == WN_TAG_TEXT && res->keep[i] && !l->cand[i])
         res->keep[i] = 0;
-      if (res->keep[i])
-        mark[i] = 1;
-    }
-    /* A kept text's element comes with it, so that it is rendered. */
-    for (uint32_t i = 0; i < count; i++)
-      if (res->keep[i] && nodes[i].parent != WN_DOM_NONE && !mark[nodes[i].parent] &&
-          l->cand[nodes[i].parent])
-        mark[nodes[i].parent] = 1;
+    wn_places_mark_kept(nodes, count, l->cand, res->keep, mark);
     wn_places_reselect(page, mark, set, res);
     set = NULL;
     goto out;
@@ -429,16 +434,11 @@ static wn_err wn_places_continue(const wn_dom_page *page, const wn_template *tpl
   /* Never into what the samples agree is not content beside the place:
    * the asides (add[] = 2 there). */
   const wn_template_places *pl = wn_template_get_places(tpl);
-  for (uint32_t i = 0; l->tmap && i < count; i++) {
-    uint32_t t = l->tmap[i];
-    int known = 0;
-    for (uint32_t k = 0; t != WN_DOM_NONE && k < pl->n_aside && !known; k++)
-      known = pl->aside[k] == t;
-    if (known) {
+  for (uint32_t i = 0; l->tmap && i < count; i++)
+    if (wn_places_is_aside(pl, l->tmap[i])) {
       memset(add + i, 2, nodes[i].end - i);
       i = nodes[i].end - 1;
     }
-  }
   uint32_t added = 0;
   uint32_t start = WN_DOM_NONE;
   int touches = 0;
@@ -473,15 +473,10 @@ static wn_err wn_places_continue(const wn_dom_page *page, const wn_template *tpl
     goto out;
   }
   wn_places_mark_selected(nodes, count, res, mark);
-  for (uint32_t i = 0; i < count; i++) {
-    if (add[i] != 1)
-      continue;
-    res->keep[i] = 1;
-    mark[i] = 1;
-    /* its element comes with it, so that it is rendered */
-    if (nodes[i].parent != WN_DOM_NONE && l->cand[nodes[i].parent])
-      mark[nodes[i].parent] = 1;
-  }
+  for (uint32_t i = 0; i < count; i++)
+    if (add[i] == 1)
+      res->keep[i] = 1;
+  wn_places_mark_kept(nodes, count, l->cand, res->keep, mark);
   wn_places_reselect(page, mark, set, res);
   set = NULL;
 out:

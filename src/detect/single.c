@@ -528,6 +528,20 @@ static uint32_t wn_single_hint(const wn_dom_page *page) {
                           : WN_DOM_NONE;
 }
 
+/* The text res keeps (*all) and how much of it lies inside node hint
+ * (*in). */
+static void wn_single_kept_in(const wn_dom_node *nodes, uint32_t count,
+                              const wn_detect_result *res, uint32_t hint, uint64_t *in,
+                              uint64_t *all) {
+  *in = *all = 0;
+  for (uint32_t i = 0; i < count; i++)
+    if (res->keep[i]) {
+      *all += nodes[i].own_text_len;
+      if (i >= hint && i < nodes[hint].end)
+        *in += nodes[i].own_text_len;
+    }
+}
+
 /* hint: wn_single_hint's answer (found once per page: it reads two
  * attributes of every element). */
 static wn_err wn_single_html5_at(const wn_dom_page *page, uint32_t hint, wn_detect_result *res) {
@@ -536,12 +550,7 @@ static wn_err wn_single_html5_at(const wn_dom_page *page, uint32_t hint, wn_dete
   if (hint == WN_DOM_NONE)
     return WN_OK;
   uint64_t in = 0, all = 0;
-  for (uint32_t i = 0; i < count; i++)
-    if (res->keep[i]) {
-      all += nodes[i].own_text_len;
-      if (i >= hint && i < nodes[hint].end)
-        in += nodes[i].own_text_len;
-    }
+  wn_single_kept_in(nodes, count, res, hint, &in, &all);
   if (2 * in <= all)
     return WN_OK;
   for (uint32_t i = 0; i < count; i++)
@@ -592,12 +601,7 @@ static wn_err wn_single_rehint(const wn_dom_page *page, wn_single_method method,
   if (hint == WN_DOM_NONE)
     return WN_OK;
   uint64_t in = 0, all = 0;
-  for (uint32_t i = 0; i < count; i++)
-    if (res->keep[i]) {
-      all += nodes[i].own_text_len;
-      if (i >= hint && i < nodes[hint].end)
-        in += nodes[i].own_text_len;
-    }
+  wn_single_kept_in(nodes, count, res, hint, &in, &all);
   uint64_t prose = 0;
   for (uint32_t i = hint; i < nodes[hint].end; i++)
     if (nodes[i].tag == WN_TAG_TEXT && !(nodes[i].flags & WN_DOM_IN_LINK) &&
