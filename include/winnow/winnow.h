@@ -182,11 +182,14 @@ WN_API void wn_cleanup(void);
 #define WN_SITE_MAX 255u /* bytes of a site name */
 
 /* The site of an http(s) URL into site[site_size] (site_size >= WN_SITE_MAX
- * + 1). WN_EINVAL with a message for anything else ("ftp URLs are not
- * supported", "not a URL: ..."). */
+ * + 1). A space or control in the path, query or fragment does not hide
+ * the host (the URL is read as browsers read it); an internationalised
+ * host is named in punycode ("xn--bcher-kva.example"). WN_EINVAL with a
+ * message for anything else ("ftp URLs are not supported", "not a URL:
+ * ...", "url: host ... has no ASCII form ..."). */
 WN_API wn_err wn_site_from_url(const char *url, char *site, size_t site_size, wn_diag *diag);
 /* WN_OK if site is a site name as wn_site_from_url writes them: 1 to
- * WN_SITE_MAX bytes, a host of [a-z0-9.-] (IDN hosts in punycode) or a
+ * WN_SITE_MAX bytes, a host of [a-z0-9._-] (IDN hosts in punycode) or a
  * bracketed IPv6 address, then optionally ":port". WN_EINVAL otherwise. */
 WN_API wn_err wn_site_check(const char *site, wn_diag *diag);
 
@@ -260,6 +263,7 @@ WN_API int wn_single_method_parse(const char *name, wn_single_method *out);
 #define WN_SINGLE_STEP_SCORE 0x10u /* CNR: top-rated nodes by paragraph text */
 #define WN_SINGLE_STEP_BOXES 0x20u /* drop boxes named like comments/nav/footer */
 #define WN_SINGLE_STEP_CONTAINER 0x40u /* DANAg: the story's container, past the gap */
+#define WN_SINGLE_STEP_RETRY 0x80u /* choose again, name masks relaxed, when little prose is kept */
 #define WN_SINGLE_STEPS_DEFAULT 0u /* the method's measured default set */
 /* An explicit set: WN_SINGLE_STEPS_SET | steps (WN_SINGLE_STEPS_SET alone
  * is the paper's method as stated). */
@@ -561,13 +565,21 @@ typedef struct wn_page_result wn_page_result;
 /* Detects the main content of one page: the site's template (from the
  * cache, else the store), match and select; with no template, or when the
  * page fits its template badly, the single-page method. A page with
- * neither site nor url goes to the single-page method. Errors concern
- * this page only (not HTML, past a cap, a damaged template); the detector
+ * neither site nor url goes to the single-page method, and so does a page
+ * whose url names no site (not http(s), a host no site name can spell):
+ * that is no error, wn_page_result_site_error() says why. A site given
+ * that is not a site name is an error (WN_EINVAL). Errors concern this
+ * page only (not HTML, past a cap, a damaged template); the detector
  * stays usable. */
 WN_API wn_err wn_detector_detect(wn_detector *detector, const wn_page_input *page, unsigned want,
                           wn_page_result **out, wn_diag *diag);
 
 WN_API const char *wn_page_result_site(const wn_page_result *r);   /* NULL: none */
+/* Why the page's url named no site, as wn_site_from_url says it (valid
+ * UTF-8: bytes that are not are written '?'); NULL when the site was
+ * given or named, or neither site nor url was. Valid until the result is
+ * freed. */
+WN_API const char *wn_page_result_site_error(const wn_page_result *r);
 /* "template", "template-paper", "template-region", "danag" or "cnr". */
 WN_API const char *wn_page_result_method(const wn_page_result *r);
 WN_API double wn_page_result_confidence(const wn_page_result *r);
@@ -587,8 +599,12 @@ WN_API const char *wn_page_result_html(const wn_page_result *r, size_t *len);
  * *out filled, else 0. */
 WN_API int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, int *drifting);
 
-/* The result as one JSON object, in this order: "site", "method",
- * "confidence", "fallback", "drift" (when counts are known), "charset",
+/* The result as one JSON object, in this order: "site", "site_error"
+ * (only when the page's url named no site: the message of
+ * wn_page_result_site_error), "method",
+ * "confidence", "fallback", "retried" (only when the single-page method
+ * chose again: "masks relaxed", "json-ld articleBody" or "paragraphs"),
+ * "drift" (when counts are known), "charset",
  * "charset_source", then "nodes", "text", "html", "markdown" and
  * "metadata" (an object of the wn_page_metadata fields, null where
  * absent) as asked. id_json

@@ -27,10 +27,14 @@ void wn_cli_usage_detect(FILE *out) {
           "\n"
           "  --store DIR           the template store written by winnow learn\n"
           "  --site SITE           the page's site, as given to winnow learn\n"
-          "  --url URL             the page's URL; the site is its host\n"
+          "  --url URL             the page's URL; the site is its host (a URL that\n"
+          "                        names no site: a warning, and the single-page\n"
+          "                        method; \"site_error\" in JSON says why)\n"
           "  --format FORMAT       text (default): the content, one line per block;\n"
           "                        html: the content's elements as HTML;\n"
-          "                        json: {\"site\", \"method\", \"confidence\", \"fallback\",\n"
+          "                        json: {\"site\", \"site_error\" (when the URL names no\n"
+          "                        site), \"method\", \"confidence\", \"fallback\",\n"
+          "                        \"retried\" (when the single-page method chose again),\n"
           "                        \"drift\", \"charset\", \"charset_source\", \"nodes\", \"text\"\n"
           "                        (and \"metadata\" with --metadata)};\n"
           "                        markdown: the content as Markdown, the page's metadata\n"
@@ -53,12 +57,19 @@ void wn_cli_usage_detect(FILE *out) {
           "  --drift-share X       a site drifts when at least this share of its recent\n"
           "                        pages fall below --min-confidence (default %.2f)\n"
           "  --no-count            do not count detections (opens the store read-only)\n"
-          "  --map-size MIB        the store's largest size in MiB (default 1024)\n"
+          "  --map-size MIB        the store's largest size in MiB (default 1024)\n",
+          WN_DETECT_DEFAULT_MIN_CONFIDENCE, 0.25);
+  /* Several calls: C11 promises string literals of 4095 bytes only. */
+  fprintf(out,
           "  --jsonl               read a stream (FILE, default stdin) of JSON objects, one\n"
           "                        per line: {\"id\": any, \"site\" or \"url\", \"html\" (the\n"
           "                        page) or \"path\" (a file)}; \"site\" wins over \"url\"\n"
           "                        when both are given; a line with neither is served\n"
-          "                        by the single-page method; \"charset\" or an HTTP\n"
+          "                        by the single-page method, and so is one whose\n"
+          "                        \"url\" names no site (not http(s); a host no site\n"
+          "                        name spells), with \"site_error\" saying why (a\n"
+          "                        space in the path hides nothing; an IDN host's\n"
+          "                        site is its punycode form); \"charset\" or an HTTP\n"
           "                        \"content_type\" names the charset of a \"path\" file\n"
           "                        (an \"html\" string is Unicode: read as UTF-8).\n"
           "                        Writes one line per input line,\n"
@@ -68,9 +79,7 @@ void wn_cli_usage_detect(FILE *out) {
           "                        or {\"id\", \"error\"} for a line that cannot be handled.\n"
           "                        Templates are cached per site (re-read after a\n"
           "                        minute); counts are written every 1000 pages or 5\n"
-          "                        seconds and at the end.\n",
-          WN_DETECT_DEFAULT_MIN_CONFIDENCE, 0.25);
-  /* Two calls: C11 promises string literals of 4095 bytes only. */
+          "                        seconds and at the end.\n");
   fprintf(out,
           "  --threads N           pages detected at once, for --jsonl and many files\n"
           "                        (default: the online cores, %u here; 1: one page at\n"
@@ -413,12 +422,20 @@ int wn_cli_detect(int argc, char **argv) {
                                              "--input-list - reads paths from stdin");
     if (all && !many)
       return wn_cli_usage_error("detect ", "--all is for directories");
-    /* A bad site or URL is bad input (exit 1), found before any work. */
+    /* A bad site name is bad input (exit 1), found before any work. A URL
+     * that names no site still has its pages read, as in a --jsonl line
+     * (without a site: the single-page method); said once here, and in
+     * the JSON output's "site_error". */
     char url_site[WN_SITE_MAX + 1];
     wn_err err = site ? wn_site_check(site, &diag)
                       : url ? wn_site_from_url(url, url_site, sizeof url_site, &diag) : WN_OK;
-    if (err)
+    if (err && (site || err == WN_ENOMEM))
       return wn_cli_fail(err, &diag);
+    if (err) {
+      wn_cli_error("warning: --url names no site: %s; the single-page method reads %s",
+                   wn_diag_message(&diag, err), many ? "the pages" : "the page");
+      wn_diag_clear(&diag);
+    }
     /* One page: its counts are written at once, so the JSON shows them. */
     if (!many)
       dopts.flush_pages = 1;

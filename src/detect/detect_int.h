@@ -36,11 +36,25 @@ struct wn_detect_result {
   double confidence;    /* template fit; see wn_detect_confidence */
   const char *method;   /* static string */
   wn_detect_fallback fallback; /* set by wn_detect_page */
+  const char *retried;  /* static string: why a single-page method chose
+                           again ("masks relaxed"), or NULL */
+  char *body_text;      /* malloc'd: content the page carries outside its
+                           tree (JSON-LD articleBody), rendered when set */
 };
 
 /* A zeroed result for a page of count nodes with tmpl and keep allocated
  * (all 0); NULL when out of memory (result.c). */
 wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method);
+
+/* The page's own statement of its article's text: the longest
+ * schema.org articleBody of its JSON-LD scripts, malloc'd and
+ * NUL-terminated (*len its length), or NULL when it has none (meta.c). */
+char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len);
+
+/* Writes text held outside the page's tree (a result's body_text) as
+ * lines of text or as <p> elements (render.c). */
+enum { WN_BODY_TEXT, WN_BODY_HTML };
+wn_err wn_detect_body_lines(const char *text, int mode, wn_buf *out);
 
 /* The link-box rule (steps.c), shared by the cue selector and the
  * single-page methods: the largest share of its text that may be link text

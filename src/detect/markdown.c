@@ -890,6 +890,29 @@ static wn_err wn_md_walk(wn_md *md, uint32_t root) {
   return err;
 }
 
+/* Content from outside the tree (JSON-LD articleBody): its lines as
+ * paragraphs, escaped as text is. */
+static wn_err wn_md_body(const char *text, wn_buf *out) {
+  wn_buf lines;
+  wn_buf_init(&lines, WN_DOM_DEFAULT_MAX_BYTES);
+  wn_err err = wn_detect_body_lines(text, WN_BODY_TEXT, &lines);
+  wn_md md = {0};
+  md.out = out;
+  for (size_t k = 0; !err && k < lines.len;) {
+    const char *nl = memchr(lines.data + k, '\n', lines.len - k);
+    size_t n = nl ? (size_t)(nl - (lines.data + k)) : lines.len - k;
+    if (k > 0)
+      err = wn_buf_append_char(out, '\n');
+    if (!err)
+      err = wn_md_escape(&md, lines.data + k, n, 1);
+    if (!err)
+      err = wn_buf_append_char(out, '\n');
+    k += n + 1;
+  }
+  wn_buf_free(&lines);
+  return err;
+}
+
 wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result *result,
                                  const wn_render_options *opts, wn_buf *out, wn_diag *diag) {
   uint32_t count = 0;
@@ -899,6 +922,8 @@ wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result
   wn_render_options dflt = {.base_url = NULL, .links = 1, .images = 1, .tables = 1};
   if (!opts)
     opts = &dflt;
+  if (result->n_selected == 0 && result->body_text)
+    return wn_md_body(result->body_text, out);
   if (result->n_selected == 0 || (count <= 2 && nodes[0].text_len == 0))
     return WN_OK;
   wn_err err = WN_ENOMEM;

@@ -70,6 +70,42 @@ static wn_err wn_text_pre(wn_text_out *t, const char *raw) {
  * lay between, so "<b>un</b>believable", "H<sub>2</sub>O" and
  * "<a>manual</a>." stay words. Text inside pre keeps its lines.
  */
+/* Content from outside the tree (JSON-LD articleBody): one line or
+ * paragraph per line of the text, white space collapsed, empty lines
+ * left out; as HTML, each line a <p> with &, < and > escaped. */
+wn_err wn_detect_body_lines(const char *text, int mode, wn_buf *out) {
+  wn_err err = WN_OK;
+  const char *p = text;
+  while (*p && !err) {
+    const char *e = strchr(p, '\n');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    int started = 0, space = 0;
+    for (size_t k = 0; k < n && !err; k++) {
+      char c = p[k];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        space = started;
+        continue;
+      }
+      if (!started && mode == WN_BODY_HTML)
+        err = wn_buf_append_str(out, "<p>");
+      if (!err && space)
+        err = wn_buf_append_char(out, ' ');
+      space = 0;
+      started = 1;
+      if (err)
+        break;
+      if (mode == WN_BODY_HTML && (c == '&' || c == '<' || c == '>'))
+        err = wn_buf_append_str(out, c == '&' ? "&amp;" : c == '<' ? "&lt;" : "&gt;");
+      else
+        err = wn_buf_append_char(out, c);
+    }
+    if (!err && started)
+      err = wn_buf_append_str(out, mode == WN_BODY_HTML ? "</p>\n" : "\n");
+    p = e ? e + 1 : p + n;
+  }
+  return err;
+}
+
 wn_err wn_detect_render_text(const wn_dom_page *page, const wn_detect_result *result,
                              wn_buf *out) {
   uint32_t count = 0;
@@ -125,6 +161,8 @@ wn_err wn_detect_render_text(const wn_dom_page *page, const wn_detect_result *re
   }
   if (line_open)
     err = wn_text_newline(&t);
+  if (!err && result->body_text)
+    err = wn_detect_body_lines(result->body_text, WN_BODY_TEXT, out);
   return err;
 }
 
@@ -138,6 +176,8 @@ wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *re
    * <html><body> dom.c makes up, with no libxml2 node behind it, and an
    * empty input has no libxml2 doc at all): the HTML is empty, as the
    * text is. Only a selection that needs serialising needs the doc. */
+  if (result->n_selected == 0 && result->body_text)
+    return wn_detect_body_lines(result->body_text, WN_BODY_HTML, out);
   if (result->n_selected == 0 || (count <= 2 && nodes[0].text_len == 0))
     return WN_OK;
   xmlDocPtr doc = wn_dom_xml_doc(page);

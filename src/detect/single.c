@@ -301,12 +301,11 @@ wn_err wn_single_add_title_place(const wn_dom_page *page, const uint8_t *cand,
  * buttons, related stories, sponsored boxes, breadcrumbs (the
  * "unlikely candidates" of Readability and of boilerplate work since),
  * and photo galleries embedded in a story (their captions are no part of
- * its text; issue 10: CNN's "el__gallery", 0.76 -> 0.98 on one page). A
- * block inside the content whose id or class holds one of these words, or
- * whose ARIA landmark role says it is navigation, complementary, the page
- * footer (contentinfo) or header (banner), is left out; as for link
- * boxes, never a block holding half the content (a gallery page keeps
- * its gallery).
+ * its text). A block inside the content whose id or class holds one of
+ * these words, or whose ARIA landmark role says it is navigation,
+ * complementary, the page footer (contentinfo) or header (banner), is
+ * left out; as for link boxes, never a block holding half the content (a
+ * gallery page keeps its gallery).
  */
 static const char *const wn_single_box_words[] = {
     "comment", "footer", "sidebar", "breadcrumb", "share", "social",
@@ -332,7 +331,8 @@ static int wn_single_has_word(const char *s) {
 }
 
 /* ARIA's landmark roles for what is not the article: the ones <nav>,
- * <aside>, <footer> and the page <header> carry implicitly. */
+ * <aside>, <footer> and the page <header> carry implicitly. A standard's
+ * markup, as those elements are, not a naming habit. */
 static int wn_single_role_not_content(const char *role) {
   if (!role)
     return 0;
@@ -391,13 +391,15 @@ static int wn_single_word_is(const char *w, const char *lit, size_t n) {
   return 1;
 }
 
-static int wn_single_word_masked(const char *w, size_t len, int container) {
+static int wn_single_word_masked(const char *w, size_t len, int container, int threads) {
   /* A page footer: a word that ends in "foot" or "footer" (foot,
    * blq-foot, pagefooter, site-footer), not "footnote"; and a container,
    * not the closing paragraph of a story ("zn-body__footer"). */
   if (container && ((len >= 4 && wn_single_word_is(w + len - 4, "foot", 4)) ||
                     (len >= 6 && wn_single_word_is(w + len - 6, "footer", 6))))
     return 1;
+  if (!threads)
+    return 0;
   /* (compared in place, first letter first: this runs on every id and
    * class of every page; copying each name lower-cased and calling memcmp
    * at every offset cost 3% of detection) */
@@ -414,7 +416,7 @@ static int wn_single_word_masked(const char *w, size_t len, int container) {
 /* id or class holds a comment word; words are runs of letters, compared
  * without case ("comment-list", "commentList", "fb_comments",
  * "userComments" all hold one). Bounded: names past 128 bytes are cut. */
-static int wn_single_names_masked(const char *s, int container) {
+static int wn_single_names_masked(const char *s, int container, int threads) {
   if (!s)
     return 0;
   size_t i = 0;
@@ -426,50 +428,12 @@ static int wn_single_names_masked(const char *s, int container) {
     size_t b = i;
     while (i < 128 && ((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z'))
       i++;
-    if (wn_single_word_masked(s + b, i - b, container))
+    if (wn_single_word_masked(s + b, i - b, container, threads))
       return 1;
   }
 }
 
-/*
- * Hidden text. A class that the web's common style sheets define as
- * display:none or as visually hidden (screen-reader text) marks text a
- * reader of the page does not see: skip links, "Continue reading the main
- * story" jumps, labels for icons (issue 10: BBC, Yahoo). The class is a
- * whole token: Bootstrap's and HTML5 Boilerplate's "hidden", "hide",
- * "invisible", "sr-only", "visually-hidden" and "visuallyhidden",
- * WordPress's "screen-reader-text", Drupal's "element-invisible", and any
- * token ending in "-hidden" ("is-hidden", "u-hidden"), but not
- * Bootstrap's "hidden-xs", which hides on small screens only.
- */
-static int wn_single_class_hidden(const char *cls) {
-  static const char *const tokens[] = {
-      "hidden", "hide", "invisible", "sr-only", "visually-hidden", "visuallyhidden",
-      "screen-reader-text", "element-invisible",
-  };
-  if (!cls)
-    return 0;
-  const char *p = cls;
-  for (uint32_t n = 0; *p && n < 64; n++) { /* at most 64 tokens looked at */
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f')
-      p++;
-    size_t len = 0;
-    while (p[len] && p[len] != ' ' && p[len] != '\t' && p[len] != '\n' && p[len] != '\r' &&
-           p[len] != '\f')
-      len++;
-    if (len == 0)
-      break;
-    for (size_t k = 0; k < sizeof tokens / sizeof *tokens; k++)
-      if (p[0] == tokens[k][0] && strlen(tokens[k]) == len && memcmp(p, tokens[k], len) == 0)
-        return 1;
-    if (len > 7 && memcmp(p + len - 7, "-hidden", 7) == 0)
-      return 1;
-    p += len;
-  }
-  return 0;
-}
-
-uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask) {
+static uint32_t wn_single_mask_names(const wn_dom_page *page, uint8_t *mask, int all) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   memset(mask, 0, count);
@@ -484,8 +448,8 @@ uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask) {
                     !(n->tag >= WN_TAG_H1 && n->tag <= WN_TAG_H6);
     if (n->tag != WN_TAG_TEXT && n->tag != WN_TAG_HTML && n->tag != WN_TAG_BODY &&
         n->tag != WN_TAG_MAIN && !(h1 != WN_DOM_NONE && i <= h1 && h1 < n->end) &&
-        (wn_single_names_masked(n->id, container) || wn_single_names_masked(n->cls, container) ||
-         wn_single_class_hidden(n->cls))) {
+        (wn_single_names_masked(n->id, container, all) ||
+         wn_single_names_masked(n->cls, container, all))) {
       memset(mask + i, 1, n->end - i);
       threads++;
       i = n->end;
@@ -494,6 +458,10 @@ uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask) {
     i++;
   }
   return threads;
+}
+
+uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask) {
+  return wn_single_mask_names(page, mask, 1);
 }
 
 /*
@@ -575,10 +543,10 @@ uint32_t wn_single_default_steps(wn_single_method method) {
   switch (method) {
   case WN_SINGLE_CNR:
     return WN_SINGLE_STEP_LINKS | WN_SINGLE_STEP_BOXES | WN_SINGLE_STEP_TITLE |
-           WN_SINGLE_STEP_HTML5;
+           WN_SINGLE_STEP_HTML5 | WN_SINGLE_STEP_RETRY;
   case WN_SINGLE_DANAG:
     return WN_SINGLE_STEP_LINKS | WN_SINGLE_STEP_BOXES | WN_SINGLE_STEP_TITLE |
-           WN_SINGLE_STEP_HTML5 | WN_SINGLE_STEP_CONTAINER;
+           WN_SINGLE_STEP_HTML5 | WN_SINGLE_STEP_CONTAINER | WN_SINGLE_STEP_RETRY;
   }
   return 0;
 }
@@ -627,11 +595,171 @@ wn_err wn_detect_single_steps(const wn_dom_page *page, wn_single_method method, 
   return wn_detect_single_masked(page, method, steps, NULL, 0, out, diag);
 }
 
+/* The method and its steps on one page, into res->keep (not yet
+ * finished): mask (may be NULL, may grow with the hints) marks what the
+ * method neither chooses nor keeps. */
+static wn_err wn_single_run(const wn_dom_page *page, wn_single_method method, uint32_t steps,
+                            uint8_t **mask, wn_detect_result *res) {
+  wn_err err = method == WN_SINGLE_CNR ? wn_cnr_select(page, steps, *mask, res)
+                                       : wn_danag_select(page, steps, *mask, res);
+  const uint32_t hint = (steps & WN_SINGLE_STEP_HTML5) ? wn_single_hint(page) : WN_DOM_NONE;
+  if (!err && (steps & WN_SINGLE_STEP_HTML5))
+    err = wn_single_rehint(page, method, steps, hint, mask, res);
+  if (!err && (steps & WN_SINGLE_STEP_LINKS))
+    err = wn_single_drop_links(page, res);
+  if (!err && (steps & WN_SINGLE_STEP_HTML5))
+    err = wn_single_html5_at(page, hint, res);
+  if (!err && (steps & WN_SINGLE_STEP_BOXES))
+    err = wn_single_drop_boxes(page, res);
+  if (!err && (steps & WN_SINGLE_STEP_TITLE))
+    err = wn_single_add_title_clean(page, res);
+  return err;
+}
+
+/*
+ * Never empty where the page has text (WN_SINGLE_STEP_RETRY). The name
+ * masks and the semantic hints are web-wide conventions, and on some
+ * pages they are wrong: a class or id that holds "comment" on the
+ * article's own wrapper, a page whose <article> is a teaser. Nothing else
+ * would notice that the page's running text is gone. Readability.js
+ * retries with its cleaning switched off when its result is short; so
+ * does this: when the method keeps less than a quarter of the page's
+ * prose (below), it chooses again with the comment masks, the named boxes
+ * and the hints off (page footers stay masked: a footer is never the
+ * article, and an index page with no article must not get its legal
+ * notice). The second choice is taken when it keeps more prose and
+ * agrees with the first: at least half of the prose the first kept is
+ * in it, so a retry that wanders off into the comment thread the first
+ * had rightly masked is not taken.
+ */
+#define WN_SINGLE_RETRY_SHARE 4u /* kept * 4 < prose: less than a quarter */
+
+/* Prose: the text of paragraphs (<p>) that is not link text, in bytes,
+ * of the whole page (*page_prose) and of what keep keeps (*kept_prose).
+ * A paragraph is the one markup every language and every site uses for
+ * running text, so its share tells how much of a page's running text a
+ * method kept, with no word list. */
+static void wn_single_prose(const wn_dom_node *nodes, uint32_t count, const uint8_t *keep,
+                            const uint8_t *mask, uint8_t *in_p, uint64_t *page_prose,
+                            uint64_t *kept_prose) {
+  *page_prose = *kept_prose = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t p = nodes[i].parent;
+    in_p[i] = nodes[i].tag == WN_TAG_P || (p != WN_DOM_NONE && in_p[p]);
+    if (nodes[i].tag == WN_TAG_TEXT && in_p[i] && !(nodes[i].flags & WN_DOM_IN_LINK) &&
+        !(mask && mask[i])) {
+      *page_prose += nodes[i].own_text_len;
+      if (keep[i])
+        *kept_prose += nodes[i].own_text_len;
+    }
+  }
+}
+
+/* The retry itself: *res is replaced by the second choice when that is
+ * taken. in_p: scratch of the page's node count. */
+static wn_err wn_single_retry(const wn_dom_page *page, wn_single_method method, uint32_t steps,
+                              const uint8_t *mask, uint8_t *in_p, wn_detect_result **res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint64_t prose = 0, kept = 0;
+  wn_single_prose(nodes, count, (*res)->keep, mask, in_p, &prose, &kept);
+  if (WN_SINGLE_RETRY_SHARE * kept >= prose)
+    return WN_OK;
+  wn_detect_result *again = wn_detect_result_alloc(count, (*res)->method);
+  uint8_t *foot = malloc(count);
+  wn_err err = WN_ENOMEM;
+  if (!again || !foot)
+    goto out;
+  if (wn_single_mask_names(page, foot, 0) == 0) {
+    free(foot);
+    foot = NULL;
+  }
+  err = wn_single_run(page, method, steps & ~(WN_SINGLE_STEP_BOXES | WN_SINGLE_STEP_HTML5), &foot,
+                      again);
+  if (err)
+    goto out;
+  uint64_t kept2 = 0, both = 0;
+  wn_single_prose(nodes, count, again->keep, NULL, in_p, &prose, &kept2);
+  for (uint32_t i = 0; i < count; i++)
+    if (nodes[i].tag == WN_TAG_TEXT && in_p[i] && !(nodes[i].flags & WN_DOM_IN_LINK) &&
+        (*res)->keep[i] && again->keep[i])
+      both += nodes[i].own_text_len;
+  if (kept2 > kept && 2 * both >= kept) {
+    wn_detect_result *t = *res;
+    *res = again;
+    again = t;
+    (*res)->retried = "masks relaxed";
+  }
+out:
+  wn_detect_result_free(again);
+  free(foot);
+  return err;
+}
+
+/*
+ * The last resort (part of WN_SINGLE_STEP_RETRY), after the method and
+ * its retry. Two candidates the page offers itself:
+ *  - its JSON-LD articleBody (schema.org), the article's text as the site
+ *    states it for search engines: taken when it is more than twice what
+ *    was kept, so a page whose text a script writes into the page (no
+ *    text in the tree) or a method that kept a teaser gets the article;
+ *  - its paragraphs: when nothing at all was kept and the page has <p>
+ *    text outside links and page footers, that text is the content, as
+ *    trafilatura's baseline takes every <p>. Never empty where the page
+ *    has running text.
+ * res->retried says which. in_p: a scratch array of the page's node
+ * count, or NULL.
+ */
+static wn_err wn_single_last_resort(const wn_dom_page *page, wn_detect_result *res,
+                                    uint8_t *in_p) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  int own_p = 0;
+  if (!in_p) {
+    in_p = malloc(count);
+    if (!in_p)
+      return WN_ENOMEM;
+    own_p = 1;
+  }
+  uint64_t prose = 0, kept = 0, all = 0;
+  wn_single_prose(nodes, count, res->keep, NULL, in_p, &prose, &kept);
+  for (uint32_t i = 0; i < count; i++)
+    if (res->keep[i])
+      all += nodes[i].own_text_len;
+  wn_err err = WN_OK;
+  size_t jlen = 0;
+  char *body = wn_detect_jsonld_body(page, &jlen);
+  if (body && 2 * all < (uint64_t)jlen) {
+    memset(res->keep, 0, count);
+    res->body_text = body;
+    res->retried = "json-ld articleBody";
+    body = NULL;
+  } else if (all == 0 && prose > 0) {
+    uint8_t *foot = malloc(count);
+    if (!foot) {
+      err = WN_ENOMEM;
+      goto out;
+    }
+    wn_single_mask_names(page, foot, 0);
+    for (uint32_t i = 0; i < count; i++)
+      if (nodes[i].tag == WN_TAG_TEXT && in_p[i] && !foot[i] && !(nodes[i].flags & WN_DOM_IN_LINK))
+        res->keep[i] = 1;
+    free(foot);
+    res->retried = "paragraphs";
+  }
+out:
+  free(body);
+  if (own_p)
+    free(in_p);
+  return err;
+}
+
 wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method, uint32_t steps,
                                const uint8_t *known, int mask_known, wn_detect_result **out,
                                wn_diag *diag) {
   wn_err err = WN_OK;
   uint8_t *mask = NULL;
+  uint8_t *in_p = NULL;
   *out = NULL;
   const char *name = wn_single_method_name(method);
   if (!page || !name)
@@ -656,19 +784,13 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
       mask = NULL;
     }
   }
-  err = method == WN_SINGLE_CNR ? wn_cnr_select(page, steps, mask, res)
-                                : wn_danag_select(page, steps, mask, res);
-  const uint32_t hint = (steps & WN_SINGLE_STEP_HTML5) ? wn_single_hint(page) : WN_DOM_NONE;
-  if (!err && (steps & WN_SINGLE_STEP_HTML5))
-    err = wn_single_rehint(page, method, steps, hint, &mask, res);
-  if (!err && (steps & WN_SINGLE_STEP_LINKS))
-    err = wn_single_drop_links(page, res);
-  if (!err && (steps & WN_SINGLE_STEP_HTML5))
-    err = wn_single_html5_at(page, hint, res);
-  if (!err && (steps & WN_SINGLE_STEP_BOXES))
-    err = wn_single_drop_boxes(page, res);
-  if (!err && (steps & WN_SINGLE_STEP_TITLE))
-    err = wn_single_add_title_clean(page, res);
+  err = wn_single_run(page, method, steps, &mask, res);
+  if (!err && (steps & WN_SINGLE_STEP_RETRY) && count > 0) {
+    in_p = malloc(count);
+    err = in_p ? wn_single_retry(page, method, steps, mask, in_p, &res) : WN_ENOMEM;
+    if (!err)
+      err = wn_single_last_resort(page, res, in_p);
+  }
   if (!err)
     err = wn_single_finish(nodes, count, res);
   if (err) {
@@ -680,6 +802,7 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
 out:
   wn_detect_result_free(res);
   free(mask);
+  free(in_p);
   return err;
 }
 

@@ -48,13 +48,19 @@ int wn_url_same_site(const char *a, const char *b, int by_domain);
 /* WN_SITE_MAX (255 bytes) is public (winnow.h). */
 
 /* The site of an http(s) URL into site[site_size] (WN_SITE_MAX + 1 holds
- * any). WN_EINVAL with a message for anything else: "ftp URLs are not
- * supported: only http and https", "not a URL: '...'" for a string that is
- * none; WN_ETOOBIG if site_size is too small. */
+ * any). The URL is read as a browser reads one: spaces and controls around
+ * it dropped, tabs and newlines in it removed, spaces and other controls in
+ * it percent-encoded, so that a space in the path does not hide the host.
+ * An internationalised host is named in punycode. WN_EINVAL with a message
+ * for anything else: "ftp URLs are not supported: only http and https",
+ * "not a URL: '...'" for a string that is none, "url: host '...' has no
+ * ASCII form ..." for an IDN host that cannot be converted; WN_ETOOBIG if
+ * the name is longer than site_size allows; WN_ENOMEM only when memory
+ * runs out. On any error site is "". */
 wn_err wn_url_site(const char *url, char *site, size_t site_size, wn_diag *diag);
 
 /* 1 if site is a site name as wn_url_site writes them: 1 to WN_SITE_MAX
- * bytes, a host of [a-z0-9.-] or a bracketed IPv6 literal, then
+ * bytes, a host of [a-z0-9._-] or a bracketed IPv6 literal, then
  * optionally ':' and a port 1..65535; no upper case, no '/', nothing
  * else. 0 otherwise (and for NULL). */
 int wn_site_name_valid(const char *site);

@@ -10,6 +10,7 @@
 #include "fetch/fetch.h"
 
 #include <arpa/inet.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,6 +197,94 @@ int wn_url_same_site(const char *a, const char *b, int by_domain) {
 
 /* ---- the site a URL belongs to ---------------------------------------------- */
 
+/* A URL as a crawl hands it over, made parseable the way browsers read it
+ * (WHATWG URL Standard, basic URL parser, its first steps): leading and
+ * trailing C0 controls and spaces dropped, ASCII tab and newline removed
+ * wherever they are. The C0 controls, spaces and DEL left are
+ * percent-encoded, as the path, query and fragment percent-encode sets do:
+ * curl 7.88 refuses a raw space ("Bad path"; CURLU_ALLOW_SPACE is 7.78 and
+ * later, and CURLU_URLENCODE still refuses one in the fragment). This only
+ * escapes bytes; curl_url still parses. In the host an escape is no way
+ * round: curl decodes it there and refuses the host ("Bad hostname").
+ * *out is malloc'd (3 bytes per byte at most). */
+static wn_err wn_url_tidy(const char *url, size_t len, char **out, wn_diag *diag) {
+  static const char hex[] = "0123456789ABCDEF";
+  while (len && (unsigned char)url[0] <= 0x20) {
+    url++;
+    len--;
+  }
+  while (len && (unsigned char)url[len - 1] <= 0x20)
+    len--;
+  char *tidy = malloc(3 * len + 1);
+  if (!tidy)
+    return wn_diag_set(diag, WN_ENOMEM, "url: out of memory");
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)url[i];
+    if (c == '\t' || c == '\n' || c == '\r')
+      continue;
+    if (c <= 0x20 || c == 0x7f) {
+      tidy[n++] = '%';
+      tidy[n++] = hex[c >> 4];
+      tidy[n++] = hex[c & 0xf];
+    } else {
+      tidy[n++] = (char)c;
+    }
+  }
+  tidy[n] = '\0';
+  *out = tidy;
+  return WN_OK;
+}
+
+static int is_ascii(const char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s >= 0x80)
+      return 0;
+  return 1;
+}
+
+/* An internationalised host in its ASCII form (IDNA 2008, punycode), the
+ * form site names take, so that http://bücher.example/ and
+ * http://xn--bcher-kva.example/ are one site. curl converts with libidn2's
+ * idn2_lookup_ul, which reads the host in the charset of the calling
+ * thread's locale: in a program that never called setlocale that is ASCII,
+ * every non-ASCII host fails, and curl 7.88 reports the failure as
+ * CURLUE_OUT_OF_MEMORY. Our URLs are UTF-8 (JSON strings, WARC target
+ * URIs, a UTF-8 terminal), so the conversion runs under a UTF-8 locale for
+ * this thread only (uselocale, POSIX 2008): neither the process's locale
+ * nor other threads see it. Where there is no C.UTF-8 locale, the
+ * process's own is used. *ascii is curl's (curl_free). */
+static wn_err wn_url_host_ascii(CURLU *h, const char *host, char **ascii, wn_diag *diag) {
+  *ascii = NULL;
+#ifdef CURLU_PUNYCODE
+  locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+  locale_t old = utf8 ? uselocale(utf8) : (locale_t)0;
+  CURLUcode rc = curl_url_get(h, CURLUPART_HOST, ascii, CURLU_PUNYCODE);
+  if (utf8) {
+    uselocale(old);
+    freelocale(utf8);
+  }
+  if (rc == CURLUE_OK)
+    return WN_OK;
+  /* curl 7.88 leaves its copy of the host behind when the conversion
+   * fails. */
+  curl_free(*ascii);
+  *ascii = NULL;
+  /* Not WN_ENOMEM even for CURLUE_OUT_OF_MEMORY: curl 7.88 says that for
+   * a host libidn2 refuses, and the page is served all the same. */
+  return wn_diag_set(diag, WN_EINVAL,
+                     "url: host '%.200s' has no ASCII form to name a site with: %s", host,
+                     rc == CURLUE_LACKS_IDN ? "libcurl was built without IDN support"
+                                            : "not a valid internationalised domain name");
+#else
+  (void)h;
+  return wn_diag_set(diag, WN_EINVAL,
+                     "url: host '%.200s' has no ASCII form to name a site with: libcurl is "
+                     "older than 7.88 (no CURLU_PUNYCODE)",
+                     host);
+#endif
+}
+
 /* One rule names a site everywhere (learn, detect, the store's keys): the
  * host, lower-case, and the port unless it is the scheme's default. A
  * site is what a template is learned for, and robots.txt and politeness
@@ -204,7 +293,7 @@ int wn_url_same_site(const char *a, const char *b, int by_domain) {
 wn_err wn_url_site(const char *url, char *site, size_t site_size, wn_diag *diag) {
   wn_err err = WN_OK;
   CURLU *h = NULL;
-  char *scheme = NULL, *host = NULL, *port = NULL;
+  char *tidy = NULL, *scheme = NULL, *host = NULL, *ascii = NULL, *port = NULL;
   if (site_size)
     site[0] = '\0';
   if (!url)
@@ -217,11 +306,15 @@ wn_err wn_url_site(const char *url, char *site, size_t site_size, wn_diag *diag)
   if (!strstr(url, "://"))
     return wn_diag_set(diag, WN_EINVAL,
                        "not a URL: '%.200s' (a URL starts with http:// or https://)", url);
+  if ((err = wn_url_tidy(url, len, &tidy, diag)))
+    return err;
   h = curl_url();
-  if (!h)
-    return wn_diag_set(diag, WN_ENOMEM, "url: out of memory");
+  if (!h) {
+    err = wn_diag_set(diag, WN_ENOMEM, "url: out of memory");
+    goto out;
+  }
   /* Any scheme parses, so that the message can name it. */
-  CURLUcode rc = curl_url_set(h, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
+  CURLUcode rc = curl_url_set(h, CURLUPART_URL, tidy, CURLU_NON_SUPPORT_SCHEME);
   if (rc == CURLUE_OK)
     rc = curl_url_get(h, CURLUPART_SCHEME, &scheme, 0);
   if (rc == CURLUE_OUT_OF_MEMORY) {
@@ -237,13 +330,7 @@ wn_err wn_url_site(const char *url, char *site, size_t site_size, wn_diag *diag)
                       scheme);
     goto out;
   }
-  unsigned int host_flags = 0;
-#ifdef CURLU_PUNYCODE
-  /* An internationalised name in its ASCII form, the form site names
-   * allow. */
-  host_flags |= CURLU_PUNYCODE;
-#endif
-  rc = curl_url_get(h, CURLUPART_HOST, &host, host_flags);
+  rc = curl_url_get(h, CURLUPART_HOST, &host, 0);
   if (rc == CURLUE_OK) {
     /* NULL port: the scheme's default (CURLU_NO_DEFAULT_PORT), or none. */
     CURLUcode prc = curl_url_get(h, CURLUPART_PORT, &port, CURLU_NO_DEFAULT_PORT);
@@ -258,10 +345,13 @@ wn_err wn_url_site(const char *url, char *site, size_t site_size, wn_diag *diag)
     err = wn_diag_set(diag, WN_EINVAL, "not a URL: '%.200s' has no host", url);
     goto out;
   }
-  for (char *p = host; *p; p++)
+  if (!is_ascii(host) && (err = wn_url_host_ascii(h, host, &ascii, diag)))
+    goto out;
+  char *name = ascii ? ascii : host;
+  for (char *p = name; *p; p++)
     if (*p >= 'A' && *p <= 'Z')
       *p = (char)(*p - 'A' + 'a');
-  int n = snprintf(site, site_size, "%s%s%s", host, port ? ":" : "", port ? port : "");
+  int n = snprintf(site, site_size, "%s%s%s", name, port ? ":" : "", port ? port : "");
   if (n < 0 || (size_t)n >= site_size) {
     if (site_size)
       site[0] = '\0';
@@ -275,15 +365,22 @@ wn_err wn_url_site(const char *url, char *site, size_t site_size, wn_diag *diag)
     goto out;
   }
 out:
+  free(tidy);
   curl_free(scheme);
   curl_free(host);
+  curl_free(ascii);
   curl_free(port);
   curl_url_cleanup(h);
   return err;
 }
 
+/* '_' is no letter of a host name (RFC 952, RFC 1123 2.1), but DNS
+ * carries it (RFC 2181 11), the URL Standard's host parser and curl take
+ * it, and real hosts have it ("my_host.example.com"). The store keys a
+ * site by its name's bytes and never splits one, and '_' is unreserved in
+ * the daemon's /v1/sites/SITE paths, so it names a site like any letter. */
 static int is_site_host_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
 }
 
 static int is_v6_char(char c) {

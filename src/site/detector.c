@@ -51,9 +51,13 @@ struct wn_detector {
 struct wn_page_result {
   char site[WN_SITE_MAX + 1];
   int has_site;
+  /* Why the page's URL named no site (valid UTF-8), or "": the page was
+   * served without one. */
+  char site_error[sizeof ((wn_diag *)0)->msg];
   const char *method;
   double confidence;
   wn_detect_fallback fallback;
+  const char *retried; /* static: why the single-page method chose again, or NULL */
   uint64_t generation;
   char charset[48];
   const char *charset_source;
@@ -271,6 +275,52 @@ wn_err wn_detector_use(wn_detector *d, const wn_learned *learned, wn_diag *diag)
 
 /* ---- one page ---------------------------------------------------------------- */
 
+/* Copies src into dst[dst_size] (truncated on a character boundary),
+ * each byte of an ill-formed UTF-8 sequence (RFC 3629 4: no overlong
+ * forms, no surrogates, nothing past U+10FFFF) written as '?': a message
+ * that quotes a URL of a Latin-1 page, or cuts one after 200 bytes, must
+ * still go into JSON. */
+static void wn_utf8_scrub(char *dst, size_t dst_size, const char *src) {
+  const unsigned char *s = (const unsigned char *)src;
+  size_t n = 0;
+  if (dst_size == 0)
+    return;
+  while (*s) {
+    size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (s[0] < 0x80)
+      len = 1;
+    else if (s[0] >= 0xc2 && s[0] <= 0xdf)
+      len = 2;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+      len = 3;
+      lo = s[0] == 0xe0 ? 0xa0 : 0x80;
+      hi = s[0] == 0xed ? 0x9f : 0xbf;
+    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+      len = 4;
+      lo = s[0] == 0xf0 ? 0x90 : 0x80;
+      hi = s[0] == 0xf4 ? 0x8f : 0xbf;
+    }
+    /* The second byte has the lead's range, the others 80 to BF. */
+    for (size_t k = 1; k < len; k++)
+      if (s[k] < (k == 1 ? lo : 0x80) || s[k] > (k == 1 ? hi : 0xbf))
+        len = 0;
+    if (len == 0) {
+      if (n + 1 >= dst_size)
+        break;
+      dst[n++] = '?';
+      s++;
+      continue;
+    }
+    if (n + len >= dst_size)
+      break;
+    memcpy(dst + n, s, len);
+    n += len;
+    s += len;
+  }
+  dst[n] = '\0';
+}
+
 void wn_page_result_free(wn_page_result *r) {
   if (!r)
     return;
@@ -379,10 +429,23 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
     memcpy(r->site, in->site, strlen(in->site) + 1);
     r->has_site = 1;
   } else if (in->url) {
-    err = wn_site_from_url(in->url, r->site, sizeof r->site, diag);
-    if (err)
+    /* A URL that names no site (not http(s), a host no site name can
+     * spell) does not cost the page its content: it is served as a page
+     * without a site, and the result says why (issue 22). */
+    wn_diag site_diag;
+    wn_diag_clear(&site_diag);
+    err = wn_site_from_url(in->url, r->site, sizeof r->site, &site_diag);
+    if (err == WN_ENOMEM) {
+      wn_diag_set(diag, err, "%s", wn_diag_message(&site_diag, err));
       goto out;
-    r->has_site = 1;
+    }
+    if (err) {
+      wn_utf8_scrub(r->site_error, sizeof r->site_error, wn_diag_message(&site_diag, err));
+      r->site[0] = '\0';
+      err = WN_OK;
+    } else {
+      r->has_site = 1;
+    }
   }
   if (r->has_site) {
     err = wn_detector_entry(d, r->site, &entry, diag);
@@ -414,6 +477,7 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   r->method = wn_detect_method(res);
   r->confidence = wn_detect_confidence(res);
   r->fallback = wn_detect_fallback_reason(res);
+  r->retried = wn_detect_result_retried(res);
   r->generation = entry && (entry->tpl || entry->fce) ? entry->generation : 0;
   snprintf(r->charset, sizeof r->charset, "%s", wn_dom_charset(page));
   r->charset_source = wn_charset_source_name(wn_dom_charset_source(page));
@@ -492,6 +556,9 @@ out:
 /* ---- the result ------------------------------------------------------------- */
 
 const char *wn_page_result_site(const wn_page_result *r) { return r->has_site ? r->site : NULL; }
+const char *wn_page_result_site_error(const wn_page_result *r) {
+  return r->site_error[0] ? r->site_error : NULL;
+}
 const char *wn_page_result_method(const wn_page_result *r) { return r->method; }
 double wn_page_result_confidence(const wn_page_result *r) { return r->confidence; }
 wn_detect_fallback wn_page_result_fallback(const wn_page_result *r) { return r->fallback; }
@@ -562,9 +629,12 @@ wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigne
   const char *reason = wn_detect_fallback_name(r->fallback);
   /* json_object_set_new takes the value's reference even when it fails. */
   if (json_object_set_new(obj, "site", r->has_site ? json_string(r->site) : json_null()) != 0 ||
+      (r->site_error[0] &&
+       json_object_set_new(obj, "site_error", json_string(r->site_error)) != 0) ||
       json_object_set_new(obj, "method", json_string(r->method)) != 0 ||
       json_object_set_new(obj, "confidence", json_real(r->confidence)) != 0 ||
-      json_object_set_new(obj, "fallback", reason ? json_string(reason) : json_null()) != 0)
+      json_object_set_new(obj, "fallback", reason ? json_string(reason) : json_null()) != 0 ||
+      (r->retried && json_object_set_new(obj, "retried", json_string(r->retried)) != 0))
     goto out;
   if (r->has_counts) {
     json_t *drift = json_pack(

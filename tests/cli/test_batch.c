@@ -818,6 +818,82 @@ static void test_jsonl_content_type(void **state) {
   unlink(in_path);
 }
 
+/* ---- URLs that name no site, or name it only when read as a crawl has them ---- */
+
+/* Issue 22: a crawl's URLs with a space in the path, a host with '_' or
+ * an IDN host, and one whose host no site name spells. Every line gets its
+ * page's text and no "error"; the site is named where it can be (the host
+ * for a space in the path, so the learned template serves the page; the
+ * host with '_'; the IDN host in punycode), and "site_error" says why
+ * where it cannot. */
+static const struct {
+  const char *url;
+  const char *site; /* NULL: no site, "site_error" holds what */
+  const char *method;
+} g_crawl_urls[] = {
+    {"https://" SITE "/news-artikel tx_news_pi1%5Baction%5D=detail", SITE, "template"},
+    {"https://my_host.example.com/a", "my_host.example.com", "danag"},
+    {"https://b\xc3\xbc" "cher.example/x", "xn--bcher-kva.example", "danag"},
+    {"https://ex ample.example/x", NULL, "danag"},
+    {"ftp://" SITE "/x", NULL, "danag"},
+};
+static const char *const g_crawl_site_error[] = {NULL, NULL, NULL, "Bad hostname",
+                                                 "ftp URLs are not supported"};
+
+static void wn_expect_crawl_line(const char *line, size_t i) {
+  json_t *obj = wn_parse_line(line);
+  if (json_object_get(obj, "error"))
+    fail_msg("%s: unexpected error: %s", g_crawl_urls[i].url, line);
+  const char *site = json_string_value(json_object_get(obj, "site"));
+  if (g_crawl_urls[i].site) {
+    if (!site)
+      fail_msg("%s: no site: %s", g_crawl_urls[i].url, line);
+    assert_string_equal(site, g_crawl_urls[i].site);
+    assert_null(json_object_get(obj, "site_error"));
+  } else {
+    assert_true(json_is_null(json_object_get(obj, "site")));
+    wn_expect_contains(json_string_value(json_object_get(obj, "site_error")),
+                       g_crawl_site_error[i]);
+  }
+  assert_string_equal(json_string_value(json_object_get(obj, "method")), g_crawl_urls[i].method);
+  wn_expect_contains(json_string_value(json_object_get(obj, "text")),
+                     "Councillors voted unanimously");
+  json_decref(obj);
+}
+
+static void test_jsonl_crawl_urls(void **state) {
+  (void)state;
+  const size_t n = sizeof g_crawl_urls / sizeof g_crawl_urls[0];
+  size_t len = 0;
+  char *html = wn_slurp(PAGE(6), &len);
+  wn_buf in;
+  wn_buf_init(&in, 0);
+  for (size_t i = 0; i < n; i++) {
+    /* "path" and "html": both ways a line gives its page. */
+    if (i % 2)
+      wn_append_json(&in, json_pack("{s:i, s:s, s:s}", "id", (int)i, "url", g_crawl_urls[i].url,
+                                    "path", PAGE(6)));
+    else
+      wn_append_json(&in, json_pack("{s:i, s:s, s:s%}", "id", (int)i, "url",
+                                    g_crawl_urls[i].url, "html", html, len));
+  }
+  free(html);
+  char in_path[PATH_MAX];
+  wn_join(in_path, sizeof in_path, g_tmp, "crawl-urls.jsonl");
+  wn_write_file(in_path, in.data, in.len);
+  wn_buf_free(&in);
+  wn_run r;
+  RUN(&r, NULL, "detect", "--store", g_store, "--no-count", "--jsonl", in_path);
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.err_len, 0);
+  char *lines[16];
+  assert_int_equal(wn_lines(r.out, r.out_len, lines, 16), n);
+  for (size_t i = 0; i < n; i++)
+    wn_expect_crawl_line(lines[i], i);
+  wn_run_free(&r);
+  unlink(in_path);
+}
+
 /* --warc: the pages of a WARC (gzip per record) in record order, with as
  * many threads as one; --warc-out: a WET-style WARC read back; a damaged
  * (truncated) file: what came before is detected, the damage reported,
@@ -955,6 +1031,58 @@ static void test_warc_in_wet_out(void **state) {
   wn_run_free(&one);
 }
 
+/* The same URLs as WARC-Target-URIs, and one whose host is not UTF-8:
+ * every record's page is detected. */
+static void test_warc_crawl_urls(void **state) {
+  (void)state;
+  const size_t n = sizeof g_crawl_urls / sizeof g_crawl_urls[0];
+  char warc[PATH_MAX];
+  wn_join(warc, sizeof warc, g_tmp, "crawl-urls.warc.gz");
+  size_t len = 0;
+  char *html = wn_slurp(PAGE(6), &len);
+  wn_warc_writer *w = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_warc_writer_open(warc, NULL, &w, &diag), WN_OK);
+  for (size_t i = 0; i <= n; i++) {
+    wn_buf http;
+    wn_buf_init(&http, 0);
+    assert_int_equal(wn_buf_printf(&http, "HTTP/1.1 200 OK\r\nContent-Type: text/html; "
+                                          "charset=utf-8\r\nContent-Length: %zu\r\n\r\n", len),
+                     WN_OK);
+    assert_int_equal(wn_buf_append(&http, html, len), WN_OK);
+    wn_warc_record rec = {.type = "response",
+                          .target_uri = i < n ? g_crawl_urls[i].url : "http://caf\xe9.example/",
+                          .content_type = "application/http; msgtype=response",
+                          .block = http.data, .block_len = http.len};
+    char id[WN_WARC_ID_SIZE];
+    assert_int_equal(wn_warc_write_record(w, &rec, id, &diag), WN_OK);
+    wn_buf_free(&http);
+  }
+  assert_int_equal(wn_warc_writer_close(w, &diag), WN_OK);
+  free(html);
+  wn_run r;
+  RUN(&r, NULL, "detect", "--store", g_store, "--no-count", "--warc", warc);
+  assert_int_equal(r.status, 0);
+  char expect[128];
+  snprintf(expect, sizeof expect, "%zu HTML pages (%zu detected, 0 failed)", n + 1, n + 1);
+  wn_expect_contains(r.err, expect);
+  char *lines[16];
+  assert_int_equal(wn_lines(r.out, r.out_len, lines, 16), n + 1);
+  for (size_t i = 0; i < n; i++)
+    wn_expect_crawl_line(lines[i], i);
+  /* Latin-1 in the host: no site, and a "site_error" that is valid JSON
+   * all the same (the byte written '?'). */
+  json_t *obj = wn_parse_line(lines[n]);
+  assert_null(json_object_get(obj, "error"));
+  assert_true(json_is_null(json_object_get(obj, "site")));
+  wn_expect_contains(json_string_value(json_object_get(obj, "site_error")), "caf?.example");
+  wn_expect_contains(json_string_value(json_object_get(obj, "text")),
+                     "Councillors voted unanimously");
+  json_decref(obj);
+  wn_run_free(&r);
+  unlink(warc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_threads_keep_order),
@@ -963,7 +1091,9 @@ int main(void) {
       cmocka_unit_test(test_directories_and_output_dir),
       cmocka_unit_test(test_input_list),
       cmocka_unit_test(test_jsonl_content_type),
+      cmocka_unit_test(test_jsonl_crawl_urls),
       cmocka_unit_test(test_warc_in_wet_out),
+      cmocka_unit_test(test_warc_crawl_urls),
   };
   return cmocka_run_group_tests(tests, wn_group_setup, wn_group_teardown);
 }

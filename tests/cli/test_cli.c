@@ -804,17 +804,71 @@ static void test_detect_url_and_stdin(void **state) {
   wn_expect_fallback_json(r.out, "danag", "no template");
   wn_run_free(&r);
 
-  /* Not a URL: an input problem, not a usage one. */
+  /* A URL that names no site still has its page read (issue 22): the
+   * single-page method, a warning that says why, "site_error" in JSON. */
   RUN(&r, NULL, "detect", "--store", g_store, "--url", "not a url", PAGE(7));
-  assert_int_equal(r.status, 1);
-  assert_int_equal(r.out_len, 0);
-  wn_expect_contains(r.err, "winnow: not a URL: 'not a url'");
+  assert_int_equal(r.status, 0);
+  assert_true(r.out_len > 100);
+  wn_expect_contains(r.err, "winnow: warning: --url names no site: not a URL: 'not a url'");
   wn_run_free(&r);
-  RUN(&r, NULL, "detect", "--store", g_store, "--url", "file:///etc/hosts", PAGE(7));
-  assert_int_equal(r.status, 1);
-  assert_int_equal(r.out_len, 0);
-  wn_expect_contains(r.err, "winnow: ");
+  RUN(&r, NULL, "detect", "--store", g_store, "--url", "file:///etc/hosts", "--format", "json",
+      PAGE(7));
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.err, "file URLs are not supported");
+  root = json_loads(r.out, 0, NULL);
+  assert_non_null(root);
+  assert_true(json_is_null(json_object_get(root, "site")));
+  wn_expect_contains(json_string_value(json_object_get(root, "site_error")),
+                     "file URLs are not supported");
+  assert_string_equal(json_string_value(json_object_get(root, "method")), "danag");
+  wn_expect_contains(json_string_value(json_object_get(root, "text")), g_article7_content[1]);
+  json_decref(root);
   wn_run_free(&r);
+}
+
+/* URLs as a crawl has them (issue 22): a space in the path hides nothing
+ * (the site's template serves the page), a host with '_' and an IDN host
+ * name their sites, a host no site name spells leaves the page to the
+ * single-page method; never an error, never "out of memory". */
+static void test_detect_url_crawl_forms(void **state) {
+  (void)state;
+  wn_run r, by_site;
+  RUN(&by_site, NULL, "detect", "--store", g_store, "--site", SITE, PAGE(7));
+  assert_int_equal(by_site.status, 0);
+  RUN(&r, NULL, "detect", "--store", g_store, "--url",
+      "https://" SITE "/sport/rowing final tx_news_pi1%5Baction%5D=detail", PAGE(7));
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.err_len, 0);
+  assert_int_equal(r.out_len, by_site.out_len);
+  assert_memory_equal(r.out, by_site.out, r.out_len);
+  wn_run_free(&r);
+  wn_run_free(&by_site);
+  static const char *const urls[][2] = {
+      {"https://my_host.example.com/a", "my_host.example.com"},
+      {"https://b\xc3\xbc" "cher.example/x", "xn--bcher-kva.example"},
+      {"https://B\xc3\x9c" "CHER.example/x y", "xn--bcher-kva.example"},
+      {"https://ex ample.example/x", NULL}};
+  for (size_t i = 0; i < sizeof urls / sizeof urls[0]; i++) {
+    RUN(&r, NULL, "detect", "--store", g_store, "--url", urls[i][0], "--format", "json", PAGE(7));
+    assert_int_equal(r.status, 0);
+    wn_expect_lacks(r.err, "out of memory");
+    json_t *root = json_loads(r.out, 0, NULL);
+    if (!root)
+      fail_msg("%s: not JSON: %s", urls[i][0], r.out);
+    if (urls[i][1]) {
+      assert_int_equal(r.err_len, 0);
+      assert_string_equal(json_string_value(json_object_get(root, "site")), urls[i][1]);
+      assert_null(json_object_get(root, "site_error"));
+    } else {
+      wn_expect_contains(r.err, "warning: --url names no site: ");
+      assert_true(json_is_null(json_object_get(root, "site")));
+      wn_expect_contains(json_string_value(json_object_get(root, "site_error")), "Bad hostname");
+    }
+    assert_string_equal(json_string_value(json_object_get(root, "method")), "danag");
+    wn_expect_contains(json_string_value(json_object_get(root, "text")), g_article7_content[1]);
+    json_decref(root);
+    wn_run_free(&r);
+  }
 }
 
 static void test_detect_failures(void **state) {
@@ -1103,9 +1157,15 @@ static void test_jsonl_bad_lines_and_html(void **state) {
   id = json_real(4.5);
   wn_expect_error_line(lines[3], id, "/nonexistent/page.html");
   json_decref(id);
-  id = json_string("u");
-  wn_expect_error_line(lines[4], id, "not a URL");
-  json_decref(id);
+  /* A URL that names no site is no error: the page is read without one. */
+  json_t *obj = wn_parse_line(lines[4]);
+  assert_null(json_object_get(obj, "error"));
+  assert_string_equal(json_string_value(json_object_get(obj, "id")), "u");
+  assert_true(json_is_null(json_object_get(obj, "site")));
+  wn_expect_contains(json_string_value(json_object_get(obj, "site_error")), "not a URL");
+  assert_string_equal(json_string_value(json_object_get(obj, "method")), "danag");
+  assert_true(json_is_string(json_object_get(obj, "text")));
+  json_decref(obj);
   id = json_integer(6);
   wn_expect_error_line(lines[5], id, "\"site\" must be a string");
   json_decref(id);
@@ -1507,6 +1567,7 @@ int main(void) {
       cmocka_unit_test(test_detect_json),
       cmocka_unit_test(test_detect_html),
       cmocka_unit_test(test_detect_url_and_stdin),
+      cmocka_unit_test(test_detect_url_crawl_forms),
       cmocka_unit_test(test_detect_failures),
       cmocka_unit_test(test_jsonl_stream),
       cmocka_unit_test(test_jsonl_bad_lines_and_html),

@@ -511,14 +511,16 @@ static void test_comment_mask(void **state) {
       {"<body><div class=\"football\"><p>a</p></div></body>", 0},
       /* a story's closing paragraph is no page footer */
       {"<body><div><p class=\"zn-body__footer\">a</p></div></body>", 0},
-      /* hidden text: classes the common style sheets hide */
-      {"<body><p>a <a class=\"hidden\" href=\"#s\">Continue reading</a></p></body>", 1},
-      {"<body><span class=\"icon visually-hidden\">Menu</span><p>a</p></body>", 1},
-      {"<body><span class=\"screen-reader-text\">Search</span><p>a</p></body>", 1},
-      {"<body><div class=\"box is-hidden\"><p>a</p></div></body>", 1},
-      /* shown on large screens, or a word inside a name */
-      {"<body><div class=\"hidden-xs\"><p>a</p></div></body>", 0},
-      {"<body><div class=\"hiddenGems\"><p>a</p></div></body>", 0},
+      /* Class names that hide text are no rule (they did not help on the
+       * open web): Drupal's field--label-hidden hides a field's label, not
+       * its body, and a utility class "overflow-hidden" hides nothing. */
+      {"<body><div class=\"field field--name-body field--label-hidden\"><p>a</p></div>"
+       "</body>",
+       0},
+      {"<body><div class=\"field field-name-body field-label-hidden\"><p>a</p></div></body>",
+       0},
+      {"<body><div class=\"kb-overflow-hidden\"><p>a</p></div></body>", 0},
+      {"<body><span class=\"screen-reader-text\">Search</span><p>a</p></body>", 0},
       /* nested names count once */
       {"<body><div id=\"comments\"><ol class=\"comment-list\"><li class=\"comment\">c</li></ol>"
        "</div></body>",
@@ -772,7 +774,7 @@ static void test_title_share(void **state) {
  * story is, so the prose DANAg's area takes in after it (a blurb of
  * another story, named nothing) is left out; without the hint (the steps
  * before it) it stays, which the test checks too. ARIA's
- * role="complementary" (a named box, WN_SINGLE_STEP_BOXES) marks a fact
+ * an <aside> (a named box, WN_SINGLE_STEP_BOXES) marks a fact
  * box inside the story as no part of it, and so does a "gallery" name
  * the captions of a slideshow embedded in it.
  */
@@ -798,8 +800,8 @@ static void test_semantic_hints(void **state) {
       OUT("</div>");
     }
     if (k == 2)
-      OUT("<div role=\"complementary\"><p>Fact box: the harbour has had a ferry since 1880, "
-          "and the present boat, the third of its name, carries ninety passengers.</p></div>");
+      OUT("<aside><p>Fact box: the harbour has had a ferry since 1880, "
+          "and the present boat, the third of its name, carries ninety passengers.</p></aside>");
   }
   OUT("</div><div class=\"more\"><p>Elsewhere: the village fete returns to the green on "
       "Saturday with a brass band, a dog show and the traditional tug of war between the two "
@@ -921,6 +923,167 @@ static void test_danag_container(void **state) {
   wn_buf_free(&h);
 }
 
+
+
+/* Runs the default DANAg on html; returns its text (malloc'd) and what
+ * the result says of a retry (static or NULL) in *retried. */
+static char *default_text(const char *html, const char **retried, wn_dom_page **page_out) {
+  wn_dom_page *page = wn_test_parse(html);
+  wn_detect_result *res = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_detect_single(page, WN_SINGLE_DANAG, &res, &diag), WN_OK);
+  *retried = wn_detect_result_retried(res);
+  wn_buf out;
+  wn_buf_init(&out, 1 << 23);
+  assert_int_equal(wn_detect_render_text(page, res, &out), WN_OK);
+  char *s = strdup(out.data ? out.data : "");
+  assert_non_null(s);
+  wn_buf_free(&out);
+  wn_detect_result_free(res);
+  if (page_out)
+    *page_out = page;
+  else
+    wn_dom_free(page);
+  return s;
+}
+
+static const char *const story[] = {
+    "The council voted on Tuesday to keep the old swimming baths open for another five years, "
+    "after a campaign that gathered more than four thousand signatures in a single month.",
+    "Engineers had warned that the roof needed repairs costing close to a million pounds, but "
+    "a survey commissioned by the campaigners found that most of the timber was sound.",
+    "The baths opened in 1912 and were the first in the county to admit women and men on the "
+    "same days, a fact the campaign put on every leaflet it handed out at the market.",
+    "Swimming clubs from three villages train there every evening, and the school next door "
+    "has no other pool within an hour by bus, the head teacher told the meeting.",
+};
+
+/* A Drupal 8 body field: its class says that the field's label is
+ * hidden ("field--label-hidden"), not its body. The body is the content. */
+static void test_drupal_label_hidden(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<article class=\"node node--type-article\"><h1>Baths saved</h1>"
+      "<div class=\"clearfix text-formatted field field--name-body field--type-text-with-summary "
+      "field--label-hidden field__item\">");
+  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
+    OUT("<p>%s</p>", story[k]);
+  OUT("</div></article>");
+  page_chrome_bottom(&h);
+  const char *retried = NULL;
+  char *text = default_text(h.data, &retried, NULL);
+  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
+    if (!strstr(text, story[k]))
+      fail_msg("paragraph %zu missing:\n%s", k, text);
+  assert_null(retried);
+  free(text);
+  wn_buf_free(&h);
+}
+
+/* The article's own wrapper carries a comment word ("commentable": a
+ * theme's flag that the post takes comments) and no headline, so the
+ * comment mask hides the whole story: the method keeps nothing of the
+ * page's prose. It chooses again with the masks relaxed, and says so.
+ * Without the step, the story is lost. */
+static void test_retry_masks(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<div class=\"post commentable\">");
+  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
+    OUT("<p>%s</p>", story[k]);
+  OUT("</div><div class=\"widget\"><p>Opening times: Monday to Friday.</p></div>");
+  page_chrome_bottom(&h);
+  const char *retried = NULL;
+  wn_dom_page *page = NULL;
+  char *text = default_text(h.data, &retried, &page);
+  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
+    if (!strstr(text, story[k]))
+      fail_msg("paragraph %zu missing:\n%s", k, text);
+  assert_non_null(retried);
+  assert_string_equal(retried, "masks relaxed");
+  free(text);
+  uint32_t n = 0;
+  text = run_text(page, WN_SINGLE_DANAG,
+                  wn_single_default_steps(WN_SINGLE_DANAG) & ~WN_SINGLE_STEP_RETRY, &n);
+  if (strstr(text, story[0]))
+    fail_msg("without the retry the mask should hide the story:\n%s", text);
+  free(text);
+  wn_dom_free(page);
+  wn_buf_free(&h);
+}
+
+/* A page whose text a script writes in: the tree holds a menu and no
+ * story, the story is in its JSON-LD articleBody. That is the content, in
+ * text, HTML and Markdown, one paragraph per line of it. */
+static void test_jsonld_body(void **state) {
+  (void)state;
+  const char *html =
+      "<html><head><script type=\"application/ld+json\">{\"@context\":\"https://schema.org\","
+      "\"@graph\":[{\"@type\":\"WebPage\",\"name\":\"x\"},{\"@type\":\"NewsArticle\","
+      "\"headline\":\"Baths saved\",\"articleBody\":\"The council voted on Tuesday to keep the "
+      "old baths open.\\nEngineers had warned that the roof needed repairs <costly> & "
+      "slow.\\n\\n*Swimming* clubs train there every evening.\"}]}</script></head><body>"
+      "<nav><a href=\"/\">Home</a> <a href=\"/news\">News</a></nav><div id=\"app\"></div>"
+      "</body></html>";
+  wn_dom_page *page = wn_test_parse(html);
+  wn_detect_result *res = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_detect_single(page, WN_SINGLE_DANAG, &res, &diag), WN_OK);
+  assert_string_equal(wn_detect_result_retried(res), "json-ld articleBody");
+  wn_buf out;
+  wn_buf_init(&out, 1 << 20);
+  assert_int_equal(wn_detect_render_text(page, res, &out), WN_OK);
+  assert_string_equal(out.data, "The council voted on Tuesday to keep the old baths open.\n"
+                                "Engineers had warned that the roof needed repairs <costly> & "
+                                "slow.\n*Swimming* clubs train there every evening.\n");
+  wn_buf_reset(&out);
+  assert_int_equal(wn_detect_render_html(page, res, &out, &diag), WN_OK);
+  assert_non_null(strstr(out.data, "<p>Engineers had warned that the roof needed repairs "
+                                   "&lt;costly&gt; &amp; slow.</p>\n"));
+  wn_buf_reset(&out);
+  assert_int_equal(wn_detect_render_markdown(page, res, NULL, &out, &diag), WN_OK);
+  assert_non_null(strstr(out.data, "open.\n\nEngineers"));
+  assert_non_null(strstr(out.data, "\\*Swimming\\* clubs"));
+  wn_buf_free(&out);
+  wn_detect_result_free(res);
+  wn_dom_free(page);
+}
+
+/* Paragraphs every one of which is wrapped in more markup than it holds
+ * text: no line of DANAg's source has more content than code, and the
+ * method keeps nothing. The page has running text, so its paragraphs
+ * (not link text, not the page footer) are the content. */
+static void test_paragraph_baseline(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  OUT("<html><body>");
+  const char *words[] = {"Ferry leaves at nine.", "Tickets at the quay.", "Dogs go free."};
+  for (size_t k = 0; k < 3; k++)
+    OUT("<div class=\"a-really-long-layout-class-name-of-a-page-builder column-%zu\">"
+        "<div class=\"another-long-wrapper-class-name-for-the-grid-system-row\">"
+        "<p class=\"text-block-paragraph-with-a-long-name\">%s</p></div></div>",
+        k, words[k]);
+  OUT("<div class=\"site-footer\"><p>Copyright the ferry company.</p></div></body></html>");
+  const char *retried = NULL;
+  wn_dom_page *page = NULL;
+  char *text = default_text(h.data, &retried, &page);
+  assert_string_equal(text, "Ferry leaves at nine.\nTickets at the quay.\nDogs go free.\n");
+  assert_string_equal(retried, "paragraphs");
+  free(text);
+  uint32_t n = 0;
+  text = run_text(page, WN_SINGLE_DANAG,
+                  wn_single_default_steps(WN_SINGLE_DANAG) & ~WN_SINGLE_STEP_RETRY, &n);
+  assert_string_equal(text, "");
+  free(text);
+  wn_dom_free(page);
+  wn_buf_free(&h);
+}
+
 #undef OUT
 
 int main(void) {
@@ -933,7 +1096,9 @@ int main(void) {
       cmocka_unit_test(test_manual_code_blocks), cmocka_unit_test(test_news_related),
       cmocka_unit_test(test_index_footer), cmocka_unit_test(test_title_share),
       cmocka_unit_test(test_semantic_hints), cmocka_unit_test(test_semantic_hint_moves),
-      cmocka_unit_test(test_danag_container),
+      cmocka_unit_test(test_danag_container), cmocka_unit_test(test_drupal_label_hidden),
+      cmocka_unit_test(test_retry_masks),  cmocka_unit_test(test_jsonld_body),
+      cmocka_unit_test(test_paragraph_baseline),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,6 +136,37 @@ static void test_site(void **state) {
   expect_no_site("LOCALHOST:8765", "not a URL");
   expect_no_site("http://", "not a URL");
   expect_no_site(NULL, "not a URL");
+  /* Issue 22: URLs as a crawl has them. A space (or another control) in
+   * the path, query or fragment does not hide the host; spaces around the
+   * URL and tabs and newlines in it are dropped, as browsers drop them. */
+  expect_site("https://schwimmverband.at/news-artikel tx_news_pi1%5Baction%5D=detail",
+              "schwimmverband.at");
+  expect_site("https://x.example/a b?c d#e f", "x.example");
+  expect_site("https://x.example:8080/a\x01b\x7f", "x.example:8080");
+  expect_site("  https://x.example/a\tb\nc\r\n", "x.example");
+  /* '_' in a host: DNS and curl take it, and so does the site rule. */
+  expect_site("https://my_host.example.com/a", "my_host.example.com");
+  expect_site("http://_dmarc.Example.ORG:81/", "_dmarc.example.org:81");
+  /* IDN hosts are named in punycode, whatever the process's locale (this
+   * test never calls setlocale: "C"), and one site with its ASCII form. */
+  expect_site("https://b\xc3\xbc" "cher.example/x", "xn--bcher-kva.example");
+  expect_site("https://B\xc3\x9c" "CHER.Example/x y", "xn--bcher-kva.example");
+  expect_site("https://xn--bcher-kva.example/", "xn--bcher-kva.example");
+  /* A host no site name spells says why, and never "out of memory". */
+  expect_no_site("https://caf\xe9.example/", "has no ASCII form");
+  expect_no_site("https://ex ample.com/", "Bad hostname");
+  expect_no_site("https://a\x01b.example/", "Bad hostname");
+  expect_no_site("https://a~b.example/", "cannot name a site");
+  static const char *const never_oom[] = {"https://caf\xe9.example/", "https://\xff/",
+                                          "https://b\xc3\xbc" "cher.\xff/", "http:// /"};
+  for (size_t i = 0; i < sizeof never_oom / sizeof never_oom[0]; i++) {
+    char site[WN_SITE_MAX + 1];
+    wn_diag diag = {{0}};
+    wn_err err = wn_url_site(never_oom[i], site, sizeof site, &diag);
+    assert_int_equal(err, WN_EINVAL);
+    if (strstr(wn_diag_message(&diag, err), "memory"))
+      fail_msg("%s: %s", never_oom[i], wn_diag_message(&diag, err));
+  }
   /* Too small a buffer. */
   char tiny[4];
   assert_int_equal(wn_url_site("http://example.com/", tiny, sizeof tiny, NULL), WN_ETOOBIG);
@@ -149,12 +180,16 @@ static void test_site_name_valid(void **state) {
   assert_true(wn_site_name_valid("[::1]:8080"));
   assert_true(wn_site_name_valid("[::1]"));
   assert_true(wn_site_name_valid("a:65535"));
+  assert_true(wn_site_name_valid("my_host.example.com"));
+  assert_true(wn_site_name_valid("_dmarc.example.org:81"));
   assert_false(wn_site_name_valid(NULL));
   assert_false(wn_site_name_valid(""));
   assert_false(wn_site_name_valid("Example.com"));
   assert_false(wn_site_name_valid("example.com/x"));
   assert_false(wn_site_name_valid("http://example.com"));
   assert_false(wn_site_name_valid("a b"));
+  assert_false(wn_site_name_valid("a%20b"));
+  assert_false(wn_site_name_valid("b\xc3\xbc" "cher.example"));
   assert_false(wn_site_name_valid("a:"));
   assert_false(wn_site_name_valid("a:0"));
   assert_false(wn_site_name_valid("a:080"));

@@ -392,6 +392,26 @@ static void test_detect_and_learn_over_http(void **state) {
   assert_string_equal(json_string_value(json_object_get(j, "method")), "danag");
   json_decref(j);
   reply_free(&r);
+  /* Issue 22: a URL as a crawl has it still has its page read. A space in
+   * the path: the site is the host; a host with '_': its site; a host no
+   * site name spells: no site, and "site_error" says why. */
+  static const char *const crawl[][2] = {{"http://my_host.example/a b?c d", "my_host.example"},
+                                         {"http://ex ample.example/a", NULL}};
+  for (size_t i = 0; i < 2; i++) {
+    j = detect_file(f.port, PAGE8, crawl[i][0], &status);
+    assert_int_equal(status, 200);
+    assert_null(json_object_get(j, "error"));
+    if (crawl[i][1]) {
+      assert_string_equal(json_string_value(json_object_get(j, "site")), crawl[i][1]);
+      assert_null(json_object_get(j, "site_error"));
+    } else {
+      assert_true(json_is_null(json_object_get(j, "site")));
+      assert_non_null(strstr(json_string_value(json_object_get(j, "site_error")), "Bad hostname"));
+    }
+    assert_string_equal(json_string_value(json_object_get(j, "method")), "danag");
+    assert_non_null(strstr(json_string_value(json_object_get(j, "text")), CONTENT8));
+    json_decref(j);
+  }
   free(page);
 
   /* Learn through the API: 202, a job, then done with generation 2. */
@@ -452,9 +472,10 @@ static void test_detect_and_learn_over_http(void **state) {
   r = http(f.port, "GET", "/metrics", NULL, NULL);
   assert_int_equal(r.status, 200);
   assert_non_null(strstr(r.body, "winnow_detections_total{method=\"template\"} 6"));
-  assert_non_null(strstr(r.body, "winnow_detections_total{method=\"danag\"} 1"));
+  /* danag: the page without a site and the two of issue 22. */
+  assert_non_null(strstr(r.body, "winnow_detections_total{method=\"danag\"} 3"));
   assert_non_null(strstr(r.body, "winnow_learn_runs_total{result=\"success\"} 3"));
-  assert_non_null(strstr(r.body, "winnow_http_requests_total{endpoint=\"detect\",code=\"200\"} 7"));
+  assert_non_null(strstr(r.body, "winnow_http_requests_total{endpoint=\"detect\",code=\"200\"} 9"));
   assert_non_null(strstr(r.body, "winnow_http_request_duration_seconds_bucket{endpoint=\"detect\""));
   assert_non_null(strstr(r.body, "winnow_sites 1"));
   assert_non_null(strstr(r.body, "winnow_store_bytes "));

@@ -156,6 +156,11 @@ static void test_site_names(void **state) {
       {"https://user:pw@WWW.Example.COM/", "www.example.com"},
       {"http://127.0.0.1:8766/x", "127.0.0.1:8766"},
       {"http://[::1]:8080/", "[::1]:8080"},
+      /* Issue 22: as a crawl has them. */
+      {"https://schwimmverband.at/news-artikel tx_news_pi1%5Baction%5D=detail",
+       "schwimmverband.at"},
+      {"https://my_host.example.com/a", "my_host.example.com"},
+      {"https://b\xc3\xbc" "cher.example/x", "xn--bcher-kva.example"},
   };
   char site[WN_SITE_MAX + 1];
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
@@ -170,7 +175,9 @@ static void test_site_names(void **state) {
   static const char *const bad[][2] = {{"ftp://x.example/", "ftp"},
                                        {"file:///etc/passwd", "file"},
                                        {"not a url", "not a URL"},
-                                       {"", "not a URL"}};
+                                       {"", "not a URL"},
+                                       {"https://ex ample.com/", "Bad hostname"},
+                                       {"https://caf\xe9.example/", "no ASCII form"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     wn_diag diag = {{0}};
     assert_int_equal(wn_site_from_url(bad[i][0], site, sizeof site, &diag), WN_EINVAL);
@@ -339,9 +346,56 @@ static void test_detect_store_and_json(void **state) {
   wn_page_input nosite = {.bytes = page, .len = len};
   assert_int_equal(wn_detector_detect(d, &nosite, WN_WANT_TEXT, &r, NULL), WN_OK);
   assert_null(wn_page_result_site(r));
+  assert_null(wn_page_result_site_error(r));
   assert_string_equal(wn_page_result_method(r), "danag");
   assert_int_equal(wn_page_result_fallback(r), WN_FALLBACK_NO_TEMPLATE);
   wn_page_result_free(r);
+
+  /* Issue 22. A space in the URL's path: the site is still its host, and
+   * its template serves the page. */
+  wn_page_input spaced = {.bytes = page, .len = len, .url = "https://" SITE "/news/6 x.html?a b"};
+  assert_int_equal(wn_detector_detect(d, &spaced, WN_WANT_TEXT, &r, NULL), WN_OK);
+  assert_string_equal(wn_page_result_site(r), SITE);
+  assert_null(wn_page_result_site_error(r));
+  assert_string_equal(wn_page_result_method(r), "template");
+  wn_page_result_free(r);
+  /* A URL that names no site: the page is still served, without a site,
+   * and the result says why; in JSON right after "site". The message
+   * quotes a host that is not UTF-8 with '?' for its byte. */
+  static const char *const unnamed[][2] = {
+      {"https://www.harbour gazette.example/news/6.html", "Bad hostname"},
+      {"https://caf\xe9.example/", "url: host 'caf?.example' has no ASCII form"},
+      {"gopher://" SITE "/", "gopher URLs are not supported"}};
+  for (size_t i = 0; i < sizeof unnamed / sizeof unnamed[0]; i++) {
+    wn_page_input bad = {.bytes = page, .len = len, .url = unnamed[i][0]};
+    wn_diag_clear(&diag);
+    err = wn_detector_detect(d, &bad, WN_WANT_TEXT, &r, &diag);
+    if (err)
+      fail_msg("%s: %s", unnamed[i][0], wn_diag_message(&diag, err));
+    assert_null(wn_page_result_site(r));
+    const char *why = wn_page_result_site_error(r);
+    assert_non_null(why);
+    if (!strstr(why, unnamed[i][1]))
+      fail_msg("%s: site error '%s' lacks '%s'", unnamed[i][0], why, unnamed[i][1]);
+    assert_string_equal(wn_page_result_method(r), "danag");
+    assert_non_null(strstr(wn_page_result_text(r, NULL), CONTENT6));
+    assert_int_equal(wn_page_result_json(r, NULL, 0, &json, &diag), WN_OK);
+    obj = json_loads(json, 0, NULL);
+    assert_non_null(obj);
+    void *it = json_object_iter(obj);
+    assert_string_equal(json_object_iter_key(it), "site");
+    assert_true(json_is_null(json_object_iter_value(it)));
+    it = json_object_iter_next(obj, it);
+    assert_string_equal(json_object_iter_key(it), "site_error");
+    assert_string_equal(json_string_value(json_object_iter_value(it)), why);
+    json_decref(obj);
+    free(json);
+    wn_page_result_free(r);
+  }
+  /* A site given that is not a site name stays an error: the caller
+   * named it. */
+  wn_page_input bad_site = {.bytes = page, .len = len, .site = "Not A Site"};
+  assert_int_equal(wn_detector_detect(d, &bad_site, WN_WANT_TEXT, &r, NULL), WN_EINVAL);
   wn_detector_destroy(d);
   free(page);
   wn_store_close(store);
