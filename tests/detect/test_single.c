@@ -1084,6 +1084,37 @@ static void test_paragraph_baseline(void **state) {
   wn_buf_free(&h);
 }
 
+/* An image's caption and credit, and the post's metadata line, inside
+ * the story: the running text stays, they go (named boxes, as a share bar
+ * inside the story goes). */
+static void test_caption_meta(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<article><h1>Baths saved</h1><div class=\"entry-meta\">Posted in Town, Pools on "
+      "3 May 2022 by the desk, 4 minutes to read</div><div class=\"entry-content\">");
+  for (size_t k = 0; k < sizeof story / sizeof *story; k++) {
+    OUT("<p>%s</p>", story[k]);
+    if (k == 1)
+      OUT("<figure><img src=\"/baths.jpg\"><figcaption>The baths in 1930, when the roof was "
+          "new</figcaption><div class=\"photo-credit\">Photo: the town archive</div></figure>");
+  }
+  OUT("</div></article>");
+  page_chrome_bottom(&h);
+  const char *retried = NULL;
+  char *text = default_text(h.data, &retried, NULL);
+  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
+    if (!strstr(text, story[k]))
+      fail_msg("paragraph %zu missing:\n%s", k, text);
+  if (strstr(text, "The baths in 1930") || strstr(text, "town archive") ||
+      strstr(text, "Posted in Town"))
+    fail_msg("caption, credit or metadata line kept:\n%s", text);
+  assert_non_null(strstr(text, "Baths saved"));
+  free(text);
+  wn_buf_free(&h);
+}
+
 #undef OUT
 
 int main(void) {
@@ -1098,7 +1129,7 @@ int main(void) {
       cmocka_unit_test(test_semantic_hints), cmocka_unit_test(test_semantic_hint_moves),
       cmocka_unit_test(test_danag_container), cmocka_unit_test(test_drupal_label_hidden),
       cmocka_unit_test(test_retry_masks),  cmocka_unit_test(test_jsonld_body),
-      cmocka_unit_test(test_paragraph_baseline),
+      cmocka_unit_test(test_paragraph_baseline), cmocka_unit_test(test_caption_meta),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
