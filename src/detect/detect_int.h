@@ -56,6 +56,11 @@ char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len);
 enum { WN_BODY_TEXT, WN_BODY_HTML };
 wn_err wn_detect_body_lines(const char *text, int mode, wn_buf *out);
 
+/* Unkeeps the text of permalink marks (a link to a fragment of the page
+ * whose whole text is "¶", "§", "#" or a link symbol): not content in any
+ * text output (steps.c). Run on every result of wn_detect_page. */
+void wn_detect_drop_marks(const wn_dom_page *page, wn_detect_result *res);
+
 /* The link-box rule (steps.c), shared by the cue selector and the
  * single-page methods: the largest share of its text that may be link text
  * in a block of this tag holding this many links, past which the block is

@@ -168,6 +168,7 @@ wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
       trace->min_confidence = min_confidence;
     }
     if (res) {
+      wn_detect_drop_marks(page, res);
       *out = res;
       return WN_OK;
     }
@@ -189,6 +190,7 @@ wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
     return err;
   res->confidence = confidence;
   res->fallback = reason;
+  wn_detect_drop_marks(page, res);
   if (trace)
     trace->fallback = reason;
   *out = res;

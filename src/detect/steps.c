@@ -10,6 +10,7 @@
 #include "detect/detect_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Algorithm 2: by Theorem 1 the candidates form whole subtrees, so a
  * candidate belongs to the reduced set iff its parent is no candidate; one
@@ -144,5 +145,54 @@ double wn_detect_link_limit(uint8_t tag, uint32_t links) {
     return WN_DETECT_MAX_LINK_DENSITY;
   default:
     return WN_DETECT_MAX_LINK_DENSITY;
+  }
+}
+
+/*
+ * Permalink marks. Documentation generators and blogs put a link to the
+ * heading's own anchor inside or beside it, showing only a symbol: Sphinx's
+ * "¶" headerlink, "#" or "§" anchors, a link emoji. It is a control of the
+ * page, not text of the content: a link to a fragment of the page itself
+ * whose whole text is one such mark is left out of every text output.
+ * Marks, not names: the symbol is what a reader sees.
+ */
+static int wn_detect_is_mark(const char *s, uint32_t len) {
+  static const char *const marks[] = {
+      "\xc2\xb6",         /* ¶ */
+      "\xc2\xa7",         /* § */
+      "#",
+      "\xf0\x9f\x94\x97", /* U+1F517 link symbol */
+      "\xe2\x9a\x93",     /* U+2693 anchor */
+  };
+  while (len && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+    s++, len--;
+  while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' ||
+                 s[len - 1] == '\r'))
+    len--;
+  for (size_t k = 0; k < sizeof marks / sizeof *marks; k++)
+    if (strlen(marks[k]) == len && memcmp(s, marks[k], len) == 0)
+      return 1;
+  return 0;
+}
+
+void wn_detect_drop_marks(const wn_dom_page *page, wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  for (uint32_t i = 0; i < count; i++) {
+    const wn_dom_node *n = &nodes[i];
+    if (n->tag != WN_TAG_A || n->text_len == 0 || n->text_len > 8)
+      continue;
+    const char *href = wn_dom_attr(page, n, "href");
+    if (!href || href[0] != '#')
+      continue;
+    /* The link's text is one text node (a mark is never split). */
+    uint32_t t = WN_DOM_NONE, texts = 0;
+    for (uint32_t j = i + 1; j < n->end; j++)
+      if (nodes[j].tag == WN_TAG_TEXT && nodes[j].own_text_len) {
+        t = j;
+        texts++;
+      }
+    if (texts == 1 && wn_detect_is_mark(nodes[t].text, nodes[t].own_text_len))
+      res->keep[t] = 0;
   }
 }

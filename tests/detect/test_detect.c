@@ -440,6 +440,44 @@ static void test_render_html_empty_page(void **state) {
   wn_template_free(tpl);
 }
 
+/* Permalink marks (Sphinx's "¶" headerlink, a "#" heading anchor, a
+ * link symbol) are not text in text or Markdown output, with a template
+ * and without; a link to a fragment with words, and a "#" that is no
+ * link to the page itself, stay. */
+static void test_permalink_marks(void **state) {
+  (void)state;
+  const char *html =
+      "<html><body><div class=\"body\"><h1>Caching<a class=\"headerlink\" href=\"#caching\" "
+      "title=\"Permalink to this headline\">\xc2\xb6</a></h1><p>The cache keeps the answers of "
+      "the upstream servers for as long as they allow, and serves them again.</p>"
+      "<h2 id=\"keys\">Keys <a href=\"#keys\"> # </a></h2><p>Each answer is stored under a key "
+      "made of the method, the host and the path of the request it answers.</p>"
+      "<h2 id=\"t\">Time <a href=\"#t\">\xf0\x9f\x94\x97</a></h2><p>Entries older than the "
+      "limit are removed by a process that wakes once a minute to look at them.</p>"
+      "<p>As <a href=\"#keys\">the keys section</a> says, and issue <a href=\"/i/7\">#</a> "
+      "asks, the rules hold for every request of the cache.</p></div></body></html>";
+  wn_dom_page *page = wn_test_parse(html);
+  wn_detect_result *res = NULL;
+  assert_int_equal(wn_detect_page(page, NULL, NULL, &res, NULL), WN_OK);
+  wn_buf out;
+  wn_buf_init(&out, 1 << 20);
+  assert_int_equal(wn_detect_render_text(page, res, &out), WN_OK);
+  if (strstr(out.data, "\xc2\xb6") || strstr(out.data, "\xf0\x9f\x94\x97") ||
+      strstr(out.data, "Keys #"))
+    fail_msg("a permalink mark in the text:\n%s", out.data);
+  assert_non_null(strstr(out.data, "Caching\n"));
+  assert_non_null(strstr(out.data, "the keys section"));
+  assert_non_null(strstr(out.data, "issue #"));
+  wn_buf_reset(&out);
+  assert_int_equal(wn_detect_render_markdown(page, res, NULL, &out, NULL), WN_OK);
+  if (strstr(out.data, "\xc2\xb6") || strstr(out.data, "(#keys)\n") || strstr(out.data, "(#t)"))
+    fail_msg("a permalink mark in the Markdown:\n%s", out.data);
+  assert_non_null(strstr(out.data, "# Caching\n"));
+  wn_buf_free(&out);
+  wn_detect_result_free(res);
+  wn_dom_free(page);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_alg2_reduce),       cmocka_unit_test(test_alg3_branch),
@@ -448,6 +486,7 @@ int main(void) {
       cmocka_unit_test(test_render_html),       cmocka_unit_test(test_detect_policy),
       cmocka_unit_test(test_render_html_empty_page),
       cmocka_unit_test(test_detect_region),     cmocka_unit_test(test_detect_site_selector),
+      cmocka_unit_test(test_permalink_marks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
