@@ -702,6 +702,87 @@ out:
 }
 
 /*
+ * The other method as a candidate (part of WN_SINGLE_STEP_RETRY). DANAg
+ * reads lines of the source, CNR the tree's text-to-node ratios: where one
+ * kept less than a quarter of the page's prose, the other often finds the
+ * article (a story cut into many short blocks reads as code to DANAg; a
+ * story spread over sibling blocks splits CNR's ratio). The other is taken
+ * when it keeps more than twice the prose: a clear difference in size,
+ * not a tie broken by a rule. "retried" names it.
+ */
+static wn_err wn_single_other_method(const wn_dom_page *page, wn_single_method method,
+                                     uint8_t *in_p, wn_detect_result **res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint64_t prose = 0, kept = 0;
+  wn_single_prose(nodes, count, (*res)->keep, NULL, in_p, &prose, &kept);
+  if (WN_SINGLE_RETRY_SHARE * kept >= prose)
+    return WN_OK;
+  const wn_single_method other = method == WN_SINGLE_DANAG ? WN_SINGLE_CNR : WN_SINGLE_DANAG;
+  const uint32_t steps = wn_single_default_steps(other) & ~WN_SINGLE_STEP_RETRY;
+  wn_detect_result *again = wn_detect_result_alloc(count, (*res)->method);
+  uint8_t *mask = malloc(count);
+  wn_err err = WN_ENOMEM;
+  if (!again || !mask)
+    goto out;
+  if (!(steps & WN_SINGLE_STEP_BOXES) || wn_single_not_content_mask(page, mask) == 0) {
+    free(mask);
+    mask = NULL;
+  }
+  err = wn_single_run(page, other, steps, &mask, again);
+  if (err)
+    goto out;
+  uint64_t kept2 = 0;
+  wn_single_prose(nodes, count, again->keep, NULL, in_p, &prose, &kept2);
+  if (kept2 > 2 * kept) {
+    wn_detect_result *t = *res;
+    *res = again;
+    again = t;
+    (*res)->retried = wn_single_method_name(other);
+  }
+out:
+  wn_detect_result_free(again);
+  free(mask);
+  return err;
+}
+
+/* Some sites write their articleBody as HTML ("<p>...</p>": it holds an
+ * end tag or a <br>; a lone "<" is text): its text, one line per block,
+ * parsed by libxml2 as any page is. *body is replaced
+ * (NULL when it holds no text). */
+static wn_err wn_single_markup_text(char **body, size_t *len) {
+  wn_dom_page *sub = NULL;
+  wn_detect_result *all = NULL;
+  wn_buf out;
+  wn_buf_init(&out, WN_DOM_DEFAULT_MAX_BYTES);
+  wn_err err = wn_dom_parse(*body, *len, NULL, &sub, NULL);
+  if (err)
+    goto out;
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(sub, &count);
+  all = wn_detect_result_alloc(count, "json-ld");
+  if (!all) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  for (uint32_t i = 0; i < count; i++)
+    all->keep[i] = nodes[i].tag == WN_TAG_TEXT;
+  err = wn_single_finish(nodes, count, all);
+  if (!err)
+    err = wn_detect_render_text(sub, all, &out);
+  if (!err && wn_buf_append_char(&out, '\0') == WN_OK) {
+    free(*body);
+    *len = out.len - 1;
+    *body = *len ? wn_buf_take(&out, NULL) : NULL;
+  }
+out:
+  wn_buf_free(&out);
+  wn_detect_result_free(all);
+  wn_dom_free(sub);
+  return err == WN_ENOMEM ? err : WN_OK; /* markup libxml2 cannot read stays as it is */
+}
+
+/*
  * The last resort (part of WN_SINGLE_STEP_RETRY), after the method and
  * its retry. Two candidates the page offers itself:
  *  - its JSON-LD articleBody (schema.org), the article's text as the site
@@ -734,6 +815,11 @@ static wn_err wn_single_last_resort(const wn_dom_page *page, wn_detect_result *r
   wn_err err = WN_OK;
   size_t jlen = 0;
   char *body = wn_detect_jsonld_body(page, &jlen);
+  if (body && (strstr(body, "</") || strstr(body, "<br"))) {
+    err = wn_single_markup_text(&body, &jlen);
+    if (err)
+      goto out;
+  }
   if (body && 2 * all < (uint64_t)jlen) {
     memset(res->keep, 0, count);
     res->body_text = body;
@@ -793,6 +879,8 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
   if (!err && (steps & WN_SINGLE_STEP_RETRY) && count > 0) {
     in_p = malloc(count);
     err = in_p ? wn_single_retry(page, method, steps, mask, in_p, &res) : WN_ENOMEM;
+    if (!err)
+      err = wn_single_other_method(page, method, in_p, &res);
     if (!err)
       err = wn_single_last_resort(page, res, in_p);
   }
