@@ -54,7 +54,8 @@ wn_err wn_detect_sample(const wn_dom_page *page, const wn_template *tpl, uint32_
  * paired with a node of the page. */
 double wn_detect_confidence(const wn_detect_result *result);
 /* Why a single-page method chose again (WN_SINGLE_STEP_RETRY): "masks
- * relaxed", "json-ld articleBody" or "paragraphs"; NULL when it did not. */
+ * relaxed", "cnr" or "danag" (the other method), "json-ld articleBody" or
+ * "paragraphs"; NULL when it did not. */
 const char *wn_detect_result_retried(const wn_detect_result *result);
 /* "template", "template-paper" or "template-region", after the selector
  * that chose the content. */

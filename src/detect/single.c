@@ -303,9 +303,9 @@ wn_err wn_single_add_title_place(const wn_dom_page *page, const uint8_t *cand,
  * photo galleries embedded in a story (their captions are no part of
  * its text), the post's metadata line ("entry-meta", "post-meta": date,
  * categories, tags, reading time) and photo credits. A block inside the
- * content whose id or class holds one of these words, an image's caption
- * (<figcaption>: it describes the picture, it is not the running text),
- * or a block whose ARIA landmark role says it is navigation,
+ * content whose id or class holds one of these words (not <figcaption>:
+ * leaving it out took the figure's image out of Markdown), or a block
+ * whose ARIA landmark role says it is navigation,
  * complementary, the page footer (contentinfo) or header (banner), is
  * left out; as for link boxes, never a block holding half the content (a
  * gallery page keeps its gallery).
@@ -347,7 +347,6 @@ static int wn_single_role_not_content(const char *role) {
 static int wn_single_is_named_box(const wn_dom_page *page, const wn_dom_node *n, uint32_t links) {
   (void)links;
   return n->tag == WN_TAG_NAV || n->tag == WN_TAG_FOOTER || n->tag == WN_TAG_ASIDE ||
-         n->tag == WN_TAG_FIGCAPTION ||
          wn_single_has_word(n->id) || wn_single_has_word(n->cls) ||
          wn_single_role_not_content(wn_dom_attr(page, n, "role"));
 }
