@@ -17,6 +17,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include <winnow/serve.h>
 #include <winnow/winnow.h>
 
 static wn_server *srv;

@@ -3,6 +3,7 @@
  * key as command-line flags do. */
 #include "fuzz.h"
 
+#include <winnow/serve.h>
 #include <winnow/winnow.h>
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {

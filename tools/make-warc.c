@@ -24,6 +24,10 @@
 
 #include <winnow/winnow.h>
 
+/* wn_parse_u32: the project's one whole-number parser (src/util/util.h;
+ * the tools link the static library, which has it). */
+#include "../src/util/util.h"
+
 #define MAX_INDEX_BYTES ((size_t)16 * 1024 * 1024)
 #define MAX_FIELDS 16u
 
@@ -124,9 +128,14 @@ int main(int argc, char **argv) {
       encoding = argv[++i];
     else if (strcmp(a, "--charset") == 0 && i + 1 < argc)
       charset = argv[++i];
-    else if (strcmp(a, "--limit") == 0 && i + 1 < argc)
-      limit = strtol(argv[++i], NULL, 10);
-    else {
+    else if (strcmp(a, "--limit") == 0 && i + 1 < argc) {
+      uint32_t n = 0;
+      if (wn_parse_u32(argv[++i], 0, UINT32_MAX, &n) != 0) {
+        usage();
+        return WN_EXIT_USAGE;
+      }
+      limit = (long)n;
+    } else {
       usage();
       return WN_EXIT_USAGE;
     }

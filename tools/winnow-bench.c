@@ -35,6 +35,10 @@
  */
 #include <winnow/winnow.h>
 
+/* wn_parse_u32: the project's one whole-number parser (src/util/util.h;
+ * the tools link the static library, which has it). */
+#include "../src/util/util.h"
+
 #include <errno.h>
 #include <libxml/HTMLparser.h>
 #include <libxml/parser.h>
@@ -412,10 +416,8 @@ int main(int argc, char **argv) {
   b.max_threads = cores > 0 ? (unsigned)cores : 1u;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-      char *end = NULL;
-      errno = 0;
-      unsigned long v = strtoul(argv[++i], &end, 10);
-      if (errno || !end || *end || v == 0 || v > WN_BENCH_MAX_THREADS) {
+      uint32_t v = 0;
+      if (wn_parse_u32(argv[++i], 1, WN_BENCH_MAX_THREADS, &v) != 0) {
         fprintf(stderr, "winnow-bench: --threads takes 1 to %u\n", WN_BENCH_MAX_THREADS);
         return 2;
       }

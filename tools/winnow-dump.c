@@ -20,6 +20,10 @@
  */
 #include <winnow/winnow.h>
 
+/* wn_parse_u32: the project's one whole-number parser (src/util/util.h;
+ * the tools link the static library, which has it). */
+#include "../src/util/util.h"
+
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -291,14 +295,7 @@ static int stop_walk(const wn_template_entry *e, void *ctx) {
   return 1;
 }
 
-static int parse_u32(const char *s, uint32_t *out) {
-  char *end = NULL;
-  unsigned long v = strtoul(s, &end, 10);
-  if (!*s || *end || v > 100000)
-    return -1;
-  *out = (uint32_t)v;
-  return 0;
-}
+static int parse_u32(const char *s, uint32_t *out) { return wn_parse_u32(s, 0, 100000, out); }
 
 static int cmd_show(wn_store *store, int argc, char **argv) {
   int json = 0;

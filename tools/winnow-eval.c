@@ -71,6 +71,10 @@
 
 #include <winnow/winnow.h>
 
+/* wn_parse_u32: the project's one whole-number parser (src/util/util.h;
+ * the tools link the static library, which has it). */
+#include "../src/util/util.h"
+
 /* Caps on what the corpus may cost us. */
 #define WN_EVAL_MAX_INDEX_BYTES ((size_t)16 * 1024 * 1024) /* pages.tsv */
 #define WN_EVAL_MAX_LINE 4096u                             /* one pages.tsv line */
@@ -1639,18 +1643,6 @@ static void wn_eval_usage(FILE *f) {
           "                  every gold file scores 1 against itself and 0 against nothing)\n");
 }
 
-static int wn_eval_parse_uint(const char *s, unsigned long max, unsigned long *out) {
-  if (!s || !*s || *s == '-' || *s == '+')
-    return -1;
-  char *end = NULL;
-  errno = 0;
-  unsigned long v = strtoul(s, &end, 10);
-  if (errno || *end || v > max)
-    return -1;
-  *out = v;
-  return 0;
-}
-
 static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
   memset(o, 0, sizeof *o);
   o->selector = WN_SELECT_PLACES;
@@ -1660,9 +1652,9 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
   int steps_given = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    unsigned long v = 0;
+    uint32_t v = 0;
     if (strcmp(a, "--min-count") == 0) {
-      if (i + 1 >= argc || wn_eval_parse_uint(argv[++i], 255, &v)) {
+      if (i + 1 >= argc || wn_parse_u32(argv[++i], 0, 255, &v)) {
         fprintf(stderr, "winnow-eval: --min-count needs a number from 0 to 255\n");
         return 2;
       }
@@ -1684,7 +1676,7 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
         return 2;
       }
     } else if (strcmp(a, "--repeat") == 0) {
-      if (i + 1 >= argc || wn_eval_parse_uint(argv[++i], WN_EVAL_MAX_REPEAT, &v) || v == 0) {
+      if (i + 1 >= argc || wn_parse_u32(argv[++i], 0, WN_EVAL_MAX_REPEAT, &v) || v == 0) {
         fprintf(stderr, "winnow-eval: --repeat needs a number from 1 to %u\n", WN_EVAL_MAX_REPEAT);
         return 2;
       }
@@ -1706,7 +1698,7 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
       } else if (strcmp(s, "default") == 0) {
         steps_given = 0;
         continue;
-      } else if (wn_eval_parse_uint(s, 0xffff, &v)) {
+      } else if (wn_parse_u32(s, 0, 0xffff, &v)) {
         fprintf(stderr, "winnow-eval: --steps needs paper, default or a number up to 65535\n");
         return 2;
       } else {

@@ -53,6 +53,10 @@
 
 #include <winnow/winnow.h>
 
+/* wn_parse_u32: the project's one whole-number parser (src/util/util.h;
+ * the tools link the static library, which has it). */
+#include "../src/util/util.h"
+
 /* Caps on what the corpus may cost us. A page has the CLI's cap
  * (WN_PAGE_MAX_BYTES, as `winnow detect FILE` reads it). */
 #define WN_SNIP_MAX_INDEX_BYTES ((size_t)64 * 1024 * 1024) /* snippets.json */
@@ -661,10 +665,8 @@ static int wn_snip_parse_args(int argc, char **argv, wn_snip_opts *o) {
     const char *a = argv[i];
     if (strcmp(a, "--repeat") == 0) {
       const char *v = i + 1 < argc ? argv[++i] : "";
-      char *end = NULL;
-      errno = 0;
-      unsigned long n = strtoul(v, &end, 10);
-      if (!*v || *v == '-' || *v == '+' || errno || *end || n == 0 || n > WN_SNIP_MAX_REPEAT) {
+      uint32_t n = 0;
+      if (wn_parse_u32(v, 1, WN_SNIP_MAX_REPEAT, &n) != 0) {
         fprintf(stderr, "winnow-snippets: --repeat needs a number from 1 to %u\n",
                 WN_SNIP_MAX_REPEAT);
         return 2;

@@ -3,28 +3,47 @@
  *
  * winnow learns the template of a web site from a few of its pages and
  * strips it from every later page of the site, leaving the main content.
- * This header is everything a front end (the `winnow` command, a daemon, a
- * crawler embedding the library) needs:
+ * This header is everything a program embedding the library needs, grouped
+ * by object as lmdb.h and zstd.h are:
  *
- *   wn_init()                          once per process
- *   wn_store_open()                    a template store (an LMDB directory)
- *   wn_site_learn_files() / _url()     learn a site's template -> wn_learned
- *   wn_site_save()                     store it (one transaction)
- *   wn_detector_create()               one per thread: a template cache
- *   wn_detector_detect()               a page in, its main content out
- *   wn_page_result_json()              the result as JSON
+ *   1. lifecycle and errors   wn_init, wn_err, wn_diag, wn_free, wn_buf,
+ *                             site names
+ *   2. the store              wn_store_open, wn_store_check, snapshots
+ *   3. learning               wn_site_learn_files / _pages / _url ->
+ *                             wn_learned, stored with wn_site_save
+ *   4. detector, page result  wn_detector_create (one per thread),
+ *                             wn_detector_detect -> wn_page_result
+ *   5. site info              what the store holds per site, the template
+ *                             as a person reads it
+ *   6. WARC                   web archives in, WET-style text out
  *
- * Conventions (as in the rest of winnow): every function that can fail
- * returns a wn_err and takes a wn_diag * (may be NULL) that receives a
- * one-line message saying what failed; handles are opaque; every
- * *_options struct has an *_options_init() that fills the documented
- * defaults, so a caller sets only what it changes.
+ * The daemon (`winnow serve`) has its own header, winnow/serve.h, and its
+ * own library: it is not part of libwinnow, so a program that only
+ * extracts needs no HTTP server or YAML library.
+ *
+ * Conventions: every function that can fail returns a wn_err and takes a
+ * wn_diag * (may be NULL) that receives a one-line message saying what
+ * failed. Each function's comment lists the codes it returns besides
+ * WN_OK; these families stand for several codes:
+ *   store errors    WN_ESTORE, WN_ENOSPACE, WN_EBUSY (the store failed)
+ *   record errors   WN_ECORRUPT, WN_EVERSION (a site's record does not
+ *                   decode: the site's problem, not the store's)
+ *   page errors     WN_ETOOBIG, WN_ETOOMANY, WN_ETOODEEP, WN_EPARSE,
+ *                   WN_ECHARSET, WN_ENOTHTML (one page could not be used)
+ *   network errors  WN_ENET, WN_ETIMEOUT, WN_EHTTP, WN_EROBOTS,
+ *                   WN_ENOTHTML, WN_EREDIRECT (a fetch failed)
+ * Handles are opaque; their *_free / *_close / *_destroy take NULL
+ * harmlessly. Every *_options struct has an *_options_init() that fills
+ * the documented defaults, so a caller sets only what it changes. Memory
+ * the library hands over (a char ** out-parameter) is freed with
+ * wn_free(); objects with a type of their own with their own *_free.
  *
  * Threads: a wn_store may be shared by any number of threads (LMDB readers
  * never block; writers are serialised). A wn_detector belongs to one thread
  * at a time (it holds that thread's template cache and pending counts):
- * create one per worker. Everything else is reentrant. wn_init() and
- * wn_cleanup() are not thread-safe: call them from the main thread.
+ * create one per worker. So does a WARC reader or writer. Everything else
+ * is reentrant. wn_init() and wn_cleanup() are not thread-safe: call them
+ * from the main thread.
  */
 #ifndef WINNOW_WINNOW_H
 #define WINNOW_WINNOW_H
@@ -44,6 +63,8 @@ extern "C" {
 #define WN_API
 #endif
 
+/* ==== 1. lifecycle and errors ============================================ */
+
 #define WN_VERSION_MAJOR 0
 #define WN_VERSION_MINOR 1
 #define WN_VERSION_PATCH 0
@@ -53,10 +74,10 @@ extern "C" {
  * WN_VERSION_STRING when a program runs against a newer shared library. */
 WN_API const char *wn_version(void);
 
-/* ---- errors ------------------------------------------------------------ */
 
-/* One list generates the enum and its messages (libuv's X-macro habit).
- * Codes are only ever appended: scripts and records may rely on them. */
+/* Errors. One list generates the enum and its messages (libuv's X-macro
+ * habit). Codes are only ever appended: scripts and records may rely on
+ * them. */
 #define WN_ERROR_LIST(X)                                                     \
   X(WN_OK, "success")                                                        \
   X(WN_ENOMEM, "out of memory")                                              \
@@ -89,7 +110,7 @@ typedef enum wn_err {
   WN_ERR_COUNT
 } wn_err;
 
-/* Message for an error code; never NULL. */
+/* Message for an error code (the list above); never NULL. */
 WN_API const char *wn_strerror(wn_err err);
 /* Symbolic name of an error code ("WN_ENOMEM"); never NULL. */
 WN_API const char *wn_strerror_name(wn_err err);
@@ -112,11 +133,10 @@ WN_API wn_err wn_diag_set(wn_diag *diag, wn_err err, const char *fmt, ...)
 WN_API const char *wn_diag_message(const wn_diag *diag, wn_err err);
 
 /* Process exit codes of the winnow programs, and the one mapping from an
- * error to them: store errors (ESTORE, ENOSPACE, EBUSY) 3, out of memory
- * 4, every other error (a page, URL, site, network failure, or a record
- * that does not decode: the site's, not the store's) 1. Usage errors (2)
- * are the front end's; a front end that cannot open a store at all exits
- * 3 whatever the code. */
+ * error to them: store errors 3, out of memory 4, every other error (a
+ * page, URL, site, network failure, or a record error: the site's, not
+ * the store's) 1. Usage errors (2) are the front end's; a front end that
+ * cannot open a store at all exits 3 whatever the code. */
 enum {
   WN_EXIT_OK = 0,       /* done */
   WN_EXIT_INPUT = 1,    /* a page, URL, site or record could not be used */
@@ -126,12 +146,25 @@ enum {
 };
 WN_API int wn_exit_code(wn_err err);
 
-/* A growable byte buffer with a cap, for front ends as for the library
- * (curl's dynbuf habit). */
+/* Initialises libxml2's parser and libcurl's global state. Call once
+ * before any other call (from the main thread, before threads start); a
+ * second call only counts. Returns WN_ENET if libcurl cannot initialise. */
+WN_API wn_err wn_init(void);
+/* Undoes wn_init() when called as many times as it was. */
+WN_API void wn_cleanup(void);
 
-/* A growable byte buffer with a cap (curl's dynbuf): appends past the cap
- * fail with WN_ETOOBIG and leave the buffer as it was. Always
- * NUL-terminated when len > 0. */
+/* Frees memory the library allocated and handed over: the char * of
+ * wn_buf_take, wn_file_read, wn_page_result_json, wn_site_template_json,
+ * wn_site_fastce_show, wn_explain_text and wn_explain_html. NULL is
+ * harmless. That memory comes from malloc, and free() keeps working on
+ * it; wn_free is the documented way, which stays right for a program whose
+ * C runtime or allocator is not the library's. Objects with a type of
+ * their own (wn_page_result, wn_learned, ...) have their own *_free. */
+WN_API void wn_free(void *ptr);
+
+/* A growable byte buffer with a cap (curl's dynbuf), for front ends as
+ * for the library: appends past the cap fail with WN_ETOOBIG and leave the
+ * buffer as it was. Always NUL-terminated when len > 0. */
 typedef struct wn_buf {
   char *data;
   size_t len;
@@ -139,9 +172,13 @@ typedef struct wn_buf {
   size_t cap;
 } wn_buf;
 
+/* cap 0: no cap. */
 WN_API void wn_buf_init(wn_buf *buf, size_t cap);
 WN_API void wn_buf_free(wn_buf *buf);
+/* Empties the buffer, keeping its memory. */
 WN_API void wn_buf_reset(wn_buf *buf);
+/* The appends return WN_ETOOBIG (past the cap), WN_ENOMEM; _str, _char
+ * and _printf also WN_EINVAL (NULL, or a format that fails). */
 WN_API wn_err wn_buf_append(wn_buf *buf, const void *data, size_t len);
 WN_API wn_err wn_buf_append_str(wn_buf *buf, const char *s);
 WN_API wn_err wn_buf_append_char(wn_buf *buf, char c);
@@ -150,7 +187,8 @@ WN_API wn_err wn_buf_printf(wn_buf *buf, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Hands the bytes to the caller (free() them); the buffer is empty after. */
+/* Hands the bytes to the caller (wn_free them); the buffer is empty
+ * after. */
 WN_API char *wn_buf_take(wn_buf *buf, size_t *len);
 
 /* Default caps on one page: bytes, element nodes, nesting depth. */
@@ -158,43 +196,38 @@ WN_API char *wn_buf_take(wn_buf *buf, size_t *len);
 #define WN_PAGE_MAX_NODES 300000u
 #define WN_PAGE_MAX_DEPTH 256u
 
-/* Reads a whole file (or stdin for "-") of at most max_bytes (past it:
- * WN_ETOOBIG). *out is malloc'd and NUL-terminated; free() it. Messages
- * name the file. */
+/* Reads a whole file (or stdin for "-") of at most max_bytes. *out is
+ * malloc'd and NUL-terminated (wn_free it). Messages name the file.
+ * Returns WN_ENOTFOUND (no such file), WN_EIO, WN_ETOOBIG (past
+ * max_bytes), WN_ENOMEM. */
 WN_API wn_err wn_file_read(const char *path, size_t max_bytes, char **out, size_t *out_len,
-                    wn_diag *diag);
+                           wn_diag *diag);
 
-/* ---- the library -------------------------------------------------------- */
+/* Every *_json function: indent (else one line). */
+#define WN_JSON_PRETTY 0x1u
 
-/* Initialises libxml2's parser and libcurl's global state. Call once
- * before any other call (from the main thread, before threads start); a
- * second call only counts. WN_ENET if libcurl cannot initialise. */
-WN_API wn_err wn_init(void);
-/* Undoes wn_init() when called as many times as it was. */
-WN_API void wn_cleanup(void);
-
-/* ---- sites ---------------------------------------------------------------
- *
- * A site is the unit a template serves: the host of its URLs, lower-cased,
- * with ":port" unless the port is the scheme's default ("www.example.com",
- * "127.0.0.1:8765"). Only http and https URLs have a site.
- */
+/* Sites. A site is the unit a template serves: the host of its URLs,
+ * lower-cased, with ":port" unless the port is the scheme's default
+ * ("www.example.com", "127.0.0.1:8765"). Only http and https URLs have a
+ * site. */
 #define WN_SITE_MAX 255u /* bytes of a site name */
 
 /* The site of an http(s) URL into site[site_size] (site_size >= WN_SITE_MAX
  * + 1). A space or control in the path, query or fragment does not hide
  * the host (the URL is read as browsers read it); an internationalised
- * host is named in punycode ("xn--bcher-kva.example"). WN_EINVAL with a
- * message for anything else ("ftp URLs are not supported", "not a URL:
- * ...", "url: host ... has no ASCII form ..."). */
+ * host is named in punycode ("xn--bcher-kva.example"). Returns WN_EINVAL,
+ * with a message, for anything else ("ftp URLs are not supported", "not a
+ * URL: ...", "url: host ... has no ASCII form ..."). */
 WN_API wn_err wn_site_from_url(const char *url, char *site, size_t site_size, wn_diag *diag);
 /* WN_OK if site is a site name as wn_site_from_url writes them: 1 to
  * WN_SITE_MAX bytes, a host of [a-z0-9._-] (IDN hosts in punycode) or a
  * bracketed IPv6 address, then optionally ":port". WN_EINVAL otherwise. */
 WN_API wn_err wn_site_check(const char *site, wn_diag *diag);
 
-/* ---- the store ----------------------------------------------------------- */
+/* ==== 2. the store ======================================================= */
 
+/* An LMDB directory holding each site's template (its record), detection
+ * counters and, for the daemon, refresh schedule. */
 typedef struct wn_store wn_store;
 
 typedef struct wn_store_options {
@@ -207,20 +240,140 @@ typedef struct wn_store_options {
 } wn_store_options;
 WN_API void wn_store_options_init(wn_store_options *opts);
 
-/* Opens (read_only: 0 creates) the store directory dir. */
+/* Opens (read_only 0: creates) the store directory dir; opts NULL: the
+ * defaults. The meta pages and the file size are checked first, without a
+ * map: a store whose metas or size are wrong is refused as damaged.
+ * Returns WN_EINVAL, WN_ENOTFOUND (read_only and no store there), store
+ * errors (WN_ESTORE also for a damaged store), WN_ENOMEM. */
 WN_API wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **out,
-                     wn_diag *diag);
+                            wn_diag *diag);
 WN_API void wn_store_close(wn_store *store);
 /* 1 if the store was opened read-only without its lock file (a read-only
  * file system): readers in other processes are then not coordinated with
- * writers, which is safe only when nothing writes. */
+ * writers, which is safe only when nothing writes. 0 otherwise and for
+ * NULL. */
 WN_API int wn_store_lockless(const wn_store *store);
 
-/* ---- detection options --------------------------------------------------- */
+/* A damaged store. LMDB trusts its file: a damaged page can make a reader
+ * die of SIGBUS or SIGSEGV inside liblmdb, where no error code can come
+ * back. So wn_store_open always reads the two meta pages and the file size
+ * itself and refuses a store whose metas or size are wrong, and
+ * wn_store_check walks every page of every database in a CHILD process, so
+ * damage that would crash is found by the child dying, not the caller.
+ * The daemon, the CLI commands that open a store and winnow-dump verify
+ * call wn_store_check first. A damaged store is WN_ESTORE (a store error:
+ * exit 3; WN_ECORRUPT stays a damaged record, the site's), "store DIR is
+ * damaged: WHAT; restore it from a backup (winnow-dump export/import,
+ * mdb_copy)". */
+typedef struct wn_store_check_report {
+  uint64_t file_bytes;     /* data.mdb on disk */
+  uint64_t page_bytes;     /* LMDB page size, as the meta pages give it */
+  uint64_t pages_used;     /* pages in use (the newer meta page's last + 1) */
+  uint64_t pages_past_end; /* whole pages after those: left by a write that was
+                              interrupted before its commit; harmless */
+  uint64_t databases;      /* named databases walked */
+  uint64_t entries;        /* entries walked, all trees (the free list too) */
+  uint64_t elapsed_us;     /* wall time of the check, fork included */
+  int damaged;             /* 1: the store is damaged; problem says how */
+  char problem[512];       /* what is wrong; "" when nothing is */
+} wn_store_check_report;
 
-/* How the main content is chosen among what the template does not cover.
- * A site's template carries the selector chosen when it was learned;
- * WN_SELECT_SITE uses it. */
+/* Checks the store in dir without trusting it: the meta pages and the
+ * file size in process, then a walk of every entry of every database in a
+ * forked child (tree pages, the bounds of each value, the first page of
+ * each value on overflow pages; record contents are wn_store_verify's).
+ * report may be NULL. Forks: call it before starting threads that hold
+ * locks. Call it before this process opens the store (as the front ends
+ * do): LMDB allows one open of an environment per process, and a store
+ * this process holds open is reported damaged when it is not. Takes a
+ * read snapshot like any reader, so writers in other processes may go on
+ * meanwhile. Returns WN_ESTORE: damaged (report->damaged 1,
+ * report->problem and diag say what) or the check itself could not run
+ * (damaged 0); WN_ENOTFOUND: no store there; WN_EINVAL. */
+WN_API wn_err wn_store_check(const char *dir, wn_store_check_report *report, wn_diag *diag);
+
+/* The store as LMDB and the records say (winnow-dump stats). */
+typedef struct wn_store_usage {
+  const char *path;          /* the store directory; valid while it is open */
+  uint64_t file_bytes;       /* data.mdb on disk */
+  uint64_t map_bytes;        /* the map size in effect */
+  uint64_t page_bytes;       /* LMDB page size */
+  uint64_t pages_used;       /* pages of the map in use */
+  uint32_t depth;            /* B-tree depth of the records */
+  uint64_t records;          /* sites with a record */
+  uint64_t counters;         /* sites with detection counters */
+  uint64_t record_bytes;     /* the records' bytes, summed */
+  uint64_t damaged;          /* records that do not decode (see wn_store_verify) */
+  uint64_t by_version[8];    /* records per format version (index = version; 7: 7 or later) */
+  struct {
+    char name[16];
+    uint64_t records;
+  } algorithms[8];           /* records per algorithm, first seen first */
+  size_t n_algorithms;       /* (a ninth algorithm and later count as "other") */
+} wn_store_usage;
+/* Reads every record. Returns WN_EINVAL, store errors, WN_ENOMEM. */
+WN_API wn_err wn_store_usage_get(wn_store *store, wn_store_usage *out, wn_diag *diag);
+
+/* Called once per damaged record with the error (a record error) and a
+ * one-line message. */
+typedef void (*wn_record_fn)(const char *site, wn_err err, const char *message, void *ctx);
+
+/* Checks every record: the record itself (format version, bounds,
+ * checksum) and the template it holds. fn (may be NULL) is called once per
+ * damaged record, after the store's read transaction ended (fn may use the
+ * store). WN_OK when the check ran, damaged or not: *n_damaged (may be
+ * NULL) says; *n_records (may be NULL) receives how many were read.
+ * Returns WN_EINVAL, store errors, WN_ENOMEM. */
+WN_API wn_err wn_store_verify(wn_store *store, wn_record_fn fn, void *ctx, uint64_t *n_records,
+                              uint64_t *n_damaged, wn_diag *diag);
+
+/* Copies the store into dir (created; it must not hold a store already),
+ * compacted, as of one read transaction: a consistent snapshot taken while
+ * learning and counting go on (LMDB's mdb_env_copy2, as `mdb_copy -c`). The
+ * copy is a complete store; workers may open it read-only, on a read-only
+ * file system too (wn_store_options.read_only). Returns WN_EINVAL (dir
+ * holds a store, or cannot be made), store errors. */
+WN_API wn_err wn_store_snapshot(wn_store *store, const char *dir, wn_diag *diag);
+
+/* A snapshot file of a store (or of some sites), for moving templates
+ * between stores and machines: "WNDUMP" magic, a format version
+ * (WN_EXPORT_VERSION), then each site's record exactly as the store
+ * encodes it and its detection counters, then a checksum of it all.
+ * Portable: little-endian throughout, no pointers, no LMDB pages. */
+#define WN_EXPORT_VERSION 1u
+#define WN_EXPORT_MAX_BYTES ((size_t)1 << 30) /* a snapshot file's cap */
+
+/* Writes the snapshot of sites[0..n_sites) (n_sites 0: every site) to
+ * path (written beside it, then renamed into place). Damaged records are
+ * left out and reported through fn (may be NULL). *n_written (may be NULL)
+ * receives the number of records written. Returns WN_ENOTEMPLATE (a named
+ * site has no record: nothing is written), WN_EINVAL (a bad site name),
+ * WN_ETOOBIG (past WN_EXPORT_MAX_BYTES), WN_EIO (the file), store errors,
+ * WN_ENOMEM. */
+WN_API wn_err wn_store_export(wn_store *store, const char *path, const char *const *sites,
+                              size_t n_sites, wn_record_fn fn, void *ctx, uint64_t *n_written,
+                              wn_diag *diag);
+
+/* Called for each record imported, after the commit, with replaced 1 if
+ * the site had a record before (its old template and counters are gone). */
+typedef void (*wn_import_fn)(const char *site, int replaced, uint64_t generation, void *ctx);
+/* Reads a snapshot and writes its records in ONE transaction, after
+ * checking the file (magic, version, checksum) and decoding every record
+ * and its template: nothing is written unless all of it is sound. fn may
+ * be NULL; *n_imported (may be NULL) receives the count. Returns
+ * WN_ECORRUPT / WN_EVERSION naming the record or the file, WN_EINVAL,
+ * WN_ENOTFOUND, WN_EIO, WN_ETOOBIG (the file, as wn_file_read), store
+ * errors, WN_ENOMEM. */
+WN_API wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn, void *ctx,
+                              uint64_t *n_imported, wn_diag *diag);
+
+/* ==== 3. learning ======================================================== */
+
+#define WN_LEARN_MAX_PAGES 64u /* sample pages a template is learned from */
+
+/* How detection chooses the main content among what the template does not
+ * cover. Chosen when a site is learned and kept with its template;
+ * detection uses it unless told otherwise (wn_detect_options.selector). */
 typedef enum wn_detect_selector {
   WN_SELECT_SITE = 0, /* detection: the selector the site's template names
                          (cues if none); learning: the default, places */
@@ -237,73 +390,31 @@ typedef enum wn_detect_selector {
                          page does not fit */
 } wn_detect_selector;
 #define WN_SELECT_LAST WN_SELECT_PLACES
-/* "site", "cues", "paper", "region"; NULL for an unknown value. */
+/* "site", "cues", "paper", "region", "places"; NULL for an unknown value. */
 WN_API const char *wn_detect_selector_name(wn_detect_selector selector);
-/* Parses one of those names; 0, or -1 if unknown. */
+/* Parses one of those names: 0 and *out set, or -1 if unknown. */
 WN_API int wn_detect_selector_parse(const char *name, wn_detect_selector *out);
 
-/* Single-page methods: no template, one page. DANAg measured better than
- * CNR on both evaluation corpora (README, "Single-page methods"). */
-typedef enum wn_single_method {
-  WN_SINGLE_DANAG = 0, /* content and code density of the source lines */
-  WN_SINGLE_CNR        /* chars-nodes ratio */
-} wn_single_method;
-/* "danag" / "cnr"; NULL for an unknown value. */
-WN_API const char *wn_single_method_name(wn_single_method method);
-/* Parses "cnr" / "danag"; 0, or -1 if unknown. */
-WN_API int wn_single_method_parse(const char *name, wn_single_method *out);
-
-/* Steps added to the papers' single-page methods (each kept because it
- * raised word F1 on the evaluation corpora; README, "Single-page methods").
- * wn_detect_options.fallback_steps selects them for ablation. */
-#define WN_SINGLE_STEP_LINKS 0x01u /* drop link boxes inside the block */
-#define WN_SINGLE_STEP_MENUS 0x02u /* CNR: the links/nodes menu ratio */
-#define WN_SINGLE_STEP_HTML5 0x04u /* <main>/<article> as hints */
-#define WN_SINGLE_STEP_TITLE 0x08u /* recover the headline above the block */
-#define WN_SINGLE_STEP_SCORE 0x10u /* CNR: top-rated nodes by paragraph text */
-#define WN_SINGLE_STEP_BOXES 0x20u /* drop boxes named like comments/nav/footer */
-#define WN_SINGLE_STEP_CONTAINER 0x40u /* DANAg: the story's container, past the gap */
-#define WN_SINGLE_STEP_RETRY 0x80u /* choose again, name masks relaxed, when little prose is kept */
-#define WN_SINGLE_STEPS_DEFAULT 0u /* the method's measured default set */
-/* An explicit set: WN_SINGLE_STEPS_SET | steps (WN_SINGLE_STEPS_SET alone
- * is the paper's method as stated). */
-#define WN_SINGLE_STEPS_SET 0x80000000u
-
-/* Below this match confidence a page is taken not to fit its template.
- * Measured on the crawl-to-the-future years (README, "Match confidence and
- * drift"): a site's own pages have median confidence 0.5 to 0.9, pages
- * after a redesign 0.0 to 0.4, most below 0.25. */
-#define WN_DETECT_DEFAULT_MIN_CONFIDENCE 0.25
-
-/* Why a result came from a single-page method. */
-typedef enum wn_detect_fallback {
-  WN_FALLBACK_NONE = 0,        /* the template served the page */
-  WN_FALLBACK_NO_TEMPLATE,     /* the site has no template */
-  WN_FALLBACK_LOW_CONFIDENCE   /* the page did not fit the template */
-} wn_detect_fallback;
-/* "no template", "low confidence"; NULL for WN_FALLBACK_NONE. */
-WN_API const char *wn_detect_fallback_name(wn_detect_fallback reason);
-
-typedef struct wn_detect_options {
-  wn_detect_selector selector; /* default WN_SELECT_SITE */
-  /* Pages whose match confidence is below this are served by the
-   * single-page method `fallback`; 0 never falls back. Default
-   * WN_DETECT_DEFAULT_MIN_CONFIDENCE. */
-  double min_confidence;
-  wn_single_method fallback;   /* default WN_SINGLE_DANAG */
-  uint32_t fallback_steps;     /* default WN_SINGLE_STEPS_DEFAULT (0) */
-} wn_detect_options;
-WN_API void wn_detect_options_init(wn_detect_options *opts);
-
-/* ---- learning ------------------------------------------------------------ */
-
-#define WN_LEARN_MAX_PAGES 64u /* sample pages a template is learned from */
+/* The learning algorithm. Both learn from the same sample pages and are
+ * stored the same way; detection picks the method from the site's record.
+ * FastCE (FastContentExtractor) learns the traversal paths of the sample
+ * pages' content blocks and the non-content blocks that share those paths,
+ * and keeps them in a record of its own (algorithm "fastce"). */
+typedef enum wn_learn_algo {
+  WN_LEARN_ETDM = 0,  /* ETDM occurrence counts: the default */
+  WN_LEARN_FASTCE = 1 /* FastCE path templates */
+} wn_learn_algo;
+#define WN_LEARN_ALGO_LAST WN_LEARN_FASTCE
+/* "etdm", "fastce"; NULL for a value this build does not know. */
+WN_API const char *wn_learn_algo_name(wn_learn_algo algo);
+/* Parses one of those names: 0 and *out set, or -1 if unknown. */
+WN_API int wn_learn_algo_parse(const char *name, wn_learn_algo *out);
 
 typedef struct wn_learn_options {
   /* Pages a node must occur in to belong to the template: default 2. */
   uint32_t min_count;
   /* The selector detection uses for the site, kept with its template:
-   * default WN_SELECT_SITE (= cues). */
+   * default WN_SELECT_SITE, which learning reads as places. */
   wn_detect_selector selector;
   /* A sample page joins only if its tree pairs at least this share of the
    * key page's template nodes (pages of another layout are left out):
@@ -380,32 +491,62 @@ typedef struct wn_learn_summary {
   double compute_ms;       /* parsing, mapping, learning */
 } wn_learn_summary;
 
-/* Learns a site's template from local files: paths[0] is the key page,
- * at least one more page of the site is needed. Pages that share too
+/* Learns a site's template (ETDM) from local files: paths[0] is the key
+ * page, at least one more page of the site is needed. Pages that share too
  * little of the key page's layout are left out (see min_share; force keeps
- * them); a template that keeps nothing of the site's layout is refused
- * (WN_EEMPTY). *out is set whenever pages were read, even on failure, so
- * the report says why (free it with wn_learned_free). */
+ * them). *out is set whenever pages were read, even on failure, so the
+ * report says why (free it with wn_learned_free). opts NULL: the
+ * defaults. Returns WN_EINVAL (a bad site name or option, too few or too
+ * many pages), WN_EEMPTY (too few pages share the layout, or the template
+ * keeps nothing of it), WN_ENOTFOUND, WN_EIO and WN_ETOOBIG (a file, as
+ * wn_file_read), page errors, WN_ENOMEM. */
 WN_API wn_err wn_site_learn_files(const char *site, const char *const *paths, size_t n_paths,
-                           const wn_learn_options *opts, wn_learned **out, wn_diag *diag);
+                                  const wn_learn_options *opts, wn_learned **out,
+                                  wn_diag *diag);
 
 /* The same from pages in memory (bytes[i] of len[i] bytes, named
- * names[i]; transport charset NULL: from the page). */
+ * names[i]; the charset is read from each page). The same codes, less
+ * those of reading files. */
 WN_API wn_err wn_site_learn_pages(const char *site, const char *const *names,
-                           const char *const *bytes, const size_t *len, size_t n_pages,
-                           const wn_learn_options *opts, wn_learned **out, wn_diag *diag);
+                                  const char *const *bytes, const size_t *len, size_t n_pages,
+                                  const wn_learn_options *opts, wn_learned **out,
+                                  wn_diag *diag);
 
 /* Learns by crawling from the key page url: fetches it, ranks its
  * same-site links (hyperlink distance, then DOM distance), fetches the best
  * candidates politely (robots.txt, per-host delay) and learns from those
  * that share the key page's template. site NULL: the URL's site. crawl
- * NULL: wn_crawl_options_init's defaults. */
+ * NULL: wn_crawl_options_init's defaults. Returns WN_EINVAL (a bad URL,
+ * site or option), network errors (the key page could not be fetched),
+ * WN_EBUSY (cancelled), WN_EEMPTY, page errors, WN_ENOMEM. */
 WN_API wn_err wn_site_learn_url(const char *url, const char *site, const wn_learn_options *opts,
-                         const wn_crawl_options *crawl, wn_learned **out, wn_diag *diag);
+                                const wn_crawl_options *crawl, wn_learned **out,
+                                wn_diag *diag);
+
+/* wn_site_learn_files, _pages and _url with the learning algorithm. The
+ * share check (min_share, force) is the same for both; min_count and the
+ * selector mean nothing to FastCE (its detection selects blocks itself)
+ * and are only kept in the record. (wn_learn_options is public ABI, so the
+ * algorithm is a parameter, not a field.) The same codes as those; also
+ * WN_EINVAL for an unknown algo. */
+WN_API wn_err wn_site_learn_files_algo(wn_learn_algo algo, const char *site,
+                                       const char *const *paths, size_t n_paths,
+                                       const wn_learn_options *opts, wn_learned **out,
+                                       wn_diag *diag);
+WN_API wn_err wn_site_learn_pages_algo(wn_learn_algo algo, const char *site,
+                                       const char *const *names, const char *const *bytes,
+                                       const size_t *len, size_t n_pages,
+                                       const wn_learn_options *opts, wn_learned **out,
+                                       wn_diag *diag);
+WN_API wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const char *site,
+                                     const wn_learn_options *opts, const wn_crawl_options *crawl,
+                                     wn_learned **out, wn_diag *diag);
 
 WN_API void wn_learned_summary_get(const wn_learned *learned, wn_learn_summary *out);
 /* The i-th page of the report (i < n_pages); valid until wn_learned_free. */
 WN_API const wn_learn_page *wn_learned_page(const wn_learned *learned, size_t i);
+/* The algorithm a wn_learned was learned with. */
+WN_API wn_learn_algo wn_learned_algo(const wn_learned *learned);
 WN_API void wn_learned_free(wn_learned *learned);
 
 typedef struct wn_save_info {
@@ -416,11 +557,70 @@ typedef struct wn_save_info {
 /* Stores the learned template as its site's, replacing the old one in one
  * transaction (readers see the old or the new, never a mix), with the key
  * page and the learning options so the site can be relearned from the
- * record alone. info may be NULL. */
+ * record alone. info may be NULL. Returns WN_EINVAL (no store, a store
+ * opened read-only, or a wn_learned whose learning failed), store errors,
+ * WN_ENOMEM. */
 WN_API wn_err wn_site_save(wn_store *store, const wn_learned *learned, wn_save_info *info,
-                    wn_diag *diag);
+                           wn_diag *diag);
 
-/* ---- what the store holds per site ---------------------------------------- */
+/* ==== 4. detector and page result ======================================== */
+
+/* Single-page methods: no template, one page; what serves a site without
+ * a template, or a page that does not fit its template. DANAg measured
+ * better than CNR on both evaluation corpora (docs/single-page.md). */
+typedef enum wn_single_method {
+  WN_SINGLE_DANAG = 0, /* content and code density of the source lines */
+  WN_SINGLE_CNR        /* chars-nodes ratio */
+} wn_single_method;
+/* "danag" / "cnr"; NULL for an unknown value. */
+WN_API const char *wn_single_method_name(wn_single_method method);
+/* Parses "cnr" / "danag": 0 and *out set, or -1 if unknown. */
+WN_API int wn_single_method_parse(const char *name, wn_single_method *out);
+
+/* Steps added to the papers' single-page methods (each kept because it
+ * raised word F1 on the evaluation corpora; docs/single-page.md).
+ * wn_detect_options.fallback_steps selects them for ablation. */
+#define WN_SINGLE_STEP_LINKS 0x01u /* drop link boxes inside the block */
+#define WN_SINGLE_STEP_MENUS 0x02u /* CNR: the links/nodes menu ratio */
+#define WN_SINGLE_STEP_HTML5 0x04u /* <main>/<article> as hints */
+#define WN_SINGLE_STEP_TITLE 0x08u /* recover the headline above the block */
+#define WN_SINGLE_STEP_SCORE 0x10u /* CNR: top-rated nodes by paragraph text */
+#define WN_SINGLE_STEP_BOXES 0x20u /* drop boxes named like comments/nav/footer */
+#define WN_SINGLE_STEP_CONTAINER 0x40u /* DANAg: the story's container, past the gap */
+#define WN_SINGLE_STEP_RETRY 0x80u /* little prose kept: masks relaxed, the other method, JSON-LD, <p> */
+#define WN_SINGLE_STEPS_DEFAULT 0u /* the method's measured default set */
+/* An explicit set: WN_SINGLE_STEPS_SET | steps (WN_SINGLE_STEPS_SET alone
+ * is the paper's method as stated). */
+#define WN_SINGLE_STEPS_SET 0x80000000u
+
+/* Below this match confidence a page is taken not to fit its template.
+ * Measured on the crawl-to-the-future years: a site's own pages have
+ * median confidence 0.5 to 0.9, pages after a redesign 0.0 to 0.4, most
+ * below 0.25. */
+#define WN_DETECT_DEFAULT_MIN_CONFIDENCE 0.25
+
+/* Why a result came from a single-page method. */
+typedef enum wn_detect_fallback {
+  WN_FALLBACK_NONE = 0,        /* the template served the page */
+  WN_FALLBACK_NO_TEMPLATE,     /* the site has no template */
+  WN_FALLBACK_LOW_CONFIDENCE   /* the page did not fit the template */
+} wn_detect_fallback;
+/* "no template", "low confidence"; NULL for WN_FALLBACK_NONE. */
+WN_API const char *wn_detect_fallback_name(wn_detect_fallback reason);
+
+typedef struct wn_detect_options {
+  wn_detect_selector selector; /* default WN_SELECT_SITE: the site's own */
+  /* Pages whose match confidence is below this are served by the
+   * single-page method `fallback`; 0 never falls back. Default
+   * WN_DETECT_DEFAULT_MIN_CONFIDENCE. */
+  double min_confidence;
+  wn_single_method fallback;   /* default WN_SINGLE_DANAG */
+  uint32_t fallback_steps;     /* default WN_SINGLE_STEPS_DEFAULT (0) */
+} wn_detect_options;
+WN_API void wn_detect_options_init(wn_detect_options *opts);
+
+/* Drift: a detector counts, per site, the pages it served and those that
+ * fitted the template badly, and writes the counts to the store. */
 
 /* When a site counts as drifting: at least min_pages recent pages, of
  * which a share of at least max_low_share fitted the template badly. */
@@ -439,57 +639,8 @@ typedef struct wn_site_counts {
   uint32_t recent_low;
   int64_t updated_at;    /* Unix seconds of the last count; 0 if never */
 } wn_site_counts;
-
-typedef struct wn_site_info {
-  const char *site;
-  const char *algorithm;       /* "etdm" */
-  uint32_t format_version;     /* of the stored record */
-  uint64_t generation;
-  int64_t learned_at;          /* Unix seconds */
-  const char *key_page;        /* URL or file learned from; NULL for
-                                  records older than format 2 */
-  int from_url;                /* 1: crawled from key_page */
-  wn_learn_options learn;      /* as learned (zero for old records) */
-  const char *crawl_user_agent; /* crawled: as learned, NULL: the default */
-  uint32_t crawl_delay_ms, crawl_timeout_ms;
-  uint64_t crawl_max_bytes;
-  size_t n_pages;              /* sample pages learned from */
-  const char *const *pages;    /* their names */
-  const uint64_t *page_bytes;
-  const int32_t *page_status;  /* HTTP status, 0 for files */
-  const uint32_t *page_fetch_ms;
-  uint32_t page_nodes;
-  uint32_t template_nodes;
-  size_t template_bytes;
-  wn_detect_selector selector; /* as kept with the template (never SITE) */
-  wn_site_counts counts;
-  /* The content places learned with the template, the "why" of each
-   * page's choice: place is NULL unless the selector is places, else
-   * "none" (no place agreed: the cue selector on every page), "whole"
-   * (the place held nothing but content on the samples: the region
-   * inside it serves) or "cues" (the cue selector, made again inside the
-   * place when it took an aside); the elements skipped inside it and the
-   * asides beside it. */
-  const char *place;
-  uint32_t place_skips, place_asides;
-} wn_site_info;
-
-/* The site's record (WN_ENOTEMPLATE if it has none; WN_ECORRUPT or
- * WN_EVERSION for a record that does not decode). Free with
- * wn_site_info_free. */
-WN_API wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, wn_diag *diag);
-WN_API void wn_site_info_free(wn_site_info *info);
 /* 1 if the counts say the site drifts under policy (NULL: defaults). */
 WN_API int wn_site_drifting(const wn_site_counts *counts, const wn_drift_policy *policy);
-
-/* Calls fn for each site in name order, stopping at the first nonzero
- * return. The name is valid only during the call. */
-typedef int (*wn_site_fn)(const char *site, void *ctx);
-WN_API wn_err wn_site_list(wn_store *store, wn_site_fn fn, void *ctx, wn_diag *diag);
-/* Removes a site's template and counters (WN_ENOTEMPLATE if none). */
-WN_API wn_err wn_site_delete(wn_store *store, const char *site, wn_diag *diag);
-
-/* ---- detection ------------------------------------------------------------ */
 
 /* A drift report: called the first time a detector's counts show a site
  * drifting (once per site, template generation and detector). */
@@ -527,18 +678,23 @@ typedef struct wn_detector_options {
 } wn_detector_options;
 WN_API void wn_detector_options_init(wn_detector_options *opts);
 
+/* One thread's detector: a bounded cache of decoded templates and the
+ * pending counts. */
 typedef struct wn_detector wn_detector;
 
 /* store may be NULL: every page then goes to the single-page method,
- * unless a template is given with wn_detector_use. */
-WN_API wn_err wn_detector_create(wn_store *store, const wn_detector_options *opts, wn_detector **out,
-                          wn_diag *diag);
+ * unless a template is given with wn_detector_use. opts NULL: the
+ * defaults. Returns WN_EINVAL (a bad option), WN_ENOMEM. */
+WN_API wn_err wn_detector_create(wn_store *store, const wn_detector_options *opts,
+                                 wn_detector **out, wn_diag *diag);
 /* Writes pending counts, then frees. */
 WN_API void wn_detector_destroy(wn_detector *detector);
 /* Serves the learned template's site from learned (copied), whatever the
- * store holds: detection without a store. */
+ * store holds: detection without a store. Returns WN_EINVAL (a wn_learned
+ * whose learning failed), WN_EBUSY (the cache is full of sites held by
+ * wn_detector_use), record errors, WN_ENOMEM. */
 WN_API wn_err wn_detector_use(wn_detector *detector, const wn_learned *learned, wn_diag *diag);
-/* Writes the pending counts now. */
+/* Writes the pending counts now. Returns store errors. */
 WN_API wn_err wn_detector_flush(wn_detector *detector, wn_diag *diag);
 
 /* The charset parameter of an HTTP Content-Type value ("text/html;
@@ -555,11 +711,27 @@ typedef struct wn_page_input {
   const char *charset; /* from the HTTP Content-Type, or NULL */
 } wn_page_input;
 
-/* What to render. */
-#define WN_WANT_TEXT 0x1u  /* plain text, one line per block */
-#define WN_WANT_HTML 0x2u  /* the content's elements as HTML */
-#define WN_WANT_NODES 0x4u /* the selected nodes' paths (JSON "nodes") */
+/* What wn_detector_detect renders: its `want`, any of these or'ed. Links
+ * and image sources in Markdown and HTML output are made absolute against
+ * the page's URL (wn_page_input.url; <base href> is not read for them)
+ * when it is given. */
+#define WN_WANT_TEXT 0x1u      /* plain text, one line per block */
+#define WN_WANT_HTML 0x2u      /* the content's elements as HTML */
+#define WN_WANT_NODES 0x4u     /* the selected nodes' paths (JSON "nodes") */
+#define WN_WANT_MARKDOWN 0x8u  /* the content as Markdown (JSON "markdown") */
+#define WN_WANT_METADATA 0x10u /* title, author, date... (JSON "metadata") */
+/* Markdown begins with the metadata as YAML front matter (implies
+ * WN_WANT_METADATA). */
+#define WN_WANT_FRONT_MATTER 0x20u
+/* Markdown leaves out: links (their text stays), images, data tables.
+ * By default it keeps all three: Markdown is asked for its structure, and
+ * the plain text already serves those who want words only (trafilatura,
+ * built for text corpora, drops links and images by default). */
+#define WN_RENDER_NO_LINKS 0x100u
+#define WN_RENDER_NO_IMAGES 0x200u
+#define WN_RENDER_NO_TABLES 0x400u
 
+/* The main content of one page and how it was found. */
 typedef struct wn_page_result wn_page_result;
 
 /* Detects the main content of one page: the site's template (from the
@@ -567,20 +739,26 @@ typedef struct wn_page_result wn_page_result;
  * page fits its template badly, the single-page method. A page with
  * neither site nor url goes to the single-page method, and so does a page
  * whose url names no site (not http(s), a host no site name can spell):
- * that is no error, wn_page_result_site_error() says why. A site given
- * that is not a site name is an error (WN_EINVAL). Errors concern this
- * page only (not HTML, past a cap, a damaged template); the detector
- * stays usable. */
+ * that is no error, wn_page_result_site_error() says why. Errors concern
+ * this page only; the detector stays usable. Returns WN_EINVAL (a site
+ * given that is not a site name, no bytes), page errors (WN_ETOOBIG,
+ * WN_ETOOMANY, WN_ETOODEEP past the caps; WN_ENOTHTML), WN_EBUSY (every
+ * cache slot is held by wn_detector_use), record errors (a damaged
+ * template), store errors, WN_ENOMEM. */
 WN_API wn_err wn_detector_detect(wn_detector *detector, const wn_page_input *page, unsigned want,
-                          wn_page_result **out, wn_diag *diag);
+                                 wn_page_result **out, wn_diag *diag);
+WN_API void wn_page_result_free(wn_page_result *r);
 
-WN_API const char *wn_page_result_site(const wn_page_result *r);   /* NULL: none */
+/* The page result's accessors. Every string and array is valid until
+ * wn_page_result_free. */
+WN_API const char *wn_page_result_site(const wn_page_result *r); /* NULL: none */
 /* Why the page's url named no site, as wn_site_from_url says it (valid
  * UTF-8: bytes that are not are written '?'); NULL when the site was
- * given or named, or neither site nor url was. Valid until the result is
- * freed. */
+ * given or named, or neither site nor url was. */
 WN_API const char *wn_page_result_site_error(const wn_page_result *r);
-/* "template", "template-paper", "template-region", "danag" or "cnr". */
+/* "template" (the places and cues selectors), "template-paper",
+ * "template-region", "fastce" (a site learned with FastCE), "danag" or
+ * "cnr" (the single-page methods). */
 WN_API const char *wn_page_result_method(const wn_page_result *r);
 WN_API double wn_page_result_confidence(const wn_page_result *r);
 WN_API wn_detect_fallback wn_page_result_fallback(const wn_page_result *r);
@@ -592,69 +770,203 @@ WN_API const char *wn_page_result_charset_source(const wn_page_result *r);
  * none unless WN_WANT_NODES was asked. */
 WN_API size_t wn_page_result_node_count(const wn_page_result *r);
 WN_API const char *wn_page_result_node(const wn_page_result *r, size_t i);
-/* Rendered content (NUL-terminated; "" if not wanted). */
+/* Rendered content, NUL-terminated; "" unless WN_WANT_TEXT, WN_WANT_HTML,
+ * WN_WANT_MARKDOWN was asked. len may be NULL. */
 WN_API const char *wn_page_result_text(const wn_page_result *r, size_t *len);
 WN_API const char *wn_page_result_html(const wn_page_result *r, size_t *len);
+WN_API const char *wn_page_result_markdown(const wn_page_result *r, size_t *len);
+
+/* The page's metadata, read from its markup: <title>, <meta> (description,
+ * author, date forms), Open Graph, JSON-LD (headline, author, datePublished,
+ * @graph), <time datetime>, <link rel=canonical>, <html lang>. A field is
+ * NULL when the page does not tell. */
+typedef struct wn_page_metadata {
+  const char *title;
+  const char *author;        /* several joined with ", " */
+  const char *date;          /* published: ISO 8601, YYYY-MM-DD or the full
+                                timestamp as the page gives it */
+  const char *language;      /* as the page gives it ("en", "en-US") */
+  const char *canonical_url; /* absolute when the page's URL is known */
+  const char *description;
+  const char *site_name;
+} wn_page_metadata;
+/* The metadata; NULL unless WN_WANT_METADATA was asked. */
+WN_API const wn_page_metadata *wn_page_result_metadata(const wn_page_result *r);
 /* The site's counters as last written by this detector, if any: 1 and
  * *out filled, else 0. */
 WN_API int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, int *drifting);
 
 /* The result as one JSON object, in this order: "site", "site_error"
  * (only when the page's url named no site: the message of
- * wn_page_result_site_error), "method",
- * "confidence", "fallback", "retried" (only when the single-page method
- * chose again: "masks relaxed", "json-ld articleBody" or "paragraphs"),
- * "drift" (when counts are known), "charset",
- * "charset_source", then "nodes", "text", "html", "markdown" and
- * "metadata" (an object of the wn_page_metadata fields, null where
- * absent) as asked. id_json
- * (may be NULL) is raw JSON put first as "id". WN_JSON_PRETTY indents;
- * else one line. *out is malloc'd (free()). */
-#define WN_JSON_PRETTY 0x1u
+ * wn_page_result_site_error), "method", "confidence", "fallback",
+ * "retried" (only when the single-page method chose again: "masks
+ * relaxed", "cnr" or "danag" (the other method), "json-ld articleBody" or
+ * "paragraphs"), "drift" (when counts
+ * are known), "charset", "charset_source", then "nodes", "text", "html",
+ * "markdown" and "metadata" (an object of the wn_page_metadata fields,
+ * null where absent) as asked. id_json (may be NULL) is raw JSON put first
+ * as "id". flags: WN_JSON_PRETTY. *out is malloc'd (wn_free it). Returns
+ * WN_EINVAL (id_json is not JSON), WN_ENOMEM. */
 WN_API wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigned flags,
-                           char **out, wn_diag *diag);
-WN_API void wn_page_result_free(wn_page_result *r);
+                                  char **out, wn_diag *diag);
 
-/* ---- the daemon (winnow serve) ----------------------------------------------
- *
- * A long-lived server: detection over HTTP (libmicrohttpd, JSON), learning
- * in the background, each configured site relearned on a schedule and
- * early when it drifts. The command line's `winnow serve` is these calls
- * plus signal handling; config/winnow.yaml documents every key.
- */
-typedef struct wn_serve_config wn_serve_config;
+/* One page's detection explained, node by node (winnow-dump explain). */
+typedef struct wn_explain wn_explain;
+/* Detects page (site: page->site, else its url's) with the site's template
+ * from the store and records what each step did. opts NULL: defaults.
+ * Returns WN_EINVAL (no site), WN_ENOTEMPLATE (the site has none), record
+ * errors, page errors, store errors, WN_ENOMEM. */
+WN_API wn_err wn_site_explain(wn_store *store, const wn_page_input *page,
+                              const wn_detect_options *opts, wn_explain **out, wn_diag *diag);
+/* As text: a summary (selector, confidence, the rule that decided, what
+ * was chosen), then the page's elements indented, each with its label:
+ * template (and in how many sample pages), page-specific, kept, dropped;
+ * scores where the selector scored. Elements below max_depth (0: all) are
+ * left out. *out malloc'd (wn_free it). Returns WN_ENOMEM. */
+WN_API wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, size_t *len,
+                              wn_diag *diag);
+/* As HTML: the page itself with template, dropped and kept text coloured,
+ * the selected regions outlined, a legend fixed at the top, and its
+ * scripts removed so that it renders offline. *out malloc'd (wn_free it).
+ * Returns WN_EPARSE, WN_ENOMEM. */
+WN_API wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *diag);
+WN_API void wn_explain_free(wn_explain *ex);
 
-/* Reads a YAML configuration (path NULL: the defaults). Errors name the
- * file, line and key ("winnow.yaml:12: listen.port: ..."), WN_EINVAL. */
-WN_API wn_err wn_serve_config_load(const char *path, wn_serve_config **out, wn_diag *diag);
-/* Overrides one key as the file would set it ("listen.port", "9000"), as
- * command-line flags do. Site entries are set in the file only. */
-WN_API wn_err wn_serve_config_set(wn_serve_config *cfg, const char *key, const char *value,
+/* ==== 5. site info ======================================================== */
+
+/* What the store holds for a site: its record (the template and how it was
+ * learned) and its detection counters. */
+typedef struct wn_site_info {
+  const char *site;
+  const char *algorithm;       /* "etdm" or "fastce" */
+  uint32_t format_version;     /* of the stored record */
+  uint64_t generation;
+  int64_t learned_at;          /* Unix seconds */
+  const char *key_page;        /* URL or file learned from; NULL for
+                                  records older than format 2 */
+  int from_url;                /* 1: crawled from key_page */
+  wn_learn_options learn;      /* as learned (zero for old records) */
+  const char *crawl_user_agent; /* crawled: as learned, NULL: the default */
+  uint32_t crawl_delay_ms, crawl_timeout_ms;
+  uint64_t crawl_max_bytes;
+  size_t n_pages;              /* sample pages learned from */
+  const char *const *pages;    /* their names */
+  const uint64_t *page_bytes;
+  const int32_t *page_status;  /* HTTP status, 0 for files */
+  const uint32_t *page_fetch_ms;
+  uint32_t page_nodes;
+  uint32_t template_nodes;
+  size_t template_bytes;
+  wn_detect_selector selector; /* as kept with the template (never SITE) */
+  wn_site_counts counts;
+  /* The content places learned with the template, the "why" of each
+   * page's choice: place is NULL unless the selector is places, else
+   * "none" (no place agreed: the cue selector on every page), "whole"
+   * (the place held nothing but content on the samples: the region
+   * inside it serves) or "cues" (the cue selector, made again inside the
+   * place when it took an aside); the elements skipped inside it and the
+   * asides beside it. */
+  const char *place;
+  uint32_t place_skips, place_asides;
+} wn_site_info;
+
+/* The site's record. Free with wn_site_info_free. Returns WN_EINVAL (not a
+ * site name), WN_ENOTEMPLATE (the site has no record), record errors,
+ * store errors, WN_ENOMEM. */
+WN_API wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out,
+                               wn_diag *diag);
+WN_API void wn_site_info_free(wn_site_info *info);
+
+/* Calls fn for each site in name order, stopping at the first nonzero
+ * return. The name is valid only during the call. Returns WN_EINVAL,
+ * store errors. */
+typedef int (*wn_site_fn)(const char *site, void *ctx);
+WN_API wn_err wn_site_list(wn_store *store, wn_site_fn fn, void *ctx, wn_diag *diag);
+/* Removes a site's template and counters. Returns WN_EINVAL (not a site
+ * name, a store opened read-only), WN_ENOTEMPLATE (the site has none),
+ * store errors. */
+WN_API wn_err wn_site_delete(wn_store *store, const char *site, wn_diag *diag);
+
+/* The template as a person reads it (winnow-dump show): one entry per
+ * node in document order. Template nodes carry no names (the template
+ * keeps signatures), so they are named from a page of the site mapped onto
+ * the template: its nodes the ETDM pairs are the template, and each
+ * subtree it does not pair is shown as one page-specific entry (where the
+ * page's own content sits). */
+
+/* The content places a template learned (selector "places"): the element
+ * that held the main content on most sample pages, and elements inside it
+ * whose page-specific text the samples agree is not content. */
+typedef enum wn_place {
+  WN_PLACE_NONE = 0,
+  WN_PLACE_CONTENT,       /* the main content is inside this element */
+  WN_PLACE_SKIP,          /* recurring non-content inside the content place */
+  WN_PLACE_CONTENT_WHOLE, /* the content place, holding nothing but content
+                             on the samples (the region selector inside it) */
+  WN_PLACE_ASIDE          /* recurring non-content outside the content place */
+} wn_place;
+
+typedef struct wn_template_entry {
+  uint32_t depth;           /* 0 for the root */
+  int page_specific;        /* 0: a template node; 1: a page-specific
+                               subtree of the page (not in the template) */
+  int is_text;              /* a text node */
+  uint32_t count;           /* template nodes: sample pages that held it */
+  uint32_t signature;       /* template nodes: the node signature */
+  const char *tag;          /* "div", "#text"; NULL when unnamed (no page) */
+  const char *id;           /* NULL if none */
+  const char *cls;          /* NULL if none */
+  const char *text;         /* text nodes: the text; NULL otherwise */
+  uint32_t nodes;           /* nodes in the subtree (page nodes when named) */
+  uint32_t text_bytes;      /* bytes of text in the subtree */
+  wn_place place;           /* template nodes: what the site learned of it */
+} wn_template_entry;
+typedef int (*wn_template_fn)(const wn_template_entry *entry, void *ctx);
+
+typedef struct wn_template_summary {
+  uint32_t nodes;           /* template nodes */
+  uint32_t text_nodes;
+  uint32_t sample_pages;    /* pages it was learned from */
+  uint32_t min_count;       /* pages a node needed to be kept */
+  wn_detect_selector selector;
+  int named;                /* 1: entries are named from a page */
+  char named_from[2048];    /* that page (a file), or "" */
+  uint32_t unpaired;        /* template nodes the page did not pair (not shown) */
+} wn_template_summary;
+
+/* Walks site's template (ETDM), named from the page file page_path: NULL
+ * means the key page the site was learned from, if it is a readable file
+ * (else the walk is unnamed); "" means unnamed. Entries below max_depth
+ * (0: all) are left out. fn's pointers are valid only during the call; a
+ * nonzero return stops the walk. summary (may be NULL) is filled. (A site
+ * learned with FastCE: wn_site_fastce_show.) Returns WN_EINVAL (not a site
+ * name), WN_ENOTEMPLATE, record errors, WN_ENOTFOUND, WN_EIO and page
+ * errors (page_path), store errors, WN_ENOMEM. */
+WN_API wn_err wn_site_template_walk(wn_store *store, const char *site, const char *page_path,
+                                    uint32_t max_depth, wn_template_fn fn, void *ctx,
+                                    wn_template_summary *summary, wn_diag *diag);
+/* The same as one JSON object: the summary's fields and "tree", nested
+ * {"tag","id","class","count","text","page_specific","children"}.
+ * flags: WN_JSON_PRETTY. *out malloc'd (wn_free it). The codes of
+ * wn_site_template_walk. */
+WN_API wn_err wn_site_template_json(wn_store *store, const char *site, const char *page_path,
+                                    uint32_t max_depth, unsigned flags, char **out,
+                                    wn_diag *diag);
+/* A FastCE site's template for people (winnow-dump show): its content
+ * paths, each with the sample pages that had content on it, and its stored
+ * non-content blocks (path, number of features, first words). flags
+ * WN_JSON_PRETTY: as JSON {"site","algorithm","sample_pages","paths":
+ * [{"path","pages"}],"stored":[{"path","features","text"}]}, else text.
+ * *out malloc'd (wn_free it). Returns WN_EINVAL (not a site name; a site
+ * learned with ETDM: see wn_site_template_walk), WN_ENOTEMPLATE, record
+ * errors, store errors, WN_ENOMEM. */
+WN_API wn_err wn_site_fastce_show(wn_store *store, const char *site, unsigned flags, char **out,
                                   wn_diag *diag);
-WN_API void wn_serve_config_free(wn_serve_config *cfg);
 
-typedef struct wn_server wn_server;
+/* ==== 6. WARC ============================================================= */
 
-/* Opens the store, starts the learning threads and the scheduler, then
- * listens. Returns once it serves (the work runs on its own threads).
- * The configuration is copied. */
-WN_API wn_err wn_server_start(const wn_serve_config *cfg, wn_server **out, wn_diag *diag);
-/* The port it listens on (the one the kernel chose for port 0). */
-WN_API uint16_t wn_server_port(const wn_server *srv);
-/* Takes a new configuration: sites, schedule, learning and crawling
- * defaults, token, detection options for new detectors, log level. The
- * store, the address, the port and the thread counts need a restart: a
- * change to them is reported (WN_EINVAL) and nothing is changed. */
-WN_API wn_err wn_server_reload(wn_server *srv, const wn_serve_config *cfg, wn_diag *diag);
-/* Stops listening, lets requests in flight finish, stops the learning
- * threads (a running crawl is cancelled within a second and keeps the
- * old template), flushes counts and
- * frees. */
-WN_API void wn_server_stop(wn_server *srv);
-
-/* ---- WARC: web archives in, WET-style text out (issue 12) ----------------
- *
- * Reads WARC 1.0 and 1.1 files (ISO 28500:2009 and :2017): plain, gzip per
+/* Web archives in, WET-style text out.
+ * * Reads WARC 1.0 and 1.1 files (ISO 28500:2009 and :2017): plain, gzip per
  * record (one gzip member each, as crawlers write them) or gzip as a whole,
  * and yields the HTML pages of their `response` records, the HTTP message
  * parsed (status, Content-Type and its charset, chunked transfer coding and
@@ -738,17 +1050,19 @@ typedef struct wn_warc_stats {
 } wn_warc_stats;
 
 /* Opens a WARC file ("-": standard input), compressed or not (gzip is
- * recognised by its magic bytes). opts NULL: the defaults. */
+ * recognised by its magic bytes). opts NULL: the defaults. Returns
+ * WN_EINVAL, WN_EIO (cannot open or read it), WN_ENOMEM. */
 WN_API wn_err wn_warc_reader_open(const char *path, const wn_warc_reader_options *opts,
                                   wn_warc_reader **out, wn_diag *diag);
 /* The next page: 1 and *page filled, 0 at the end of the file, or a
- * negative value: -(wn_err) for an error that stops the reading (an I/O
- * error, out of memory), with diag set. Damaged and skipped records never
+ * negative value: -(wn_err) for an error that stops the reading (-WN_EIO,
+ * -WN_ENOMEM; -WN_EINVAL for a NULL reader or page), with diag set. Damaged and skipped records never
  * stop it: they are counted (and reported) and the reader goes on. */
 WN_API int wn_warc_next(wn_warc_reader *reader, wn_warc_page *page, wn_diag *diag);
 /* A copy of a page that outlives the reader's next call (to hand it to a
  * worker thread): the struct, its strings and payload in one allocation,
- * freed with wn_warc_page_free. The payload stays NUL-terminated. */
+ * freed with wn_warc_page_free. The payload stays NUL-terminated. Returns
+ * WN_EINVAL, WN_ETOOBIG, WN_ENOMEM. */
 WN_API wn_err wn_warc_page_copy(const wn_warc_page *page, wn_warc_page **out, wn_diag *diag);
 WN_API void wn_warc_page_free(wn_warc_page *page);
 WN_API void wn_warc_reader_stats(const wn_warc_reader *reader, wn_warc_stats *out);
@@ -787,300 +1101,24 @@ typedef struct wn_warc_record {
 
 #define WN_WARC_ID_SIZE 48u /* "<urn:uuid:...>" and its NUL */
 
-/* Creates (truncates) path ("-": standard output). */
+/* Creates (truncates) path ("-": standard output); opts NULL: the
+ * defaults. Returns WN_EINVAL (a bad option), WN_EIO, WN_ENOMEM. */
 WN_API wn_err wn_warc_writer_open(const char *path, const wn_warc_writer_options *opts,
                                   wn_warc_writer **out, wn_diag *diag);
-/* Writes one record; its id into id[WN_WARC_ID_SIZE] unless id is NULL. */
+/* Writes one record; its id into id[WN_WARC_ID_SIZE] unless id is NULL.
+ * Returns WN_EINVAL (no type, a field with a line break), WN_EIO,
+ * WN_ENOMEM. */
 WN_API wn_err wn_warc_write_record(wn_warc_writer *writer, const wn_warc_record *record, char *id,
                                    wn_diag *diag);
 /* Writes a WET-style conversion record of text (Content-Type text/plain)
  * for the page read from a WARC: its target URI and date, WARC-Refers-To
- * its record id. */
+ * its record id. The codes of wn_warc_write_record. */
 WN_API wn_err wn_warc_write_conversion(wn_warc_writer *writer, const wn_warc_page *source,
                                        const char *text, size_t text_len, wn_diag *diag);
 /* Finishes the file (the last gzip member) and closes it: an error here
- * means the file is incomplete. NULL is harmless. */
+ * means the file is incomplete. NULL is harmless. Returns WN_EIO. */
 WN_API wn_err wn_warc_writer_close(wn_warc_writer *writer, wn_diag *diag);
 
-/* ---- Markdown output and page metadata (issue 13) ---------------------------
- *
- * More for wn_detector_detect's `want`: the content as Markdown, the
- * page's metadata, and what Markdown keeps. Links and image sources in
- * Markdown and HTML output are made absolute against the page's URL
- * (wn_page_input.url; <base href> is not read for them) when it is given.
- */
-#define WN_WANT_MARKDOWN 0x8u  /* the content as Markdown (JSON "markdown") */
-#define WN_WANT_METADATA 0x10u /* title, author, date... (JSON "metadata") */
-/* Markdown begins with the metadata as YAML front matter (implies
- * WN_WANT_METADATA). */
-#define WN_WANT_FRONT_MATTER 0x20u
-/* Markdown leaves out: links (their text stays), images, data tables.
- * By default it keeps all three: Markdown is asked for its structure, and
- * the plain text already serves those who want words only (trafilatura,
- * built for text corpora, drops links and images by default). */
-#define WN_RENDER_NO_LINKS 0x100u
-#define WN_RENDER_NO_IMAGES 0x200u
-#define WN_RENDER_NO_TABLES 0x400u
-
-/* The page's metadata, read from its markup: <title>, <meta> (description,
- * author, date forms), Open Graph, JSON-LD (headline, author, datePublished,
- * @graph), <time datetime>, <link rel=canonical>, <html lang>. A field is
- * NULL when the page does not tell. */
-typedef struct wn_page_metadata {
-  const char *title;
-  const char *author;        /* several joined with ", " */
-  const char *date;          /* published: ISO 8601, YYYY-MM-DD or the full
-                                timestamp as the page gives it */
-  const char *language;      /* as the page gives it ("en", "en-US") */
-  const char *canonical_url; /* absolute when the page's URL is known */
-  const char *description;
-  const char *site_name;
-} wn_page_metadata;
-
-/* The content as Markdown (NUL-terminated; "" unless WN_WANT_MARKDOWN). */
-WN_API const char *wn_page_result_markdown(const wn_page_result *r, size_t *len);
-/* The metadata (valid until wn_page_result_free); NULL unless
- * WN_WANT_METADATA was asked. */
-WN_API const wn_page_metadata *wn_page_result_metadata(const wn_page_result *r);
-/* ---- inspecting and moving a store: winnow-dump --------------------------
- *
- * What the dump tool (tools/winnow-dump.c) needs, for any front end: the
- * store's size and records, the template as a person reads it, one page's
- * detection explained, a portable snapshot of the store, and a check of
- * every record. None of it changes how detection behaves. */
-
-/* The store as LMDB and the records say. */
-typedef struct wn_store_usage {
-  const char *path;          /* the store directory; valid while it is open */
-  uint64_t file_bytes;       /* data.mdb on disk */
-  uint64_t map_bytes;        /* the map size in effect */
-  uint64_t page_bytes;       /* LMDB page size */
-  uint64_t pages_used;       /* pages of the map in use */
-  uint32_t depth;            /* B-tree depth of the records */
-  uint64_t records;          /* sites with a record */
-  uint64_t counters;         /* sites with detection counters */
-  uint64_t record_bytes;     /* the records' bytes, summed */
-  uint64_t damaged;          /* records that do not decode (see wn_store_verify) */
-  uint64_t by_version[8];    /* records per format version (index = version; 7: 7 or later) */
-  struct {
-    char name[16];
-    uint64_t records;
-  } algorithms[8];           /* records per algorithm, first seen first */
-  size_t n_algorithms;       /* (a ninth algorithm and later count as "other") */
-} wn_store_usage;
-WN_API wn_err wn_store_usage_get(wn_store *store, wn_store_usage *out, wn_diag *diag);
-
-/* Checks every record: the record itself (format version, bounds,
- * checksum) and the template it holds. fn (may be NULL) is called once per
- * damaged record with the error and a one-line message, after the store's
- * read transaction ended (fn may use the store). WN_OK when the check ran,
- * damaged or not: *n_damaged (may be NULL) says; *n_records (may be NULL)
- * receives how many were read. */
-typedef void (*wn_record_fn)(const char *site, wn_err err, const char *message, void *ctx);
-WN_API wn_err wn_store_verify(wn_store *store, wn_record_fn fn, void *ctx, uint64_t *n_records,
-                              uint64_t *n_damaged, wn_diag *diag);
-
-/* A snapshot file of a store (or of some sites): "WNDUMP" magic, a format
- * version (WN_EXPORT_VERSION), then each site's record exactly as the
- * store encodes it and its detection counters, then a checksum of it all.
- * Portable: little-endian throughout, no pointers, no LMDB pages. */
-#define WN_EXPORT_VERSION 1u
-#define WN_EXPORT_MAX_BYTES ((size_t)1 << 30) /* a snapshot file's cap */
-
-/* Writes the snapshot of sites[0..n_sites) (n_sites 0: every site) to
- * path (written beside it, then renamed into place). Damaged records are
- * left out and reported through fn (may be NULL); a named site without a
- * record is WN_ENOTEMPLATE and nothing is written. *n_written (may be NULL)
- * receives the number of records written. */
-/* Copies the store into dir (created; it must not hold a store already),
- * compacted, as of one read transaction: a consistent snapshot taken while
- * learning and counting go on (LMDB's mdb_env_copy2, as `mdb_copy -c`). The
- * copy is a complete store; workers may open it read-only, on a read-only
- * file system too (wn_store_options.read_only). */
-WN_API wn_err wn_store_snapshot(wn_store *store, const char *dir, wn_diag *diag);
-WN_API wn_err wn_store_export(wn_store *store, const char *path, const char *const *sites,
-                              size_t n_sites, wn_record_fn fn, void *ctx, uint64_t *n_written,
-                              wn_diag *diag);
-
-/* Reads a snapshot and writes its records in ONE transaction, after
- * checking the file (magic, version, checksum) and decoding every record
- * and its template: any failure is WN_ECORRUPT / WN_EVERSION naming the
- * record, and nothing is written. fn (may be NULL) is called for each
- * record written, after the commit, with replaced 1 if the site had a
- * record before (its old template and counters are gone). */
-typedef void (*wn_import_fn)(const char *site, int replaced, uint64_t generation, void *ctx);
-WN_API wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn, void *ctx,
-                              uint64_t *n_imported, wn_diag *diag);
-
-/* The template as a person reads it: one entry per node in document order.
- * Template nodes carry no names (the template keeps signatures), so they
- * are named from a page of the site mapped onto the template: its nodes
- * the ETDM pairs are the template, and each subtree it does not pair is
- * shown as one page-specific entry (where the page's own content sits). */
-/* The content places a template learned (selector "places"): the element
- * that held the main content on most sample pages, and elements inside it
- * whose page-specific text the samples agree is not content. */
-typedef enum wn_place {
-  WN_PLACE_NONE = 0,
-  WN_PLACE_CONTENT, /* the main content is inside this element */
-  WN_PLACE_SKIP,    /* recurring non-content inside the content place */
-  WN_PLACE_CONTENT_WHOLE, /* the content place, holding nothing but content
-                            on the samples (the region selector inside it) */
-  WN_PLACE_ASIDE /* recurring non-content outside the content place */
-} wn_place;
-
-typedef struct wn_template_entry {
-  uint32_t depth;           /* 0 for the root */
-  int page_specific;        /* 0: a template node; 1: a page-specific
-                               subtree of the page (not in the template) */
-  int is_text;              /* a text node */
-  uint32_t count;           /* template nodes: sample pages that held it */
-  uint32_t signature;       /* template nodes: the node signature */
-  const char *tag;          /* "div", "#text"; NULL when unnamed (no page) */
-  const char *id;           /* NULL if none */
-  const char *cls;          /* NULL if none */
-  const char *text;         /* text nodes: the text; NULL otherwise */
-  uint32_t nodes;           /* nodes in the subtree (page nodes when named) */
-  uint32_t text_bytes;      /* bytes of text in the subtree */
-  wn_place place;           /* template nodes: what the site learned of it */
-} wn_template_entry;
-typedef int (*wn_template_fn)(const wn_template_entry *entry, void *ctx);
-
-typedef struct wn_template_summary {
-  uint32_t nodes;           /* template nodes */
-  uint32_t text_nodes;
-  uint32_t sample_pages;    /* pages it was learned from */
-  uint32_t min_count;       /* pages a node needed to be kept */
-  wn_detect_selector selector;
-  int named;                /* 1: entries are named from a page */
-  char named_from[2048];    /* that page (a file), or "" */
-  uint32_t unpaired;        /* template nodes the page did not pair (not shown) */
-} wn_template_summary;
-
-/* Walks site's template, named from the page file page_path: NULL means
- * the key page the site was learned from, if it is a readable file (else
- * the walk is unnamed); "" means unnamed. Entries below max_depth (0: all)
- * are left out. fn's pointers are valid only during the call; a nonzero
- * return stops the walk. summary (may be NULL) is filled. */
-WN_API wn_err wn_site_template_walk(wn_store *store, const char *site, const char *page_path,
-                                    uint32_t max_depth, wn_template_fn fn, void *ctx,
-                                    wn_template_summary *summary, wn_diag *diag);
-/* The same as one JSON object: the summary's fields and "tree", nested
- * {"tag","id","class","count","text","page_specific","children"}.
- * WN_JSON_PRETTY indents. *out malloc'd (free()). */
-WN_API wn_err wn_site_template_json(wn_store *store, const char *site, const char *page_path,
-                                    uint32_t max_depth, unsigned flags, char **out,
-                                    wn_diag *diag);
-
-/* One page's detection explained, node by node. */
-typedef struct wn_explain wn_explain;
-/* Detects page (site: page->site, else its url's) with the site's template
- * from the store and records what each step did. opts NULL: defaults. */
-WN_API wn_err wn_site_explain(wn_store *store, const wn_page_input *page,
-                              const wn_detect_options *opts, wn_explain **out, wn_diag *diag);
-/* As text: a summary (selector, confidence, the rule that decided, what
- * was chosen), then the page's elements indented, each with its label:
- * template (and in how many sample pages), page-specific, kept, dropped;
- * scores where the selector scored. Elements below max_depth (0: all) are
- * left out. *out malloc'd (free()). */
-WN_API wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, size_t *len,
-                              wn_diag *diag);
-/* As HTML: the page itself with template, dropped and kept text coloured,
- * the selected regions outlined, a legend fixed at the top, and its
- * scripts removed so that it renders offline. *out malloc'd (free()). */
-WN_API wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *diag);
-WN_API void wn_explain_free(wn_explain *ex);
-
-#ifdef __cplusplus
-}
-#endif
-
-/* ---- a damaged store (issue 14) -------------------------------------------
- *
- * LMDB trusts its file: a damaged page can make a reader die of SIGBUS or
- * SIGSEGV inside liblmdb, where no error code can come back. winnow's
- * promise: wn_store_open always reads the two meta pages and the file size
- * itself (no map) and refuses a store whose metas or size are wrong; and
- * wn_store_check walks every page of every database in a CHILD process, so
- * damage that would crash is found by the child dying, not the caller.
- * The daemon, the CLI commands that open a store and winnow-dump verify
- * call wn_store_check first. A damaged store is WN_ESTORE (a store error:
- * exit 3; WN_ECORRUPT stays a damaged record, the site's), "store DIR is
- * damaged: WHAT; restore it from a backup (winnow-dump export/import,
- * mdb_copy)"; front ends exit 3. */
-typedef struct wn_store_check_report {
-  uint64_t file_bytes;     /* data.mdb on disk */
-  uint64_t page_bytes;     /* LMDB page size, as the meta pages give it */
-  uint64_t pages_used;     /* pages in use (the newer meta page's last + 1) */
-  uint64_t pages_past_end; /* whole pages after those: left by a write that was
-                              interrupted before its commit; harmless */
-  uint64_t databases;      /* named databases walked */
-  uint64_t entries;        /* entries walked, all trees (the free list too) */
-  uint64_t elapsed_us;     /* wall time of the check, fork included */
-  int damaged;             /* 1: the store is damaged; problem says how */
-  char problem[512];       /* what is wrong; "" when nothing is */
-} wn_store_check_report;
-
-/* Checks the store in dir without trusting it: the meta pages and the
- * file size in process, then a walk of every entry of every database in a
- * forked child (tree pages, the bounds of each value, the first page of
- * each value on overflow pages; record contents are wn_store_verify's).
- * WN_OK: sound; WN_ESTORE: damaged (report->damaged 1, report->problem
- * and diag say what) or the check itself could not run (damaged 0);
- * WN_ENOTFOUND: no store there. report may be NULL. Forks: call it before starting threads that hold locks. Takes a
- * read snapshot like any reader, so writers may go on meanwhile. */
-WN_API wn_err wn_store_check(const char *dir, wn_store_check_report *report, wn_diag *diag);
-
-/* ---- FastCE path templates (issue 10 item 2) ------------------------------
- *
- * A second learning algorithm beside ETDM occurrence counts:
- * FastContentExtractor (../shared/papers/fast-content-extractor.txt). It
- * learns the traversal paths of the sample pages' content blocks and the
- * non-content blocks that share those paths, and keeps them in a record of
- * its own (algorithm "fastce"); detection picks the method from the site's
- * record. The learn functions above learn with ETDM; these take the
- * algorithm (wn_learn_options is public ABI, so it gets no new field). */
-#ifdef __cplusplus
-extern "C" {
-#endif
-typedef enum wn_learn_algo {
-  WN_LEARN_ETDM = 0,  /* ETDM occurrence counts: the default */
-  WN_LEARN_FASTCE = 1 /* FastCE path templates */
-} wn_learn_algo;
-#define WN_LEARN_ALGO_LAST WN_LEARN_FASTCE
-
-/* "etdm", "fastce"; NULL for a value this build does not know. */
-WN_API const char *wn_learn_algo_name(wn_learn_algo algo);
-/* 0 and *out set for a known name, else -1. */
-WN_API int wn_learn_algo_parse(const char *name, wn_learn_algo *out);
-
-/* wn_site_learn_files, _pages and _url with the learning algorithm. The
- * share check (min_share, force) is the same for both; min_count and the
- * selector mean nothing to FastCE (its detection selects blocks itself)
- * and are only kept in the record. WN_EINVAL for an unknown algo. */
-WN_API wn_err wn_site_learn_files_algo(wn_learn_algo algo, const char *site,
-                                       const char *const *paths, size_t n_paths,
-                                       const wn_learn_options *opts, wn_learned **out,
-                                       wn_diag *diag);
-WN_API wn_err wn_site_learn_pages_algo(wn_learn_algo algo, const char *site,
-                                       const char *const *names, const char *const *bytes,
-                                       const size_t *len, size_t n_pages,
-                                       const wn_learn_options *opts, wn_learned **out,
-                                       wn_diag *diag);
-WN_API wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const char *site,
-                                     const wn_learn_options *opts, const wn_crawl_options *crawl,
-                                     wn_learned **out, wn_diag *diag);
-/* The algorithm a wn_learned was learned with. */
-WN_API wn_learn_algo wn_learned_algo(const wn_learned *learned);
-/* A FastCE site's template for people (winnow-dump show): its content
- * paths, each with the sample pages that had content on it, and its stored
- * non-content blocks (path, number of features, first words). flags
- * WN_JSON_PRETTY: as JSON {"site","algorithm","sample_pages","paths":
- * [{"path","pages"}],"stored":[{"path","features","text"}]}, else text.
- * WN_EINVAL for a site learned with ETDM (see wn_site_template_walk).
- * *out malloc'd (free()). */
-WN_API wn_err wn_site_fastce_show(wn_store *store, const char *site, unsigned flags, char **out,
-                                  wn_diag *diag);
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,9 @@
 /*
  * cli: the `winnow` command line, argument parsing and printing over the
  * public library (include/winnow/winnow.h) and nothing else: every step of
- * learning and detection is a libwinnow call. The exit codes are the
+ * learning and detection is a libwinnow call. The one private header it
+ * takes is util/util.h, for wn_parse_u32 (a front end's job that the
+ * daemon's configuration and the tools share; not library API). The exit codes are the
  * library's (WN_EXIT_*, wn_exit_code), a contract scripts rely on (see the
  * comment block at the top of main.c).
  */
@@ -13,6 +15,8 @@
 #include <stdio.h>
 
 #include <winnow/winnow.h>
+
+#include "../util/util.h"
 
 /* Longest JSONL input line: a page of WN_PAGE_MAX_BYTES plus its JSON
  * escaping (quotes and backslashes double) and the other fields. */
@@ -174,9 +178,8 @@ int wn_cli_usage_error(const char *command, const char *fmt, ...)
 /* Prints the error's message and returns its exit code (wn_exit_code). */
 int wn_cli_fail(wn_err err, const wn_diag *diag);
 
-/* Parses a decimal unsigned number in [min, max], the whole string and
- * nothing else (no sign, no spaces). Returns 0 on success, -1 if not. */
-int wn_cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+/* Whole numbers: wn_parse_u32 (util/util.h), the one parser of the
+ * command line, the tools and the daemon's configuration. */
 
 /* Parses a decimal fraction in [0, 1] ("0.5", "1", ".25"). 0 ok, -1 not. */
 int wn_cli_parse_share(const char *s, double *out);

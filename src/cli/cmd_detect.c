@@ -341,7 +341,7 @@ int wn_cli_detect(int argc, char **argv) {
       wn_cli_metadata = 1;
       break;
     case WN_OPT_THREADS:
-      if (wn_cli_parse_u32(optarg, 1, WN_BATCH_MAX_THREADS, &threads) != 0)
+      if (wn_parse_u32(optarg, 1, WN_BATCH_MAX_THREADS, &threads) != 0)
         return wn_cli_usage_error("detect ", "--threads is a number from 1 to %u, not '%.40s'",
                                   WN_BATCH_MAX_THREADS, optarg);
       break;

@@ -132,7 +132,7 @@ static int wn_learn_number(const char *name, const char *s, uint32_t lo, uint32_
                            uint32_t *out) {
   if (!s)
     return 0;
-  if (wn_cli_parse_u32(s, lo, hi, out) != 0)
+  if (wn_parse_u32(s, lo, hi, out) != 0)
     return wn_cli_usage_error("learn ", "%s must be a number from %u to %u, not '%.40s'", name,
                               (unsigned)lo, (unsigned)hi, s);
   return 0;
@@ -286,7 +286,7 @@ int wn_cli_learn(int argc, char **argv) {
       return wn_cli_usage_error("learn ", "learn takes at most %u pages, got %zu",
                                 WN_LEARN_MAX_PAGES, n_pages);
     if (a.min_count &&
-        wn_cli_parse_u32(a.min_count, 1, (uint32_t)n_pages, &lo.min_count) != 0)
+        wn_parse_u32(a.min_count, 1, (uint32_t)n_pages, &lo.min_count) != 0)
       return wn_cli_usage_error("learn ", "--min-count must be a number from 1 to %zu (the "
                                           "pages given), not '%.40s'",
                                 n_pages, a.min_count);

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <winnow/serve.h>
+
 #define WN_SERVE_MAX_SETS 64
 
 void wn_cli_usage_serve(FILE *out) {

@@ -200,7 +200,7 @@ int wn_cli_sites(int argc, char **argv) {
                                   "--drift-share is a number from 0 to 1, not '%.40s'", optarg);
       break;
     case WN_OPT_DRIFT_MIN:
-      if (wn_cli_parse_u32(optarg, 1, 1000000, &ctx.drift.min_pages) != 0)
+      if (wn_parse_u32(optarg, 1, 1000000, &ctx.drift.min_pages) != 0)
         return wn_cli_usage_error("sites ",
                                   "--drift-min-pages is a number from 1 to 1000000, not '%.40s'",
                                   optarg);

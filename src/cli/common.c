@@ -36,20 +36,6 @@ int wn_cli_fail(wn_err err, const wn_diag *diag) {
   return wn_exit_code(err);
 }
 
-int wn_cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out) {
-  /* strtoul accepts leading spaces and a sign ("-1" wraps around): only
-   * plain digits are a number here. */
-  if (!s || s[0] < '0' || s[0] > '9')
-    return -1;
-  char *end = NULL;
-  errno = 0;
-  unsigned long v = strtoul(s, &end, 10);
-  if (errno != 0 || !end || *end != '\0' || v < min || v > max)
-    return -1;
-  *out = (uint32_t)v;
-  return 0;
-}
-
 int wn_cli_parse_share(const char *s, double *out) {
   /* Digits and one point only: no sign, exponent, hex, inf or nan. */
   size_t digits = 0, points = 0;
@@ -74,7 +60,7 @@ int wn_cli_parse_share(const char *s, double *out) {
 
 int wn_cli_parse_map_size(const char *s, size_t *out) {
   uint32_t mib = 0;
-  if (wn_cli_parse_u32(s, 1, 1024u * 1024u, &mib) != 0)
+  if (wn_parse_u32(s, 1, 1024u * 1024u, &mib) != 0)
     return -1;
   *out = (size_t)mib * 1024 * 1024;
   return 0;

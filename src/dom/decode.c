@@ -265,7 +265,6 @@ static void wn_charset_choice_reset(wn_charset_choice *choice) {
   choice->cd = wn_no_iconv;
 }
 
-static int wn_ascii_lower(int c) { return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c; }
 
 /* HTML's ASCII whitespace: TAB, LF, FF, CR, SPACE. */
 static int wn_ascii_space(unsigned char c) {
@@ -345,7 +344,7 @@ static int wn_charset_resolve(const char *label, size_t len, wn_charset_choice *
              c == '-' || c == '_' || c == '.' || c == ':';
     if (!ok)
       return 0;
-    lower[i] = (char)wn_ascii_lower(c);
+    lower[i] = wn_ascii_lower((char)c);
   }
   lower[len] = '\0';
 
@@ -566,23 +565,12 @@ typedef struct wn_span {
 } wn_span;
 
 static int wn_span_is(wn_span s, const char *lower) {
-  size_t n = strlen(lower);
-  if (s.len != n)
-    return 0;
-  for (size_t i = 0; i < n; i++)
-    if (wn_ascii_lower((unsigned char)s.p[i]) != lower[i])
-      return 0;
-  return 1;
+  return wn_ascii_equal_ci(s.p, s.len, lower);
 }
 
 static int wn_starts_with_ci(const char *p, size_t left, const char *lower) {
   size_t n = strlen(lower);
-  if (left < n)
-    return 0;
-  for (size_t i = 0; i < n; i++)
-    if (wn_ascii_lower((unsigned char)p[i]) != lower[i])
-      return 0;
-  return 1;
+  return left >= n && wn_ascii_equal_ci(p, n, lower);
 }
 
 /*
@@ -773,8 +761,9 @@ static int wn_prescan(const char *s, size_t len, wn_charset_choice *choice) {
     }
     unsigned char next = i + 1 < end ? (unsigned char)s[i + 1] : 0;
     unsigned char after = i + 2 < end ? (unsigned char)s[i + 2] : 0;
-    int letter = (wn_ascii_lower(next) >= 'a' && wn_ascii_lower(next) <= 'z');
-    int end_letter = next == '/' && wn_ascii_lower(after) >= 'a' && wn_ascii_lower(after) <= 'z';
+    int letter = (wn_ascii_lower((char)next) >= 'a' && wn_ascii_lower((char)next) <= 'z');
+    int end_letter =
+        next == '/' && wn_ascii_lower((char)after) >= 'a' && wn_ascii_lower((char)after) <= 'z';
     if (letter || end_letter) {
       /* A start or end tag: skip its name, then its attributes, so that a
        * '>' inside a quoted value does not end it. */

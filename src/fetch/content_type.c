@@ -9,19 +9,7 @@
 
 #include <string.h>
 
-static char ct_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
-
 static int ct_ows(char c) { return c == ' ' || c == '\t'; }
-
-static int ct_name_is(const char *s, size_t len, const char *lit) {
-  size_t n = strlen(lit);
-  if (len != n)
-    return 0;
-  for (size_t i = 0; i < n; i++)
-    if (ct_lower(s[i]) != lit[i])
-      return 0;
-  return 1;
-}
 
 void wn_content_type_split(const char *ct, size_t len, char *media, size_t media_size,
                            char *charset, size_t charset_size) {
@@ -37,7 +25,7 @@ void wn_content_type_split(const char *ct, size_t len, char *media, size_t media
   size_t n = 0;
   while (p < end && *p != ';' && !ct_ows(*p)) {
     if (n + 1 < media_size)
-      media[n++] = ct_lower(*p);
+      media[n++] = wn_ascii_lower(*p);
     p++;
   }
   if (media_size)
@@ -70,7 +58,7 @@ void wn_content_type_split(const char *ct, size_t len, char *media, size_t media
     size_t value_len = (size_t)(p - value);
     /* The first charset counts; one too long for the field is dropped (a
      * cut name would name another charset, or none). */
-    if (ct_name_is(name, name_len, "charset") && charset_size && !charset[0] &&
+    if (wn_ascii_equal_ci(name, name_len, "charset") && charset_size && !charset[0] &&
         value_len + 1 <= charset_size) {
       memcpy(charset, value, value_len);
       charset[value_len] = '\0';

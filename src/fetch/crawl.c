@@ -104,18 +104,8 @@ typedef struct batch {
   struct transfer *active; /* transfers in flight, for abandoning them */
 } batch;
 
-static uint64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* The same clock, finer, for summing short waits. */
-static double now_ms_fine(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
+/* Whole milliseconds of the one clock (util.h), for the queue's times. */
+static uint64_t now_ms(void) { return (uint64_t)wn_clock_ms(); }
 
 double wn_crawl_waited_ms(const wn_crawl *crawl) { return crawl ? crawl->waited_ms : 0.0; }
 
@@ -834,11 +824,11 @@ wn_err wn_crawl_fetch(wn_crawl *crawl, const char *const *urls, size_t n, wn_fet
     /* With nothing in flight the batch is only waiting for a per-origin
      * delay or Crawl-delay to run out: politeness, not network, time. */
     const int politeness = !b.total_in_flight;
-    double w0 = politeness ? now_ms_fine() : 0.0;
+    double w0 = politeness ? wn_clock_ms() : 0.0;
     /* curl shortens the wait to its own timers (timeouts, happy eyeballs). */
     mc = curl_multi_poll(crawl->multi, NULL, 0, (int)wait, NULL);
     if (politeness)
-      crawl->waited_ms += now_ms_fine() - w0;
+      crawl->waited_ms += wn_clock_ms() - w0;
     if (mc != CURLM_OK) {
       err = wn_diag_set(diag, WN_ENET, "crawl: %s", curl_multi_strerror(mc));
       goto out;

@@ -43,17 +43,6 @@ struct wn_robots {
   rule_set set;
 };
 
-static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
-
-static int hexval(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  c = lower(c);
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  return -1;
-}
-
 static int is_unreserved(unsigned char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
          c == '-' || c == '.' || c == '_' || c == '~';
@@ -67,8 +56,8 @@ static wn_err normalise(const char *s, size_t len, wn_buf *out) {
   wn_err err = WN_OK;
   for (size_t i = 0; i < len && !err; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (c == '%' && i + 2 < len && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
-      unsigned char v = (unsigned char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+    if (c == '%' && i + 2 < len && wn_hex_digit(s[i + 1]) >= 0 && wn_hex_digit(s[i + 2]) >= 0) {
+      unsigned char v = (unsigned char)(wn_hex_digit(s[i + 1]) * 16 + wn_hex_digit(s[i + 2]));
       i += 2;
       if (is_unreserved(v)) {
         err = wn_buf_append_char(out, (char)v);
@@ -131,7 +120,7 @@ static size_t product_token(const char *s, size_t len, char *tok, size_t tok_siz
     char c = s[i];
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-'))
       break;
-    tok[n++] = lower(c);
+    tok[n++] = wn_ascii_lower(c);
   }
   tok[n] = '\0';
   return n;
@@ -159,16 +148,6 @@ static uint32_t parse_delay(const char *s, size_t len, int *ok) {
   if (i != len)
     *ok = 0;
   return ms > WN_ROBOTS_MAX_DELAY_MS ? WN_ROBOTS_MAX_DELAY_MS : (uint32_t)ms;
-}
-
-static int key_is(const char *key, size_t len, const char *name) {
-  size_t n = strlen(name);
-  if (len != n)
-    return 0;
-  for (size_t i = 0; i < n; i++)
-    if (lower(key[i]) != name[i])
-      return 0;
-  return 1;
 }
 
 static int is_space(char c) { return c == ' ' || c == '\t'; }
@@ -220,7 +199,7 @@ wn_err wn_robots_parse(const char *body, size_t len, const char *user_agent, wn_
       klen -= 3;
     }
 
-    if (key_is(key, klen, "user-agent")) {
+    if (wn_ascii_equal_ci(key, klen, "user-agent")) {
       if (!in_agents) {
         g_ours = g_star = 0;
         in_agents = 1;
@@ -235,9 +214,9 @@ wn_err wn_robots_parse(const char *body, size_t len, const char *user_agent, wn_
       }
       continue;
     }
-    int allow = key_is(key, klen, "allow");
-    int disallow = key_is(key, klen, "disallow");
-    int delay = key_is(key, klen, "crawl-delay");
+    int allow = wn_ascii_equal_ci(key, klen, "allow");
+    int disallow = wn_ascii_equal_ci(key, klen, "disallow");
+    int delay = wn_ascii_equal_ci(key, klen, "crawl-delay");
     if (!allow && !disallow && !delay)
       continue; /* sitemap and unknown records do not end a group */
     in_agents = 0;

@@ -9,18 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define WN_NSET_DEFAULT_N 4u
 #define WN_NSET_DEFAULT_SHARE 0.5
 
 /* ---- learning by crawling -------------------------------------------------------- */
-
-static double wn_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
 
 static char *wn_strdup_or_null(const char *s) {
   if (!s)
@@ -36,9 +29,9 @@ static char *wn_strdup_or_null(const char *s) {
  * network wait proper. */
 static wn_err wn_timed_fetch(wn_crawl *crawl, const char *const *urls, size_t n, wn_fetch *out,
                              wn_learn_crawl_result *res, wn_diag *diag) {
-  double t0 = wn_now_ms(), w0 = wn_crawl_waited_ms(crawl);
+  double t0 = wn_clock_ms(), w0 = wn_crawl_waited_ms(crawl);
   wn_err err = wn_crawl_fetch(crawl, urls, n, out, diag);
-  double waited = wn_crawl_waited_ms(crawl) - w0, total = wn_now_ms() - t0;
+  double waited = wn_crawl_waited_ms(crawl) - w0, total = wn_clock_ms() - t0;
   res->wait_ms += waited;
   res->network_ms += total > waited ? total - waited : 0.0;
   return err;
@@ -135,7 +128,7 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
   const char *key_list[1] = {key_url};
   if ((err = wn_timed_fetch(crawl, key_list, 1, &key_fetch, res, diag)))
     goto out;
-  double c0 = wn_now_ms();
+  double c0 = wn_clock_ms();
   size_t key_index = 0;
   if (wn_report_fetch(res, &key_fetch, 0, UINT32_MAX, &key_index) != WN_OK) {
     err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory");
@@ -158,7 +151,7 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
                                 &ranked, &n_ranked, diag)))
     goto out;
   res->n_candidates = n_ranked;
-  res->compute_ms += wn_now_ms() - c0;
+  res->compute_ms += wn_clock_ms() - c0;
 
   urls = calloc((size_t)o.n + 1, sizeof *urls);
   batch = calloc((size_t)o.n + 1, sizeof *batch);
@@ -180,7 +173,7 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
       urls[nb++] = links[ranked[next++].link].url;
     if ((err = wn_timed_fetch(crawl, urls, nb, batch, res, diag)))
       goto out;
-    c0 = wn_now_ms();
+    c0 = wn_clock_ms();
     for (size_t b = 0; b < nb; b++) {
       const wn_nset_candidate *c = &ranked[first_rank + b];
       size_t idx = 0;
@@ -231,10 +224,10 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
         snprintf(p->message, sizeof p->message, "not needed: the n-SET is full");
       }
     }
-    res->compute_ms += wn_now_ms() - c0;
+    res->compute_ms += wn_clock_ms() - c0;
   }
 
-  c0 = wn_now_ms();
+  c0 = wn_clock_ms();
   if (good == 0) {
     err = wn_diag_set(diag, WN_EEMPTY,
                       "key page %s: none of the %zu same-site pages fetched shares its template "
@@ -267,7 +260,7 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
                  ? wn_learn_fastce_pages(learn_pages, np, &lo, &res->fce, NULL, diag)
                  : wn_learn_pages(learn_pages, np, &lo, &res->tpl, NULL, diag)))
     goto out;
-  res->compute_ms += wn_now_ms() - c0;
+  res->compute_ms += wn_clock_ms() - c0;
 
 out:
   if (res && res->n_pages > 0) {

@@ -246,62 +246,12 @@ wn_err wn_learn_fastce_pages(const wn_dom_page *const *pages, size_t n_pages,
                              const wn_learn_options *opts, wn_fastce **out,
                              wn_learn_check *checks, wn_diag *diag) {
   wn_err err = WN_OK;
-  uint8_t *mapped[WN_LEARN_MAX_PAGES] = {0};
-  double share[WN_LEARN_MAX_PAGES] = {0};
-  wn_learn_check own[WN_LEARN_MAX_PAGES];
-  *out = NULL;
-  if (n_pages < 2 || n_pages > WN_LEARN_MAX_PAGES)
-    return wn_diag_set(diag, WN_EINVAL, "learn: need 2 to %u pages, got %zu", WN_LEARN_MAX_PAGES,
-                       n_pages);
-  if (!checks)
-    checks = own;
-  const double min_share = opts && opts->min_share > 0 ? opts->min_share : 0.5;
-  const int force = opts && opts->force;
-  memset(checks, 0, n_pages * sizeof *checks);
-  checks[0].share = 1.0;
-  checks[0].used = 1;
   /* The same check 1 as ETDM learning (learn.h): pages of another layout
    * would add their blocks' paths to P. */
-  uint32_t key_count = 0;
-  wn_dom_nodes(pages[0], &key_count);
-  if (!force) {
-    for (size_t i = 1; i < n_pages; i++)
-      if ((err = wn_learn_map_to_key(pages[0], pages[i], &mapped[i], diag)))
-        goto out;
-    if ((err = wn_learn_shares(key_count, (const uint8_t *const *)mapped + 1, n_pages - 1,
-                               share + 1, diag)))
-      goto out;
-  }
   const wn_dom_page *used[WN_LEARN_MAX_PAGES];
   size_t n_used = 0;
-  used[n_used++] = pages[0];
-  double best_left = 0.0;
-  for (size_t i = 1; i < n_pages; i++) {
-    wn_learn_check *c = &checks[i];
-    c->share = force ? 1.0 : share[i];
-    c->used = force || share[i] >= min_share;
-    if (c->used) {
-      used[n_used++] = pages[i];
-      continue;
-    }
-    if (share[i] > best_left)
-      best_left = share[i];
-    c->err = WN_EEMPTY;
-    snprintf(c->message, sizeof c->message,
-             "pairs %.0f%% of the key page's template nodes (needs %.0f%%): another layout",
-             100.0 * share[i], 100.0 * min_share);
-  }
-  if (n_used < 2) {
-    err = wn_diag_set(diag, WN_EEMPTY,
-                      "learn: only %zu of %zu pages share a layout (the best other page pairs "
-                      "%.0f%% of the key page's template nodes, %.0f%% needed): are they of one "
-                      "site and one kind?",
-                      n_used, n_pages, 100.0 * best_left, 100.0 * min_share);
-    goto out;
-  }
-  err = wn_learn_fastce(used, n_used, out, diag);
-out:
-  for (size_t i = 0; i < n_pages; i++)
-    free(mapped[i]);
-  return err;
+  *out = NULL;
+  if ((err = wn_learn_check_pages(pages, n_pages, opts, checks, used, &n_used, diag)))
+    return err;
+  return wn_learn_fastce(used, n_used, out, diag);
 }

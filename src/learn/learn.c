@@ -256,17 +256,20 @@ wn_err wn_learn_shares(uint32_t count, const uint8_t *const *mapped, size_t n,
   return WN_OK;
 }
 
-wn_err wn_learn_pages(const wn_dom_page *const *pages, size_t n_pages,
-                      const wn_learn_options *opts, wn_template **out, wn_learn_check *checks,
-                      wn_diag *diag) {
+wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
+                            const wn_learn_options *opts, wn_learn_check *checks,
+                            const wn_dom_page **used, size_t *n_used, wn_diag *diag) {
   wn_err err = WN_OK;
   uint8_t *mapped[WN_LEARN_MAX_PAGES] = {0};
   double share[WN_LEARN_MAX_PAGES] = {0};
   wn_learn_check own[WN_LEARN_MAX_PAGES];
-  *out = NULL;
+  *n_used = 0;
   if (n_pages < 2 || n_pages > WN_LEARN_MAX_PAGES)
     return wn_diag_set(diag, WN_EINVAL, "learn: need 2 to %u pages, got %zu", WN_LEARN_MAX_PAGES,
                        n_pages);
+  /* force uses every page whatever it pairs: the shares are measured only
+   * for the caller's checks (a crawl has measured them already). */
+  const int measure = checks != NULL || !(opts && opts->force);
   if (!checks)
     checks = own;
   const double min_share = opts && opts->min_share > 0 ? opts->min_share : WN_LEARN_DEFAULT_SHARE;
@@ -276,24 +279,25 @@ wn_err wn_learn_pages(const wn_dom_page *const *pages, size_t n_pages,
   checks[0].used = 1;
 
   /* Check 1: every other page against the key page, in one round. */
-  uint32_t key_count = 0;
-  wn_dom_nodes(pages[0], &key_count);
-  for (size_t i = 1; i < n_pages; i++)
-    if ((err = wn_learn_map_to_key(pages[0], pages[i], &mapped[i], diag)))
+  if (measure) {
+    uint32_t key_count = 0;
+    wn_dom_nodes(pages[0], &key_count);
+    for (size_t i = 1; i < n_pages; i++)
+      if ((err = wn_learn_map_to_key(pages[0], pages[i], &mapped[i], diag)))
+        goto out;
+    if ((err = wn_learn_shares(key_count, (const uint8_t *const *)mapped + 1, n_pages - 1,
+                               share + 1, diag)))
       goto out;
-  if ((err = wn_learn_shares(key_count, (const uint8_t *const *)mapped + 1, n_pages - 1,
-                             share + 1, diag)))
-    goto out;
-  const wn_dom_page *used[WN_LEARN_MAX_PAGES];
-  size_t n_used = 0;
-  used[n_used++] = pages[0];
+  }
+  size_t n = 0;
+  used[n++] = pages[0];
   double best_left = 0.0;
   for (size_t i = 1; i < n_pages; i++) {
     wn_learn_check *c = &checks[i];
     c->share = share[i];
     c->used = force || share[i] >= min_share;
     if (c->used) {
-      used[n_used++] = pages[i];
+      used[n++] = pages[i];
       continue;
     }
     if (share[i] > best_left)
@@ -303,14 +307,30 @@ wn_err wn_learn_pages(const wn_dom_page *const *pages, size_t n_pages,
              "pairs %.0f%% of the key page's template nodes (needs %.0f%%): another layout",
              100.0 * share[i], 100.0 * min_share);
   }
-  if (n_used < 2) {
+  if (n < 2) {
     err = wn_diag_set(diag, WN_EEMPTY,
                       "learn: only %zu of %zu pages share a layout (the best other page pairs "
                       "%.0f%% of the key page's template nodes, %.0f%% needed): are they of one "
                       "site and one kind?",
-                      n_used, n_pages, 100.0 * best_left, 100.0 * min_share);
+                      n, n_pages, 100.0 * best_left, 100.0 * min_share);
     goto out;
   }
+  *n_used = n;
+out:
+  for (size_t i = 0; i < n_pages; i++)
+    free(mapped[i]);
+  return err;
+}
+
+wn_err wn_learn_pages(const wn_dom_page *const *pages, size_t n_pages,
+                      const wn_learn_options *opts, wn_template **out, wn_learn_check *checks,
+                      wn_diag *diag) {
+  wn_err err = WN_OK;
+  const wn_dom_page *used[WN_LEARN_MAX_PAGES];
+  size_t n_used = 0;
+  *out = NULL;
+  if ((err = wn_learn_check_pages(pages, n_pages, opts, checks, used, &n_used, diag)))
+    return err;
 
   uint32_t layout = 0;
   if ((err = wn_learn_build(used, n_used, opts, out, &layout, diag)))
@@ -324,10 +344,7 @@ wn_err wn_learn_pages(const wn_dom_page *const *pages, size_t n_pages,
                       "learn: the %zu pages share no element below <body>: nothing of a page "
                       "layout recurs, so there is no template to learn",
                       n_used);
-    goto out;
   }
 out:
-  for (size_t i = 0; i < n_pages; i++)
-    free(mapped[i]);
   return err;
 }

@@ -96,6 +96,18 @@ wn_err wn_learn_map_to_key(const wn_dom_page *key, const wn_dom_page *page, uint
 wn_err wn_learn_shares(uint32_t count, const uint8_t *const *mapped, size_t n, double *share,
                        wn_diag *diag);
 
+/* Check 1 over pages (pages[0] is the key page), the one check of both
+ * learning methods: used[] (WN_LEARN_MAX_PAGES entries) receives the key
+ * page and the pages that pass, *n_used their count, checks[i] (n_pages
+ * entries, may be NULL) each page's measured share and why it was left
+ * out. force uses every page, whatever its share; the shares are then
+ * measured only when checks is given. WN_EEMPTY when fewer than two pages
+ * are used ("only N of M pages share a layout (...)"); WN_EINVAL for fewer
+ * than 2 or more than WN_LEARN_MAX_PAGES pages. */
+wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
+                            const wn_learn_options *opts, wn_learn_check *checks,
+                            const wn_dom_page **used, size_t *n_used, wn_diag *diag);
+
 /* Learns a template from pages (pages[0] is the key page) with both checks
  * above: pages that fail check 1 are left out (checks[i] says why), the
  * rest learn the template as wn_learn_template does. checks (n_pages

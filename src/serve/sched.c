@@ -29,7 +29,7 @@
 
 #include <jansson.h>
 
-#include "store/store.h"
+#include "site/schedule.h"
 
 typedef struct wn_job {
   uint64_t id;
@@ -38,7 +38,7 @@ typedef struct wn_job {
   wn_job_request req;
   int64_t created_ms, started_ms, finished_ms;
   wn_err err;
-  char message[WN_STORE_MAX_SCHED_ERROR];
+  char message[WN_SITE_MAX_SCHED_ERROR];
   uint64_t generation;
   size_t pages_used, pages_seen, template_bytes;
   struct wn_job *next; /* in the queue */
@@ -51,7 +51,7 @@ typedef struct wn_plan {
   int64_t interval_ms;
   wn_learn_options learn;
   wn_learn_algo algo;
-  wn_store_schedule state;
+  wn_site_schedule state;
   int64_t due_ms;   /* wall clock */
   int drift;        /* the next run is for drift */
   int first;        /* never learned */
@@ -314,11 +314,11 @@ static void *wn_learner_main(void *arg) {
     /* A learn cancelled because we stop is no failure of the site's: its
      * plan stays as it was (due now), so the next start runs it. */
     wn_plan *plan = s->stopping && job->err ? NULL : wn_plan_find(s, job->req.site);
-    wn_store_schedule state;
+    wn_site_schedule state;
     char site[WN_SITE_MAX + 1];
     int have_plan = plan != NULL;
     if (plan) {
-      wn_store_schedule *st = &plan->state;
+      wn_site_schedule *st = &plan->state;
       st->runs++;
       st->last_duration_ms = took > UINT32_MAX ? UINT32_MAX : (uint32_t)took;
       if (job->err == WN_OK) {
@@ -351,7 +351,7 @@ static void *wn_learner_main(void *arg) {
     if (have_plan) {
       wn_diag diag;
       wn_diag_clear(&diag);
-      wn_err err = wn_store_schedule_put(s->store, site, &state, &diag);
+      wn_err err = wn_site_schedule_put(s->store, site, &state, &diag);
       if (err)
         wn_serve_log(log_level, WN_LOG_ERROR, "schedule %s: %s", site,
                      wn_diag_message(&diag, err));
@@ -457,7 +457,7 @@ static wn_err wn_plans_build(wn_sched *s, const wn_serve_config *cfg, wn_plan **
     }
     wn_diag inner;
     wn_diag_clear(&inner);
-    wn_err err = wn_store_schedule_get(s->store, p->site, &p->state, &inner);
+    wn_err err = wn_site_schedule_get(s->store, p->site, &p->state, &inner);
     if (err == WN_OK && p->state.next_run > 0) {
       p->due_ms = p->state.next_run; /* the schedule survives a restart */
       wn_plan_clamp(p, cfg->jitter);

@@ -12,8 +12,11 @@
  *   metrics.c  counters and histograms, rendered in the Prometheus text
  *              format
  *
- * The public entry points are in include/winnow/winnow.h ("the daemon");
- * src/cli only parses flags and waits for signals.
+ * The entry points are in include/winnow/serve.h. serve is a static library
+ * of its own (winnow_serve), linked into the winnow command, not into
+ * libwinnow; it stands on the site layer and the public API, and reaches
+ * the store only through them (site/schedule.h for what the daemon keeps
+ * per site). src/cli only parses flags and waits for signals.
  */
 #ifndef WN_SERVE_H
 #define WN_SERVE_H
@@ -24,6 +27,7 @@
 #include <stdint.h>
 
 #include "util/util.h"
+#include <winnow/serve.h>
 #include <winnow/winnow.h>
 
 /* Bounds on what a configuration may ask for. */

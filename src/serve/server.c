@@ -38,7 +38,7 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
-#include "store/store.h"
+#include "site/schedule.h"
 
 #define WN_SERVE_MAX_RETIRED 64u /* configurations kept after reloads */
 #define WN_SERVE_STOP_GRACE_MS 30000
@@ -296,7 +296,8 @@ static int wn_is_json_type(const char *type) {
   return type && strncasecmp(type, "application/json", 16) == 0;
 }
 
-static enum MHD_Result wn_detect(wn_server *srv, struct MHD_Connection *c, wn_req *req) {
+static enum MHD_Result wn_serve_detect_handler(wn_server *srv, struct MHD_Connection *c,
+                                               wn_req *req) {
   wn_diag diag;
   wn_diag_clear(&diag);
   json_t *in = NULL;
@@ -454,7 +455,8 @@ out:
 
 /* ---- POST /v1/learn ------------------------------------------------------------------------ */
 
-static enum MHD_Result wn_learn(wn_server *srv, struct MHD_Connection *c, wn_req *req) {
+static enum MHD_Result wn_serve_learn_handler(wn_server *srv, struct MHD_Connection *c,
+                                              wn_req *req) {
   enum MHD_Result rc;
   json_error_t jerr;
   wn_job_request jr;
@@ -580,8 +582,8 @@ out:
 
 /* ---- GET /v1/jobs ---------------------------------------------------------------------- */
 
-static enum MHD_Result wn_jobs(wn_server *srv, struct MHD_Connection *c, wn_req *req,
-                              const char *rest) {
+static enum MHD_Result wn_serve_jobs_handler(wn_server *srv, struct MHD_Connection *c,
+                                             wn_req *req, const char *rest) {
   wn_diag diag;
   wn_diag_clear(&diag);
   char *text = NULL;
@@ -705,8 +707,9 @@ static int wn_list_one(const char *site, void *ctx_) {
   return 0;
 }
 
-static enum MHD_Result wn_sites(wn_server *srv, struct MHD_Connection *c, wn_req *req,
-                                const char *method, const char *rest) {
+static enum MHD_Result wn_serve_sites_handler(wn_server *srv, struct MHD_Connection *c,
+                                              wn_req *req, const char *method,
+                                              const char *rest) {
   wn_diag diag;
   wn_diag_clear(&diag);
   wn_err err;
@@ -765,7 +768,8 @@ static int wn_count_site(const char *site, void *ctx_) {
   return 0;
 }
 
-static enum MHD_Result wn_metrics_page(wn_server *srv, struct MHD_Connection *c, wn_req *req) {
+static enum MHD_Result wn_serve_metrics_handler(wn_server *srv, struct MHD_Connection *c,
+                                                wn_req *req) {
   wn_metrics_gauges g;
   memset(&g, 0, sizeof g);
   wn_list_ctx ctx = {srv, NULL, 0, 0};
@@ -778,7 +782,7 @@ static enum MHD_Result wn_metrics_page(wn_server *srv, struct MHD_Connection *c,
   snprintf(path, sizeof path, "%s/data.mdb", wn_cfg(srv)->store_path);
   if (stat(path, &st) == 0)
     g.store_bytes = (uint64_t)st.st_size;
-  g.map_bytes = wn_store_map_size(srv->store);
+  g.map_bytes = wn_site_store_map_size(srv->store);
   FILE *f = fopen("/proc/self/statm", "r");
   if (f) {
     unsigned long size = 0, resident = 0;
@@ -798,7 +802,8 @@ static enum MHD_Result wn_metrics_page(wn_server *srv, struct MHD_Connection *c,
   return wn_respond(c, req, 200, "text/plain; version=0.0.4; charset=utf-8", text, len, NULL);
 }
 
-static enum MHD_Result wn_healthz(wn_server *srv, struct MHD_Connection *c, wn_req *req) {
+static enum MHD_Result wn_serve_healthz_handler(wn_server *srv, struct MHD_Connection *c,
+                                                wn_req *req) {
   json_t *o = json_object();
   json_object_set_new(o, "status", json_string("ok"));
   json_object_set_new(o, "version", json_string(wn_version()));
@@ -853,25 +858,28 @@ static enum MHD_Result wn_answer(wn_server *srv, struct MHD_Connection *c, wn_re
   }
   switch (ep) {
   case WN_EP_DETECT:
-    return post ? wn_detect(srv, c, req) : wn_method_not_allowed(c, req, "POST", method);
+    return post ? wn_serve_detect_handler(srv, c, req)
+                : wn_method_not_allowed(c, req, "POST", method);
   case WN_EP_LEARN:
     if (!post)
       return wn_method_not_allowed(c, req, "POST", method);
     if (!wn_authorized(srv, c, req, &rc))
       return rc;
-    return wn_learn(srv, c, req);
+    return wn_serve_learn_handler(srv, c, req);
   case WN_EP_JOBS:
     if (!get)
       return wn_method_not_allowed(c, req, "GET", method);
     if (!wn_authorized(srv, c, req, &rc))
       return rc;
-    return wn_jobs(srv, c, req, rest);
+    return wn_serve_jobs_handler(srv, c, req, rest);
   case WN_EP_SITES:
-    return wn_sites(srv, c, req, method, rest);
+    return wn_serve_sites_handler(srv, c, req, method, rest);
   case WN_EP_HEALTHZ:
-    return get ? wn_healthz(srv, c, req) : wn_method_not_allowed(c, req, "GET", method);
+    return get ? wn_serve_healthz_handler(srv, c, req)
+               : wn_method_not_allowed(c, req, "GET", method);
   case WN_EP_METRICS:
-    return get ? wn_metrics_page(srv, c, req) : wn_method_not_allowed(c, req, "GET", method);
+    return get ? wn_serve_metrics_handler(srv, c, req)
+               : wn_method_not_allowed(c, req, "GET", method);
   default:
     return wn_respond_error(c, req, 404, "not_found", NULL,
                             "no such endpoint: %s (see /v1/detect, /v1/learn, /v1/jobs, "

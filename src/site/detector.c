@@ -108,7 +108,7 @@ wn_err wn_detector_flush(wn_detector *d, wn_diag *diag) {
   for (uint32_t i = 0; i < d->n_cache; i++)
     wn_entry_flush(d, &d->cache[i]);
   d->pending = 0;
-  d->last_flush_ms = wn_site_now_ms();
+  d->last_flush_ms = wn_clock_ms();
   return WN_OK;
 }
 
@@ -144,7 +144,7 @@ static wn_cache_entry *wn_cache_slot(wn_detector *d, const char *site, int *foun
 static wn_err wn_detector_entry(wn_detector *d, const char *site, wn_cache_entry **out,
                                 wn_diag *diag) {
   int found = 0;
-  const double now = wn_site_now_ms();
+  const double now = wn_clock_ms();
   wn_cache_entry *e = wn_cache_slot(d, site, &found);
   if (!e)
     return wn_diag_set(diag, WN_EBUSY, "every template cache slot is pinned");
@@ -224,7 +224,7 @@ wn_err wn_detector_create(wn_store *store, const wn_detector_options *opts, wn_d
   d->n_cache = d->opts.cache_sites;
   d->store = store;
   d->count = store && d->opts.count;
-  d->last_flush_ms = wn_site_now_ms();
+  d->last_flush_ms = wn_clock_ms();
   *out = d;
   return WN_OK;
 }
@@ -268,7 +268,7 @@ wn_err wn_detector_use(wn_detector *d, const wn_learned *learned, wn_diag *diag)
   e->pinned = 1;
   e->tpl = copy;
   e->fce = fce;
-  e->loaded_ms = wn_site_now_ms();
+  e->loaded_ms = wn_clock_ms();
   e->last_used = ++d->clock;
   return WN_OK;
 }
@@ -535,7 +535,7 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   }
   if (d->count && d->pending > 0 &&
       (d->pending >= d->opts.flush_pages ||
-       (d->opts.flush_ms > 0 && wn_site_now_ms() - d->last_flush_ms >= (double)d->opts.flush_ms)))
+       (d->opts.flush_ms > 0 && wn_clock_ms() - d->last_flush_ms >= (double)d->opts.flush_ms)))
     wn_detector_flush(d, NULL);
   if (entry && entry->has_counts) {
     r->has_counts = 1;

@@ -141,7 +141,7 @@ wn_err wn_site_learn_pages_algo(wn_learn_algo algo, const char *site, const char
   size_t n_parsed = 0;
   wn_learned *l = NULL;
   const wn_learn_options opts = wn_learn_options_fill(opts_in);
-  const double t0 = wn_site_now_ms();
+  const double t0 = wn_clock_ms();
   *out = NULL;
   err = wn_learn_check_count(n_pages, diag);
   if (err)
@@ -213,7 +213,7 @@ wn_err wn_site_learn_pages_algo(wn_learn_algo algo, const char *site, const char
   err = wn_learned_encode(l, diag);
 out:
   if (l)
-    l->compute_ms = wn_site_now_ms() - t0;
+    l->compute_ms = wn_clock_ms() - t0;
   for (size_t i = 0; i < n_parsed; i++)
     wn_dom_free(pages[i]);
   free(pages);

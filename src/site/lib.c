@@ -1,13 +1,17 @@
-/* site/lib.c: the library's process-wide state, its version, the one
- * error-to-exit-code mapping and the documented option defaults. */
+/* site/lib.c: the library's process-wide state, its version, wn_free, the
+ * one error-to-exit-code mapping and the documented option defaults. */
 #include "site/site_int.h"
 
-#include <time.h>
 
 #include <curl/curl.h>
 #include <libxml/parser.h>
 
 const char *wn_version(void) { return WN_VERSION_STRING; }
+
+/* Everything the library hands over is malloc'd: wn_free is free(), kept
+ * behind the library's own symbol so that a program need not share our C
+ * runtime's allocator. */
+void wn_free(void *ptr) { free(ptr); }
 
 int wn_exit_code(wn_err err) {
   switch (err) {
@@ -87,12 +91,6 @@ void wn_detector_options_init(wn_detector_options *opts) {
   opts->max_bytes = WN_DOM_DEFAULT_MAX_BYTES;
   opts->max_nodes = WN_DOM_DEFAULT_MAX_NODES;
   opts->max_depth = WN_DOM_DEFAULT_MAX_DEPTH;
-}
-
-double wn_site_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 

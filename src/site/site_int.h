@@ -62,7 +62,4 @@ wn_err wn_site_load_any(wn_store *store, const char *site, wn_template **tpl, wn
 /* The store's counters as the public API shows them. */
 wn_site_counts wn_site_counts_from(const wn_store_stats *st);
 
-/* Milliseconds of a monotonic clock. */
-double wn_site_now_ms(void);
-
 #endif /* WN_SITE_INT_H */

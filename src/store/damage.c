@@ -566,9 +566,7 @@ static int64_t now_us(void) {
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static int64_t now_ms(void) {
-  return now_us() / 1000;
-}
+static int64_t now_ms(void) { return (int64_t)wn_clock_ms(); }
 
 /* Reads the child's lines until it closes the pipe or the time is up
  * (returns -1 then). */

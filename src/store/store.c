@@ -109,24 +109,17 @@ struct wn_store {
 
 /* ---- little-endian integers ------------------------------------------- */
 
-static void le32_put(unsigned char *p, uint32_t v) {
+static void wn_le32_write(unsigned char *p, uint32_t v) {
   for (size_t i = 0; i < 4; i++)
     p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static void le64_put(unsigned char *p, uint64_t v) {
+static void wn_le64_write(unsigned char *p, uint64_t v) {
   for (size_t i = 0; i < 8; i++)
     p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static uint32_t le32_get(const unsigned char *p) {
-  uint32_t v = 0;
-  for (size_t i = 0; i < 4; i++)
-    v |= (uint32_t)p[i] << (8 * i);
-  return v;
-}
-
-static uint64_t le64_get(const unsigned char *p) {
+static uint64_t wn_le64_get(const unsigned char *p) {
   uint64_t v = 0;
   for (size_t i = 0; i < 8; i++)
     v |= (uint64_t)p[i] << (8 * i);
@@ -135,11 +128,11 @@ static uint64_t le64_get(const unsigned char *p) {
 
 /* Two's complement back to signed without the implementation-defined
  * conversion of an out-of-range unsigned value. */
-static int64_t i64_from_u64(uint64_t u) {
+static int64_t wn_i64_from_u64(uint64_t u) {
   return u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(UINT64_MAX - u) - 1;
 }
 
-static int32_t i32_from_u32(uint32_t u) {
+static int32_t wn_i32_from_u32(uint32_t u) {
   return u <= (uint32_t)INT32_MAX ? (int32_t)u : -(int32_t)(UINT32_MAX - u) - 1;
 }
 
@@ -147,13 +140,13 @@ static int32_t i32_from_u32(uint32_t u) {
  * compile time below), so the stored bytes do not depend on the host. */
 _Static_assert(sizeof(double) == sizeof(uint64_t), "double is not 64 bits");
 
-static uint64_t double_bits(double d) {
+static uint64_t wn_double_bits(double d) {
   uint64_t u;
   memcpy(&u, &d, sizeof u);
   return u;
 }
 
-static double double_from_bits(uint64_t u) {
+static double wn_double_from_bits(uint64_t u) {
   double d;
   memcpy(&d, &u, sizeof d);
   return d;
@@ -161,18 +154,18 @@ static double double_from_bits(uint64_t u) {
 
 /* min_share is a share of the key page's template nodes: NaN, infinities
  * and values outside 0 to 1 mean a damaged record or a caller's bug. */
-static int min_share_valid(double share) {
+static int wn_min_share_valid(double share) {
   return share >= 0.0 && share <= 1.0; /* false for NaN */
 }
 
-static uint32_t record_checksum(const void *bytes, size_t len) {
+static uint32_t wn_record_checksum(const void *bytes, size_t len) {
   uint64_t h = wn_hash_bytes(WN_HASH_SEED, bytes, len);
   return (uint32_t)(h ^ (h >> 32));
 }
 
 /* Inner diagnostics start with "store: "; when a caller wraps one with the
  * site name, the prefix is not repeated. */
-static const char *diag_detail(const wn_diag *inner, wn_err err) {
+static const char *wn_store_diag_detail(const wn_diag *inner, wn_err err) {
   const char *msg = wn_diag_message(inner, err);
   static const char prefix[] = "store: ";
   if (strncmp(msg, prefix, sizeof prefix - 1) == 0)
@@ -182,21 +175,15 @@ static const char *diag_detail(const wn_diag *inner, wn_err err) {
 
 /* ---- encoding ---------------------------------------------------------- */
 
-static wn_err buf_u32(wn_buf *buf, uint32_t v) {
-  unsigned char b[4];
-  le32_put(b, v);
-  return wn_buf_append(buf, b, sizeof b);
-}
-
-static wn_err buf_u64(wn_buf *buf, uint64_t v) {
+static wn_err wn_le64_put(wn_buf *buf, uint64_t v) {
   unsigned char b[8];
-  le64_put(b, v);
+  wn_le64_write(b, v);
   return wn_buf_append(buf, b, sizeof b);
 }
 
 /* Checks everything encode relies on before a byte is written, so a refused
  * record leaves the output as it was. */
-static wn_err record_check(const wn_store_record *record, wn_diag *diag) {
+static wn_err wn_record_check(const wn_store_record *record, wn_diag *diag) {
   if (strnlen(record->algorithm, WN_STORE_ALGORITHM_CAP) == WN_STORE_ALGORITHM_CAP)
     return wn_diag_set(diag, WN_EINVAL,
                        "store: algorithm name is not NUL-terminated within %zu bytes",
@@ -229,7 +216,7 @@ static wn_err record_check(const wn_store_record *record, wn_diag *diag) {
     return wn_diag_set(diag, WN_EINVAL,
                        "store: learn parameter from_url %u or by_domain %u is not 0 or 1",
                        (unsigned)params->from_url, (unsigned)params->by_domain);
-  if (!min_share_valid(params->min_share))
+  if (!wn_min_share_valid(params->min_share))
     return wn_diag_set(diag, WN_EINVAL,
                        "store: learn parameter min_share %g is not within 0 to 1",
                        params->min_share);
@@ -241,20 +228,23 @@ static wn_err record_check(const wn_store_record *record, wn_diag *diag) {
 }
 
 /* The version-2 learn section (see the layout above). */
-static wn_err encode_learn_section(const wn_store_record *record, wn_buf *out) {
+static wn_err wn_encode_learn_section(const wn_store_record *record, wn_buf *out) {
   const wn_store_learn_params *params = &record->params;
   const char *key_page = record->key_page ? record->key_page : "";
-  const size_t key_len = strlen(key_page);                 /* <= cap: record_check */
-  const size_t agent_len = strlen(params->user_agent);     /* < cap: record_check */
+  const size_t key_len = strlen(key_page);             /* <= cap: wn_record_check */
+  const size_t agent_len = strlen(params->user_agent); /* < cap: wn_record_check */
   const unsigned char flags[3] = {params->from_url, params->by_domain, params->selector};
   wn_err err;
-  if ((err = buf_u32(out, (uint32_t)key_len)) || (err = wn_buf_append(out, key_page, key_len)) ||
-      (err = wn_buf_append(out, flags, sizeof flags)) || (err = buf_u32(out, params->min_count)) ||
-      (err = buf_u32(out, params->n)) || (err = buf_u32(out, params->max_fetches)) ||
-      (err = buf_u64(out, double_bits(params->min_share))) ||
-      (err = buf_u32(out, params->host_delay_ms)) || (err = buf_u32(out, params->timeout_ms)) ||
-      (err = buf_u64(out, params->max_body_bytes)) ||
-      (err = buf_u32(out, (uint32_t)agent_len)) ||
+  if ((err = wn_le32_put(out, (uint32_t)key_len)) ||
+      (err = wn_buf_append(out, key_page, key_len)) ||
+      (err = wn_buf_append(out, flags, sizeof flags)) ||
+      (err = wn_le32_put(out, params->min_count)) || (err = wn_le32_put(out, params->n)) ||
+      (err = wn_le32_put(out, params->max_fetches)) ||
+      (err = wn_le64_put(out, wn_double_bits(params->min_share))) ||
+      (err = wn_le32_put(out, params->host_delay_ms)) ||
+      (err = wn_le32_put(out, params->timeout_ms)) ||
+      (err = wn_le64_put(out, params->max_body_bytes)) ||
+      (err = wn_le32_put(out, (uint32_t)agent_len)) ||
       (err = wn_buf_append(out, params->user_agent, agent_len)))
     return err;
   return WN_OK;
@@ -263,33 +253,36 @@ static wn_err encode_learn_section(const wn_store_record *record, wn_buf *out) {
 wn_err wn_store_record_encode(const wn_store_record *record, wn_buf *out, wn_diag *diag) {
   if (!record || !out)
     return wn_diag_set(diag, WN_EINVAL, "store: encode needs a record and a buffer");
-  wn_err err = record_check(record, diag);
+  wn_err err = wn_record_check(record, diag);
   if (err)
     return err;
 
   const size_t start = out->len;
-  const size_t alg_len = strlen(record->algorithm); /* < 16: record_check */
+  const size_t alg_len = strlen(record->algorithm); /* < 16: wn_record_check */
   if ((err = wn_buf_append(out, WN_STORE_MAGIC, WN_STORE_MAGIC_LEN)) ||
-      (err = buf_u32(out, WN_STORE_FORMAT_VERSION)) || (err = buf_u32(out, (uint32_t)alg_len)) ||
+      (err = wn_le32_put(out, WN_STORE_FORMAT_VERSION)) ||
+      (err = wn_le32_put(out, (uint32_t)alg_len)) ||
       (err = wn_buf_append(out, record->algorithm, alg_len)) ||
-      (err = buf_u64(out, (uint64_t)record->learned_at)) ||
-      (err = buf_u64(out, record->generation)) || (err = buf_u32(out, record->n_pages)))
+      (err = wn_le64_put(out, (uint64_t)record->learned_at)) ||
+      (err = wn_le64_put(out, record->generation)) || (err = wn_le32_put(out, record->n_pages)))
     goto out;
   for (uint32_t i = 0; i < record->n_pages; i++) {
     const wn_store_page *page = &record->pages[i];
     const char *name = page->name ? page->name : "";
-    const size_t name_len = strlen(name); /* <= cap: record_check */
-    if ((err = buf_u32(out, (uint32_t)name_len)) || (err = wn_buf_append(out, name, name_len)) ||
-        (err = buf_u64(out, page->bytes)) || (err = buf_u32(out, (uint32_t)page->http_status)) ||
-        (err = buf_u32(out, page->fetch_ms)))
+    const size_t name_len = strlen(name); /* <= cap: wn_record_check */
+    if ((err = wn_le32_put(out, (uint32_t)name_len)) ||
+        (err = wn_buf_append(out, name, name_len)) || (err = wn_le64_put(out, page->bytes)) ||
+        (err = wn_le32_put(out, (uint32_t)page->http_status)) ||
+        (err = wn_le32_put(out, page->fetch_ms)))
       goto out;
   }
-  if ((err = buf_u32(out, record->page_nodes)) || (err = buf_u32(out, record->template_nodes)) ||
-      (err = buf_u64(out, (uint64_t)record->template_len)) ||
+  if ((err = wn_le32_put(out, record->page_nodes)) ||
+      (err = wn_le32_put(out, record->template_nodes)) ||
+      (err = wn_le64_put(out, (uint64_t)record->template_len)) ||
       (err = wn_buf_append(out, record->template_bytes, record->template_len)) ||
-      (err = encode_learn_section(record, out)))
+      (err = wn_encode_learn_section(record, out)))
     goto out;
-  err = buf_u32(out, record_checksum(out->data + start, out->len - start));
+  err = wn_le32_put(out, wn_record_checksum(out->data + start, out->len - start));
 
 out:
   if (err) {
@@ -314,7 +307,7 @@ typedef struct record_reader {
   wn_diag *diag;
 } record_reader;
 
-static wn_err reader_take(record_reader *r, size_t n, const char *what,
+static wn_err wn_record_take(record_reader *r, size_t n, const char *what,
                           const unsigned char **out) {
   if (r->len - r->pos < n)
     return wn_diag_set(r->diag, WN_ECORRUPT,
@@ -325,24 +318,24 @@ static wn_err reader_take(record_reader *r, size_t n, const char *what,
   return WN_OK;
 }
 
-static wn_err reader_u32(record_reader *r, const char *what, uint32_t *v) {
+static wn_err wn_record_u32(record_reader *r, const char *what, uint32_t *v) {
   const unsigned char *p = NULL;
-  wn_err err = reader_take(r, 4, what, &p);
+  wn_err err = wn_record_take(r, 4, what, &p);
   if (!err)
-    *v = le32_get(p);
+    *v = wn_le32_get(p);
   return err;
 }
 
-static wn_err reader_u64(record_reader *r, const char *what, uint64_t *v) {
+static wn_err wn_record_u64(record_reader *r, const char *what, uint64_t *v) {
   const unsigned char *p = NULL;
-  wn_err err = reader_take(r, 8, what, &p);
+  wn_err err = wn_record_take(r, 8, what, &p);
   if (!err)
-    *v = le64_get(p);
+    *v = wn_le64_get(p);
   return err;
 }
 
 /* Releases what a record owns, leaving it empty. */
-static void record_release(wn_store_record *record) {
+static void wn_record_release(wn_store_record *record) {
   if (record->pages) {
     for (uint32_t i = 0; i < record->n_pages; i++)
       free(record->pages[i].name);
@@ -354,7 +347,7 @@ static void record_release(wn_store_record *record) {
 }
 
 /* Heap copy of len bytes plus a NUL, so text can be used as a C string. */
-static unsigned char *bytes_dup(const unsigned char *bytes, size_t len) {
+static unsigned char *wn_bytes_dup(const unsigned char *bytes, size_t len) {
   unsigned char *copy = malloc(len + 1);
   if (!copy)
     return NULL;
@@ -365,7 +358,7 @@ static unsigned char *bytes_dup(const unsigned char *bytes, size_t len) {
 }
 
 /* The version-2 learn section into rec (key_page copied only with copy). */
-static wn_err parse_learn_section(record_reader *r, int copy, wn_store_record *rec) {
+static wn_err wn_parse_learn_section(record_reader *r, int copy, wn_store_record *rec) {
   wn_diag *diag = r->diag;
   wn_store_learn_params *params = &rec->params;
   const unsigned char *p = NULL;
@@ -373,21 +366,21 @@ static wn_err parse_learn_section(record_reader *r, int copy, wn_store_record *r
   uint64_t u64;
   wn_err err;
 
-  if ((err = reader_u32(r, "the key page length", &len)))
+  if ((err = wn_record_u32(r, "the key page length", &len)))
     return err;
   if (len > WN_STORE_MAX_PAGE_NAME)
     return wn_diag_set(diag, WN_ECORRUPT, "store: key page name of %u bytes is past the cap of %u",
                        (unsigned)len, WN_STORE_MAX_PAGE_NAME);
-  if ((err = reader_take(r, len, "the key page name", &p)))
+  if ((err = wn_record_take(r, len, "the key page name", &p)))
     return err;
   if (memchr(p, '\0', len))
     return wn_diag_set(diag, WN_ECORRUPT, "store: key page name contains a NUL byte");
   if (copy && len > 0) {
-    rec->key_page = (char *)bytes_dup(p, len);
+    rec->key_page = (char *)wn_bytes_dup(p, len);
     if (!rec->key_page)
       return wn_diag_set(diag, WN_ENOMEM, "store: out of memory decoding the key page name");
   }
-  if ((err = reader_take(r, 3, "the learn flags", &p)))
+  if ((err = wn_record_take(r, 3, "the learn flags", &p)))
     return err;
   if (p[0] > 1 || p[1] > 1)
     return wn_diag_set(diag, WN_ECORRUPT,
@@ -396,25 +389,25 @@ static wn_err parse_learn_section(record_reader *r, int copy, wn_store_record *r
   params->from_url = p[0];
   params->by_domain = p[1];
   params->selector = p[2];
-  if ((err = reader_u32(r, "min_count", &params->min_count)) ||
-      (err = reader_u32(r, "n", &params->n)) ||
-      (err = reader_u32(r, "max_fetches", &params->max_fetches)) ||
-      (err = reader_u64(r, "min_share", &u64)))
+  if ((err = wn_record_u32(r, "min_count", &params->min_count)) ||
+      (err = wn_record_u32(r, "n", &params->n)) ||
+      (err = wn_record_u32(r, "max_fetches", &params->max_fetches)) ||
+      (err = wn_record_u64(r, "min_share", &u64)))
     return err;
-  params->min_share = double_from_bits(u64);
-  if (!min_share_valid(params->min_share))
+  params->min_share = wn_double_from_bits(u64);
+  if (!wn_min_share_valid(params->min_share))
     return wn_diag_set(diag, WN_ECORRUPT,
                        "store: learn parameter min_share (bits 0x%016llx) is not within 0 to 1",
                        (unsigned long long)u64);
-  if ((err = reader_u32(r, "host_delay_ms", &params->host_delay_ms)) ||
-      (err = reader_u32(r, "timeout_ms", &params->timeout_ms)) ||
-      (err = reader_u64(r, "max_body_bytes", &params->max_body_bytes)) ||
-      (err = reader_u32(r, "the user agent length", &len)))
+  if ((err = wn_record_u32(r, "host_delay_ms", &params->host_delay_ms)) ||
+      (err = wn_record_u32(r, "timeout_ms", &params->timeout_ms)) ||
+      (err = wn_record_u64(r, "max_body_bytes", &params->max_body_bytes)) ||
+      (err = wn_record_u32(r, "the user agent length", &len)))
     return err;
   if (len >= WN_STORE_MAX_USER_AGENT)
     return wn_diag_set(diag, WN_ECORRUPT, "store: user agent of %u bytes is past the cap of %u",
                        (unsigned)len, WN_STORE_MAX_USER_AGENT - 1);
-  if ((err = reader_take(r, len, "the user agent", &p)))
+  if ((err = wn_record_take(r, len, "the user agent", &p)))
     return err;
   if (memchr(p, '\0', len))
     return wn_diag_set(diag, WN_ECORRUPT, "store: user agent contains a NUL byte");
@@ -430,7 +423,7 @@ static wn_err parse_learn_section(record_reader *r, int copy, wn_store_record *r
  * names and the template are copied into memory *rec owns. On failure *rec
  * owns nothing.
  */
-static wn_err record_parse(const unsigned char *bytes, size_t len, int copy,
+static wn_err wn_record_parse(const unsigned char *bytes, size_t len, int copy,
                            wn_store_record *rec, wn_diag *diag) {
   record_reader r = {bytes, len, 0, diag};
   const unsigned char *p = NULL;
@@ -439,14 +432,14 @@ static wn_err record_parse(const unsigned char *bytes, size_t len, int copy,
   wn_err err;
 
   memset(rec, 0, sizeof *rec);
-  if ((err = reader_take(&r, WN_STORE_MAGIC_LEN, "the magic", &p)))
+  if ((err = wn_record_take(&r, WN_STORE_MAGIC_LEN, "the magic", &p)))
     goto out;
   if (memcmp(p, WN_STORE_MAGIC, WN_STORE_MAGIC_LEN) != 0) {
     err = wn_diag_set(diag, WN_ECORRUPT, "store: record does not start with the %s magic",
                       WN_STORE_MAGIC);
     goto out;
   }
-  if ((err = reader_u32(&r, "the format version", &rec->format_version)))
+  if ((err = wn_record_u32(&r, "the format version", &rec->format_version)))
     goto out;
   if (rec->format_version < WN_STORE_FORMAT_VERSION_MIN ||
       rec->format_version > WN_STORE_FORMAT_VERSION) {
@@ -458,14 +451,14 @@ static wn_err record_parse(const unsigned char *bytes, size_t len, int copy,
     goto out;
   }
 
-  if ((err = reader_u32(&r, "the algorithm length", &u32)))
+  if ((err = wn_record_u32(&r, "the algorithm length", &u32)))
     goto out;
   if (u32 >= WN_STORE_ALGORITHM_CAP) {
     err = wn_diag_set(diag, WN_ECORRUPT, "store: algorithm name of %u bytes is past the cap of %zu",
                       (unsigned)u32, WN_STORE_ALGORITHM_CAP - 1);
     goto out;
   }
-  if ((err = reader_take(&r, u32, "the algorithm name", &p)))
+  if ((err = wn_record_take(&r, u32, "the algorithm name", &p)))
     goto out;
   if (memchr(p, '\0', u32)) {
     err = wn_diag_set(diag, WN_ECORRUPT, "store: algorithm name contains a NUL byte");
@@ -474,11 +467,11 @@ static wn_err record_parse(const unsigned char *bytes, size_t len, int copy,
   memcpy(rec->algorithm, p, u32);
   rec->algorithm[u32] = '\0';
 
-  if ((err = reader_u64(&r, "learned_at", &u64)))
+  if ((err = wn_record_u64(&r, "learned_at", &u64)))
     goto out;
-  rec->learned_at = i64_from_u64(u64);
-  if ((err = reader_u64(&r, "the generation", &rec->generation)) ||
-      (err = reader_u32(&r, "the page count", &u32)))
+  rec->learned_at = wn_i64_from_u64(u64);
+  if ((err = wn_record_u64(&r, "the generation", &rec->generation)) ||
+      (err = wn_record_u32(&r, "the page count", &u32)))
     goto out;
   if (u32 > WN_STORE_MAX_PAGES) {
     err = wn_diag_set(diag, WN_ECORRUPT, "store: record lists %u sample pages, past the cap of %u",
@@ -497,7 +490,7 @@ static wn_err record_parse(const unsigned char *bytes, size_t len, int copy,
   for (uint32_t i = 0; i < rec->n_pages; i++) {
     uint32_t name_len, status, fetch_ms;
     uint64_t page_bytes;
-    if ((err = reader_u32(&r, "a page name length", &name_len)))
+    if ((err = wn_record_u32(&r, "a page name length", &name_len)))
       goto out;
     if (name_len > WN_STORE_MAX_PAGE_NAME) {
       err = wn_diag_set(diag, WN_ECORRUPT,
@@ -505,33 +498,33 @@ static wn_err record_parse(const unsigned char *bytes, size_t len, int copy,
                         (unsigned)i, (unsigned)name_len, WN_STORE_MAX_PAGE_NAME);
       goto out;
     }
-    if ((err = reader_take(&r, name_len, "a page name", &p)))
+    if ((err = wn_record_take(&r, name_len, "a page name", &p)))
       goto out;
     if (memchr(p, '\0', name_len)) {
       err = wn_diag_set(diag, WN_ECORRUPT, "store: name of sample page %u contains a NUL byte",
                         (unsigned)i);
       goto out;
     }
-    if ((err = reader_u64(&r, "a page size", &page_bytes)) ||
-        (err = reader_u32(&r, "a page HTTP status", &status)) ||
-        (err = reader_u32(&r, "a page fetch time", &fetch_ms)))
+    if ((err = wn_record_u64(&r, "a page size", &page_bytes)) ||
+        (err = wn_record_u32(&r, "a page HTTP status", &status)) ||
+        (err = wn_record_u32(&r, "a page fetch time", &fetch_ms)))
       goto out;
     if (copy) {
       wn_store_page *page = &rec->pages[i];
-      page->name = (char *)bytes_dup(p, name_len);
+      page->name = (char *)wn_bytes_dup(p, name_len);
       if (!page->name) {
         err = wn_diag_set(diag, WN_ENOMEM, "store: out of memory decoding a page name");
         goto out;
       }
       page->bytes = page_bytes;
-      page->http_status = i32_from_u32(status);
+      page->http_status = wn_i32_from_u32(status);
       page->fetch_ms = fetch_ms;
     }
   }
 
-  if ((err = reader_u32(&r, "the page node count", &rec->page_nodes)) ||
-      (err = reader_u32(&r, "the template node count", &rec->template_nodes)) ||
-      (err = reader_u64(&r, "the template length", &u64)))
+  if ((err = wn_record_u32(&r, "the page node count", &rec->page_nodes)) ||
+      (err = wn_record_u32(&r, "the template node count", &rec->template_nodes)) ||
+      (err = wn_record_u64(&r, "the template length", &u64)))
     goto out;
   if (u64 > WN_STORE_MAX_TEMPLATE) {
     err = wn_diag_set(diag, WN_ECORRUPT,
@@ -540,10 +533,10 @@ static wn_err record_parse(const unsigned char *bytes, size_t len, int copy,
     goto out;
   }
   rec->template_len = (size_t)u64;
-  if ((err = reader_take(&r, rec->template_len, "the template", &p)))
+  if ((err = wn_record_take(&r, rec->template_len, "the template", &p)))
     goto out;
   if (copy) {
-    rec->template_bytes = bytes_dup(p, rec->template_len);
+    rec->template_bytes = wn_bytes_dup(p, rec->template_len);
     if (!rec->template_bytes) {
       err = wn_diag_set(diag, WN_ENOMEM, "store: out of memory copying a template of %zu bytes",
                         rec->template_len);
@@ -551,18 +544,18 @@ static wn_err record_parse(const unsigned char *bytes, size_t len, int copy,
     }
   }
 
-  if (rec->format_version >= 2 && (err = parse_learn_section(&r, copy, rec)))
+  if (rec->format_version >= 2 && (err = wn_parse_learn_section(&r, copy, rec)))
     goto out;
 
   const size_t body_len = r.pos;
-  if ((err = reader_u32(&r, "the checksum", &u32)))
+  if ((err = wn_record_u32(&r, "the checksum", &u32)))
     goto out;
   if (r.pos != r.len) {
     err = wn_diag_set(diag, WN_ECORRUPT, "store: record has %zu trailing bytes after its checksum",
                       r.len - r.pos);
     goto out;
   }
-  const uint32_t computed = record_checksum(bytes, body_len);
+  const uint32_t computed = wn_record_checksum(bytes, body_len);
   if (u32 != computed) {
     err = wn_diag_set(diag, WN_ECORRUPT,
                       "store: record checksum mismatch (stored 0x%08x, computed 0x%08x)",
@@ -573,7 +566,7 @@ static wn_err record_parse(const unsigned char *bytes, size_t len, int copy,
 out:
   if (err) {
     if (copy)
-      record_release(rec);
+      wn_record_release(rec);
     else
       memset(rec, 0, sizeof *rec);
   }
@@ -594,7 +587,7 @@ wn_err wn_store_record_decode(const void *bytes, size_t len, wn_store_record **o
     return wn_diag_set(diag, WN_ENOMEM, "store: out of memory decoding a record");
   /* A zero-length record is simply truncated; never hand NULL to memcmp. */
   static const unsigned char empty[1] = {0};
-  err = record_parse(bytes ? bytes : empty, len, 1, rec, diag);
+  err = wn_record_parse(bytes ? bytes : empty, len, 1, rec, diag);
   if (err)
     goto out;
   *out = rec;
@@ -607,13 +600,13 @@ out:
 void wn_store_record_free(wn_store_record *record) {
   if (!record)
     return;
-  record_release(record);
+  wn_record_release(record);
   free(record);
 }
 
 /* ---- site names -------------------------------------------------------- */
 
-static wn_err site_check(const char *site, size_t *len_out, wn_diag *diag) {
+static wn_err wn_site_name_check(const char *site, size_t *len_out, wn_diag *diag) {
   if (!site)
     return wn_diag_set(diag, WN_EINVAL, "store: no site name given");
   const size_t len = strnlen(site, WN_STORE_MAX_SITE + 1);
@@ -635,7 +628,7 @@ static wn_err site_check(const char *site, size_t *len_out, wn_diag *diag) {
 
 /* LMDB never writes through a key it is given; the cast drops const only to
  * fit MDB_val. */
-static MDB_val site_key(const char *site, size_t len) {
+static MDB_val wn_site_key(const char *site, size_t len) {
   MDB_val key;
   key.mv_size = len;
   key.mv_data = (void *)site;
@@ -644,9 +637,9 @@ static MDB_val site_key(const char *site, size_t len) {
 
 /* ---- transactions and LMDB errors -------------------------------------- */
 
-/* Begins a transaction holding map_lock shared; store_txn_abort/commit let it
+/* Begins a transaction holding map_lock shared; wn_store_txn_abort/commit let it
  * go. Returns an LMDB (or errno) code. */
-static int store_txn_begin(wn_store *store, unsigned int flags, MDB_txn **txn) {
+static int wn_store_txn_begin(wn_store *store, unsigned int flags, MDB_txn **txn) {
   int rc = 0;
   *txn = NULL;
   for (int attempt = 0;; attempt++) {
@@ -671,12 +664,12 @@ static int store_txn_begin(wn_store *store, unsigned int flags, MDB_txn **txn) {
   }
 }
 
-static void store_txn_abort(wn_store *store, MDB_txn *txn) {
+static void wn_store_txn_abort(wn_store *store, MDB_txn *txn) {
   mdb_txn_abort(txn);
   pthread_rwlock_unlock(&store->map_lock);
 }
 
-static int store_txn_commit(wn_store *store, MDB_txn *txn) {
+static int wn_store_txn_commit(wn_store *store, MDB_txn *txn) {
   int rc = mdb_txn_commit(txn);
   pthread_rwlock_unlock(&store->map_lock);
   return rc;
@@ -688,7 +681,7 @@ static int store_txn_commit(wn_store *store, MDB_txn *txn) {
  * few bytes left, the last pwrite of a commit is short, and the next one
  * would have said ENOSPC. Root may write into the reserved blocks, so its
  * limit is f_bfree, everyone else's f_bavail. */
-static int store_disk_full(const wn_store *store) {
+static int wn_store_disk_full(const wn_store *store) {
   const char *path = NULL;
   struct statvfs fs;
   if (!store || !store->env || mdb_env_get_path(store->env, &path) != MDB_SUCCESS || !path ||
@@ -702,7 +695,7 @@ static int store_disk_full(const wn_store *store) {
 
 /* Maps an LMDB or errno code to our one error enum at the boundary; the
  * LMDB text goes into the diagnostic. */
-static wn_err store_mdb_error(const wn_store *store, int rc, const char *what, const char *site,
+static wn_err wn_store_mdb_error(const wn_store *store, int rc, const char *what, const char *site,
                               wn_diag *diag) {
   if (rc == MDB_MAP_FULL) {
     /* LMDB's map is a fixed window of address space chosen at open: the
@@ -719,7 +712,7 @@ static wn_err store_mdb_error(const wn_store *store, int rc, const char *what, c
                        "(writing site %s)",
                        (double)map_size / (double)mib, site);
   }
-  if (rc == ENOSPC || (rc == EIO && store_disk_full(store))) {
+  if (rc == ENOSPC || (rc == EIO && wn_store_disk_full(store))) {
     const char *path = NULL;
     if (!store || !store->env || mdb_env_get_path(store->env, &path) != MDB_SUCCESS || !path)
       path = "(unknown)";
@@ -736,7 +729,7 @@ static wn_err store_mdb_error(const wn_store *store, int rc, const char *what, c
 
 /* ---- open / close ------------------------------------------------------ */
 
-static wn_err store_prepare_dir(const char *dir, int read_only, wn_diag *diag) {
+static wn_err wn_store_prepare_dir(const char *dir, int read_only, wn_diag *diag) {
   struct stat st;
   if (!read_only && mkdir(dir, 0755) == 0)
     return WN_OK;
@@ -757,7 +750,7 @@ static wn_err store_prepare_dir(const char *dir, int read_only, wn_diag *diag) {
 /* Creates store->env and opens it; on failure store->env is left for
  * wn_store_close (lmdb.h: a failed open still needs mdb_env_close). Returns
  * an LMDB or errno code. */
-static int store_env_open(wn_store *store, const char *dir, size_t map_size,
+static int wn_store_env_open(wn_store *store, const char *dir, size_t map_size,
                           unsigned int flags) {
   int rc;
   if ((rc = mdb_env_create(&store->env)) != MDB_SUCCESS)
@@ -806,7 +799,7 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
    * store then reads, and only growing it is WN_ENOSPACE. */
   const size_t map_size = opts && opts->map_size ? opts->map_size : WN_STORE_DEFAULT_MAP_SIZE;
 
-  if ((err = store_prepare_dir(dir, read_only, diag)))
+  if ((err = wn_store_prepare_dir(dir, read_only, diag)))
     goto out;
   /* LMDB trusts its file (store/damage.c): the meta pages and the size are
    * checked here, without a map, before LMDB reads either. */
@@ -838,7 +831,7 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
 
   /* Default locking (no MDB_NOLOCK): many reader processes beside one writer. */
   const unsigned int env_flags = MDB_NOTLS | (read_only ? MDB_RDONLY : 0u);
-  rc = store_env_open(store, dir, map_size, env_flags);
+  rc = wn_store_env_open(store, dir, map_size, env_flags);
   if (read_only && (rc == EACCES || rc == EROFS || rc == EPERM)) {
     /* The lock file cannot be opened for writing: lmdb.h, "Restrictions/
      * caveats": "there is normally no pure read-only mode, since readers
@@ -849,7 +842,7 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
      * an immutable lock.mdb (chattr +i), which stops even root. */
     mdb_env_close(store->env);
     store->env = NULL;
-    rc = store_env_open(store, dir, map_size, env_flags | MDB_NOLOCK);
+    rc = wn_store_env_open(store, dir, map_size, env_flags | MDB_NOLOCK);
     if (rc == MDB_SUCCESS)
       store->lockless = 1;
   }
@@ -948,7 +941,7 @@ void wn_store_close(wn_store *store) {
 
 /* ---- records ----------------------------------------------------------- */
 
-static wn_err store_check_writable(const wn_store *store, const char *verb, const char *site,
+static wn_err wn_store_check_writable(const wn_store *store, const char *verb, const char *site,
                                    wn_diag *diag) {
   if (store->read_only)
     return wn_diag_set(diag, WN_EINVAL, "store: opened read-only; cannot %s site %s", verb, site);
@@ -967,15 +960,15 @@ wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *re
   wn_buf_init(&encoded, 0);
   if (!store || !record)
     return wn_diag_set(diag, WN_EINVAL, "store: put needs a store and a record");
-  if ((err = site_check(site, &site_len, diag)) ||
-      (err = store_check_writable(store, "write", site, diag)))
+  if ((err = wn_site_name_check(site, &site_len, diag)) ||
+      (err = wn_store_check_writable(store, "write", site, diag)))
     return err;
 
-  if ((rc = store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
+  if ((rc = wn_store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
+    err = wn_store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
     goto out;
   }
-  MDB_val key = site_key(site, site_len);
+  MDB_val key = wn_site_key(site, site_len);
   MDB_val value;
   uint64_t old_generation = 0;
   rc = mdb_get(txn, store->dbi, &key, &value);
@@ -983,10 +976,10 @@ wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *re
     /* An old record that does not decode counts as generation 0 and is
      * replaced all the same: a new template is the repair. */
     wn_store_record old;
-    if (record_parse(value.mv_data, value.mv_size, 0, &old, NULL) == WN_OK)
+    if (wn_record_parse(value.mv_data, value.mv_size, 0, &old, NULL) == WN_OK)
       old_generation = old.generation;
   } else if (rc != MDB_NOTFOUND) {
-    err = store_mdb_error(store, rc, "cannot read the old record", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot read the old record", site, diag);
     goto out;
   }
   if (old_generation == UINT64_MAX) {
@@ -1000,25 +993,25 @@ wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *re
   next.generation = old_generation + 1;
   wn_diag_clear(&inner);
   if ((err = wn_store_record_encode(&next, &encoded, &inner))) {
-    wn_diag_set(diag, err, "store: cannot write site %s: %s", site, diag_detail(&inner, err));
+    wn_diag_set(diag, err, "store: cannot write site %s: %s", site, wn_store_diag_detail(&inner, err));
     goto out;
   }
   value.mv_size = encoded.len;
   value.mv_data = encoded.data;
   if ((rc = mdb_put(txn, store->dbi, &key, &value, 0)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot write the record", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot write the record", site, diag);
     goto out;
   }
   /* A new template starts its counters afresh, in the same transaction. */
   rc = mdb_del(txn, store->stats_dbi, &key, NULL);
   if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
-    err = store_mdb_error(store, rc, "cannot reset the counters", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot reset the counters", site, diag);
     goto out;
   }
-  rc = store_txn_commit(store, txn);
+  rc = wn_store_txn_commit(store, txn);
   txn = NULL;
   if (rc != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot commit the record", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot commit the record", site, diag);
     goto out;
   }
   if (generation_out)
@@ -1028,7 +1021,7 @@ wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *re
 
 out:
   if (txn)
-    store_txn_abort(store, txn);
+    wn_store_txn_abort(store, txn);
   wn_buf_free(&encoded);
   return err;
 }
@@ -1045,14 +1038,14 @@ wn_err wn_store_get(wn_store *store, const char *site, wn_store_record **out, wn
   *out = NULL;
   if (!store)
     return wn_diag_set(diag, WN_EINVAL, "store: get needs a store");
-  if ((err = site_check(site, &site_len, diag)))
+  if ((err = wn_site_name_check(site, &site_len, diag)))
     return err;
 
-  if ((rc = store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot begin a read transaction", site, diag);
+  if ((rc = wn_store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS) {
+    err = wn_store_mdb_error(store, rc, "cannot begin a read transaction", site, diag);
     goto out;
   }
-  MDB_val key = site_key(site, site_len);
+  MDB_val key = wn_site_key(site, site_len);
   MDB_val value;
   rc = mdb_get(txn, store->dbi, &key, &value);
   if (rc == MDB_NOTFOUND) {
@@ -1060,18 +1053,18 @@ wn_err wn_store_get(wn_store *store, const char *site, wn_store_record **out, wn
     goto out;
   }
   if (rc != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot read the record", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot read the record", site, diag);
     goto out;
   }
   /* value points into the map, valid only until the transaction ends:
    * decode copies it first. */
   wn_diag_clear(&inner);
   if ((err = wn_store_record_decode(value.mv_data, value.mv_size, out, &inner)))
-    wn_diag_set(diag, err, "store: site %s: %s", site, diag_detail(&inner, err));
+    wn_diag_set(diag, err, "store: site %s: %s", site, wn_store_diag_detail(&inner, err));
 
 out:
   if (txn)
-    store_txn_abort(store, txn);
+    wn_store_txn_abort(store, txn);
   return err;
 }
 
@@ -1083,41 +1076,41 @@ wn_err wn_store_delete(wn_store *store, const char *site, wn_diag *diag) {
 
   if (!store)
     return wn_diag_set(diag, WN_EINVAL, "store: delete needs a store");
-  if ((err = site_check(site, &site_len, diag)) ||
-      (err = store_check_writable(store, "delete", site, diag)))
+  if ((err = wn_site_name_check(site, &site_len, diag)) ||
+      (err = wn_store_check_writable(store, "delete", site, diag)))
     return err;
 
-  if ((rc = store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
+  if ((rc = wn_store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
+    err = wn_store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
     goto out;
   }
-  MDB_val key = site_key(site, site_len);
+  MDB_val key = wn_site_key(site, site_len);
   rc = mdb_del(txn, store->dbi, &key, NULL);
   if (rc == MDB_NOTFOUND) {
     err = wn_diag_set(diag, WN_ENOTFOUND, "store: no template for site %s", site);
     goto out;
   }
   if (rc != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot delete the record", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot delete the record", site, diag);
     goto out;
   }
   rc = mdb_del(txn, store->stats_dbi, &key, NULL);
   if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
-    err = store_mdb_error(store, rc, "cannot delete the counters", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot delete the counters", site, diag);
     goto out;
   }
-  rc = store_txn_commit(store, txn);
+  rc = wn_store_txn_commit(store, txn);
   txn = NULL;
   if (rc != MDB_SUCCESS)
-    err = store_mdb_error(store, rc, "cannot commit the delete", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot commit the delete", site, diag);
 
 out:
   if (txn)
-    store_txn_abort(store, txn);
+    wn_store_txn_abort(store, txn);
   return err;
 }
 
-static wn_err list_error(int rc, wn_diag *diag) {
+static wn_err wn_list_error(int rc, wn_diag *diag) {
   return wn_diag_set(diag, rc == MDB_READERS_FULL ? WN_EBUSY : WN_ESTORE,
                      "store: cannot list sites: %s", mdb_strerror(rc));
 }
@@ -1149,12 +1142,12 @@ wn_err wn_store_list(wn_store *store, wn_store_site_fn fn, void *ctx, wn_diag *d
   for (;;) {
     size_t count = 0;
     int done = 0;
-    if ((rc = store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS ||
+    if ((rc = wn_store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS ||
         (rc = mdb_cursor_open(txn, store->dbi, &cursor)) != MDB_SUCCESS) {
-      err = list_error(rc, diag);
+      err = wn_list_error(rc, diag);
       goto out;
     }
-    MDB_val key = site_key(last, last_len);
+    MDB_val key = wn_site_key(last, last_len);
     MDB_val value;
     MDB_cursor_op op = have_last ? MDB_SET_RANGE : MDB_FIRST;
     while (count < WN_STORE_LIST_BATCH) {
@@ -1164,7 +1157,7 @@ wn_err wn_store_list(wn_store *store, wn_store_site_fn fn, void *ctx, wn_diag *d
         break;
       }
       if (rc != MDB_SUCCESS) {
-        err = list_error(rc, diag);
+        err = wn_list_error(rc, diag);
         goto out;
       }
       const int resumed_at_last = op == MDB_SET_RANGE && key.mv_size == last_len &&
@@ -1185,7 +1178,7 @@ wn_err wn_store_list(wn_store *store, wn_store_site_fn fn, void *ctx, wn_diag *d
     }
     mdb_cursor_close(cursor);
     cursor = NULL;
-    store_txn_abort(store, txn);
+    wn_store_txn_abort(store, txn);
     txn = NULL;
 
     for (size_t i = 0; i < count; i++)
@@ -1202,7 +1195,7 @@ out:
   if (cursor)
     mdb_cursor_close(cursor);
   if (txn)
-    store_txn_abort(store, txn);
+    wn_store_txn_abort(store, txn);
   free(names);
   return err;
 }
@@ -1217,29 +1210,30 @@ out:
  * A counters record that does not decode is not worth failing a detection
  * for: it is started afresh (the counts are advisory; the template is not).
  */
-static void stats_encode(const wn_store_stats *st, unsigned char *b) {
+static void wn_stats_encode(const wn_store_stats *st, unsigned char *b) {
   memcpy(b, WN_STORE_STATS_MAGIC, 4);
-  le32_put(b + 4, WN_STORE_STATS_VERSION);
-  le64_put(b + 8, st->generation);
-  le64_put(b + 16, st->pages);
-  le64_put(b + 24, st->low);
-  le32_put(b + 32, st->recent_pages);
-  le32_put(b + 36, st->recent_low);
-  le64_put(b + 40, (uint64_t)st->updated_at);
-  le32_put(b + 48, record_checksum(b, 48));
+  wn_le32_write(b + 4, WN_STORE_STATS_VERSION);
+  wn_le64_write(b + 8, st->generation);
+  wn_le64_write(b + 16, st->pages);
+  wn_le64_write(b + 24, st->low);
+  wn_le32_write(b + 32, st->recent_pages);
+  wn_le32_write(b + 36, st->recent_low);
+  wn_le64_write(b + 40, (uint64_t)st->updated_at);
+  wn_le32_write(b + 48, wn_record_checksum(b, 48));
 }
 
-static int stats_decode(const void *bytes, size_t len, wn_store_stats *st) {
+static int wn_stats_decode(const void *bytes, size_t len, wn_store_stats *st) {
   const unsigned char *b = bytes;
   if (len != WN_STORE_STATS_LEN || memcmp(b, WN_STORE_STATS_MAGIC, 4) != 0 ||
-      le32_get(b + 4) != WN_STORE_STATS_VERSION || le32_get(b + 48) != record_checksum(b, 48))
+      wn_le32_get(b + 4) != WN_STORE_STATS_VERSION ||
+      wn_le32_get(b + 48) != wn_record_checksum(b, 48))
     return -1;
-  st->generation = le64_get(b + 8);
-  st->pages = le64_get(b + 16);
-  st->low = le64_get(b + 24);
-  st->recent_pages = le32_get(b + 32);
-  st->recent_low = le32_get(b + 36);
-  st->updated_at = i64_from_u64(le64_get(b + 40));
+  st->generation = wn_le64_get(b + 8);
+  st->pages = wn_le64_get(b + 16);
+  st->low = wn_le64_get(b + 24);
+  st->recent_pages = wn_le32_get(b + 32);
+  st->recent_low = wn_le32_get(b + 36);
+  st->updated_at = wn_i64_from_u64(wn_le64_get(b + 40));
   if (st->low > st->pages || st->recent_low > st->recent_pages)
     return -1;
   return 0;
@@ -1247,7 +1241,7 @@ static int stats_decode(const void *bytes, size_t len, wn_store_stats *st) {
 
 /* The site's record generation and its counters within txn; counters of
  * another generation (or damaged ones) read as fresh ones. */
-static wn_err stats_read(wn_store *store, MDB_txn *txn, const char *site, MDB_val *key,
+static wn_err wn_stats_read(wn_store *store, MDB_txn *txn, const char *site, MDB_val *key,
                          wn_store_stats *st, wn_diag *diag) {
   MDB_val value;
   memset(st, 0, sizeof *st);
@@ -1255,13 +1249,13 @@ static wn_err stats_read(wn_store *store, MDB_txn *txn, const char *site, MDB_va
   if (rc == MDB_NOTFOUND)
     return wn_diag_set(diag, WN_ENOTFOUND, "store: no template for site %s", site);
   if (rc != MDB_SUCCESS)
-    return store_mdb_error(store, rc, "cannot read the record", site, diag);
+    return wn_store_mdb_error(store, rc, "cannot read the record", site, diag);
   wn_store_record rec;
   wn_diag inner;
   wn_diag_clear(&inner);
-  wn_err err = record_parse(value.mv_data, value.mv_size, 0, &rec, &inner);
+  wn_err err = wn_record_parse(value.mv_data, value.mv_size, 0, &rec, &inner);
   if (err)
-    return wn_diag_set(diag, err, "store: site %s: %s", site, diag_detail(&inner, err));
+    return wn_diag_set(diag, err, "store: site %s: %s", site, wn_store_diag_detail(&inner, err));
   if (!store->have_stats) {
     st->generation = rec.generation;
     return WN_OK;
@@ -1269,11 +1263,11 @@ static wn_err stats_read(wn_store *store, MDB_txn *txn, const char *site, MDB_va
   rc = mdb_get(txn, store->stats_dbi, key, &value);
   if (rc == MDB_SUCCESS) {
     wn_store_stats old;
-    if (stats_decode(value.mv_data, value.mv_size, &old) == 0 &&
+    if (wn_stats_decode(value.mv_data, value.mv_size, &old) == 0 &&
         old.generation == rec.generation)
       *st = old;
   } else if (rc != MDB_NOTFOUND) {
-    return store_mdb_error(store, rc, "cannot read the counters", site, diag);
+    return wn_store_mdb_error(store, rc, "cannot read the counters", site, diag);
   }
   st->generation = rec.generation;
   return WN_OK;
@@ -1294,15 +1288,15 @@ wn_err wn_store_count(wn_store *store, const char *site, uint64_t generation, ui
   if (low > pages)
     return wn_diag_set(diag, WN_EINVAL, "store: %u low-confidence pages out of %u counted",
                        (unsigned)low, (unsigned)pages);
-  if ((err = site_check(site, &site_len, diag)) ||
-      (err = store_check_writable(store, "count pages of", site, diag)))
+  if ((err = wn_site_name_check(site, &site_len, diag)) ||
+      (err = wn_store_check_writable(store, "count pages of", site, diag)))
     return err;
-  if ((rc = store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
+  if ((rc = wn_store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
+    err = wn_store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
     goto out;
   }
-  MDB_val key = site_key(site, site_len);
-  if ((err = stats_read(store, txn, site, &key, &st, diag)))
+  MDB_val key = wn_site_key(site, site_len);
+  if ((err = wn_stats_read(store, txn, site, &key, &st, diag)))
     goto out;
   if (generation != 0 && generation != st.generation) {
     /* Detected with a template that has since been replaced. */
@@ -1324,16 +1318,16 @@ wn_err wn_store_count(wn_store *store, const char *site, uint64_t generation, ui
   st.recent_low = (uint32_t)rl;
   st.updated_at = (int64_t)time(NULL);
   unsigned char bytes[WN_STORE_STATS_LEN];
-  stats_encode(&st, bytes);
+  wn_stats_encode(&st, bytes);
   MDB_val value = {.mv_size = sizeof bytes, .mv_data = bytes};
   if ((rc = mdb_put(txn, store->stats_dbi, &key, &value, 0)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot write the counters", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot write the counters", site, diag);
     goto out;
   }
-  rc = store_txn_commit(store, txn);
+  rc = wn_store_txn_commit(store, txn);
   txn = NULL;
   if (rc != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot commit the counters", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot commit the counters", site, diag);
     goto out;
   }
   if (counted)
@@ -1342,7 +1336,7 @@ wn_err wn_store_count(wn_store *store, const char *site, uint64_t generation, ui
     *after = st;
 out:
   if (txn)
-    store_txn_abort(store, txn);
+    wn_store_txn_abort(store, txn);
   return err;
 }
 
@@ -1355,17 +1349,17 @@ wn_err wn_store_stats_get(wn_store *store, const char *site, wn_store_stats *out
   if (!store || !out)
     return wn_diag_set(diag, WN_EINVAL, "store: stats needs a store and somewhere to put them");
   memset(out, 0, sizeof *out);
-  if ((err = site_check(site, &site_len, diag)))
+  if ((err = wn_site_name_check(site, &site_len, diag)))
     return err;
-  if ((rc = store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot begin a read transaction", site, diag);
+  if ((rc = wn_store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS) {
+    err = wn_store_mdb_error(store, rc, "cannot begin a read transaction", site, diag);
     goto out;
   }
-  MDB_val key = site_key(site, site_len);
-  err = stats_read(store, txn, site, &key, out, diag);
+  MDB_val key = wn_site_key(site, site_len);
+  err = wn_stats_read(store, txn, site, &key, out, diag);
 out:
   if (txn)
-    store_txn_abort(store, txn);
+    wn_store_txn_abort(store, txn);
   return err;
 }
 
@@ -1402,41 +1396,41 @@ wn_err wn_store_schedule_put(wn_store *store, const char *site, const wn_store_s
 
   if (!store || !sched)
     return wn_diag_set(diag, WN_EINVAL, "store: schedule_put needs a store and a schedule");
-  if ((err = site_check(site, &site_len, diag)) ||
-      (err = store_check_writable(store, "schedule", site, diag)))
+  if ((err = wn_site_name_check(site, &site_len, diag)) ||
+      (err = wn_store_check_writable(store, "schedule", site, diag)))
     return err;
   size_t elen = strnlen(sched->last_error, WN_STORE_MAX_SCHED_ERROR - 1);
-  le32_put(bytes, WN_STORE_SCHED_MAGIC);
-  le64_put(bytes + 4, (uint64_t)sched->last_success);
-  le64_put(bytes + 12, (uint64_t)sched->last_failure);
-  le64_put(bytes + 20, (uint64_t)sched->next_run);
-  le32_put(bytes + 28, sched->failures);
-  le32_put(bytes + 32, sched->last_duration_ms);
-  le64_put(bytes + 36, sched->runs);
+  wn_le32_write(bytes, WN_STORE_SCHED_MAGIC);
+  wn_le64_write(bytes + 4, (uint64_t)sched->last_success);
+  wn_le64_write(bytes + 12, (uint64_t)sched->last_failure);
+  wn_le64_write(bytes + 20, (uint64_t)sched->next_run);
+  wn_le32_write(bytes + 28, sched->failures);
+  wn_le32_write(bytes + 32, sched->last_duration_ms);
+  wn_le64_write(bytes + 36, sched->runs);
   bytes[44] = (unsigned char)(elen & 0xffu);
   bytes[45] = (unsigned char)(elen >> 8);
   memcpy(bytes + WN_STORE_SCHED_FIXED, sched->last_error, elen);
   size_t len = WN_STORE_SCHED_FIXED + elen;
-  le32_put(bytes + len, record_checksum(bytes, len));
+  wn_le32_write(bytes + len, wn_record_checksum(bytes, len));
   len += 4;
 
-  if ((rc = store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
+  if ((rc = wn_store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
+    err = wn_store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
     goto out;
   }
-  MDB_val key = site_key(site, site_len);
+  MDB_val key = wn_site_key(site, site_len);
   MDB_val value = {.mv_size = len, .mv_data = bytes};
   if ((rc = mdb_put(txn, store->sched_dbi, &key, &value, 0)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot write the schedule", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot write the schedule", site, diag);
     goto out;
   }
-  rc = store_txn_commit(store, txn);
+  rc = wn_store_txn_commit(store, txn);
   txn = NULL;
   if (rc != MDB_SUCCESS)
-    err = store_mdb_error(store, rc, "cannot commit the schedule", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot commit the schedule", site, diag);
 out:
   if (txn)
-    store_txn_abort(store, txn);
+    wn_store_txn_abort(store, txn);
   return err;
 }
 
@@ -1450,44 +1444,44 @@ wn_err wn_store_schedule_get(wn_store *store, const char *site, wn_store_schedul
   if (!store || !out)
     return wn_diag_set(diag, WN_EINVAL, "store: schedule_get needs a store and an output");
   memset(out, 0, sizeof *out);
-  if ((err = site_check(site, &site_len, diag)))
+  if ((err = wn_site_name_check(site, &site_len, diag)))
     return err;
   if (!store->have_sched)
     return wn_diag_set(diag, WN_ENOTFOUND, "store: site %s has no schedule", site);
-  if ((rc = store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot begin a read transaction", site, diag);
+  if ((rc = wn_store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS) {
+    err = wn_store_mdb_error(store, rc, "cannot begin a read transaction", site, diag);
     goto out;
   }
-  MDB_val key = site_key(site, site_len), value;
+  MDB_val key = wn_site_key(site, site_len), value;
   rc = mdb_get(txn, store->sched_dbi, &key, &value);
   if (rc == MDB_NOTFOUND) {
     err = wn_diag_set(diag, WN_ENOTFOUND, "store: site %s has no schedule", site);
     goto out;
   }
   if (rc != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot read the schedule", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot read the schedule", site, diag);
     goto out;
   }
   const unsigned char *b = value.mv_data;
   size_t len = value.mv_size;
   size_t elen = len >= WN_STORE_SCHED_FIXED ? (size_t)b[44] | ((size_t)b[45] << 8) : 0;
-  if (len < WN_STORE_SCHED_FIXED + 4 || le32_get(b) != WN_STORE_SCHED_MAGIC ||
+  if (len < WN_STORE_SCHED_FIXED + 4 || wn_le32_get(b) != WN_STORE_SCHED_MAGIC ||
       elen >= WN_STORE_MAX_SCHED_ERROR || len != WN_STORE_SCHED_FIXED + elen + 4 ||
-      le32_get(b + len - 4) != record_checksum(b, len - 4)) {
+      wn_le32_get(b + len - 4) != wn_record_checksum(b, len - 4)) {
     err = wn_diag_set(diag, WN_ECORRUPT, "store: the schedule of site %s is damaged", site);
     goto out;
   }
-  out->last_success = i64_from_u64(le64_get(b + 4));
-  out->last_failure = i64_from_u64(le64_get(b + 12));
-  out->next_run = i64_from_u64(le64_get(b + 20));
-  out->failures = le32_get(b + 28);
-  out->last_duration_ms = le32_get(b + 32);
-  out->runs = le64_get(b + 36);
+  out->last_success = wn_i64_from_u64(wn_le64_get(b + 4));
+  out->last_failure = wn_i64_from_u64(wn_le64_get(b + 12));
+  out->next_run = wn_i64_from_u64(wn_le64_get(b + 20));
+  out->failures = wn_le32_get(b + 28);
+  out->last_duration_ms = wn_le32_get(b + 32);
+  out->runs = wn_le64_get(b + 36);
   memcpy(out->last_error, b + WN_STORE_SCHED_FIXED, elen);
   out->last_error[elen] = '\0';
 out:
   if (txn)
-    store_txn_abort(store, txn);
+    wn_store_txn_abort(store, txn);
   return err;
 }
 
@@ -1498,30 +1492,30 @@ wn_err wn_store_schedule_delete(wn_store *store, const char *site, wn_diag *diag
   int rc;
   if (!store)
     return wn_diag_set(diag, WN_EINVAL, "store: schedule_delete needs a store");
-  if ((err = site_check(site, &site_len, diag)) ||
-      (err = store_check_writable(store, "unschedule", site, diag)))
+  if ((err = wn_site_name_check(site, &site_len, diag)) ||
+      (err = wn_store_check_writable(store, "unschedule", site, diag)))
     return err;
-  if ((rc = store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
+  if ((rc = wn_store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
+    err = wn_store_mdb_error(store, rc, "cannot begin a write transaction", site, diag);
     goto out;
   }
-  MDB_val key = site_key(site, site_len);
+  MDB_val key = wn_site_key(site, site_len);
   rc = mdb_del(txn, store->sched_dbi, &key, NULL);
   if (rc == MDB_NOTFOUND) {
     err = wn_diag_set(diag, WN_ENOTFOUND, "store: site %s has no schedule", site);
     goto out;
   }
   if (rc != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot delete the schedule", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot delete the schedule", site, diag);
     goto out;
   }
-  rc = store_txn_commit(store, txn);
+  rc = wn_store_txn_commit(store, txn);
   txn = NULL;
   if (rc != MDB_SUCCESS)
-    err = store_mdb_error(store, rc, "cannot commit the schedule", site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot commit the schedule", site, diag);
 out:
   if (txn)
-    store_txn_abort(store, txn);
+    wn_store_txn_abort(store, txn);
   return err;
 }
 
@@ -1535,9 +1529,9 @@ wn_err wn_store_raw_each(wn_store *store, wn_store_raw_fn fn, void *ctx, wn_diag
   int rc;
   if (!store || !fn)
     return wn_diag_set(diag, WN_EINVAL, "store: raw each needs a store and a callback");
-  if ((rc = store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS ||
+  if ((rc = wn_store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS ||
       (rc = mdb_cursor_open(txn, store->dbi, &cursor)) != MDB_SUCCESS) {
-    err = list_error(rc, diag);
+    err = wn_list_error(rc, diag);
     goto out;
   }
   MDB_val key, value;
@@ -1546,7 +1540,7 @@ wn_err wn_store_raw_each(wn_store *store, wn_store_raw_fn fn, void *ctx, wn_diag
     if (rc == MDB_NOTFOUND)
       break;
     if (rc != MDB_SUCCESS) {
-      err = list_error(rc, diag);
+      err = wn_list_error(rc, diag);
       goto out;
     }
     if (key.mv_size == 0 || key.mv_size > WN_STORE_MAX_SITE ||
@@ -1565,7 +1559,7 @@ wn_err wn_store_raw_each(wn_store *store, wn_store_raw_fn fn, void *ctx, wn_diag
         counters.mv_size = 0;
         counters.mv_data = NULL;
       } else if (rc != MDB_SUCCESS) {
-        err = store_mdb_error(store, rc, "cannot read the counters", site, diag);
+        err = wn_store_mdb_error(store, rc, "cannot read the counters", site, diag);
         goto out;
       }
     }
@@ -1576,13 +1570,13 @@ out:
   if (cursor)
     mdb_cursor_close(cursor);
   if (txn)
-    store_txn_abort(store, txn);
+    wn_store_txn_abort(store, txn);
   return err;
 }
 
 int wn_store_counters_check(const void *bytes, size_t len) {
   wn_store_stats st;
-  return bytes ? stats_decode(bytes, len, &st) : -1;
+  return bytes ? wn_stats_decode(bytes, len, &st) : -1;
 }
 
 wn_err wn_store_raw_put(wn_store *store, const wn_store_raw *items, size_t n, uint8_t *replaced,
@@ -1600,27 +1594,27 @@ wn_err wn_store_raw_put(wn_store *store, const wn_store_raw *items, size_t n, ui
     size_t site_len = 0;
     wn_diag inner;
     wn_diag_clear(&inner);
-    if ((err = site_check(items[i].site, &site_len, &inner)))
-      return wn_diag_set(diag, err, "store: record %zu: %s", i + 1, diag_detail(&inner, err));
+    if ((err = wn_site_name_check(items[i].site, &site_len, &inner)))
+      return wn_diag_set(diag, err, "store: record %zu: %s", i + 1, wn_store_diag_detail(&inner, err));
     wn_store_record rec;
-    if ((err = record_parse(items[i].record, items[i].record_len, 0, &rec, &inner)))
+    if ((err = wn_record_parse(items[i].record, items[i].record_len, 0, &rec, &inner)))
       return wn_diag_set(diag, err, "store: record %zu (site %s): %s", i + 1, items[i].site,
-                         diag_detail(&inner, err));
+                         wn_store_diag_detail(&inner, err));
     if (items[i].counters_len > 0 &&
         wn_store_counters_check(items[i].counters, items[i].counters_len) != 0)
       return wn_diag_set(diag, WN_ECORRUPT, "store: record %zu (site %s): counters are corrupt",
                          i + 1, items[i].site);
   }
-  if ((rc = store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot begin a write transaction", "(import)", diag);
+  if ((rc = wn_store_txn_begin(store, 0, &txn)) != MDB_SUCCESS) {
+    err = wn_store_mdb_error(store, rc, "cannot begin a write transaction", "(import)", diag);
     goto out;
   }
   for (size_t i = 0; i < n; i++) {
-    MDB_val key = site_key(items[i].site, strlen(items[i].site));
+    MDB_val key = wn_site_key(items[i].site, strlen(items[i].site));
     MDB_val old;
     rc = mdb_get(txn, store->dbi, &key, &old);
     if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
-      err = store_mdb_error(store, rc, "cannot read the old record", items[i].site, diag);
+      err = wn_store_mdb_error(store, rc, "cannot read the old record", items[i].site, diag);
       goto out;
     }
     if (replaced)
@@ -1628,7 +1622,7 @@ wn_err wn_store_raw_put(wn_store *store, const wn_store_raw *items, size_t n, ui
     /* LMDB copies the value in; the cast drops const only to fit MDB_val. */
     MDB_val value = {items[i].record_len, (void *)items[i].record};
     if ((rc = mdb_put(txn, store->dbi, &key, &value, 0)) != MDB_SUCCESS) {
-      err = store_mdb_error(store, rc, "cannot write the record", items[i].site, diag);
+      err = wn_store_mdb_error(store, rc, "cannot write the record", items[i].site, diag);
       goto out;
     }
     if (items[i].counters_len > 0) {
@@ -1640,17 +1634,17 @@ wn_err wn_store_raw_put(wn_store *store, const wn_store_raw *items, size_t n, ui
         rc = MDB_SUCCESS;
     }
     if (rc != MDB_SUCCESS) {
-      err = store_mdb_error(store, rc, "cannot write the counters", items[i].site, diag);
+      err = wn_store_mdb_error(store, rc, "cannot write the counters", items[i].site, diag);
       goto out;
     }
   }
-  rc = store_txn_commit(store, txn);
+  rc = wn_store_txn_commit(store, txn);
   txn = NULL;
   if (rc != MDB_SUCCESS)
-    err = store_mdb_error(store, rc, "cannot commit the import", "(import)", diag);
+    err = wn_store_mdb_error(store, rc, "cannot commit the import", "(import)", diag);
 out:
   if (txn)
-    store_txn_abort(store, txn);
+    wn_store_txn_abort(store, txn);
   return err;
 }
 
@@ -1666,13 +1660,13 @@ wn_err wn_store_env_get(wn_store *store, wn_store_env *out, wn_diag *diag) {
   const char *path = NULL;
   if (mdb_env_get_path(store->env, &path) == MDB_SUCCESS)
     out->path = path;
-  if ((rc = store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot begin a read transaction", "(stats)", diag);
+  if ((rc = wn_store_txn_begin(store, MDB_RDONLY, &txn)) != MDB_SUCCESS) {
+    err = wn_store_mdb_error(store, rc, "cannot begin a read transaction", "(stats)", diag);
     goto out;
   }
   if ((rc = mdb_env_info(store->env, &info)) != MDB_SUCCESS ||
       (rc = mdb_stat(txn, store->dbi, &st)) != MDB_SUCCESS) {
-    err = store_mdb_error(store, rc, "cannot read the statistics", "(stats)", diag);
+    err = wn_store_mdb_error(store, rc, "cannot read the statistics", "(stats)", diag);
     goto out;
   }
   out->map_bytes = info.me_mapsize;
@@ -1692,7 +1686,7 @@ wn_err wn_store_env_get(wn_store *store, wn_store_env *out, wn_diag *diag) {
   }
 out:
   if (txn)
-    store_txn_abort(store, txn);
+    wn_store_txn_abort(store, txn);
   return err;
 }
 

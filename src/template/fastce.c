@@ -539,25 +539,6 @@ int wn_fastce_is_stored(const wn_fastce *f, uint32_t p, const wn_fastce_term *te
 
 /* ---- the record --------------------------------------------------------------- */
 
-static wn_err wn_put_varint(wn_buf *out, uint32_t v) {
-  unsigned char b[5];
-  size_t n = 0;
-  do {
-    b[n] = (unsigned char)(v & 0x7fu);
-    v >>= 7;
-    if (v)
-      b[n] |= 0x80u;
-    n++;
-  } while (v);
-  return wn_buf_append(out, b, n);
-}
-
-static wn_err wn_put_u32(wn_buf *out, uint32_t v) {
-  unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                        (unsigned char)(v >> 24)};
-  return wn_buf_append(out, b, 4);
-}
-
 wn_err wn_fastce_encode(const wn_fastce *f, wn_buf *out, wn_diag *diag) {
   wn_err err;
   const size_t start = out->len;
@@ -567,30 +548,30 @@ wn_err wn_fastce_encode(const wn_fastce *f, wn_buf *out, wn_diag *diag) {
                            (unsigned char)sim, (unsigned char)(sim >> 8)};
   if (!f->stored_first)
     return wn_diag_set(diag, WN_EINVAL, "fastce: template not finished");
-  if ((err = wn_buf_append(out, head, sizeof head)) || (err = wn_put_varint(out, f->n_paths)))
+  if ((err = wn_buf_append(out, head, sizeof head)) || (err = wn_varint_put(out, f->n_paths)))
     goto out;
   for (uint32_t i = 0; i < f->n_paths; i++) {
     uint32_t len = (uint32_t)strlen(f->paths[i]);
-    if ((err = wn_put_varint(out, len)) || (err = wn_buf_append(out, f->paths[i], len)) ||
+    if ((err = wn_varint_put(out, len)) || (err = wn_buf_append(out, f->paths[i], len)) ||
         (err = wn_buf_append(out, &f->pages[i], 1)))
       goto out;
   }
-  if ((err = wn_put_varint(out, f->n_stored)))
+  if ((err = wn_varint_put(out, f->n_stored)))
     goto out;
   for (uint32_t k = 0; k < f->n_stored && !err; k++) {
     const wn_fastce_stored *s = &f->stored[k];
-    if ((err = wn_put_varint(out, s->path)) || (err = wn_put_varint(out, s->n_terms)))
+    if ((err = wn_varint_put(out, s->path)) || (err = wn_varint_put(out, s->n_terms)))
       goto out;
     for (uint32_t t = 0; t < s->n_terms && !err; t++)
-      if (!(err = wn_put_u32(out, s->terms[t].hash)))
-        err = wn_put_varint(out, s->terms[t].count);
+      if (!(err = wn_le32_put(out, s->terms[t].hash)))
+        err = wn_varint_put(out, s->terms[t].count);
     uint32_t slen = (uint32_t)strlen(s->sample);
-    if (!err && !(err = wn_put_varint(out, slen)))
+    if (!err && !(err = wn_varint_put(out, slen)))
       err = wn_buf_append(out, s->sample, slen);
   }
   if (!err) {
     uLong crc = crc32(0L, (const Bytef *)out->data + start, (uInt)(out->len - start));
-    err = wn_put_u32(out, (uint32_t)crc);
+    err = wn_le32_put(out, (uint32_t)crc);
   }
 out:
   if (err) {
@@ -598,42 +579,6 @@ out:
     wn_diag_set(diag, err, "fastce: cannot encode the template: %s", wn_strerror(err));
   }
   return err;
-}
-
-typedef struct wn_reader {
-  const unsigned char *p;
-  size_t left;
-} wn_reader;
-
-static int wn_get_varint(wn_reader *r, uint32_t *v) {
-  uint32_t result = 0;
-  for (unsigned shift = 0; shift < 35; shift += 7) {
-    if (r->left == 0)
-      return 0;
-    unsigned char b = *r->p++;
-    r->left--;
-    if (shift == 28 && (b & 0x70u))
-      return 0;
-    result |= (uint32_t)(b & 0x7fu) << shift;
-    if (!(b & 0x80u)) {
-      *v = result;
-      return 1;
-    }
-  }
-  return 0;
-}
-
-static int wn_get_bytes(wn_reader *r, size_t n, const unsigned char **p) {
-  if (r->left < n)
-    return 0;
-  *p = r->p;
-  r->p += n;
-  r->left -= n;
-  return 1;
-}
-
-static uint32_t wn_le32(const unsigned char *p) {
-  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
 static int wn_path_bytes_ok(const unsigned char *p, size_t n) {
@@ -656,7 +601,7 @@ wn_err wn_fastce_decode(const void *bytes, size_t len, wn_fastce **out, wn_diag 
     return wn_diag_set(diag, WN_EVERSION,
                        "fastce: format version %u is not supported (this build reads %u)", b[4],
                        WN_FASTCE_FORMAT_VERSION);
-  uint32_t crc = wn_le32(b + len - 4);
+  uint32_t crc = wn_le32_get(b + len - 4);
   if ((uint32_t)crc32(0L, (const Bytef *)b, (uInt)(len - 4)) != crc)
     return wn_diag_set(diag, WN_ECORRUPT, "fastce: checksum mismatch");
   wn_reader r = {b + 9, len - 9 - 4};
@@ -665,15 +610,16 @@ wn_err wn_fastce_decode(const void *bytes, size_t len, wn_fastce **out, wn_diag 
     return wn_diag_set(diag, WN_ENOMEM, "fastce: out of memory");
   uint32_t n_paths = 0;
   /* A path takes 3 bytes at least: the count cannot claim more. */
-  if (!wn_get_varint(&r, &n_paths) || n_paths > WN_FASTCE_MAX_PATHS || n_paths > r.left / 3) {
+  if (!wn_varint_get(&r, &n_paths) || n_paths > WN_FASTCE_MAX_PATHS || n_paths > r.left / 3) {
     err = wn_diag_set(diag, WN_ECORRUPT, "fastce: bad path count");
     goto out;
   }
   for (uint32_t i = 0; i < n_paths; i++) {
     uint32_t plen = 0;
     const unsigned char *p = NULL, *pg = NULL;
-    if (!wn_get_varint(&r, &plen) || plen == 0 || plen > WN_FASTCE_MAX_PATH_BYTES ||
-        !wn_get_bytes(&r, plen, &p) || !wn_get_bytes(&r, 1, &pg) || !wn_path_bytes_ok(p, plen)) {
+    if (!wn_varint_get(&r, &plen) || plen == 0 || plen > WN_FASTCE_MAX_PATH_BYTES ||
+        !wn_reader_take(&r, plen, &p) || !wn_reader_take(&r, 1, &pg) ||
+        !wn_path_bytes_ok(p, plen)) {
       err = wn_diag_set(diag, WN_ECORRUPT, "fastce: bad path %u of %u", i, n_paths);
       goto out;
     }
@@ -688,7 +634,7 @@ wn_err wn_fastce_decode(const void *bytes, size_t len, wn_fastce **out, wn_diag 
     f->pages[idx] = *pg;
   }
   uint32_t n_stored = 0;
-  if (!wn_get_varint(&r, &n_stored) || n_stored > WN_FASTCE_MAX_STORED || n_stored > r.left / 3) {
+  if (!wn_varint_get(&r, &n_stored) || n_stored > WN_FASTCE_MAX_STORED || n_stored > r.left / 3) {
     err = wn_diag_set(diag, WN_ECORRUPT, "fastce: bad stored block count");
     goto out;
   }
@@ -700,7 +646,7 @@ wn_err wn_fastce_decode(const void *bytes, size_t len, wn_fastce **out, wn_diag 
   uint32_t last_path = 0;
   for (uint32_t k = 0; k < n_stored; k++) {
     uint32_t p = 0, nt = 0, slen = 0;
-    if (!wn_get_varint(&r, &p) || p >= n_paths || p < last_path || !wn_get_varint(&r, &nt) ||
+    if (!wn_varint_get(&r, &p) || p >= n_paths || p < last_path || !wn_varint_get(&r, &nt) ||
         nt > WN_FASTCE_MAX_TERMS) {
       err = wn_diag_set(diag, WN_ECORRUPT, "fastce: bad stored block %u", k);
       goto out;
@@ -709,16 +655,16 @@ wn_err wn_fastce_decode(const void *bytes, size_t len, wn_fastce **out, wn_diag 
     for (uint32_t t = 0; t < nt; t++) {
       const unsigned char *h = NULL;
       uint32_t c = 0;
-      if (!wn_get_bytes(&r, 4, &h) || !wn_get_varint(&r, &c) || c == 0 ||
-          (t > 0 && wn_le32(h) <= terms[t - 1].hash)) {
+      if (!wn_reader_take(&r, 4, &h) || !wn_varint_get(&r, &c) || c == 0 ||
+          (t > 0 && wn_le32_get(h) <= terms[t - 1].hash)) {
         err = wn_diag_set(diag, WN_ECORRUPT, "fastce: bad term %u of stored block %u", t, k);
         goto out;
       }
-      terms[t].hash = wn_le32(h);
+      terms[t].hash = wn_le32_get(h);
       terms[t].count = c;
     }
     const unsigned char *s = NULL;
-    if (!wn_get_varint(&r, &slen) || slen > WN_FASTCE_MAX_SAMPLE || !wn_get_bytes(&r, slen, &s) ||
+    if (!wn_varint_get(&r, &slen) || slen > WN_FASTCE_MAX_SAMPLE || !wn_reader_take(&r, slen, &s) ||
         memchr(s, 0, slen)) {
       err = wn_diag_set(diag, WN_ECORRUPT, "fastce: bad sample of stored block %u", k);
       goto out;

@@ -151,84 +151,43 @@ wn_err wn_template_set_places(wn_template *tpl, const wn_template_places *places
 
 /* ---- encoding --------------------------------------------------------------- */
 
-static wn_err wn_put_varint(wn_buf *out, uint32_t v) {
-  unsigned char b[5];
-  size_t n = 0;
-  do {
-    b[n] = (unsigned char)(v & 0x7fu);
-    v >>= 7;
-    if (v)
-      b[n] |= 0x80u;
-    n++;
-  } while (v);
-  return wn_buf_append(out, b, n);
-}
-
-static wn_err wn_put_u32(wn_buf *out, uint32_t v) {
-  unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                        (unsigned char)(v >> 24)};
-  return wn_buf_append(out, b, 4);
-}
-
 wn_err wn_template_encode(const wn_template *tpl, wn_buf *out, wn_diag *diag) {
   wn_err err;
   unsigned char head[9] = {'W', 'N', 'T', 'P', (unsigned char)WN_TEMPLATE_FORMAT_VERSION,
                            (unsigned char)tpl->min_count, (unsigned char)tpl->sample_pages,
                            (unsigned char)(tpl->sample_pages >> 8), tpl->selector};
-  if ((err = wn_buf_append(out, head, sizeof head)) || (err = wn_put_varint(out, tpl->count)))
+  if ((err = wn_buf_append(out, head, sizeof head)) || (err = wn_varint_put(out, tpl->count)))
     goto out;
   for (uint32_t i = 0; i < tpl->count; i++) {
     const wn_template_node *n = &tpl->nodes[i];
     unsigned char cb[2] = {n->count, n->is_text};
-    if ((err = wn_put_varint(out, n->n_children)) || (err = wn_buf_append(out, cb, 2)) ||
-        (err = wn_put_u32(out, n->sig)))
+    if ((err = wn_varint_put(out, n->n_children)) || (err = wn_buf_append(out, cb, 2)) ||
+        (err = wn_le32_put(out, n->sig)))
       goto out;
   }
   /* Positions as index + 1, so that "none" is one byte. */
-  if ((err = wn_put_varint(out, tpl->pos.date_node == WN_DOM_NONE ? 0 : tpl->pos.date_node + 1)) ||
-      (err = wn_put_varint(out, tpl->pos.author_node == WN_DOM_NONE ? 0 : tpl->pos.author_node + 1)))
+  if ((err = wn_varint_put(out, tpl->pos.date_node == WN_DOM_NONE ? 0 : tpl->pos.date_node + 1)) ||
+      (err =
+           wn_varint_put(out, tpl->pos.author_node == WN_DOM_NONE ? 0 : tpl->pos.author_node + 1)))
     goto out;
   const wn_template_places *pl = &tpl->places;
   unsigned char whole = pl->whole;
-  if ((err = wn_put_varint(out, pl->content == WN_DOM_NONE ? 0 : pl->content + 1)) ||
-      (err = wn_buf_append(out, &whole, 1)) || (err = wn_put_varint(out, pl->n_skip)))
+  if ((err = wn_varint_put(out, pl->content == WN_DOM_NONE ? 0 : pl->content + 1)) ||
+      (err = wn_buf_append(out, &whole, 1)) || (err = wn_varint_put(out, pl->n_skip)))
     goto out;
   for (uint32_t k = 0; k < pl->n_skip; k++)
-    if ((err = wn_put_varint(out, pl->skip[k])))
+    if ((err = wn_varint_put(out, pl->skip[k])))
       goto out;
-  if ((err = wn_put_varint(out, pl->n_aside)))
+  if ((err = wn_varint_put(out, pl->n_aside)))
     goto out;
   for (uint32_t k = 0; k < pl->n_aside; k++)
-    if ((err = wn_put_varint(out, pl->aside[k])))
+    if ((err = wn_varint_put(out, pl->aside[k])))
       goto out;
 out:
   if (err)
     wn_diag_set(diag, err, "template: cannot encode %u nodes: %s", tpl->count,
                 wn_strerror(err));
   return err;
-}
-
-typedef struct wn_reader {
-  const unsigned char *p;
-  size_t left;
-} wn_reader;
-
-static int wn_get_varint(wn_reader *r, uint32_t *v) {
-  uint32_t result = 0;
-  for (unsigned shift = 0; shift < 35; shift += 7) {
-    if (r->left == 0)
-      return 0;
-    unsigned char b = *r->p++;
-    r->left--;
-    if (shift == 28 && (b & 0x70u))
-      return 0; /* more than 32 bits */
-    result |= (uint32_t)(b & 0x7fu) << shift;
-    if (!(b & 0x80u)) {
-      *v = result;
-      return 1;
-    }
-  }
-  return 0;
 }
 
 wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_diag *diag) {
@@ -257,7 +216,7 @@ wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_d
   r.p += head;
   r.left -= head;
   uint32_t count = 0;
-  if (!wn_get_varint(&r, &count) || count == 0 || count > WN_TEMPLATE_MAX_NODES ||
+  if (!wn_varint_get(&r, &count) || count == 0 || count > WN_TEMPLATE_MAX_NODES ||
       count > r.left / 7 + 1) {
     err = wn_diag_set(diag, WN_ECORRUPT, "template: bad node count");
     goto out;
@@ -274,7 +233,7 @@ wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_d
   uint32_t top = 0;
   for (uint32_t i = 0; i < count; i++) {
     uint32_t n_children = 0;
-    if (!wn_get_varint(&r, &n_children) || r.left < 6) {
+    if (!wn_varint_get(&r, &n_children) || r.left < 6) {
       err = wn_diag_set(diag, WN_ECORRUPT, "template: truncated at node %u of %u", i, count);
       goto out;
     }
@@ -306,19 +265,19 @@ wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_d
     }
   }
   uint32_t pos[2] = {0, 0}; /* index + 1; 0: none */
-  if (top == 0 && version >= 3 && (!wn_get_varint(&r, &pos[0]) || !wn_get_varint(&r, &pos[1]))) {
+  if (top == 0 && version >= 3 && (!wn_varint_get(&r, &pos[0]) || !wn_varint_get(&r, &pos[1]))) {
     err = wn_diag_set(diag, WN_ECORRUPT, "template: truncated metadata positions");
     goto out;
   }
   wn_template_places places = {.content = WN_DOM_NONE};
   if (top == 0 && version >= 4) {
     uint32_t content = 0;
-    int ok = wn_get_varint(&r, &content) && r.left >= 1 && r.p[0] <= 1;
+    int ok = wn_varint_get(&r, &content) && r.left >= 1 && r.p[0] <= 1;
     if (ok) {
       places.whole = r.p[0];
       r.p++;
       r.left--;
-      ok = wn_get_varint(&r, &places.n_skip);
+      ok = wn_varint_get(&r, &places.n_skip);
     }
     if (!ok || places.n_skip > WN_TEMPLATE_MAX_SKIP || content > count) {
       err = wn_diag_set(diag, WN_ECORRUPT, "template: bad content places");
@@ -326,17 +285,17 @@ wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_d
     }
     places.content = content ? content - 1 : WN_DOM_NONE;
     for (uint32_t k = 0; k < places.n_skip; k++)
-      if (!wn_get_varint(&r, &places.skip[k])) {
+      if (!wn_varint_get(&r, &places.skip[k])) {
         err = wn_diag_set(diag, WN_ECORRUPT, "template: truncated content places");
         goto out;
       }
     if (version >= 5) {
-      if (!wn_get_varint(&r, &places.n_aside) || places.n_aside > WN_TEMPLATE_MAX_SKIP) {
+      if (!wn_varint_get(&r, &places.n_aside) || places.n_aside > WN_TEMPLATE_MAX_SKIP) {
         err = wn_diag_set(diag, WN_ECORRUPT, "template: bad content places (asides)");
         goto out;
       }
       for (uint32_t k = 0; k < places.n_aside; k++)
-        if (!wn_get_varint(&r, &places.aside[k])) {
+        if (!wn_varint_get(&r, &places.aside[k])) {
           err = wn_diag_set(diag, WN_ECORRUPT, "template: truncated content places (asides)");
           goto out;
         }

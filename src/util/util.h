@@ -45,4 +45,52 @@ size_t wn_arena_used(const wn_arena *arena);
 #define WN_HASH_SEED UINT64_C(0xcbf29ce484222325)
 uint64_t wn_hash_bytes(uint64_t seed, const void *data, size_t len);
 
+/* ---- ASCII text (text.c) --------------------------------------------------- */
+
+/* c lower-cased when it is an ASCII capital, else c unchanged: protocol
+ * names (HTTP headers, media types, robots.txt keys, charset labels) are
+ * ASCII case-insensitive, whatever the locale says. */
+static inline char wn_ascii_lower(char c) {
+  return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* 1 when the len bytes at s equal the NUL-terminated lit, ASCII case
+ * ignored on both sides; else 0. */
+int wn_ascii_equal_ci(const char *s, size_t len, const char *lit);
+
+/* The value of a hexadecimal digit (either case), or -1. */
+int wn_hex_digit(char c);
+
+/* A whole number of plain decimal digits (no sign, spaces, or anything
+ * after them), from min to max: 0 and *out set, else -1 and *out left.
+ * The one number reader of the command line, the tools and the daemon's
+ * configuration. */
+int wn_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+
+/* ---- time (clock.c) ---------------------------------------------------------- */
+
+/* The monotonic clock in milliseconds, with the fraction (for deadlines,
+ * timeouts and the time a step took; never a date). */
+double wn_clock_ms(void);
+
+/* ---- encoded records (varint.c) -------------------------------------------- */
+
+/* The reading end of a stored record: the next byte and how many are left.
+ * The readers below advance it, and return 1, or 0 when the record ends
+ * too soon or is malformed. */
+typedef struct wn_reader {
+  const unsigned char *p;
+  size_t left;
+} wn_reader;
+
+/* LEB128 (7 bits a byte, low first, high bit: more follow), at most 5
+ * bytes and 32 bits. */
+wn_err wn_varint_put(wn_buf *out, uint32_t v);
+int wn_varint_get(wn_reader *r, uint32_t *v);
+/* Four bytes, little-endian. */
+wn_err wn_le32_put(wn_buf *out, uint32_t v);
+uint32_t wn_le32_get(const unsigned char *p);
+/* The next n bytes, borrowed from the record. */
+int wn_reader_take(wn_reader *r, size_t n, const unsigned char **p);
+
 #endif /* WN_UTIL_H */

@@ -6,18 +6,6 @@
 #include <string.h>
 #include <zlib.h>
 
-static int lower(int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
-
-static int ieq(const char *a, size_t alen, const char *b) {
-  size_t blen = strlen(b);
-  if (alen != blen)
-    return 0;
-  for (size_t i = 0; i < alen; i++)
-    if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
-      return 0;
-  return 1;
-}
-
 static void trim(const char **s, size_t *len) {
   while (*len && (**s == ' ' || **s == '\t')) {
     (*s)++;
@@ -44,7 +32,7 @@ static int list_has(const char *value, size_t len, const char *token) {
         trim(&item, &n);
         break;
       }
-    if (ieq(item, n, token))
+    if (wn_ascii_equal_ci(item, n, token))
       return 1;
     i = j + 1;
   }
@@ -111,13 +99,13 @@ wn_err wn_warc_http_parse(const char *block, size_t len, size_t max_header, wn_w
     const char *value = colon + 1;
     size_t value_len = n - name_len - 1;
     trim(&value, &value_len);
-    if (ieq(line, name_len, "content-type")) {
+    if (wn_ascii_equal_ci(line, name_len, "content-type")) {
       out->content_type = value;
       out->content_type_len = value_len;
-    } else if (ieq(line, name_len, "transfer-encoding")) {
+    } else if (wn_ascii_equal_ci(line, name_len, "transfer-encoding")) {
       if (list_has(value, value_len, "chunked"))
         out->chunked = 1;
-    } else if (ieq(line, name_len, "content-encoding")) {
+    } else if (wn_ascii_equal_ci(line, name_len, "content-encoding")) {
       out->content_encoding = value;
       out->content_encoding_len = value_len;
     }
@@ -125,15 +113,6 @@ wn_err wn_warc_http_parse(const char *block, size_t len, size_t max_header, wn_w
   out->body = block + i;
   out->body_len = len - i;
   return WN_OK;
-}
-
-static int hexval(int c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  c = lower(c);
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  return -1;
 }
 
 wn_err wn_warc_http_dechunk(const char *in, size_t len, wn_buf *out, wn_diag *diag) {
@@ -144,10 +123,10 @@ wn_err wn_warc_http_dechunk(const char *in, size_t len, wn_buf *out, wn_diag *di
     size_t size = 0, digits = 0;
     while (i < len && (in[i] == ' ' || in[i] == '\t'))
       i++;
-    for (; i < len && hexval((unsigned char)in[i]) >= 0; i++, digits++) {
+    for (; i < len && wn_hex_digit(in[i]) >= 0; i++, digits++) {
       if (size > (SIZE_MAX >> 4) || digits > 15)
         return wn_diag_set(diag, WN_ECORRUPT, "chunk size too large");
-      size = size * 16 + (size_t)hexval((unsigned char)in[i]);
+      size = size * 16 + (size_t)wn_hex_digit(in[i]);
     }
     if (!digits)
       return wn_diag_set(diag, WN_ECORRUPT, "chunked body: no chunk size at byte %zu", i);
@@ -234,7 +213,8 @@ int wn_warc_http_type_is_html(const char *value, size_t len) {
   const char *semi = memchr(value, ';', len);
   size_t n = semi ? (size_t)(semi - value) : len;
   trim(&value, &n);
-  return ieq(value, n, "text/html") || ieq(value, n, "application/xhtml+xml");
+  return wn_ascii_equal_ci(value, n, "text/html") ||
+         wn_ascii_equal_ci(value, n, "application/xhtml+xml");
 }
 
 int wn_warc_http_sniff_html(const char *bytes, size_t len) {
@@ -256,7 +236,7 @@ int wn_warc_http_sniff_html(const char *bytes, size_t len) {
   i++;
   for (size_t t = 0; t < sizeof tags / sizeof tags[0]; t++) {
     size_t n = strlen(tags[t]);
-    if (len - i < n + 1 || !ieq(bytes + i, n, tags[t]))
+    if (len - i < n + 1 || !wn_ascii_equal_ci(bytes + i, n, tags[t]))
       continue;
     char after = bytes[i + n];
     if (after == ' ' || after == '>')

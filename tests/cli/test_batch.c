@@ -8,6 +8,7 @@
  * and directories in, JSONL or an output directory out; a JSONL line's
  * charset.
  */
+#include "wn_run.h"
 #include "wn_test.h"
 
 #include <dirent.h>
@@ -31,42 +32,11 @@ static const char *g_winnow;
 static char g_tmp[PATH_MAX];
 static char g_store[PATH_MAX];
 
-/* ---- running the binary (as tests/cli/test_cli.c does) -------------------- */
-
-typedef struct wn_run {
-  int status; /* exit code, or 128 + signal */
-  char *out;
-  size_t out_len;
-  char *err;
-  size_t err_len;
-} wn_run;
-
-static void wn_run_free(wn_run *r) {
-  free(r->out);
-  free(r->err);
-  memset(r, 0, sizeof *r);
-}
+/* ---- running the binary (tests/support/wn_run.h) ------------------------- */
 
 static void wn_join(char *out, size_t size, const char *dir, const char *name) {
   int n = snprintf(out, size, "%s/%s", dir, name);
   assert_true(n > 0 && (size_t)n < size);
-}
-
-static char *wn_slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    fail_msg("cannot open %s", path);
-  assert_int_equal(fseek(f, 0, SEEK_END), 0);
-  long size = ftell(f);
-  assert_true(size >= 0);
-  rewind(f);
-  char *bytes = malloc((size_t)size + 1);
-  assert_non_null(bytes);
-  assert_int_equal(fread(bytes, 1, (size_t)size, f), (size_t)size);
-  fclose(f);
-  bytes[size] = '\0';
-  *len = (size_t)size;
-  return bytes;
 }
 
 static void wn_write_file(const char *path, const char *bytes, size_t len) {
@@ -78,7 +48,7 @@ static void wn_write_file(const char *path, const char *bytes, size_t len) {
 
 static void wn_copy_file(const char *from, const char *to) {
   size_t len = 0;
-  char *bytes = wn_slurp(from, &len);
+  char *bytes = wn_test_slurp(from, &len);
   wn_write_file(to, bytes, len);
   free(bytes);
 }
@@ -104,44 +74,24 @@ static pid_t wn_spawn(const char *stdin_path, const char *tag, const char *const
   wn_join(out_path, sizeof out_path, g_tmp, name);
   snprintf(name, sizeof name, "%s.err", tag);
   wn_join(err_path, sizeof err_path, g_tmp, name);
-  fflush(NULL);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    int in_fd = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
-    int out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (in_fd < 0 || out_fd < 0 || err_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
-        dup2(err_fd, 2) < 0)
-      _exit(127);
-    execv(g_winnow, (char *const *)argv);
-    _exit(127);
-  }
-  return pid;
-}
-
-static int wn_wait(pid_t pid) {
-  int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0)
-    assert_int_equal(errno, EINTR);
-  return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  return wn_test_spawn(argv, stdin_path, out_path, err_path, 0);
 }
 
 static void wn_collect(wn_run *r, pid_t pid, const char *tag) {
   char path[PATH_MAX], name[64];
-  r->status = wn_wait(pid);
+  r->status = wn_test_wait(pid);
   snprintf(name, sizeof name, "%s.out", tag);
   wn_join(path, sizeof path, g_tmp, name);
-  r->out = wn_slurp(path, &r->out_len);
+  r->out = wn_test_slurp(path, &r->out_len);
   unlink(path);
   snprintf(name, sizeof name, "%s.err", tag);
   wn_join(path, sizeof path, g_tmp, name);
-  r->err = wn_slurp(path, &r->err_len);
+  r->err = wn_test_slurp(path, &r->err_len);
   unlink(path);
 }
 
 static void wn_run_args(wn_run *r, const char *stdin_path, const char *const *args) {
-  wn_collect(r, wn_spawn(stdin_path, "run", args), "run");
+  wn_test_run(r, g_tmp, stdin_path, 0, g_winnow, args);
 }
 
 #define RUN(r, in, ...) wn_run_args((r), (in), (const char *const[]){__VA_ARGS__, NULL})
@@ -150,30 +100,6 @@ static void wn_run_args(wn_run *r, const char *stdin_path, const char *const *ar
 static void wn_expect_contains(const char *hay, const char *needle) {
   if (!strstr(hay, needle))
     fail_msg("expected to find \"%s\" in:\n%.2000s", needle, hay);
-}
-
-static void wn_remove_tree(const char *path, int depth) {
-  struct stat st;
-  if (depth > 16 || lstat(path, &st) != 0)
-    return;
-  if (S_ISDIR(st.st_mode)) {
-    DIR *d = opendir(path);
-    if (d) {
-      struct dirent *e;
-      while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-          continue;
-        char child[PATH_MAX];
-        int n = snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-        if (n > 0 && (size_t)n < sizeof child)
-          wn_remove_tree(child, depth + 1);
-      }
-      closedir(d);
-    }
-    rmdir(path);
-  } else {
-    unlink(path);
-  }
 }
 
 /* Splits out into lines (in place); returns their number. */
@@ -239,7 +165,7 @@ static int wn_group_setup(void **state) {
 static int wn_group_teardown(void **state) {
   (void)state;
   if (g_tmp[0])
-    wn_remove_tree(g_tmp, 0);
+    wn_test_remove_tree(g_tmp);
   return 0;
 }
 
@@ -499,7 +425,7 @@ static void wn_check_window(const char *threads, size_t pad_bytes, size_t max_li
       lines_out += buf[k] == '\n';
   }
   close(out_pipe[0]);
-  assert_int_equal(wn_wait(pid), 0);
+  assert_int_equal(wn_test_wait(pid), 0);
   assert_int_equal(lines_out, (sent + line_len - 1) / line_len);
   wn_buf_free(&line);
 }
@@ -583,7 +509,7 @@ static char *wn_read_out(const char *dir, const char *rel) {
   char path[PATH_MAX];
   wn_join(path, sizeof path, dir, rel);
   size_t len = 0;
-  return wn_slurp(path, &len);
+  return wn_test_slurp(path, &len);
 }
 
 static int wn_exists(const char *dir, const char *rel) {
@@ -694,8 +620,8 @@ static void test_directories_and_output_dir(void **state) {
   assert_int_equal(r.status, 0);
   assert_memory_equal(r.out, "Council backs sea wall repairs", 30);
   wn_run_free(&r);
-  wn_remove_tree(in, 0);
-  wn_remove_tree(out, 0);
+  wn_test_remove_tree(in);
+  wn_test_remove_tree(out);
 }
 
 static void test_input_list(void **state) {
@@ -751,7 +677,7 @@ static void test_input_list(void **state) {
   wn_expect_contains(r.err, "--threads is a number from 1");
   wn_run_free(&r);
   unlink(list);
-  wn_remove_tree(out, 0);
+  wn_test_remove_tree(out);
 }
 
 /* ---- a line's charset ------------------------------------------------------------ */
@@ -865,7 +791,7 @@ static void test_jsonl_crawl_urls(void **state) {
   (void)state;
   const size_t n = sizeof g_crawl_urls / sizeof g_crawl_urls[0];
   size_t len = 0;
-  char *html = wn_slurp(PAGE(6), &len);
+  char *html = wn_test_slurp(PAGE(6), &len);
   wn_buf in;
   wn_buf_init(&in, 0);
   for (size_t i = 0; i < n; i++) {
@@ -907,7 +833,7 @@ static void wn_make_warc(const char *path, int with_png) {
     snprintf(file, sizeof file, WN_FIXTURES "/site/article-%d.html", i);
     snprintf(uri, sizeof uri, "http://" SITE "/news/article-%d.html", i);
     size_t len = 0;
-    char *html = wn_slurp(file, &len);
+    char *html = wn_test_slurp(file, &len);
     wn_buf http;
     wn_buf_init(&http, 0);
     assert_int_equal(wn_buf_printf(&http, "HTTP/1.1 200 OK\r\nContent-Type: text/html; "
@@ -1010,7 +936,7 @@ static void test_warc_in_wet_out(void **state) {
 
   /* A file cut in the middle of its last records. */
   size_t len = 0;
-  char *bytes = wn_slurp(warc, &len);
+  char *bytes = wn_test_slurp(warc, &len);
   wn_write_file(cut, bytes, len - len / 5);
   free(bytes);
   RUN(&one, NULL, "detect", "--store", g_store, "--no-count", "--warc", cut);
@@ -1039,7 +965,7 @@ static void test_warc_crawl_urls(void **state) {
   char warc[PATH_MAX];
   wn_join(warc, sizeof warc, g_tmp, "crawl-urls.warc.gz");
   size_t len = 0;
-  char *html = wn_slurp(PAGE(6), &len);
+  char *html = wn_test_slurp(PAGE(6), &len);
   wn_warc_writer *w = NULL;
   wn_diag diag = {{0}};
   assert_int_equal(wn_warc_writer_open(warc, NULL, &w, &diag), WN_OK);

@@ -22,6 +22,7 @@
 #include "store/store.h"
 #include "template/template.h"
 #include "wn_httpd.h"
+#include "wn_run.h"
 
 #define SITE "www.harbourgazette.example"
 #define PAGE(n) WN_FIXTURES "/site/article-" #n ".html"
@@ -37,20 +38,6 @@ static time_t g_learn_time;
 
 /* ---- running the binary --------------------------------------------------- */
 
-typedef struct wn_run {
-  int status; /* exit code, or 128 + signal */
-  char *out;
-  size_t out_len;
-  char *err;
-  size_t err_len;
-} wn_run;
-
-static void wn_run_free(wn_run *r) {
-  free(r->out);
-  free(r->err);
-  memset(r, 0, sizeof *r);
-}
-
 static int wn_temp_file(char *path, size_t size, const char *what) {
   int n = snprintf(path, size, "%s/%s-XXXXXX", g_tmp, what);
   assert_true(n > 0 && (size_t)n < size);
@@ -59,60 +46,10 @@ static int wn_temp_file(char *path, size_t size, const char *what) {
   return fd;
 }
 
-/* Plain stdio rather than wn_file_read(&bytes): GCC's -Wdangling-pointer
- * cannot see that an out-parameter never points at itself and flags every
- * pointer derived from the result once this is inlined. */
-static char *wn_slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    fail_msg("cannot open %s", path);
-  assert_int_equal(fseek(f, 0, SEEK_END), 0);
-  long size = ftell(f);
-  assert_true(size >= 0);
-  rewind(f);
-  char *bytes = malloc((size_t)size + 1);
-  assert_non_null(bytes);
-  assert_int_equal(fread(bytes, 1, (size_t)size, f), (size_t)size);
-  fclose(f);
-  bytes[size] = '\0';
-  *len = (size_t)size;
-  return bytes;
-}
-
 /* Runs winnow with args (NULL-terminated), stdin from stdin_path (or
- * /dev/null), and captures both outputs in files (no pipe can fill up). */
+ * /dev/null), and captures both outputs. */
 static void wn_run_args(wn_run *r, const char *stdin_path, const char *const *args) {
-  char out_path[PATH_MAX], err_path[PATH_MAX];
-  const char *argv[64];
-  size_t argc = 0;
-  argv[argc++] = g_winnow;
-  for (size_t i = 0; args[i]; i++) {
-    assert_true(argc < 63);
-    argv[argc++] = args[i];
-  }
-  argv[argc] = NULL;
-  int out_fd = wn_temp_file(out_path, sizeof out_path, "stdout");
-  int err_fd = wn_temp_file(err_path, sizeof err_path, "stderr");
-  fflush(NULL);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    int in_fd = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
-    if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
-      _exit(127);
-    execv(g_winnow, (char *const *)argv);
-    _exit(127);
-  }
-  close(out_fd);
-  close(err_fd);
-  int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0)
-    assert_int_equal(errno, EINTR);
-  r->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-  r->out = wn_slurp(out_path, &r->out_len);
-  r->err = wn_slurp(err_path, &r->err_len);
-  unlink(out_path);
-  unlink(err_path);
+  wn_test_run(r, g_tmp, stdin_path, 0, g_winnow, args);
 }
 
 #define RUN(r, in, ...) wn_run_args((r), (in), (const char *const[]){__VA_ARGS__, NULL})
@@ -156,32 +93,6 @@ static void wn_write_temp(char *path, size_t size, const char *what, const char 
 static void wn_join(char *out, size_t size, const char *dir, const char *name) {
   int n = snprintf(out, size, "%s/%s", dir, name);
   assert_true(n > 0 && (size_t)n < size);
-}
-
-/* Our own temp dir is two levels deep at most (tmp/store/data.mdb): the
- * recursion depth is ours, not the input's. */
-static void wn_remove_tree(const char *path) {
-  struct stat st;
-  if (lstat(path, &st) != 0)
-    return;
-  if (S_ISDIR(st.st_mode)) {
-    DIR *d = opendir(path);
-    if (d) {
-      struct dirent *e;
-      while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-          continue;
-        char child[PATH_MAX];
-        int n = snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-        if (n > 0 && (size_t)n < sizeof child)
-          wn_remove_tree(child);
-      }
-      closedir(d);
-    }
-    rmdir(path);
-  } else {
-    unlink(path);
-  }
 }
 
 /* The record of a site, through the library (read-only), or NULL with
@@ -286,7 +197,7 @@ static int wn_group_teardown(void **state) {
   (void)state;
   free(g_learn_out);
   if (g_tmp[0])
-    wn_remove_tree(g_tmp);
+    wn_test_remove_tree(g_tmp);
   return 0;
 }
 
@@ -621,7 +532,7 @@ static void test_learn_missing_file_fresh_store(void **state) {
   assert_int_equal(r.status, 3);
   assert_int_equal(r.out_len, 0);
   wn_run_free(&r);
-  wn_remove_tree(fresh);
+  wn_test_remove_tree(fresh);
 }
 
 static void wn_expect_error_line(const char *line, const json_t *id, const char *message);
@@ -1234,7 +1145,7 @@ static void test_jsonl_many_lines_two_sites(void **state) {
    * <meta> says. (The decoder would also overrule this <meta>, as the bytes
    * are valid UTF-8; winnow says UTF-8 so that nothing is left to guess.) */
   size_t page_len = 0;
-  char *page = wn_slurp(PAGE(6), &page_len);
+  char *page = wn_test_slurp(PAGE(6), &page_len);
   const char *meta = "<meta charset=\"utf-8\">", *name = "Margaret Oyelaran";
   const char *meta_p = strstr(page, meta), *name_p = strstr(page, name);
   assert_non_null(meta_p);
@@ -1398,7 +1309,7 @@ static void test_low_confidence_and_drift(void **state) {
   wn_run_free(&r);
   unlink(in_path);
   wn_buf_free(&in);
-  wn_remove_tree(store);
+  wn_test_remove_tree(store);
 }
 
 /* ---- learn by crawling ----------------------------------------------------------- */
@@ -1488,7 +1399,7 @@ static void test_learn_url(void **state) {
     assert_int_not_equal(stat(other, &st), 0);
   }
   wn_httpd_stop(srv);
-  wn_remove_tree(store);
+  wn_test_remove_tree(store);
 }
 
 /* ---- what the library issue fixed, seen from the command line ---------------- */
@@ -1552,7 +1463,7 @@ static void test_cli_fixes(void **state) {
   assert_int_equal(r.status, 0);
   wn_expect_contains(r.out, "  key " PAGE(1) "\n");
   wn_run_free(&r);
-  wn_remove_tree(store);
+  wn_test_remove_tree(store);
 }
 
 int main(void) {

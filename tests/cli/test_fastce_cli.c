@@ -4,6 +4,7 @@
  * exec on the demo news site in tests/fixtures/site, a real store in a
  * temporary directory.
  */
+#include "wn_run.h"
 #include "wn_test.h"
 
 #include <errno.h>
@@ -18,62 +19,10 @@
 
 static char g_tmp[64];
 
-typedef struct wn_run {
-  int status;
-  char out[1 << 16];
-  char err[1 << 12];
-} wn_run;
-
-static void wn_read_all(int fd, char *buf, size_t size) {
-  size_t n = 0;
-  for (;;) {
-    ssize_t k = read(fd, buf + n, size - 1 - n);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0 || n + (size_t)k >= size - 1) {
-      if (k > 0)
-        n += (size_t)k;
-      break;
-    }
-    n += (size_t)k;
-  }
-  buf[n] = '\0';
-}
-
-/* Runs prog with args (NULL-terminated), stdout and stderr to files. */
+/* Runs prog with args (NULL-terminated) into r, freeing r's last run. */
 static void wn_run_prog(wn_run *r, const char *prog, const char *const *args) {
-  const char *argv[32];
-  size_t argc = 0;
-  argv[argc++] = prog;
-  for (size_t i = 0; args[i]; i++)
-    argv[argc++] = args[i];
-  argv[argc] = NULL;
-  char out_path[PATH_MAX], err_path[PATH_MAX];
-  snprintf(out_path, sizeof out_path, "%s/out", g_tmp);
-  snprintf(err_path, sizeof err_path, "%s/err", g_tmp);
-  int out_fd = open(out_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-  int err_fd = open(err_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-  assert_true(out_fd >= 0 && err_fd >= 0);
-  fflush(NULL);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    int in_fd = open("/dev/null", O_RDONLY);
-    if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
-      _exit(127);
-    execv(prog, (char *const *)argv);
-    _exit(127);
-  }
-  int ws = 0;
-  while (waitpid(pid, &ws, 0) < 0)
-    assert_int_equal(errno, EINTR);
-  r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-  lseek(out_fd, 0, SEEK_SET);
-  lseek(err_fd, 0, SEEK_SET);
-  wn_read_all(out_fd, r->out, sizeof r->out);
-  wn_read_all(err_fd, r->err, sizeof r->err);
-  close(out_fd);
-  close(err_fd);
+  wn_run_free(r);
+  wn_test_run(r, g_tmp, NULL, 0, prog, args);
 }
 
 #define WINNOW(r, ...) wn_run_prog((r), getenv("WN_WINNOW"), (const char *const[]){__VA_ARGS__, NULL})
@@ -129,6 +78,7 @@ static void test_learn_detect_fastce(void **state) {
   assert_int_equal(r.status, 0);
   wn_has(r.out, SITE);
   wn_has(r.out, " fastce ");
+  wn_run_free(&r);
 }
 
 static void test_learn_unknown_algo(void **state) {
@@ -142,6 +92,7 @@ static void test_learn_unknown_algo(void **state) {
   assert_int_equal(r.status, WN_EXIT_USAGE);
   wn_has(r.err, "--algo: unknown algorithm 'cex' (known: etdm, fastce)");
   assert_int_equal(access(store, F_OK), -1); /* nothing written */
+  wn_run_free(&r);
 }
 
 static int setup(void **state) {
@@ -152,9 +103,8 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
-  char cmd[PATH_MAX + 16];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
-  return system(cmd) == 0 ? 0 : -1;
+  wn_test_remove_tree(g_tmp);
+  return 0;
 }
 
 int main(void) {

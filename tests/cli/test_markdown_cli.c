@@ -5,6 +5,7 @@
  * with a template learned into a real store in a temporary directory.
  */
 #include "wn_test.h"
+#include "wn_run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,59 +24,10 @@
 static const char *g_winnow;
 static char g_tmp[256];
 
-typedef struct wn_run {
-  int status;
-  char *out;
-  char *err;
-} wn_run;
-
-static char *slurp_fd(int fd) {
-  assert_true(lseek(fd, 0, SEEK_SET) == 0);
-  wn_buf b;
-  wn_buf_init(&b, 0);
-  char chunk[65536];
-  ssize_t n;
-  while ((n = read(fd, chunk, sizeof chunk)) > 0)
-    assert_int_equal(wn_buf_append(&b, chunk, (size_t)n), WN_OK);
-  close(fd);
-  char *s = wn_buf_take(&b, NULL);
-  return s ? s : calloc(1, 1);
-}
-
 /* Runs winnow with args (NULL-terminated), stdin from stdin_path or
- * /dev/null; outputs captured in unlinked temporary files. */
+ * /dev/null; outputs captured (tests/support/wn_run.h). */
 static void run(wn_run *r, const char *stdin_path, const char *const *args) {
-  const char *argv[32];
-  size_t argc = 0;
-  argv[argc++] = g_winnow;
-  for (size_t i = 0; args[i]; i++) {
-    assert_true(argc < 31);
-    argv[argc++] = args[i];
-  }
-  argv[argc] = NULL;
-  char out_path[PATH_MAX], err_path[PATH_MAX];
-  snprintf(out_path, sizeof out_path, "%s/out-XXXXXX", g_tmp);
-  snprintf(err_path, sizeof err_path, "%s/err-XXXXXX", g_tmp);
-  int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
-  assert_true(out_fd >= 0 && err_fd >= 0);
-  unlink(out_path);
-  unlink(err_path);
-  fflush(NULL);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    int in_fd = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
-    if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
-      _exit(127);
-    execv(g_winnow, (char *const *)argv);
-    _exit(127);
-  }
-  int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0)
-    assert_int_equal(errno, EINTR);
-  r->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-  r->out = slurp_fd(out_fd);
-  r->err = slurp_fd(err_fd);
+  wn_test_run(r, g_tmp, stdin_path, 0, g_winnow, args);
 }
 
 #define RUN(r, in, ...)                                                        \
@@ -83,11 +35,6 @@ static void run(wn_run *r, const char *stdin_path, const char *const *args) {
     const char *const wn_args_[] = {__VA_ARGS__, NULL};                        \
     run((r), (in), wn_args_);                                                  \
   } while (0)
-
-static void run_free(wn_run *r) {
-  free(r->out);
-  free(r->err);
-}
 
 static void test_single_page(void **state) {
   (void)state;
@@ -99,7 +46,7 @@ static void test_single_page(void **state) {
   if (strcmp(r.out, want) != 0)
     fail_msg("want:\n%s\ngot:\n%s", want, r.out);
   free(want);
-  run_free(&r);
+  wn_run_free(&r);
 
   /* The switches: no front matter, no links (their text stays), no
    * images, no data tables. */
@@ -111,17 +58,17 @@ static void test_single_page(void **state) {
   assert_null(strstr(r.out, "]("));
   assert_null(strstr(r.out, "| Roof area"));
   assert_non_null(strstr(r.out, "- About **two hours**\n"));
-  run_free(&r);
+  wn_run_free(&r);
 
   /* Markdown from stdin; a bad format names markdown. */
   RUN(&r, ARTICLE, "detect", "--format", "markdown", "-");
   assert_int_equal(r.status, 0);
   assert_non_null(strstr(r.out, "[soil FAQ](../faq.html#soil)"));
-  run_free(&r);
+  wn_run_free(&r);
   RUN(&r, NULL, "detect", "--format", "mark", ARTICLE);
   assert_int_equal(r.status, 2);
   assert_non_null(strstr(r.err, "--format is text, html, markdown or json"));
-  run_free(&r);
+  wn_run_free(&r);
 }
 
 static void test_with_template(void **state) {
@@ -132,7 +79,7 @@ static void test_with_template(void **state) {
   RUN(&r, NULL, "learn", "--store", store, "--site", SITE, PAGE(1), PAGE(2), PAGE(3), PAGE(4),
       PAGE(5));
   assert_int_equal(r.status, 0);
-  run_free(&r);
+  wn_run_free(&r);
   /* The template's text (the site's navigation and footer) is not in the
    * Markdown, the story is, under its heading. */
   RUN(&r, NULL, "detect", "--store", store, "--url", "https://" SITE "/news/sea-wall.html",
@@ -156,8 +103,8 @@ static void test_with_template(void **state) {
   assert_non_null(strstr(r.out, first));
   /* Markdown adds markers, never whole lines of boilerplate. */
   assert_true(words_md >= words_text && words_md < words_text + words_text / 5 + 20);
-  run_free(&t);
-  run_free(&r);
+  wn_run_free(&t);
+  wn_run_free(&r);
 
   /* The JSONL stream: "markdown" and "metadata" keys, links absolute
    * against the line's URL. */
@@ -196,12 +143,12 @@ static void test_with_template(void **state) {
     json_decref(obj);
     line = end + 1;
   }
-  run_free(&r);
+  wn_run_free(&r);
   RUN(&r, NULL, "detect", "--store", store, "--jsonl", "--no-metadata", in_path);
   assert_int_equal(r.status, 0);
   assert_null(strstr(r.out, "\"metadata\""));
   assert_null(strstr(r.out, "\"markdown\""));
-  run_free(&r);
+  wn_run_free(&r);
 }
 
 static int setup(void **state) {

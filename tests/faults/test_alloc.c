@@ -35,6 +35,7 @@
 #include <winnow/winnow.h>
 
 #include "store/store.h"
+#include "wn_run.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define WN_FAULTS_SKIP 1
@@ -152,12 +153,6 @@ static int disarm(void) {
 static char g_tmp[1024];
 static char *g_page6;
 static size_t g_page6_len;
-
-static void remove_tree(const char *dir) {
-  char cmd[PATH_MAX + 16];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  assert_int_equal(system(cmd), 0);
-}
 
 static void store_dir(char *dir, size_t size, const char *name) {
   if ((size_t)snprintf(dir, size, "%.900s/%.64s", g_tmp, name) >= size)
@@ -393,7 +388,7 @@ static void test_alloc_save(void **state) {
   wn_store_record_free(c.new_rec);
   wn_learned_free(c.old_l);
   wn_learned_free(c.new_l);
-  remove_tree(c.dir);
+  wn_test_remove_tree(c.dir);
 }
 
 /* ---- counts and schedule ---------------------------------------------------- */
@@ -450,7 +445,7 @@ static void test_alloc_counts_schedule(void **state) {
   c.generation = info.generation;
   torture("wn_store_count + wn_store_schedule_put", count_op, count_after, &c);
   wn_store_close(c.store);
-  remove_tree(dir);
+  wn_test_remove_tree(dir);
 }
 
 /* ---- detection and the JSON result ---------------------------------------- */
@@ -522,7 +517,7 @@ static void test_alloc_detect(void **state) {
   c.expected = "danag";
   torture("detect by fallback (no template) + JSON", detect_op, NULL, &c);
   wn_store_close(c.store);
-  remove_tree(dir);
+  wn_test_remove_tree(dir);
 }
 
 static int setup(void **state) {
@@ -541,7 +536,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
   (void)state;
   free(g_page6);
-  remove_tree(g_tmp);
+  wn_test_remove_tree(g_tmp);
   wn_cleanup();
   return 0;
 }

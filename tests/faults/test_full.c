@@ -41,9 +41,11 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include <winnow/serve.h>
 #include <winnow/winnow.h>
 
 #include "store/store.h"
+#include "wn_run.h"
 #include "wn_httpd.h"
 
 #define PAGE(n) WN_FIXTURES "/site/article-" #n ".html"
@@ -57,24 +59,9 @@ static char g_mnt[1100];
 static const char *g_winnow;
 static char g_no_tmpfs[256]; /* why the tests are skipped; "" when mounted */
 
-static void remove_tree(const char *dir) {
-  char cmd[PATH_MAX + 16];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  assert_int_equal(system(cmd), 0);
-}
-
 static void sleep_ms(long ms) {
   struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
   nanosleep(&ts, NULL);
-}
-
-static char *slurp(const char *path, size_t *len) {
-  char *bytes = NULL;
-  wn_diag diag = {{0}};
-  wn_err err = wn_file_read(path, WN_PAGE_MAX_BYTES, &bytes, len, &diag);
-  if (err)
-    fail_msg("%s", wn_diag_message(&diag, err));
-  return bytes;
 }
 
 /* ---- the file system ------------------------------------------------------ */
@@ -153,12 +140,6 @@ static size_t mnt_free(void) {
 
 /* ---- processes ------------------------------------------------------------- */
 
-static int wait_exit(pid_t pid) {
-  int status = 0;
-  assert_int_equal(waitpid(pid, &status, 0), pid);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* Runs argv (NULL-terminated) with stdout to /dev/null and stderr to err. */
 static int run(const char *const *argv, const char *err) {
   pid_t pid = fork();
@@ -173,46 +154,22 @@ static int run(const char *const *argv, const char *err) {
     execv(argv[0], (char *const *)argv);
     _exit(127);
   }
-  return wait_exit(pid);
+  return wn_test_wait(pid);
 }
 
 static char *read_text(const char *path) {
   size_t len = 0;
-  return slurp(path, &len);
+  return wn_test_slurp(path, &len);
 }
 
 /* ---- the command line ------------------------------------------------------ */
-
-typedef struct walk {
-  size_t records;
-  int bad;
-} walk;
-
-static int check_raw(const char *site, const void *record, size_t record_len,
-                     const void *counters, size_t counters_len, void *ctx) {
-  walk *w = ctx;
-  wn_store_record *rec = NULL;
-  wn_diag diag = {{0}};
-  wn_err err = wn_store_record_decode(record, record_len, &rec, &diag);
-  if (err) {
-    fprintf(stderr, "site %s: %s\n", site, wn_diag_message(&diag, err));
-    w->bad++;
-  }
-  wn_store_record_free(rec);
-  if (counters && wn_store_counters_check(counters, counters_len) != 0) {
-    fprintf(stderr, "site %s: counters do not decode\n", site);
-    w->bad++;
-  }
-  w->records++;
-  return 0;
-}
 
 /* Learns sites into a store on a tmpfs with free_bytes left until the disk
  * is full; returns how many were learned. */
 static int fill_with_sites(const char *dir, size_t free_bytes, char *msg, size_t cap) {
   char err_path[1200], site[64];
   snprintf(err_path, sizeof err_path, "%s/learn.err", g_tmp);
-  remove_tree(dir);
+  wn_test_remove_tree(dir);
   fill_to(free_bytes);
   int rc = 0, n;
   for (n = 0; n < 2000; n++) {
@@ -252,11 +209,7 @@ static void check_full_store(const char *dir, int n, const char *msg) {
   wn_store *store = NULL;
   if ((err = wn_store_open(dir, NULL, &store, &diag)))
     fail_msg("open: %s", wn_diag_message(&diag, err));
-  walk w = {0, 0};
-  if ((err = wn_store_raw_each(store, check_raw, &w, &diag)))
-    fail_msg("walk: %s", wn_diag_message(&diag, err));
-  assert_int_equal(w.bad, 0);
-  assert_int_equal(w.records, (size_t)n);
+  assert_int_equal(wn_test_store_walk(store), (size_t)n);
   char site[64];
   snprintf(site, sizeof site, "s%d.example", n);
   wn_site_info *info = NULL;
@@ -265,7 +218,7 @@ static void check_full_store(const char *dir, int n, const char *msg) {
   wn_detector *d = NULL;
   assert_int_equal(wn_detector_create(store, NULL, &d, NULL), WN_OK);
   size_t len = 0;
-  char *page = slurp(PAGE(6), &len);
+  char *page = wn_test_slurp(PAGE(6), &len);
   for (int i = 0; i < n; i++) {
     snprintf(site, sizeof site, "s%d.example", i);
     wn_page_input in = {.bytes = page, .len = len, .site = site};
@@ -311,7 +264,7 @@ static void test_disk_full_cli(void **state) {
   fprintf(stderr, "faults: %s tmpfs: full after %d sites, data.mdb %lld bytes: %s", TMPFS_BYTES,
           n, (long long)st.st_size, msg);
   check_full_store(dir, n, msg);
-  remove_tree(dir);
+  wn_test_remove_tree(dir);
   unfill();
 }
 
@@ -388,7 +341,7 @@ static long long site_generation(uint16_t port, const char *site) {
  * (items list items) after <body>: a layout whose template is much larger. */
 static char *grown_page(const char *file, int items, size_t *len) {
   size_t plen = 0;
-  char *page = slurp(file, &plen);
+  char *page = wn_test_slurp(file, &plen);
   const char *body = strstr(page, "<body>");
   assert_non_null(body);
   size_t at = (size_t)(body - page) + 6;
@@ -451,7 +404,7 @@ static json_t *learn_grown(uint16_t port, const char *site, int items) {
 
 static void detect8(uint16_t port, const char *site) {
   size_t len = 0;
-  char *page = slurp(NSET "article-8.html", &len);
+  char *page = wn_test_slurp(NSET "article-8.html", &len);
   char path[512];
   snprintf(path, sizeof path, "/v1/detect?url=http://%s/news/2015/article-8.html", site);
   reply r = http(port, "POST", path, page, len);
@@ -479,7 +432,7 @@ static void test_disk_full_daemon(void **state) {
   snprintf(site, sizeof site, "127.0.0.1:%u", (unsigned)wn_httpd_port(site_srv));
   snprintf(dir, sizeof dir, "%s/serve-store", g_mnt);
   snprintf(config, sizeof config, "%s/serve.yaml", g_tmp);
-  remove_tree(dir);
+  wn_test_remove_tree(dir);
   snprintf(text, sizeof text,
            "store:\n  path: %s\n"
            "listen:\n  port: 0\n  workers: 2\n  max_body: 4MiB\n"
@@ -543,7 +496,7 @@ static void test_disk_full_daemon(void **state) {
   wn_httpd_stop(site_srv);
   wn_store_check_report report;
   assert_int_equal(wn_store_check(dir, &report, NULL), WN_OK);
-  remove_tree(dir);
+  wn_test_remove_tree(dir);
 }
 
 static int setup(void **state) {
@@ -570,7 +523,7 @@ static int teardown(void **state) {
   (void)state;
   if (!g_no_tmpfs[0])
     umount2(g_mnt, MNT_DETACH); /* lazily: a failed test may leave a file open */
-  remove_tree(g_tmp);
+  wn_test_remove_tree(g_tmp);
   wn_cleanup();
   return 0;
 }

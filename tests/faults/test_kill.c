@@ -27,6 +27,7 @@
 #include <winnow/winnow.h>
 
 #include "store/store.h"
+#include "wn_run.h"
 
 #define SITE "www.harbourgazette.example"
 #define PAGE(n) WN_FIXTURES "/site/article-" #n ".html"
@@ -34,12 +35,6 @@
 
 static char g_tmp[1024];
 static const char *g_winnow;
-
-static void remove_tree(const char *dir) {
-  char cmd[PATH_MAX + 16];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  assert_int_equal(system(cmd), 0);
-}
 
 static void sleep_us(long us) {
   struct timespec ts = {.tv_sec = us / 1000000L, .tv_nsec = (us % 1000000L) * 1000L};
@@ -78,36 +73,6 @@ static pid_t learn_start(const char *dir, const char *site, int n_pages, int tin
   return pid;
 }
 
-static int wait_exit(pid_t pid) {
-  int status = 0;
-  assert_int_equal(waitpid(pid, &status, 0), pid);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-typedef struct walk {
-  size_t records;
-  int bad;
-} walk;
-
-static int check_raw(const char *site, const void *record, size_t record_len,
-                     const void *counters, size_t counters_len, void *ctx) {
-  walk *w = ctx;
-  wn_store_record *rec = NULL;
-  wn_diag diag = {{0}};
-  wn_err err = wn_store_record_decode(record, record_len, &rec, &diag);
-  if (err) {
-    fprintf(stderr, "site %s: %s\n", site, wn_diag_message(&diag, err));
-    w->bad++;
-  }
-  wn_store_record_free(rec);
-  if (counters && wn_store_counters_check(counters, counters_len) != 0) {
-    fprintf(stderr, "site %s: counters do not decode\n", site);
-    w->bad++;
-  }
-  w->records++;
-  return 0;
-}
-
 /* Opens dir, checks every record; returns the records and *rec = SITE's
  * (NULL if none). */
 static size_t check_store(const char *dir, wn_store_record **rec) {
@@ -116,11 +81,7 @@ static size_t check_store(const char *dir, wn_store_record **rec) {
   wn_err err = wn_store_open(dir, NULL, &store, &diag);
   if (err)
     fail_msg("open %s: %s", dir, wn_diag_message(&diag, err));
-  walk w = {0, 0};
-  err = wn_store_raw_each(store, check_raw, &w, &diag);
-  if (err)
-    fail_msg("walk: %s", wn_diag_message(&diag, err));
-  assert_int_equal(w.bad, 0);
+  size_t records = wn_test_store_walk(store);
   if (rec) {
     *rec = NULL;
     err = wn_store_get(store, SITE, rec, &diag);
@@ -128,7 +89,7 @@ static size_t check_store(const char *dir, wn_store_record **rec) {
       fail_msg("get: %s", wn_diag_message(&diag, err));
   }
   wn_store_close(store);
-  return w.records;
+  return records;
 }
 
 static int same_template(const wn_store_record *a, const wn_store_record *b) {
@@ -144,7 +105,7 @@ static void test_kill_learn(void **state) {
   /* The two encodings: 4 pages (A) and 5 pages (B). */
   wn_store_record *enc[2] = {NULL, NULL};
   for (int i = 0; i < 2; i++) {
-    assert_int_equal(wait_exit(learn_start(ref, SITE, 4 + i, 0, NULL)), 0);
+    assert_int_equal(wn_test_wait(learn_start(ref, SITE, 4 + i, 0, NULL)), 0);
     check_store(ref, &enc[i]);
     assert_non_null(enc[i]);
   }
@@ -152,7 +113,7 @@ static void test_kill_learn(void **state) {
   /* How long a learn takes, for the range of kill moments. */
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  assert_int_equal(wait_exit(learn_start(dir, SITE, 4, 0, NULL)), 0);
+  assert_int_equal(wn_test_wait(learn_start(dir, SITE, 4, 0, NULL)), 0);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   long run_us = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000L;
   wn_store_record *cur = NULL;
@@ -169,7 +130,7 @@ static void test_kill_learn(void **state) {
     /* Up to 1.2 times a whole run: most kills land inside it. */
     sleep_us((long)((double)rand() / RAND_MAX * 1.2 * (double)run_us));
     kill(pid, SIGKILL);
-    int rc = wait_exit(pid);
+    int rc = wn_test_wait(pid);
     if (rc == 128 + SIGKILL)
       killed++;
     else
@@ -199,8 +160,8 @@ static void test_kill_learn(void **state) {
   assert_true(killed > 0);
   wn_store_record_free(enc[0]);
   wn_store_record_free(enc[1]);
-  remove_tree(ref);
-  remove_tree(dir);
+  wn_test_remove_tree(ref);
+  wn_test_remove_tree(dir);
 }
 
 /* A store with a 1 MiB map, filled site after site until learn fails. */
@@ -212,7 +173,7 @@ static void test_map_full(void **state) {
   int rc = 0, n;
   for (n = 0; n < 5000; n++) {
     snprintf(site, sizeof site, "s%d.example", n);
-    rc = wait_exit(learn_start(dir, site, 5, 1, err_path));
+    rc = wn_test_wait(learn_start(dir, site, 5, 1, err_path));
     if (rc != 0)
       break;
   }
@@ -246,7 +207,7 @@ static void test_map_full(void **state) {
   free(page);
   wn_detector_destroy(d);
   wn_store_close(store);
-  remove_tree(dir);
+  wn_test_remove_tree(dir);
 }
 
 static int setup(void **state) {
@@ -263,7 +224,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
-  remove_tree(g_tmp);
+  wn_test_remove_tree(g_tmp);
   wn_cleanup();
   return 0;
 }

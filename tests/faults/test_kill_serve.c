@@ -36,6 +36,7 @@
 #include <winnow/winnow.h>
 
 #include "store/store.h"
+#include "wn_run.h"
 #include "wn_httpd.h"
 
 #define KILLS 24
@@ -50,24 +51,9 @@ static const char *g_winnow;
 static wn_httpd *g_srv;
 static char g_site[64];
 
-static void remove_tree(const char *dir) {
-  char cmd[PATH_MAX + 16];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  assert_int_equal(system(cmd), 0);
-}
-
 static void sleep_ms(long ms) {
   struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
   nanosleep(&ts, NULL);
-}
-
-static char *slurp(const char *path, size_t *len) {
-  char *bytes = NULL;
-  wn_diag diag = {{0}};
-  wn_err err = wn_file_read(path, WN_PAGE_MAX_BYTES, &bytes, len, &diag);
-  if (err)
-    fail_msg("%s", wn_diag_message(&diag, err));
-  return bytes;
 }
 
 /* ---- the two layouts ------------------------------------------------------- */
@@ -75,7 +61,7 @@ static char *slurp(const char *path, size_t *len) {
 /* Rewrites an HTML file with a block of ITEMS list items after <body>. */
 static void grow_page(const char *path) {
   size_t plen = 0;
-  char *page = slurp(path, &plen);
+  char *page = wn_test_slurp(path, &plen);
   const char *body = strstr(page, "<body>");
   assert_non_null(body);
   size_t at = (size_t)(body - page) + 6;
@@ -135,53 +121,7 @@ static pid_t serve_start(const char *config, const char *port_file, const char *
   return pid;
 }
 
-static int wait_exit(pid_t pid) {
-  int status = 0;
-  assert_int_equal(waitpid(pid, &status, 0), pid);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static uint16_t wait_port(const char *port_file) {
-  for (int i = 0; i < 400; i++) {
-    FILE *f = fopen(port_file, "r");
-    unsigned port = 0;
-    if (f) {
-      int n = fscanf(f, "%u", &port);
-      fclose(f);
-      if (n == 1 && port)
-        return (uint16_t)port;
-    }
-    sleep_ms(50);
-  }
-  fail_msg("the daemon did not start");
-  return 0;
-}
-
 /* ---- the store -------------------------------------------------------------- */
-
-typedef struct walk {
-  size_t records;
-  int bad;
-} walk;
-
-static int check_raw(const char *site, const void *record, size_t record_len,
-                     const void *counters, size_t counters_len, void *ctx) {
-  walk *w = ctx;
-  wn_store_record *rec = NULL;
-  wn_diag diag = {{0}};
-  wn_err err = wn_store_record_decode(record, record_len, &rec, &diag);
-  if (err) {
-    fprintf(stderr, "site %s: %s\n", site, wn_diag_message(&diag, err));
-    w->bad++;
-  }
-  wn_store_record_free(rec);
-  if (counters && wn_store_counters_check(counters, counters_len) != 0) {
-    fprintf(stderr, "site %s: counters do not decode\n", site);
-    w->bad++;
-  }
-  w->records++;
-  return 0;
-}
 
 /* Checks dir as a whole and returns the site's record (NULL: none yet);
  * *sched is 1 if the site has a schedule record (which must decode). */
@@ -195,11 +135,7 @@ static wn_store_record *check_store(const char *dir, int *sched) {
   wn_store *store = NULL;
   if ((err = wn_store_open(dir, NULL, &store, &diag)))
     fail_msg("open %s: %s", dir, wn_diag_message(&diag, err));
-  walk w = {0, 0};
-  if ((err = wn_store_raw_each(store, check_raw, &w, &diag)))
-    fail_msg("walk: %s", wn_diag_message(&diag, err));
-  assert_int_equal(w.bad, 0);
-  assert_true(w.records <= 1);
+  assert_true(wn_test_store_walk(store) <= 1);
   wn_store_record *rec = NULL;
   err = wn_store_get(store, g_site, &rec, &diag);
   if (err && err != WN_ENOTFOUND)
@@ -256,7 +192,7 @@ static wn_store_record *reference(int b, long *ms) {
   serve_layout(b);
   write_config(config, store);
   pid_t pid = serve_start(config, port_file, log);
-  wait_port(port_file);
+  wn_test_wait_port(port_file);
   wn_store_record *rec = NULL;
   for (int i = 0; i < 400 && !rec; i++) {
     wn_store *s = NULL;
@@ -270,11 +206,11 @@ static wn_store_record *reference(int b, long *ms) {
   }
   assert_non_null(rec);
   kill(pid, SIGTERM);
-  assert_int_equal(wait_exit(pid), 0);
+  assert_int_equal(wn_test_wait(pid), 0);
   long took = learn_ms(log);
   if (took > *ms)
     *ms = took;
-  remove_tree(store);
+  wn_test_remove_tree(store);
   return rec;
 }
 
@@ -304,7 +240,7 @@ static void detect_now(uint16_t port, int b) {
   else
     snprintf(file, sizeof file, "%s/nset-site/news/2015/article-8.html", WN_FIXTURES);
   size_t len = 0;
-  char *page = slurp(file, &len);
+  char *page = wn_test_slurp(file, &len);
   char url[512];
   snprintf(url, sizeof url, "http://127.0.0.1:%u/v1/detect?url=http://%s/news/2015/article-8.html",
            (unsigned)port, g_site);
@@ -371,7 +307,7 @@ static void test_kill_serve(void **state) {
       sleep_ms((long)((double)rand() / RAND_MAX * 1.2 * (double)run_ms));
     }
     kill(pid, SIGKILL);
-    assert_int_equal(wait_exit(pid), 128 + SIGKILL);
+    assert_int_equal(wn_test_wait(pid), 128 + SIGKILL);
     in_learn += killed_in_learn(log);
     int sched = 0;
     wn_store_record *rec = check_store(store, &sched);
@@ -409,10 +345,10 @@ static void test_kill_serve(void **state) {
   assert_true(scheds > 0);
   /* A restart serves detection from what the store holds. */
   pid_t pid = serve_start(config, port_file, log);
-  uint16_t port = wait_port(port_file);
+  uint16_t port = wn_test_wait_port(port_file);
   detect_now(port, held);
   kill(pid, SIGTERM);
-  assert_int_equal(wait_exit(pid), 0);
+  assert_int_equal(wn_test_wait(pid), 0);
   wn_store_record_free(enc[0]);
   wn_store_record_free(enc[1]);
 }
@@ -453,7 +389,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
   (void)state;
   wn_httpd_stop(g_srv);
-  remove_tree(g_tmp);
+  wn_test_remove_tree(g_tmp);
   wn_cleanup();
   return 0;
 }

@@ -26,9 +26,22 @@ declared=$(sed -n 's/^WN_API [^(]*[ *]\(wn_[a-z0-9_]*\)(.*/\1/p' "$prefix/includ
   diff "$prefix/e" "$prefix/d" >&2 || true
   exit 1
 }
-# No private header is installed.
+# No private header is installed, nor the daemon's (winnow/serve.h: its
+# library is not installed either).
 [ "$(find "$prefix/include" -name '*.h' | wc -l)" -eq 1 ] || { echo "private headers installed" >&2; exit 1; }
+# The daemon is not in libwinnow: no wn_serve*/wn_server* symbol in either
+# library, and pkg-config names no HTTP server or YAML library, even for a
+# static link.
+if nm --defined-only "$libdir/libwinnow.a" "$libdir/libwinnow.so" 2>/dev/null |
+  grep -q ' wn_serve'; then
+  echo "the daemon is in libwinnow" >&2; exit 1
+fi
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
+for libs in "$(pkg-config --libs winnow)" "$(pkg-config --static --libs winnow)"; do
+  case "$libs" in
+  *microhttpd* | *yaml*) echo "pkg-config --libs winnow names the daemon's libraries: $libs" >&2; exit 1 ;;
+  esac
+done
 cc=${CC:-cc}
 site=$src/tests/fixtures/site
 check() {

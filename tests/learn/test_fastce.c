@@ -93,6 +93,19 @@ static void test_learn_pages_check(void **state) {
   assert_int_equal(wn_fastce_sample_pages(f), 3);
   assert_int_equal(wn_fastce_path_count(f), 2);
   wn_fastce_free(f);
+  const double share_left_out = checks[3].share;
+  assert_true(share_left_out < 0.5);
+  /* force uses every page; each check still says what the page shares, as
+   * ETDM learning's does (one check for both: wn_learn_check_pages). */
+  o.force = 1;
+  assert_int_equal(wn_learn_fastce_pages((const wn_dom_page *const *)pages, 4, &o, &f, checks,
+                                         NULL),
+                   WN_OK);
+  for (int i = 0; i < 4; i++)
+    assert_true(checks[i].used);
+  assert_true(checks[3].share == share_left_out);
+  assert_int_equal(wn_fastce_sample_pages(f), 4);
+  wn_fastce_free(f);
   for (int i = 0; i < 4; i++)
     wn_dom_free(pages[i]);
 }

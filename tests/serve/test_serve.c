@@ -33,6 +33,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include <winnow/serve.h>
 #include <winnow/winnow.h>
 
 #include "wn_httpd.h"

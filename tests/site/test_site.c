@@ -23,6 +23,7 @@
 #include <winnow/winnow.h>
 
 #include "wn_httpd.h"
+#include "wn_run.h"
 
 #define SITE "www.harbourgazette.example"
 #define PAGE(n) WN_FIXTURES "/site/article-" #n ".html"
@@ -34,12 +35,6 @@ static char g_tmp[3072];
 static void sleep_ms(long ms) {
   struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
   nanosleep(&ts, NULL);
-}
-
-static void remove_tree(const char *dir) {
-  char cmd[PATH_MAX + 16];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  assert_int_equal(system(cmd), 0);
 }
 
 static wn_store *open_store(const char *name, char *dir, size_t size) {
@@ -216,7 +211,7 @@ static void test_learn_save_info(void **state) {
   assert_int_equal(wn_site_delete(store, SITE, NULL), WN_OK);
   assert_int_equal(wn_site_delete(store, SITE, NULL), WN_ENOTEMPLATE);
   wn_store_close(store);
-  remove_tree(dir);
+  wn_test_remove_tree(dir);
 }
 
 static void test_learn_refuses_unrelated(void **state) {
@@ -399,7 +394,7 @@ static void test_detect_store_and_json(void **state) {
   wn_detector_destroy(d);
   free(page);
   wn_store_close(store);
-  remove_tree(dir);
+  wn_test_remove_tree(dir);
 }
 
 typedef struct worker {
@@ -471,7 +466,7 @@ static void test_detect_two_threads(void **state) {
   assert_int_equal(info->counts.low, 0);
   wn_site_info_free(info);
   wn_store_close(store);
-  remove_tree(dir);
+  wn_test_remove_tree(dir);
 }
 
 typedef struct drift_log {
@@ -532,7 +527,7 @@ static void test_drift_callback(void **state) {
   wn_detector_destroy(d);
   free(page);
   wn_store_close(store);
-  remove_tree(dir);
+  wn_test_remove_tree(dir);
 }
 
 static void test_relearned_template_seen(void **state) {
@@ -568,7 +563,7 @@ static void test_relearned_template_seen(void **state) {
   wn_detector_destroy(d);
   free(page);
   wn_store_close(store);
-  remove_tree(dir);
+  wn_test_remove_tree(dir);
 }
 
 static void test_learn_url_and_use(void **state) {
@@ -638,7 +633,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
-  remove_tree(g_tmp);
+  wn_test_remove_tree(g_tmp);
   wn_cleanup();
   return 0;
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "wn_run.h"
 
 #define SITE_DIR WN_FIXTURES "/site"
 #define PAGE SITE_DIR "/article-4.html"
@@ -37,51 +38,31 @@ static int g_skip_learn; /* the random loop learns every fifth round only (time)
 
 /* ---- running the programs ------------------------------------------------- */
 
-typedef struct wn_run {
+/* How a command ended and what it said. */
+typedef struct wn_outcome {
   int signaled; /* the signal that ended it, or 0 */
   int status;   /* exit code when not signaled */
   char text[4096]; /* stdout then stderr, cut */
-} wn_run;
+} wn_outcome;
 
-static void slurp_into(const char *path, char *dst, size_t cap) {
-  size_t len = strlen(dst);
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return;
-  len += fread(dst + len, 1, cap - 1 - len, f);
-  dst[len] = '\0';
-  fclose(f);
-  unlink(path);
+/* Appends len bytes of src to the text in dst (cap bytes), cut. */
+static void wn_append_cut(char *dst, size_t cap, const char *src, size_t len) {
+  size_t at = strlen(dst);
+  size_t n = len < cap - 1 - at ? len : cap - 1 - at;
+  memcpy(dst + at, src, n);
+  dst[at + n] = '\0';
 }
 
-static void run_argv(wn_run *r, const char *const *argv) {
-  char out_path[PATH_MAX], err_path[PATH_MAX];
-  snprintf(out_path, sizeof out_path, "%s/out-%d", g_tmp, ++g_seq);
-  snprintf(err_path, sizeof err_path, "%s/err-%d", g_tmp, g_seq);
-  int out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  int err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  assert_true(out_fd >= 0 && err_fd >= 0);
-  fflush(NULL);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    if (dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
-      _exit(127);
-    /* A daemon that starts would serve forever: 5 s is plenty to refuse. */
-    alarm(5);
-    execv(argv[0], (char *const *)argv);
-    _exit(127);
-  }
-  close(out_fd);
-  close(err_fd);
-  int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0)
-    assert_int_equal(errno, EINTR);
+static void run_argv(wn_outcome *r, const char *const *argv) {
+  wn_run run;
+  /* A daemon that starts would serve forever: 5 s is plenty to refuse. */
+  wn_test_run(&run, g_tmp, NULL, 5, argv[0], argv + 1);
   memset(r, 0, sizeof *r);
-  r->signaled = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-  r->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
-  slurp_into(out_path, r->text, sizeof r->text);
-  slurp_into(err_path, r->text, sizeof r->text);
+  r->signaled = run.signal;
+  r->status = run.signal ? -1 : run.status;
+  wn_append_cut(r->text, sizeof r->text, run.out, run.out_len);
+  wn_append_cut(r->text, sizeof r->text, run.err, run.err_len);
+  wn_run_free(&run);
 }
 
 #define RUN(r, ...) run_argv((r), (const char *const[]){__VA_ARGS__, NULL})
@@ -89,7 +70,7 @@ static void run_argv(wn_run *r, const char *const *argv) {
 enum { CMD_SITES, CMD_DETECT, CMD_LEARN, CMD_VERIFY, CMD_SERVE, N_CMDS };
 static const char *const cmd_names[N_CMDS] = {"sites", "detect", "learn", "verify", "serve"};
 
-static void run_cmd(wn_run *r, int cmd, const char *dir) {
+static void run_cmd(wn_outcome *r, int cmd, const char *dir) {
   static const char winnow[] = WN_BINARY_DIR "/winnow";
   static const char dump[] = WN_BINARY_DIR "/winnow-dump";
   switch (cmd) {
@@ -112,7 +93,7 @@ static int run_all(const char *dir, int damaged, int with_serve, const char *wha
   for (int cmd = 0; cmd < (with_serve ? N_CMDS : CMD_SERVE); cmd++) {
     if (cmd == CMD_LEARN && g_skip_learn)
       continue;
-    wn_run r;
+    wn_outcome r;
     run_cmd(&r, cmd, dir);
     if (r.signaled)
       fail_msg("%s: winnow %s died of signal %d:\n%s", what, cmd_names[cmd], r.signaled, r.text);
@@ -189,25 +170,6 @@ static void grow_garbage(const char *dir, long bytes) {
   assert_int_equal(fclose(f), 0);
 }
 
-static void remove_tree(const char *path) {
-  DIR *d = opendir(path);
-  if (!d) {
-    unlink(path);
-    return;
-  }
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-      continue;
-    char child[PATH_MAX];
-    int n = snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-    if (n > 0 && (size_t)n < sizeof child)
-      remove_tree(child);
-  }
-  closedir(d);
-  rmdir(path);
-}
-
 /* The base store, through the library: site01..site40 from one learned
  * template; every fourth with long sample-page names (a record past half a
  * page goes to overflow pages); counters and schedules for some; a few
@@ -276,7 +238,7 @@ static int group_setup(void **state) {
 
 static int group_teardown(void **state) {
   (void)state;
-  remove_tree(g_tmp);
+  wn_test_remove_tree(g_tmp);
   wn_cleanup();
   return 0;
 }
@@ -289,7 +251,7 @@ static void test_sound_store_works(void **state) {
   char dir[PATH_MAX];
   fresh_copy(dir);
   for (int cmd = 0; cmd < CMD_SERVE; cmd++) {
-    wn_run r;
+    wn_outcome r;
     run_cmd(&r, cmd, dir);
     if (r.signaled || r.status != 0)
       fail_msg("%s on a sound store: signal %d exit %d:\n%s", cmd_names[cmd], r.signaled, r.status,
@@ -408,7 +370,7 @@ static void test_grown(void **state) {
   fresh_copy(dir);
   grow_garbage(dir, 3 * PSIZE);
   run_all(dir, 0, 0, "grown by 3 pages");
-  wn_run r;
+  wn_outcome r;
   run_cmd(&r, CMD_VERIFY, dir);
   assert_int_equal(r.status, 0);
   assert_non_null(strstr(r.text, "(3 unused page(s) after them"));
@@ -432,7 +394,7 @@ static void test_random_small(void **state) {
     g_skip_learn = round % 5 != 0;
     damaged += run_all(dir, 0, 0, what) > 0;
     g_skip_learn = 0;
-    remove_tree(dir);
+    wn_test_remove_tree(dir);
   }
   print_message("random changes: %d of 100 found the store damaged\n", damaged);
 }

@@ -23,6 +23,7 @@
 #include "detect/detect.h"
 #include "store/store.h"
 #include "template/template.h"
+#include "wn_run.h"
 
 #define SITE_DIR WN_FIXTURES "/site"
 #define DEMO "demo.example"
@@ -32,36 +33,6 @@ static char g_tmp[PATH_MAX];
 static int g_seq;
 
 /* ---- running the binary --------------------------------------------------- */
-
-typedef struct wn_run {
-  int status; /* exit code, or 128 + signal */
-  char *out;
-  char *err;
-} wn_run;
-
-static void wn_run_free(wn_run *r) {
-  free(r->out);
-  free(r->err);
-  memset(r, 0, sizeof *r);
-}
-
-static char *wn_slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    fail_msg("cannot open %s", path);
-  assert_int_equal(fseek(f, 0, SEEK_END), 0);
-  long size = ftell(f);
-  assert_true(size >= 0);
-  rewind(f);
-  char *bytes = malloc((size_t)size + 1);
-  assert_non_null(bytes);
-  assert_int_equal(fread(bytes, 1, (size_t)size, f), (size_t)size);
-  fclose(f);
-  bytes[size] = '\0';
-  if (len)
-    *len = (size_t)size;
-  return bytes;
-}
 
 static void wn_path(char *out, const char *name) {
   int n = snprintf(out, PATH_MAX, "%s/%s", g_tmp, name);
@@ -76,39 +47,7 @@ static void wn_fresh(char *out, const char *what) {
 }
 
 static void wn_run_args(wn_run *r, const char *const *args) {
-  char out_path[PATH_MAX], err_path[PATH_MAX];
-  const char *argv[64];
-  size_t argc = 0;
-  argv[argc++] = g_tool;
-  for (size_t i = 0; args[i]; i++) {
-    assert_true(argc < 63);
-    argv[argc++] = args[i];
-  }
-  argv[argc] = NULL;
-  wn_fresh(out_path, "stdout");
-  wn_fresh(err_path, "stderr");
-  int out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  int err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  assert_true(out_fd >= 0 && err_fd >= 0);
-  fflush(NULL);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    if (dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
-      _exit(127);
-    execv(g_tool, (char *const *)argv);
-    _exit(127);
-  }
-  close(out_fd);
-  close(err_fd);
-  int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0)
-    assert_int_equal(errno, EINTR);
-  r->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-  r->out = wn_slurp(out_path, NULL);
-  r->err = wn_slurp(err_path, NULL);
-  unlink(out_path);
-  unlink(err_path);
+  wn_test_run(r, g_tmp, NULL, 0, g_tool, args);
 }
 
 #define RUN(r, ...) wn_run_args((r), (const char *const[]){__VA_ARGS__, NULL})
@@ -121,30 +60,6 @@ static void wn_expect_contains(const char *hay, const char *needle) {
 static void wn_expect_lacks(const char *hay, const char *needle) {
   if (strstr(hay, needle))
     fail_msg("did not expect \"%s\" in:\n%s", needle, hay);
-}
-
-static void wn_remove_tree(const char *path) {
-  struct stat st;
-  if (lstat(path, &st) != 0)
-    return;
-  if (S_ISDIR(st.st_mode)) {
-    DIR *d = opendir(path);
-    if (d) {
-      struct dirent *e;
-      while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-          continue;
-        char child[PATH_MAX];
-        int n = snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-        if (n > 0 && (size_t)n < sizeof child)
-          wn_remove_tree(child);
-      }
-      closedir(d);
-    }
-    rmdir(path);
-  } else {
-    unlink(path);
-  }
 }
 
 static const void *wn_find(const void *hay, size_t len, const void *needle, size_t n) {
@@ -328,7 +243,7 @@ static void test_explain(void **state) {
   wn_expect_contains(r.out, "SELECTED");
   wn_expect_contains(r.out, "T 5/5 (+37)"); /* the header, folded */
   wn_run_free(&r);
-  char *page = wn_slurp(html, NULL);
+  char *page = wn_test_slurp(html, NULL);
   wn_expect_contains(page, "id=\"wn-legend\"");
   wn_expect_contains(page, "data-wn=\"kept\"");
   wn_expect_contains(page, "data-wn=\"template\"");
@@ -475,7 +390,7 @@ static void test_damaged_bytes_on_disk(void **state) {
   int n = snprintf(data, sizeof data, "%s/data.mdb", dir);
   assert_true(n > 0 && (size_t)n < sizeof data);
   size_t len = 0;
-  char *bytes = wn_slurp(data, &len);
+  char *bytes = wn_test_slurp(data, &len);
   /* The record is the value starting with "WNSR"; its first page name
    * (the key page's path) lies a few dozen bytes in. */
   char *rec = NULL;
@@ -591,7 +506,7 @@ static void test_snapshot_read_only(void **state) {
   wn_detector *det = NULL;
   assert_int_equal(wn_detector_create(ro, &dopts, &det, &diag), WN_OK);
   size_t len = 0;
-  char *page = wn_slurp(SITE_DIR "/article-6.html", &len);
+  char *page = wn_test_slurp(SITE_DIR "/article-6.html", &len);
   wn_page_input in = {.bytes = page, .len = len, .site = DEMO};
   wn_page_result *res = NULL;
   assert_int_equal(wn_detector_detect(det, &in, WN_WANT_TEXT, &res, &diag), WN_OK);
@@ -627,7 +542,7 @@ static void test_import_refuses_damaged_snapshot(void **state) {
   assert_int_equal(r.status, 0);
   wn_run_free(&r);
   size_t len = 0;
-  char *bytes = wn_slurp(file, &len);
+  char *bytes = wn_test_slurp(file, &len);
   /* One flipped byte in the middle: the checksum catches it. */
   bytes[len / 2] ^= 0x20;
   FILE *f = fopen(file, "wb");
@@ -929,7 +844,7 @@ static int group_setup(void **state) {
 
 static int group_teardown(void **state) {
   (void)state;
-  wn_remove_tree(g_tmp);
+  wn_test_remove_tree(g_tmp);
   wn_cleanup();
   return 0;
 }

@@ -23,6 +23,7 @@
  * empty. Then bad corpora: each a clear message and exit 1 (2 for usage).
  */
 #include "wn_test.h"
+#include "wn_run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,34 +41,6 @@ static const char *g_tool = WN_BINARY_DIR "/winnow-snippets";
 static char g_tmp[PATH_MAX];
 static int g_seq;
 
-typedef struct wn_run {
-  int status; /* exit code, or 128 + signal */
-  char *out;
-  char *err;
-} wn_run;
-
-static void wn_run_free(wn_run *r) {
-  free(r->out);
-  free(r->err);
-  memset(r, 0, sizeof *r);
-}
-
-static char *wn_slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    fail_msg("cannot open %s", path);
-  assert_int_equal(fseek(f, 0, SEEK_END), 0);
-  long size = ftell(f);
-  assert_true(size >= 0);
-  rewind(f);
-  char *bytes = malloc((size_t)size + 1);
-  assert_non_null(bytes);
-  assert_int_equal(fread(bytes, 1, (size_t)size, f), (size_t)size);
-  fclose(f);
-  bytes[size] = '\0';
-  return bytes;
-}
-
 /* A fresh path in the temp dir. */
 static void wn_fresh(char *out, const char *what) {
   int n = snprintf(out, PATH_MAX, "%s/%s-%d", g_tmp, what, ++g_seq);
@@ -75,39 +48,7 @@ static void wn_fresh(char *out, const char *what) {
 }
 
 static void wn_run_args(wn_run *r, const char *const *args) {
-  char out_path[PATH_MAX], err_path[PATH_MAX];
-  const char *argv[32];
-  size_t argc = 0;
-  argv[argc++] = g_tool;
-  for (size_t i = 0; args[i]; i++) {
-    assert_true(argc < 31);
-    argv[argc++] = args[i];
-  }
-  argv[argc] = NULL;
-  wn_fresh(out_path, "stdout");
-  wn_fresh(err_path, "stderr");
-  int out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  int err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  assert_true(out_fd >= 0 && err_fd >= 0);
-  fflush(NULL);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    if (dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
-      _exit(127);
-    execv(g_tool, (char *const *)argv);
-    _exit(127);
-  }
-  close(out_fd);
-  close(err_fd);
-  int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0)
-    assert_int_equal(errno, EINTR);
-  r->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-  r->out = wn_slurp(out_path);
-  r->err = wn_slurp(err_path);
-  unlink(out_path);
-  unlink(err_path);
+  wn_test_run(r, g_tmp, NULL, 0, g_tool, args);
 }
 
 #define RUN(r, ...) wn_run_args((r), (const char *const[]){__VA_ARGS__, NULL})
