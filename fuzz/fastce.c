@@ -1,4 +1,4 @@
-/* FastCE template decoding (src/template/fastce.c, the bytes a store
+/* FastCE template decoding (src/template/fastce_record.c, the bytes a store
  * record of algorithm "fastce" carries): wn_fastce_decode of the input; a
  * template that decodes is encoded, decoded and encoded again (the same
  * bytes both times) and used to detect a real page, as detection does

@@ -1,7 +1,7 @@
 /*
  * site/explain.c: one page's detection explained (winnow-dump explain):
  * the page is detected as wn_detector_detect would, with the detector's
- * trace on (detect/explain.c), and the labels are shown node by node as
+ * trace on (detect/trace.c), and the labels are shown node by node as
  * text, or painted onto the page itself as HTML.
  */
 #include "site/site_int.h"

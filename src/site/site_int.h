@@ -22,7 +22,7 @@
 #include "template/template.h"
 #include "util/util.h"
 
-/* A learned template and its report (site/learn.c). */
+/* A learned template and its report (site/site_learn.c). */
 struct wn_learned {
   char site[WN_SITE_MAX + 1];
   char *key_page;          /* malloc'd */

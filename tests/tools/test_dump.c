@@ -595,7 +595,7 @@ static void test_import_refuses_damaged_snapshot(void **state) {
   wn_buf_free(&enc);
 }
 
-/* A snapshot written by hand from the layout in site/dump.c, sealed with
+/* A snapshot written by hand from the layout in site/inspect.c, sealed with
  * a good checksum, so that what import checks past the checksum shows. */
 static void wn_le(wn_buf *b, uint64_t v, size_t n);
 

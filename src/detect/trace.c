@@ -1,5 +1,5 @@
 /*
- * detect/explain.c: the trace behind the dump tool's `explain`. The steps
+ * detect/trace.c: the trace behind the dump tool's `explain`. The steps
  * (labels.c, select_*.c, policy.c) copy what they computed into it when a
  * caller asked for one; this file only owns its memory, so that detection
  * without a trace (every other caller) is unchanged.

@@ -1,5 +1,5 @@
 /*
- * detect/fastce.c: FastCE's detection phase (detect/fastce.h).
+ * detect/fastce_match.c: FastCE's detection phase (detect/fastce.h).
  */
 #include "detect/fastce.h"
 #include "detect/detect_int.h"

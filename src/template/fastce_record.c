@@ -1,5 +1,5 @@
 /*
- * template/fastce.c: the block partition of FastCE, the cosine test, and
+ * template/fastce_record.c: the block partition of FastCE, the cosine test, and
  * the path template with its record (template/fastce.h).
  */
 #include "template/fastce.h"

@@ -1,5 +1,5 @@
 /*
- * learn/fastce.c: the preparation phase of FastContentExtractor
+ * learn/fastce_learn.c: the preparation phase of FastContentExtractor
  * (../shared/papers/fast-content-extractor.txt, Sec. III, Fig. 4).
  *
  *  1. Partition each sample page into blocks (ContentExtractor, Sec. II):

@@ -1,4 +1,4 @@
-/* site/learn.c: learning a site (from files, pages in memory or a crawl)
+/* site/site_learn.c: learning a site (from files, pages in memory or a crawl)
  * into a wn_learned, and storing it.
  *
  * Learning and storing are two steps so that nothing touches the store

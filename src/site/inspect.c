@@ -1,5 +1,5 @@
 /*
- * site/dump.c: what the dump tool needs from a store (winnow-dump, modelled
+ * site/inspect.c: what the dump tool needs from a store (winnow-dump, modelled
  * on LMDB's mdb_stat and mdb_dump): usage, a check of every record, a
  * portable snapshot (export/import), and the template as a person reads it.
  *
