@@ -9,9 +9,10 @@
 #include "detect/detect.h"
 #include "detect/single_int.h"
 
-/* Runs a method with the given steps and renders its text (malloc'd). */
-static char *run_text(const wn_dom_page *page, wn_single_method m, uint32_t steps,
-                      uint32_t *n_selected) {
+/* Runs a method with the given steps and renders its text (malloc'd);
+ * *retried (may be NULL) gets what the result says of a retry. */
+static char *run_text_retried(const wn_dom_page *page, wn_single_method m, uint32_t steps,
+                              uint32_t *n_selected, const char **retried) {
   wn_detect_result *res = NULL;
   wn_diag diag = {{0}};
   wn_err err = wn_detect_single_steps(page, m, steps, &res, &diag);
@@ -23,11 +24,18 @@ static char *run_text(const wn_dom_page *page, wn_single_method m, uint32_t step
   wn_buf_init(&out, 1 << 23);
   assert_int_equal(wn_detect_render_text(page, res, &out), WN_OK);
   wn_detect_selected(res, n_selected);
+  if (retried)
+    *retried = wn_detect_result_retried(res);
   char *s = strdup(out.data ? out.data : "");
   assert_non_null(s);
   wn_buf_free(&out);
   wn_detect_result_free(res);
   return s;
+}
+
+static char *run_text(const wn_dom_page *page, wn_single_method m, uint32_t steps,
+                      uint32_t *n_selected) {
+  return run_text_retried(page, m, steps, n_selected, NULL);
 }
 
 static int near(double a, double b) { return a - b < 1e-9 && b - a < 1e-9; }
@@ -930,21 +938,14 @@ static void test_danag_container(void **state) {
 
 
 
-/* Runs the default DANAg on html; returns its text (malloc'd) and what
- * the result says of a retry (static or NULL) in *retried. */
+/* The default DANAg on html (wn_detect_single's steps): its text
+ * (malloc'd) and, in *retried, what the result says of a retry. The page
+ * goes to *page_out, or is freed when page_out is NULL. */
 static char *default_text(const char *html, const char **retried, wn_dom_page **page_out) {
   wn_dom_page *page = wn_test_parse(html);
-  wn_detect_result *res = NULL;
-  wn_diag diag = {{0}};
-  assert_int_equal(wn_detect_single(page, WN_SINGLE_DANAG, &res, &diag), WN_OK);
-  *retried = wn_detect_result_retried(res);
-  wn_buf out;
-  wn_buf_init(&out, 1 << 23);
-  assert_int_equal(wn_detect_render_text(page, res, &out), WN_OK);
-  char *s = strdup(out.data ? out.data : "");
-  assert_non_null(s);
-  wn_buf_free(&out);
-  wn_detect_result_free(res);
+  uint32_t n = 0;
+  char *s = run_text_retried(page, WN_SINGLE_DANAG, wn_single_default_steps(WN_SINGLE_DANAG), &n,
+                             retried);
   if (page_out)
     *page_out = page;
   else
@@ -963,6 +964,13 @@ static const char *const story[] = {
     "has no other pool within an hour by bus, the head teacher told the meeting.",
 };
 
+/* Every paragraph of story[] is in text. */
+static void check_story(const char *text) {
+  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
+    if (!strstr(text, story[k]))
+      fail_msg("paragraph %zu missing:\n%s", k, text);
+}
+
 /* A Drupal 8 body field: its class says that the field's label is
  * hidden ("field--label-hidden"), not its body. The body is the content. */
 static void test_drupal_label_hidden(void **state) {
@@ -979,9 +987,7 @@ static void test_drupal_label_hidden(void **state) {
   page_chrome_bottom(&h);
   const char *retried = NULL;
   char *text = default_text(h.data, &retried, NULL);
-  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
-    if (!strstr(text, story[k]))
-      fail_msg("paragraph %zu missing:\n%s", k, text);
+  check_story(text);
   assert_null(retried);
   free(text);
   wn_buf_free(&h);
@@ -1005,9 +1011,7 @@ static void test_retry_masks(void **state) {
   const char *retried = NULL;
   wn_dom_page *page = NULL;
   char *text = default_text(h.data, &retried, &page);
-  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
-    if (!strstr(text, story[k]))
-      fail_msg("paragraph %zu missing:\n%s", k, text);
+  check_story(text);
   assert_non_null(retried);
   assert_string_equal(retried, "masks relaxed");
   free(text);
@@ -1123,9 +1127,7 @@ static void test_caption_meta(void **state) {
   page_chrome_bottom(&h);
   const char *retried = NULL;
   char *text = default_text(h.data, &retried, NULL);
-  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
-    if (!strstr(text, story[k]))
-      fail_msg("paragraph %zu missing:\n%s", k, text);
+  check_story(text);
   if (strstr(text, "town archive") || strstr(text, "Posted in Town"))
     fail_msg("credit or metadata line kept:\n%s", text);
   assert_non_null(strstr(text, "Baths saved"));
