@@ -38,11 +38,8 @@ static void usage(void) {
           "       make-warc --read FILE.warc[.gz]\n");
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+/* Seconds on the monotonic clock: the project's one clock (wn_clock_ms). */
+static double now_s(void) { return wn_clock_ms() / 1000.0; }
 
 static void on_damage(const char *message, void *ctx) {
   (void)ctx;

@@ -411,11 +411,8 @@ static double wn_snip_ratio(size_t num, size_t den) {
 
 /* ---- throughput ------------------------------------------------------------------ */
 
-static double wn_snip_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+/* Seconds on the monotonic clock: the project's one clock (wn_clock_ms). */
+static double wn_snip_now(void) { return wn_clock_ms() / 1000.0; }
 
 /* The floor: libxml2's HTML parser on the raw bytes (winnow-eval's
  * options), and nothing else. d NULL; else winnow's whole per-page cost:
