@@ -310,80 +310,70 @@ static void wn_jsonld_item(wn_meta_acc *a, const json_t *item) {
     wn_meta_offer(a, WN_M_SITE, 30, wn_json_str(item, "name"));
 }
 
-static void wn_jsonld(wn_meta_acc *a, const char *text) {
+/* Calls fn on each item of one JSON-LD script: the root, an array's
+ * members, and @graph members of each (one level, as the JSON-LD 1.1
+ * spec's "named graph" at the top). A broken or oversized script is the
+ * page's problem, not a failure: it has no items. */
+typedef void (*wn_jsonld_fn)(const json_t *item, void *ctx);
+
+static void wn_jsonld_each(const char *text, wn_jsonld_fn fn, void *ctx) {
   size_t len = strlen(text);
   if (len > WN_META_MAX_JSONLD)
     return;
-  json_error_t jerr;
-  json_t *root = json_loadb(text, len, JSON_DECODE_ANY, &jerr);
+  json_t *root = json_loadb(text, len, JSON_DECODE_ANY, NULL);
   if (!root)
-    return; /* a broken script is the page's problem, not a failure */
-  /* Items: the root, an array's members, and @graph members of each (one
-   * level, as the JSON-LD 1.1 spec's "named graph" at the top). */
+    return;
   size_t seen = 0;
   size_t n = json_is_array(root) ? json_array_size(root) : 1;
   for (size_t k = 0; k < n && seen < WN_META_MAX_ITEMS; k++, seen++) {
     const json_t *item = json_is_array(root) ? json_array_get(root, k) : root;
-    wn_jsonld_item(a, item);
+    fn(item, ctx);
     const json_t *graph = json_object_get(item, "@graph");
     for (size_t g = 0; json_is_array(graph) && g < json_array_size(graph) &&
                        seen < WN_META_MAX_ITEMS;
          g++, seen++)
-      wn_jsonld_item(a, json_array_get(graph, g));
+      fn(json_array_get(graph, g), ctx);
   }
   json_decref(root);
 }
 
-/* The longest JSON-LD articleBody of a page's items (the root, an array's
- * members and their @graph members, as wn_jsonld reads them). */
-static void wn_jsonld_body_of(const json_t *item, const char **best, size_t *best_len) {
-  const json_t *b = json_object_get(item, "articleBody");
-  if (json_is_string(b) && json_string_length(b) > *best_len) {
-    *best = json_string_value(b);
-    *best_len = json_string_length(b);
-  }
+static void wn_jsonld_meta_item(const json_t *item, void *ctx) { wn_jsonld_item(ctx, item); }
+
+static void wn_jsonld(wn_meta_acc *a, const char *text) {
+  wn_jsonld_each(text, wn_jsonld_meta_item, a);
+}
+
+/* The longest articleBody seen so far (malloc'd copy). */
+typedef struct wn_jsonld_body {
+  char *text;
+  size_t len;
+} wn_jsonld_body;
+
+static void wn_jsonld_body_item(const json_t *item, void *ctx) {
+  wn_jsonld_body *b = ctx;
+  const json_t *v = json_object_get(item, "articleBody");
+  if (!json_is_string(v) || json_string_length(v) <= b->len)
+    return;
+  size_t n = json_string_length(v);
+  char *copy = malloc(n + 1);
+  if (!copy)
+    return; /* out of memory: the page keeps what the method chose */
+  memcpy(copy, json_string_value(v), n);
+  copy[n] = '\0';
+  free(b->text);
+  b->text = copy;
+  b->len = n;
 }
 
 char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len) {
   uint32_t n_items = 0;
   const wn_dom_meta *items = wn_dom_meta_items(page, &n_items);
-  char *out = NULL;
-  *len = 0;
-  for (uint32_t i = 0; i < n_items; i++) {
-    if (items[i].kind != WN_DOM_META_JSONLD || !items[i].text || items[i].cut)
-      continue;
-    size_t tl = strlen(items[i].text);
-    if (tl > WN_META_MAX_JSONLD)
-      continue;
-    json_t *root = json_loadb(items[i].text, tl, JSON_DECODE_ANY, NULL);
-    if (!root)
-      continue; /* a broken script is the page's problem */
-    const char *best = NULL;
-    size_t best_len = 0;
-    size_t seen = 0;
-    size_t n = json_is_array(root) ? json_array_size(root) : 1;
-    for (size_t k = 0; k < n && seen < WN_META_MAX_ITEMS; k++, seen++) {
-      const json_t *item = json_is_array(root) ? json_array_get(root, k) : root;
-      wn_jsonld_body_of(item, &best, &best_len);
-      const json_t *graph = json_object_get(item, "@graph");
-      for (size_t g = 0; json_is_array(graph) && g < json_array_size(graph) &&
-                         seen < WN_META_MAX_ITEMS;
-           g++, seen++)
-        wn_jsonld_body_of(json_array_get(graph, g), &best, &best_len);
-    }
-    if (best && best_len > *len) {
-      char *copy = malloc(best_len + 1);
-      if (copy) {
-        memcpy(copy, best, best_len);
-        copy[best_len] = '\0';
-        free(out);
-        out = copy;
-        *len = best_len;
-      }
-    }
-    json_decref(root);
-  }
-  return out;
+  wn_jsonld_body b = {NULL, 0};
+  for (uint32_t i = 0; i < n_items; i++)
+    if (items[i].kind == WN_DOM_META_JSONLD && items[i].text && !items[i].cut)
+      wn_jsonld_each(items[i].text, wn_jsonld_body_item, &b);
+  *len = b.len;
+  return b.text;
 }
 
 /* ---- <meta> --------------------------------------------------------------------- */

@@ -813,7 +813,16 @@ static wn_err wn_single_last_resort(const wn_dom_page *page, wn_detect_result *r
       all += nodes[i].own_text_len;
   wn_err err = WN_OK;
   size_t jlen = 0;
-  char *body = wn_detect_jsonld_body(page, &jlen);
+  /* A JSON-LD string is no longer than the script that holds it, so only
+   * a page whose scripts are more than twice what was kept is parsed:
+   * most pages never reach jansson here. */
+  uint64_t scripts = 0;
+  uint32_t n_meta = 0;
+  const wn_dom_meta *meta = wn_dom_meta_items(page, &n_meta);
+  for (uint32_t i = 0; i < n_meta; i++)
+    if (meta[i].kind == WN_DOM_META_JSONLD && meta[i].text && !meta[i].cut)
+      scripts += strlen(meta[i].text);
+  char *body = 2 * all < scripts ? wn_detect_jsonld_body(page, &jlen) : NULL;
   if (body && (strstr(body, "</") || strstr(body, "<br"))) {
     err = wn_single_markup_text(&body, &jlen);
     if (err)
