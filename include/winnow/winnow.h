@@ -832,6 +832,109 @@ WN_API wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **o
 WN_API wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *diag);
 WN_API void wn_explain_free(wn_explain *ex);
 
+/* ---- learning from the pages detection is given ---------------------------
+ *
+ * Learning from the pages detection is given (`winnow detect --learn`, the
+ * daemon's learning.from_requests): a collector keeps copies of pages of
+ * sites that have no template, a few per site and within bounds, until a
+ * site has enough of them to learn from. The pages of a crawl are its
+ * n-SET: the site-level paper samples same-site pages that share the key
+ * page's template (Sec. 2.1), and learning checks that they do (the share
+ * check of wn_learn_options.min_share), so pages of another layout are
+ * left out, as in a crawl. Thread-safe: one collector may serve many
+ * threads. */
+typedef struct wn_collector wn_collector;
+
+typedef struct wn_collect_options {
+  /* Pages a site's sample holds: once a site has this many, it is ready to
+   * learn. Default 5: the key page and n = 4, the paper's best n-SET
+   * (Sec. 3, Table 1). At least 2, at most WN_LEARN_MAX_PAGES. */
+  uint32_t sample_pages;
+  /* Fewest pages a site may be learned from when the input ends first
+   * (wn_collector_pending): default 3, the fewest where a node kept by
+   * min_count 2 recurs on a majority of the sample. At least 2. */
+  uint32_t min_pages;
+  /* Learning attempts per site: a sample that does not share a layout
+   * drops its key page and waits for more pages; after this many failures
+   * the site is given up (the single-page method serves it). Default 3. */
+  uint32_t max_attempts;
+  /* Bounds: sites remembered (holding pages or not; least recently seen
+   * forgotten first; default 4096) and page bytes held in all (default
+   * 256 MiB; sites least recently seen give up their pages first). */
+  uint32_t max_sites;
+  size_t max_bytes;
+  wn_learn_algo algo;     /* default WN_LEARN_ETDM */
+  wn_learn_options learn; /* as for wn_site_learn_pages */
+} wn_collect_options;
+WN_API void wn_collect_options_init(wn_collect_options *opts);
+
+/* What wn_collector_add did with a page. */
+typedef enum wn_collect_state {
+  WN_COLLECT_NO_SITE = 0, /* the page names no site: not held */
+  WN_COLLECT_TEMPLATE,    /* its site has a template (in the store, or
+                             learned through this collector): not held */
+  WN_COLLECT_HELD,        /* a copy is held */
+  WN_COLLECT_READY,       /* held, and its site has sample_pages pages:
+                             call wn_collector_learn */
+  WN_COLLECT_GAVE_UP,     /* its site failed max_attempts times: not held */
+  WN_COLLECT_TOO_BIG      /* larger than max_bytes, or a name longer than
+                             a stored page name: not held */
+} wn_collect_state;
+
+/* Add-time flag: hold the page even though its site has a template (to
+ * relearn a drifting site from its recent pages). */
+#define WN_COLLECT_RELEARN 0x1u
+
+typedef struct wn_collect_stats {
+  uint64_t pages_held;     /* pages held now */
+  uint64_t bytes_held;     /* their bytes */
+  uint64_t sites_held;     /* sites holding pages now */
+  uint64_t sites_learned;  /* wn_collector_learn successes */
+  uint64_t pages_learned;  /* pages those were learned from */
+  uint64_t learn_failures; /* wn_collector_learn failures */
+  uint64_t sites_given_up;
+  uint64_t pages_evicted;  /* held pages dropped for the bounds */
+} wn_collect_stats;
+
+/* store may be NULL (no site then has a template but those learned here);
+ * opts NULL: the defaults. Returns WN_EINVAL (a bad option), WN_ENOMEM. */
+WN_API wn_err wn_collector_create(wn_store *store, const wn_collect_options *opts,
+                                  wn_collector **out, wn_diag *diag);
+WN_API void wn_collector_destroy(wn_collector *collector);
+
+/* Offers a page (its site: page->site, else page->url's). name (may be
+ * NULL: the url, else "page N") names it in the learned report. flags: 0
+ * or WN_COLLECT_RELEARN. A site seen for the first time is looked up in
+ * the store once. Returns WN_OK with *state set, WN_EINVAL (no bytes, a
+ * bad site), store errors, WN_ENOMEM. */
+WN_API wn_err wn_collector_add(wn_collector *collector, const wn_page_input *page,
+                               const char *name, unsigned flags, wn_collect_state *state,
+                               wn_diag *diag);
+
+/* Learns site from the pages held for it: the key page is the held page
+ * whose URL is nearest the others' (the n-SET's hyperlink distance; the
+ * first held on a tie), the others follow nearest first; learning leaves
+ * out those that do not share the key page's layout. On success the
+ * site's pages are released, the site counts as having a template from
+ * now on, and *out is the learned template (store it with wn_site_save).
+ * On failure *out (may be NULL) reports why; the key page is dropped and
+ * the others stay held for another attempt, or all are dropped once
+ * max_attempts is reached. Returns WN_ENOTFOUND (nothing held for site),
+ * WN_EBUSY (another thread is learning it), the codes of
+ * wn_site_learn_pages. */
+WN_API wn_err wn_collector_learn(wn_collector *collector, const char *site, wn_learned **out,
+                                 wn_diag *diag);
+
+/* Calls fn (with the pages held) for each site holding at least min_pages pages (0: the
+ * options' min_pages), in the order the sites were first seen, outside
+ * the collector's lock (fn may call wn_collector_learn). fn returning
+ * nonzero stops the walk. */
+typedef int (*wn_collect_fn)(const char *site, uint32_t pages, void *ctx);
+WN_API wn_err wn_collector_pending(wn_collector *collector, uint32_t min_pages, wn_collect_fn fn,
+                                   void *ctx, wn_diag *diag);
+
+WN_API void wn_collector_stats_get(wn_collector *collector, wn_collect_stats *out);
+
 /* ==== 5. site info ======================================================== */
 
 /* What the store holds for a site: its record (the template and how it was

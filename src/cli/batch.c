@@ -58,16 +58,37 @@ void wn_cli_batch_page_free(wn_batch_page *page, wn_batch_source *source) {
   memset(page, 0, sizeof *page);
 }
 
+static int wn_batch_cmp_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* --learn: what the page's result says of learning (a worker). */
+static void wn_batch_learn_count(wn_batch_learn *learn, const wn_page_result *r) {
+  if (!learn || !r)
+    return;
+  const char *site = wn_page_result_site(r);
+  if (wn_page_result_fallback(r) == WN_FALLBACK_NO_TEMPLATE) {
+    if (site)
+      atomic_fetch_add_explicit(&learn->pages_no_template, 1, memory_order_relaxed);
+    return;
+  }
+  if (site && learn->n_learned &&
+      bsearch(&site, learn->learned, learn->n_learned, sizeof *learn->learned, wn_batch_cmp_name))
+    atomic_fetch_add_explicit(&learn->pages_learned_sites, 1, memory_order_relaxed);
+}
+
 /* A worker's part: prepare, detect, render. The raw bytes are kept until
  * the page is written: the window counts them until then. */
 static void wn_batch_process(wn_batch_source *source, wn_batch_sink *sink, wn_detector *d,
-                             wn_batch_page *page) {
+                             wn_batch_learn *learn, wn_batch_page *page) {
   wn_page_result *r = NULL;
   page->err = page->read_err;
   if (!page->err && source->prepare)
     page->err = source->prepare(source->ctx, page, &page->diag);
   if (!page->err)
     page->err = wn_detector_detect(d, &page->in, sink->want, &r, &page->diag);
+  if (!page->err)
+    wn_batch_learn_count(learn, r);
   sink->render(sink->ctx, page, page->err ? NULL : r);
   wn_page_result_free(r);
   if (source->release && page->prepared)
@@ -105,7 +126,7 @@ static int wn_batch_run_inline(const wn_batch_options *opts, wn_batch_source *so
       rc = got < 0 ? WN_EXIT_INPUT : WN_EXIT_OK;
       break;
     }
-    wn_batch_process(source, sink, d, &page);
+    wn_batch_process(source, sink, d, opts->learn, &page);
     rc = wn_batch_write(sink, &page);
     wn_cli_batch_page_free(&page, source);
     if (rc != WN_EXIT_OK)
@@ -137,7 +158,7 @@ static void *wn_batch_worker_main(void *arg) {
     size_t slot = (size_t)(seq % b->window);
     b->state[slot] = WN_SLOT_CLAIMED;
     pthread_mutex_unlock(&b->mu);
-    wn_batch_process(b->source, b->sink, w->d, &b->slots[slot]);
+    wn_batch_process(b->source, b->sink, w->d, b->opts->learn, &b->slots[slot]);
     pthread_mutex_lock(&b->mu);
     b->state[slot] = WN_SLOT_DONE;
     if (seq == b->n_written)
@@ -229,7 +250,8 @@ static int wn_batch_read(wn_batch *b) {
   return rc;
 }
 
-int wn_cli_batch_run(const wn_batch_options *opts, wn_batch_source *source, wn_batch_sink *sink) {
+static int wn_batch_run_pages(const wn_batch_options *opts, wn_batch_source *source,
+                              wn_batch_sink *sink) {
   if (opts->threads <= 1)
     return wn_batch_run_inline(opts, source, sink);
   int rc = WN_EXIT_OK;
@@ -317,4 +339,216 @@ out:
   free(b.state);
   free(workers);
   return rc;
+}
+
+/* ---- --learn ------------------------------------------------------------------ */
+
+/* A chunk of pages read ahead, then replayed to the pipeline as a source
+ * whose pages are already prepared. */
+typedef struct wn_batch_chunk {
+  wn_batch_source *orig;
+  wn_batch_page *pages;
+  size_t n, cap, next;
+} wn_batch_chunk;
+
+static int wn_chunk_next(void *ctx, wn_batch_page *page) {
+  wn_batch_chunk *k = ctx;
+  if (k->next == k->n)
+    return 0;
+  *page = k->pages[k->next];
+  memset(&k->pages[k->next], 0, sizeof *page);
+  k->next++;
+  return 1;
+}
+
+static void wn_chunk_release(void *ctx, wn_batch_page *page) {
+  wn_batch_chunk *k = ctx;
+  if (k->orig->release)
+    k->orig->release(k->orig->ctx, page);
+  page->prepared = NULL;
+}
+
+static int wn_batch_learned_add(wn_batch_learn *learn, const char *site) {
+  if (learn->n_learned == learn->cap_learned) {
+    size_t cap = learn->cap_learned ? 2 * learn->cap_learned : 64;
+    char **grown = realloc(learn->learned, cap * sizeof *grown);
+    if (!grown)
+      return -1;
+    learn->learned = grown;
+    learn->cap_learned = cap;
+  }
+  size_t len = strlen(site) + 1;
+  char *copy = malloc(len);
+  if (!copy)
+    return -1;
+  memcpy(copy, site, len);
+  /* Sorted insertion: a run learns few sites next to the pages it reads. */
+  size_t i = learn->n_learned;
+  while (i > 0 && strcmp(learn->learned[i - 1], site) > 0) {
+    learn->learned[i] = learn->learned[i - 1];
+    i--;
+  }
+  learn->learned[i] = copy;
+  learn->n_learned++;
+  return 0;
+}
+
+/* Learns site from the collector and stores its template. A failure to
+ * learn is the site's (the single-page method serves it); a failure to
+ * store is said and counted. */
+static void wn_batch_learn_site(wn_batch_learn *learn, const char *site) {
+  const double t0 = wn_clock_ms();
+  wn_diag diag = {{0}};
+  wn_learned *l = NULL;
+  wn_err err = wn_collector_learn(learn->collector, site, &l, &diag);
+  if (!err) {
+    err = wn_site_save(learn->store, l, NULL, &diag);
+    if (err) {
+      wn_cli_error("cannot store the template learned for %s: %s", site,
+                   wn_diag_message(&diag, err));
+      learn->sites_save_failed++;
+    } else if (wn_batch_learned_add(learn, site) != 0) {
+      wn_cli_error("out of memory counting the sites learned");
+    }
+  } else if (err == WN_ENOMEM) {
+    wn_cli_error("cannot learn %s: %s", site, wn_diag_message(&diag, err));
+  }
+  wn_learned_free(l);
+  learn->learn_ms += wn_clock_ms() - t0;
+}
+
+static int wn_batch_learn_pending(const char *site, uint32_t pages, void *ctx) {
+  (void)pages;
+  wn_batch_learn_site(ctx, site);
+  return 0;
+}
+
+/* Learns every site holding enough pages; a failed attempt drops a page,
+ * so a site is tried again only while it still holds enough. */
+static void wn_batch_learn_all(wn_batch_learn *learn) {
+  for (;;) {
+    wn_collect_stats before, after;
+    wn_collector_stats_get(learn->collector, &before);
+    wn_diag diag = {{0}};
+    if (wn_collector_pending(learn->collector, 0, wn_batch_learn_pending, learn, &diag) != WN_OK)
+      return;
+    wn_collector_stats_get(learn->collector, &after);
+    if (after.sites_learned == before.sites_learned &&
+        after.learn_failures == before.learn_failures)
+      return;
+  }
+}
+
+/* The page's input bytes that are not inside raw (a JSON line's decoded
+ * "html"; a file it names): held too. */
+static size_t wn_batch_page_bytes(const wn_batch_page *p) {
+  size_t n = p->raw_len;
+  if (p->in.bytes && !(p->raw && p->in.bytes >= p->raw && p->in.bytes < p->raw + p->raw_len + 1))
+    n += p->in.len;
+  return n;
+}
+
+/* Reads a chunk: pages prepared and offered to the collector. Returns 1
+ * at the end of the input, 0 when the chunk is full, -1 when the input
+ * failed (the pages read are kept). */
+static int wn_batch_read_chunk(const wn_batch_options *opts, wn_batch_source *source,
+                               wn_batch_chunk *k) {
+  wn_batch_learn *learn = opts->learn;
+  size_t bytes = 0;
+  while (bytes < learn->hold_bytes) {
+    if (k->n == k->cap) {
+      size_t cap = k->cap ? 2 * k->cap : 256;
+      wn_batch_page *grown = realloc(k->pages, cap * sizeof *grown);
+      if (!grown) {
+        wn_cli_error("out of memory holding pages to learn from");
+        return -1;
+      }
+      k->pages = grown;
+      k->cap = cap;
+    }
+    wn_batch_page *page = &k->pages[k->n];
+    memset(page, 0, sizeof *page);
+    int got = source->next(source->ctx, page);
+    if (got <= 0) {
+      wn_cli_batch_page_free(page, source);
+      return got < 0 ? -1 : 1;
+    }
+    k->n++;
+    if (!page->read_err && source->prepare)
+      page->read_err = source->prepare(source->ctx, page, &page->diag);
+    bytes += wn_batch_page_bytes(page);
+    if (page->read_err)
+      continue;
+    wn_collect_state state = WN_COLLECT_NO_SITE;
+    wn_diag diag = {{0}};
+    wn_err err = wn_collector_add(learn->collector, &page->in, page->name, 0, &state, &diag);
+    if (err == WN_ENOMEM || err == WN_ESTORE)
+      wn_cli_error("cannot hold a page to learn from: %s", wn_diag_message(&diag, err));
+    else if (!err && state == WN_COLLECT_READY) {
+      char site[WN_SITE_MAX + 1];
+      if (page->in.site)
+        snprintf(site, sizeof site, "%s", page->in.site);
+      else if (wn_site_from_url(page->in.url, site, sizeof site, &diag) != WN_OK)
+        continue;
+      wn_batch_learn_site(learn, site);
+    }
+  }
+  return 0;
+}
+
+static int wn_batch_run_learning(const wn_batch_options *opts, wn_batch_source *source,
+                                 wn_batch_sink *sink) {
+  int rc = WN_EXIT_OK;
+  wn_batch_chunk k = {.orig = source};
+  wn_batch_source replay = {.ctx = &k, .next = wn_chunk_next, .prepare = NULL,
+                            .release = wn_chunk_release};
+  for (;;) {
+    k.n = k.next = 0;
+    const double t0 = wn_clock_ms();
+    int end = wn_batch_read_chunk(opts, source, &k);
+    opts->learn->read_ms += wn_clock_ms() - t0;
+    /* Every site that can be learned now is, so that the chunk's earlier
+     * pages get its template too. */
+    wn_batch_learn_all(opts->learn);
+    rc = wn_batch_run_pages(opts, &replay, sink);
+    /* Pages the pipeline did not take (it stopped). */
+    for (size_t i = k.next; i < k.n; i++)
+      wn_cli_batch_page_free(&k.pages[i], source);
+    if (rc != WN_EXIT_OK || end != 0) {
+      if (rc == WN_EXIT_OK && end < 0)
+        rc = WN_EXIT_INPUT;
+      break;
+    }
+  }
+  free(k.pages);
+  return rc;
+}
+
+int wn_cli_batch_run(const wn_batch_options *opts, wn_batch_source *source, wn_batch_sink *sink) {
+  if (opts->learn)
+    return wn_batch_run_learning(opts, source, sink);
+  return wn_batch_run_pages(opts, source, sink);
+}
+
+void wn_cli_batch_learn_report(const wn_batch_learn *learn) {
+  wn_collect_stats st;
+  wn_collector_stats_get(learn->collector, &st);
+  wn_cli_error("learning: %llu site(s) learned from %llu of their pages in the input, serving "
+               "%lu page(s); %lu page(s) of sites without enough pages of one layout went to "
+               "the single-page method (%llu site(s) given up, %llu page(s) still held, %llu "
+               "dropped for the memory bound); %.0f ms reading ahead, %.0f ms of it learning%s",
+               (unsigned long long)st.sites_learned, (unsigned long long)st.pages_learned,
+               (unsigned long)atomic_load(&learn->pages_learned_sites),
+               (unsigned long)atomic_load(&learn->pages_no_template),
+               (unsigned long long)st.sites_given_up, (unsigned long long)st.pages_held,
+               (unsigned long long)st.pages_evicted, learn->read_ms, learn->learn_ms,
+               learn->sites_save_failed ? "; some templates could not be stored" : "");
+}
+
+void wn_cli_batch_learn_free(wn_batch_learn *learn) {
+  for (size_t i = 0; i < learn->n_learned; i++)
+    free(learn->learned[i]);
+  free(learn->learned);
+  learn->learned = NULL;
+  learn->n_learned = learn->cap_learned = 0;
 }

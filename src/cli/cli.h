@@ -10,6 +10,7 @@
 #ifndef WN_CLI_H
 #define WN_CLI_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -96,6 +97,28 @@ typedef struct wn_batch_sink {
   int (*write)(void *ctx, wn_batch_page *page);
 } wn_batch_sink;
 
+/* --learn: sites of the input without a template are learned from their
+ * own pages in the input (see batch.c). The reader reads up to
+ * hold_bytes of input ahead (a chunk), offering each page to the
+ * collector and learning a site as soon as it has its sample; at the end
+ * of the chunk the sites with enough pages are learned too; then the
+ * chunk goes through detection, its earlier pages included. Files and
+ * WARCs that fit in hold_bytes are thus read once and detected with every
+ * template their sites can have. */
+typedef struct wn_batch_learn {
+  wn_collector *collector;
+  wn_store *store;           /* written: the templates learned */
+  size_t hold_bytes;         /* input held at once (one chunk) */
+  /* The sites learned here (sorted, for bsearch in the workers). */
+  char **learned;
+  size_t n_learned, cap_learned;
+  /* Counted by the workers: pages detected with a template learned here,
+   * and pages that found no template. */
+  _Atomic unsigned long pages_learned_sites, pages_no_template;
+  unsigned long sites_save_failed;
+  double read_ms, learn_ms; /* the reader's time reading and learning */
+} wn_batch_learn;
+
 typedef struct wn_batch_options {
   unsigned threads;      /* workers; 1: all on the calling thread */
   size_t window_pages;   /* pages in flight at most; 0: 4 * threads */
@@ -103,6 +126,7 @@ typedef struct wn_batch_options {
                             0: WN_BATCH_WINDOW_BYTES */
   wn_store *store;       /* may be NULL */
   const wn_detector_options *detector;
+  wn_batch_learn *learn; /* NULL: no --learn */
 } wn_batch_options;
 
 #define WN_BATCH_MAX_THREADS 256u
@@ -116,6 +140,10 @@ unsigned wn_cli_batch_cores(void);
  * code, or that of a detector that cannot be created. Errors of single
  * pages do not stop it: the sink reports them. */
 int wn_cli_batch_run(const wn_batch_options *opts, wn_batch_source *source, wn_batch_sink *sink);
+
+/* The learning summary line of a --learn run, on stderr. */
+void wn_cli_batch_learn_report(const wn_batch_learn *learn);
+void wn_cli_batch_learn_free(wn_batch_learn *learn);
 
 /* Frees what a page owns and zeroes it. */
 void wn_cli_batch_page_free(wn_batch_page *page, wn_batch_source *source);

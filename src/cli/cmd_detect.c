@@ -56,7 +56,8 @@ void wn_cli_usage_detect(FILE *out) {
           "                        by the fallback (default %.2f; 0: never)\n"
           "  --drift-share X       a site drifts when at least this share of its recent\n"
           "                        pages fall below --min-confidence (default %.2f)\n"
-          "  --no-count            do not count detections (opens the store read-only)\n"
+          "  --no-count            do not count detections (opens the store read-only,\n"
+          "                        unless --learn writes it)\n"
           "  --map-size MIB        the store's largest size in MiB (default 1024)\n",
           WN_DETECT_DEFAULT_MIN_CONFIDENCE, 0.25);
   /* Several calls: C11 promises string literals of 4095 bytes only. */
@@ -86,6 +87,17 @@ void wn_cli_usage_detect(FILE *out) {
           "                        a time, each answered before the next is read).\n"
           "                        Output stays in input order; at most 4 N pages are\n"
           "                        in flight (the reader waits for a slow consumer).\n"
+          "\n"
+          "Learning from the input (--jsonl, --warc, many files; needs --store, made if\n"
+          "missing): a site with no template is learned from its own pages in the input\n"
+          "(a sample of --learn-pages pages sharing a layout, as a crawl samples one),\n"
+          "stored, and all its pages are detected with it, earlier ones included.\n"
+          "  --learn               learn the input's sites that have no template\n"
+          "  --learn-pages N       pages a site is learned from (default 5; 3 at least\n"
+          "                        when the input ends first)\n"
+          "  --learn-memory MIB    input read ahead at most (default 512): pages of a\n"
+          "                        site whose sample comes later than this are detected\n"
+          "                        before it is learned\n"
           "\n"
           "Many pages: several FILEs, a DIR (walked recursively: its *.html, *.htm and\n"
           "*.xhtml files, or every file with --all, in name order), or --input-list:\n"
@@ -141,7 +153,10 @@ enum {
   WN_OPT_INPUT_LIST,
   WN_OPT_ALL,
   WN_OPT_WARC,
-  WN_OPT_WARC_OUT
+  WN_OPT_WARC_OUT,
+  WN_OPT_LEARN,
+  WN_OPT_LEARN_MEMORY,
+  WN_OPT_LEARN_PAGES
 };
 
 unsigned wn_cli_detect_extra_want = 0;
@@ -179,6 +194,9 @@ static const struct option wn_detect_options_long[] = {
     {"all", no_argument, NULL, WN_OPT_ALL},
     {"warc", no_argument, NULL, WN_OPT_WARC},
     {"warc-out", required_argument, NULL, WN_OPT_WARC_OUT},
+    {"learn", no_argument, NULL, WN_OPT_LEARN},
+    {"learn-memory", required_argument, NULL, WN_OPT_LEARN_MEMORY},
+    {"learn-pages", required_argument, NULL, WN_OPT_LEARN_PAGES},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -258,7 +276,11 @@ int wn_cli_detect(int argc, char **argv) {
   wn_detector_options_init(&dopts);
   dopts.on_drift = wn_detect_drift_warning;
   size_t map_size = 0;
-  int jsonl = 0, all = 0, warc = 0;
+  int jsonl = 0, all = 0, warc = 0, learn = 0;
+  uint32_t learn_memory_mib = 512, learn_pages = 0;
+  wn_collector *collector = NULL;
+  wn_batch_learn blearn;
+  memset(&blearn, 0, sizeof blearn);
   const char *warc_out = NULL;
   uint32_t threads = wn_cli_batch_cores();
   const char *output_dir = NULL, *input_list = NULL;
@@ -357,6 +379,19 @@ int wn_cli_detect(int argc, char **argv) {
     case WN_OPT_WARC_OUT:
       warc_out = optarg;
       break;
+    case WN_OPT_LEARN:
+      learn = 1;
+      break;
+    case WN_OPT_LEARN_MEMORY:
+      if (wn_parse_u32(optarg, 1, 1024u * 1024u, &learn_memory_mib) != 0)
+        return wn_cli_usage_error("detect ", "--learn-memory is MiB from 1 to 1048576, not '%.40s'",
+                                  optarg);
+      break;
+    case WN_OPT_LEARN_PAGES:
+      if (wn_parse_u32(optarg, 2, WN_LEARN_MAX_PAGES, &learn_pages) != 0)
+        return wn_cli_usage_error("detect ", "--learn-pages is a number from 2 to %u, not '%.40s'",
+                                  WN_LEARN_MAX_PAGES, optarg);
+      break;
     case WN_OPT_ALL:
       all = 1;
       break;
@@ -382,6 +417,13 @@ int wn_cli_detect(int argc, char **argv) {
                          S_ISDIR(input_st.st_mode)));
   if (warc_out && !warc)
     return wn_cli_usage_error("detect ", "--warc-out is for --warc input");
+  if ((learn_pages || learn_memory_mib != 512) && !learn)
+    return wn_cli_usage_error("detect ", "--learn-pages and --learn-memory are for --learn");
+  if (learn && !(warc || jsonl || many))
+    return wn_cli_usage_error("detect ", "--learn learns from many pages: --jsonl, --warc or "
+                                         "many files");
+  if (learn && !store_dir)
+    return wn_cli_usage_error("detect ", "--learn needs --store DIR to keep the templates in");
   if (warc) {
     if (jsonl || output_dir || input_list || all)
       return wn_cli_usage_error("detect ", "--warc reads WARC files: not with --jsonl, "
@@ -441,7 +483,11 @@ int wn_cli_detect(int argc, char **argv) {
       dopts.flush_pages = 1;
   }
 
-  if (store_dir) {
+  if (store_dir && learn) {
+    /* Learning writes the store, and makes it if it is not there yet. */
+    if ((rc = wn_cli_open_store(store_dir, 0, map_size, &store)) != WN_EXIT_OK)
+      goto out;
+  } else if (store_dir) {
     /* Read-only first: a mistyped --store must be an error, not a new
      * empty store that sends every page to the fallback. Counting needs
      * write access; without it, detect without counting rather than not
@@ -467,6 +513,26 @@ int wn_cli_detect(int argc, char **argv) {
   }
   /* Many pages: the batch pipeline makes a detector per thread. */
   wn_batch_options bopts = {.threads = threads, .store = store, .detector = &dopts};
+  if (learn) {
+    wn_collect_options co;
+    wn_collect_options_init(&co);
+    if (learn_pages) {
+      co.sample_pages = learn_pages;
+      if (co.min_pages > learn_pages)
+        co.min_pages = learn_pages;
+    }
+    blearn.hold_bytes = (size_t)learn_memory_mib * 1024 * 1024;
+    /* The samples are held beside the chunk: a quarter of its bound. */
+    co.max_bytes = blearn.hold_bytes / 4 ? blearn.hold_bytes / 4 : 1;
+    wn_err err = wn_collector_create(store, &co, &collector, &diag);
+    if (err) {
+      rc = wn_cli_fail(err, &diag);
+      goto out;
+    }
+    blearn.collector = collector;
+    blearn.store = store;
+    bopts.learn = &blearn;
+  }
   if (warc) {
     rc = wn_cli_detect_warc(&bopts, argv + optind, (size_t)n_inputs, warc_out, format);
     goto out;
@@ -494,6 +560,11 @@ int wn_cli_detect(int argc, char **argv) {
   }
   rc = wn_detect_one(d, site, url, input, format);
 out:
+  if (collector) {
+    wn_cli_batch_learn_report(&blearn);
+    wn_cli_batch_learn_free(&blearn);
+    wn_collector_destroy(collector);
+  }
   wn_detector_destroy(d);
   wn_store_close(store);
   return rc;

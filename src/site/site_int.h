@@ -45,6 +45,14 @@ struct wn_learned {
   double network_ms, wait_ms, compute_ms;
 };
 
+/* wn_site_learn_pages_algo with each page's transport charset
+ * (charsets[i] may be NULL; charsets NULL: none), for pages that arrived
+ * with an HTTP Content-Type (the collector's). */
+wn_err wn_site_learn_pages_cs(wn_learn_algo algo, const char *site, const char *const *names,
+                              const char *const *bytes, const size_t *len,
+                              const char *const *charsets, size_t n_pages,
+                              const wn_learn_options *opts, wn_learned **out, wn_diag *diag);
+
 /* Reads and decodes a site's template from the store. A site without a
  * record is WN_ENOTEMPLATE ("no template for site X; learn it first with
  * winnow learn"). *generation (may be NULL) receives its generation. */

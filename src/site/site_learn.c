@@ -135,6 +135,13 @@ wn_err wn_site_learn_pages_algo(wn_learn_algo algo, const char *site, const char
                                 const char *const *bytes, const size_t *len, size_t n_pages,
                                 const wn_learn_options *opts_in, wn_learned **out,
                                 wn_diag *diag) {
+  return wn_site_learn_pages_cs(algo, site, names, bytes, len, NULL, n_pages, opts_in, out, diag);
+}
+
+wn_err wn_site_learn_pages_cs(wn_learn_algo algo, const char *site, const char *const *names,
+                              const char *const *bytes, const size_t *len,
+                              const char *const *charsets, size_t n_pages,
+                              const wn_learn_options *opts_in, wn_learned **out, wn_diag *diag) {
   wn_err err = WN_OK;
   wn_dom_page **pages = NULL;
   wn_learn_check *checks = NULL;
@@ -173,7 +180,8 @@ wn_err wn_site_learn_pages_algo(wn_learn_algo algo, const char *site, const char
   }
   for (size_t i = 0; i < n_pages; i++) {
     wn_diag page_diag = {{0}};
-    err = wn_dom_parse(bytes[i], len[i], NULL, &pages[i], &page_diag);
+    const wn_dom_options dom = {.transport_charset = charsets ? charsets[i] : NULL};
+    err = wn_dom_parse(bytes[i], len[i], &dom, &pages[i], &page_diag);
     if (err) {
       l->pages[i].err = err;
       snprintf(l->messages[i], sizeof l->messages[i], "%s", wn_diag_message(&page_diag, err));

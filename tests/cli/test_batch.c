@@ -8,6 +8,8 @@
  * and directories in, JSONL or an output directory out; a JSONL line's
  * charset.
  */
+/* wait4 (the peak memory of a child) is BSD and GNU, not POSIX. */
+#define _DEFAULT_SOURCE
 #include "wn_run.h"
 #include "wn_test.h"
 
@@ -18,6 +20,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1009,6 +1012,224 @@ static void test_warc_crawl_urls(void **state) {
   unlink(warc);
 }
 
+/* ---- --learn ------------------------------------------------------------------ */
+
+#define LSITE "learn.harbour.example"
+#define LBLOG "learn.blog.example"
+
+/* The interleaved stream of two sites without a template and one page of
+ * a third: which page each line is. */
+static const char *const wn_learn_order[] = {"N1", "B1", "N2", "L1", "B2", "N3", "B3",
+                                             "N4", "B4", "N5", "B5", "N6", "N7"};
+#define WN_LEARN_LINES (sizeof wn_learn_order / sizeof *wn_learn_order)
+
+static void wn_learn_input(const char *path) {
+  wn_buf in;
+  wn_buf_init(&in, 0);
+  for (size_t i = 0; i < WN_LEARN_LINES; i++) {
+    const char *w = wn_learn_order[i];
+    char file[PATH_MAX], url[256];
+    int n = w[1] - '0';
+    if (w[0] == 'N') {
+      snprintf(file, sizeof file, WN_FIXTURES "/site/article-%d.html", n);
+      snprintf(url, sizeof url, "https://" LSITE "/news/story-%d.html", n);
+    } else if (w[0] == 'B') {
+      snprintf(file, sizeof file, WN_FIXTURES "/places-blog/post-%d.html", n);
+      snprintf(url, sizeof url, "https://" LBLOG "/2024/post-%d/", n);
+    } else {
+      snprintf(file, sizeof file, WN_FIXTURES "/places-blog/post-%d.html", n);
+      snprintf(url, sizeof url, "https://lonely.example/post-%d/", n);
+    }
+    wn_append_json(&in, json_pack("{s:s, s:s, s:s}", "id", w, "url", url, "path", file));
+  }
+  wn_write_file(path, in.data, in.len);
+  wn_buf_free(&in);
+}
+
+/* Sites of a stream learned from their own pages: every page of a learned
+ * site, the ones before its sample was complete included, is detected with
+ * its template; a site of one page gets the single-page method; two
+ * threads write the bytes one thread writes; the store keeps the
+ * templates, so the next run learns nothing. */
+static void test_learn_from_stream(void **state) {
+  (void)state;
+  char in_path[PATH_MAX], store1[PATH_MAX], store2[PATH_MAX];
+  wn_join(in_path, sizeof in_path, g_tmp, "learn.jsonl");
+  wn_join(store1, sizeof store1, g_tmp, "learn-store-1");
+  wn_join(store2, sizeof store2, g_tmp, "learn-store-2");
+  wn_learn_input(in_path);
+
+  wn_run one, two, again;
+  RUN(&one, NULL, "detect", "--store", store1, "--learn", "--jsonl", "--threads", "1", in_path);
+  RUN(&two, NULL, "detect", "--store", store2, "--learn", "--jsonl", "--threads", "2", in_path);
+  if (one.status != 0)
+    fail_msg("detect --learn: %d: %s", one.status, one.err);
+  assert_int_equal(two.status, 0);
+  assert_int_equal(one.out_len, two.out_len);
+  assert_memory_equal(one.out, two.out, one.out_len);
+  wn_expect_contains(one.err, "learning: 2 site(s) learned from 10 of their pages");
+  wn_expect_contains(one.err, "serving 12 page(s); 1 page(s) of sites without enough pages");
+
+  char *lines[WN_LEARN_LINES + 1];
+  assert_int_equal(wn_lines(one.out, one.out_len, lines, WN_LEARN_LINES + 1), WN_LEARN_LINES);
+  for (size_t i = 0; i < WN_LEARN_LINES; i++) {
+    json_t *obj = wn_parse_line(lines[i]);
+    assert_string_equal(json_string_value(json_object_get(obj, "id")), wn_learn_order[i]);
+    const char *method = json_string_value(json_object_get(obj, "method"));
+    const char *text = json_string_value(json_object_get(obj, "text"));
+    if (wn_learn_order[i][0] == 'L') {
+      assert_string_equal(method, "danag");
+      assert_string_equal(json_string_value(json_object_get(obj, "fallback")), "no template");
+    } else {
+      assert_string_equal(method, "template");
+      assert_non_null(text);
+    }
+    /* The template keeps the news site's menu out of its first page too. */
+    if (strcmp(wn_learn_order[i], "N6") == 0) {
+      wn_expect_contains(text, "Councillors voted unanimously");
+      assert_null(strstr(text, "Youth rowers take regional title"));
+    }
+    json_decref(obj);
+  }
+
+  RUN(&again, NULL, "detect", "--store", store1, "--learn", "--jsonl", "--threads", "1",
+      in_path);
+  assert_int_equal(again.status, 0);
+  wn_expect_contains(again.err, "learning: 0 site(s) learned");
+  wn_expect_contains(again.err, "serving 0 page(s); 1 page(s)");
+  assert_int_equal(again.out_len, one.out_len);
+  wn_run_free(&one);
+  wn_run_free(&two);
+  wn_run_free(&again);
+}
+
+/* --learn's usage errors, said before any work. */
+static void test_learn_usage(void **state) {
+  (void)state;
+  wn_run r;
+  RUN(&r, NULL, "detect", "--learn", "--jsonl", "-");
+  assert_int_equal(r.status, 2);
+  wn_expect_contains(r.err, "--learn needs --store");
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--store", g_store, "--learn", "--site", SITE, PAGE(1));
+  assert_int_equal(r.status, 2);
+  wn_expect_contains(r.err, "--learn learns from many pages");
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--store", g_store, "--learn-pages", "4", "--jsonl", "-");
+  assert_int_equal(r.status, 2);
+  wn_expect_contains(r.err, "are for --learn");
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--store", g_store, "--learn", "--learn-pages", "1", "--jsonl", "-");
+  assert_int_equal(r.status, 2);
+  wn_expect_contains(r.err, "--learn-pages is a number from 2");
+  wn_run_free(&r);
+}
+
+/* Peak resident memory of a run, from wait4. */
+static long wn_run_maxrss_kb(const char *stdin_path, const char *tag, const char *const *args,
+                             int *status) {
+  const char *argv[64];
+  wn_build_argv(argv, args);
+  char out_path[PATH_MAX], err_path[PATH_MAX], name[64];
+  snprintf(name, sizeof name, "%s.out", tag);
+  wn_join(out_path, sizeof out_path, g_tmp, name);
+  snprintf(name, sizeof name, "%s.err", tag);
+  wn_join(err_path, sizeof err_path, g_tmp, name);
+  pid_t pid = wn_test_spawn(argv, stdin_path, out_path, err_path, 120);
+  int st = 0;
+  struct rusage ru;
+  assert_int_equal(wait4(pid, &st, 0, &ru), pid);
+  *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  unlink(out_path);
+  unlink(err_path);
+  return ru.ru_maxrss;
+}
+
+/* The read-ahead bound: a stream of 48 MB (one page of the learned site
+ * among large pages of sites seen once) read with --learn-memory 1 holds
+ * about 1 MiB at once, where reading it all ahead would take the whole
+ * stream; the site's pages read before its sample was complete are
+ * detected before it is learned, the later ones with its template. */
+static void test_learn_memory_bound(void **state) {
+  (void)state;
+  char in_path[PATH_MAX], store[PATH_MAX];
+  wn_join(in_path, sizeof in_path, g_tmp, "learn-big.jsonl");
+  wn_join(store, sizeof store, g_tmp, "learn-store-big");
+  const size_t n_big = 120, big = 400 * 1024;
+  char *page = wn_sized_page(0, big);
+  FILE *f = fopen(in_path, "wb");
+  assert_non_null(f);
+  int article = 1;
+  for (size_t i = 0; i < n_big; i++) {
+    wn_buf line;
+    wn_buf_init(&line, 0);
+    if (i % 3 == 0 && article <= 7) {
+      char file[PATH_MAX], url[256];
+      snprintf(file, sizeof file, WN_FIXTURES "/site/article-%d.html", article);
+      snprintf(url, sizeof url, "https://" LSITE "/news/story-%d.html", article);
+      article++;
+      wn_append_json(&line, json_pack("{s:s, s:s, s:s}", "id", "news", "url", url, "path", file));
+    }
+    char url[64];
+    snprintf(url, sizeof url, "https://big%zu.example/", i);
+    wn_append_json(&line, json_pack("{s:s, s:s, s:s}", "id", "big", "url", url, "html", page));
+    assert_int_equal(fwrite(line.data, 1, line.len, f), line.len);
+    wn_buf_free(&line);
+  }
+  assert_int_equal(fclose(f), 0);
+  free(page);
+
+  int status = -1;
+  long bounded = wn_run_maxrss_kb(NULL, "learn-bound",
+                                  (const char *const[]){"detect", "--store", store, "--learn",
+                                                        "--learn-memory", "1", "--no-count",
+                                                        "--threads", "1", "--jsonl", in_path, NULL},
+                                  &status);
+  assert_int_equal(status, 0);
+  wn_test_remove_tree(store);
+  long all = wn_run_maxrss_kb(NULL, "learn-all",
+                              (const char *const[]){"detect", "--store", store, "--learn",
+                                                    "--no-count", "--threads", "1", "--jsonl",
+                                                    in_path, NULL},
+                              &status);
+  assert_int_equal(status, 0);
+  /* 48 MB of input: read all ahead it is held (as lines and as pages);
+   * bounded, a few MiB over the program's own. */
+  if (!(all > 48 * 1024 && bounded < all / 2))
+    fail_msg("peak memory: %ld KiB bounded, %ld KiB reading all ahead", bounded, all);
+
+  wn_test_remove_tree(store);
+  wn_run r;
+  RUN(&r, NULL, "detect", "--store", store, "--learn", "--learn-memory", "1", "--no-count",
+      "--threads", "1", "--jsonl", in_path);
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.err, "learning: 1 site(s) learned");
+  size_t n_lines = n_big + 7;
+  char **lines = calloc(n_lines + 1, sizeof *lines);
+  assert_non_null(lines);
+  assert_int_equal(wn_lines(r.out, r.out_len, lines, n_lines + 1), n_lines);
+  int seen = 0, first_template = 0;
+  for (size_t i = 0; i < n_lines; i++) {
+    json_t *obj = wn_parse_line(lines[i]);
+    if (strcmp(json_string_value(json_object_get(obj, "id")), "news") == 0) {
+      seen++;
+      const char *method = json_string_value(json_object_get(obj, "method"));
+      if (strcmp(method, "template") == 0 && !first_template)
+        first_template = seen;
+      if (first_template)
+        assert_string_equal(method, "template");
+    }
+    json_decref(obj);
+  }
+  assert_int_equal(seen, 7);
+  /* The sample (5 pages) is complete at the fifth news page; about 1 MiB
+   * is read ahead (three lines), so the pages before it were written
+   * before the site was learned. */
+  assert_true(first_template > 1 && first_template <= 5);
+  free(lines);
+  wn_run_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_threads_keep_order),
@@ -1020,6 +1241,9 @@ int main(void) {
       cmocka_unit_test(test_jsonl_crawl_urls),
       cmocka_unit_test(test_warc_in_wet_out),
       cmocka_unit_test(test_warc_crawl_urls),
+      cmocka_unit_test(test_learn_from_stream),
+      cmocka_unit_test(test_learn_usage),
+      cmocka_unit_test(test_learn_memory_bound),
   };
   return cmocka_run_group_tests(tests, wn_group_setup, wn_group_teardown);
 }

@@ -1,0 +1,549 @@
+/*
+ * site/collect.c: the collector: copies of pages of sites without a
+ * template, held until a site has enough of them to learn from (see
+ * wn_collector in include/winnow/winnow.h).
+ *
+ * The site-level paper learns from a key page and an n-SET of same-site
+ * pages that share its template (Sec. 2.1); a crawl fetches them, here
+ * they arrive with the input. What the crawl's ranking does with links,
+ * the collector does with the pages at hand: the key page is the held page
+ * whose URL is nearest the others' by the n-SET's hyperlink distance
+ * (learn/nset.c), the others follow by their distance to it, and learning
+ * keeps only those that share the key page's layout (the share check).
+ *
+ * Sites live in a hash table with a least-recently-seen list through it:
+ * max_sites bounds the table, max_bytes the page bytes held. A site being
+ * learned (outside the lock) is busy: it is neither evicted nor learned
+ * twice, and its held pages stay where they are (new pages are appended
+ * behind them, never moving them), so the learner reads them unlocked.
+ */
+#include "site/site_int.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WN_COLLECT_DEFAULT_SAMPLE 5u
+#define WN_COLLECT_DEFAULT_MIN 3u
+#define WN_COLLECT_DEFAULT_ATTEMPTS 3u
+#define WN_COLLECT_DEFAULT_SITES 4096u
+#define WN_COLLECT_DEFAULT_BYTES ((size_t)256 * 1024 * 1024)
+#define WN_COLLECT_MAX_SITES (1u << 24)
+
+enum { WN_CS_COLLECTING = 0, WN_CS_TEMPLATE, WN_CS_GAVE_UP };
+
+typedef struct wn_held {
+  char *name;
+  char *url; /* NULL when the page came without one */
+  char *bytes;
+  size_t len;
+  char charset[64]; /* "" when none */
+} wn_held;
+
+typedef struct wn_csite {
+  char name[WN_SITE_MAX + 1];
+  int state;
+  int busy;               /* wn_collector_learn runs on it */
+  uint32_t n_pages;       /* held, in arrival order */
+  wn_held *pages;         /* sample_pages entries, allocated with the site */
+  size_t bytes;           /* held bytes */
+  uint32_t attempts;      /* failed learning attempts */
+  uint64_t first_seen;    /* order of first sighting */
+  struct wn_csite *chain; /* hash bucket */
+  struct wn_csite *newer, *older;
+} wn_csite;
+
+struct wn_collector {
+  wn_store *store;
+  wn_collect_options o;
+  pthread_mutex_t mu;
+  wn_csite **buckets;
+  size_t n_buckets; /* a power of two */
+  wn_csite *newest, *oldest;
+  size_t n_sites;
+  size_t bytes;
+  uint64_t seen;
+  wn_collect_stats st;
+};
+
+void wn_collect_options_init(wn_collect_options *opts) {
+  memset(opts, 0, sizeof *opts);
+  opts->sample_pages = WN_COLLECT_DEFAULT_SAMPLE;
+  opts->min_pages = WN_COLLECT_DEFAULT_MIN;
+  opts->max_attempts = WN_COLLECT_DEFAULT_ATTEMPTS;
+  opts->max_sites = WN_COLLECT_DEFAULT_SITES;
+  opts->max_bytes = WN_COLLECT_DEFAULT_BYTES;
+  opts->algo = WN_LEARN_ETDM;
+  wn_learn_options_init(&opts->learn);
+}
+
+/* ---- the table ----------------------------------------------------------------- */
+
+/* FNV-1a: site names are short and trusted not to be chosen against us
+ * beyond their bound (the table's size). */
+static size_t wn_collect_hash(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return (size_t)h;
+}
+
+static wn_csite **wn_collect_slot(wn_collector *c, const char *site) {
+  wn_csite **p = &c->buckets[wn_collect_hash(site) & (c->n_buckets - 1)];
+  while (*p && strcmp((*p)->name, site) != 0)
+    p = &(*p)->chain;
+  return p;
+}
+
+static void wn_collect_unlink(wn_collector *c, wn_csite *s) {
+  if (s->newer)
+    s->newer->older = s->older;
+  else
+    c->newest = s->older;
+  if (s->older)
+    s->older->newer = s->newer;
+  else
+    c->oldest = s->newer;
+  s->newer = s->older = NULL;
+}
+
+static void wn_collect_touch(wn_collector *c, wn_csite *s) {
+  if (c->newest == s)
+    return;
+  if (s->newer || s->older || c->oldest == s)
+    wn_collect_unlink(c, s);
+  s->older = c->newest;
+  if (c->newest)
+    c->newest->newer = s;
+  c->newest = s;
+  if (!c->oldest)
+    c->oldest = s;
+}
+
+static void wn_held_free(wn_held *h) {
+  free(h->name);
+  free(h->url);
+  free(h->bytes);
+  memset(h, 0, sizeof *h);
+}
+
+/* Drops held page i; the others keep their order. */
+static void wn_collect_drop_page(wn_collector *c, wn_csite *s, uint32_t i) {
+  c->bytes -= s->pages[i].len;
+  s->bytes -= s->pages[i].len;
+  c->st.pages_held--;
+  wn_held_free(&s->pages[i]);
+  memmove(&s->pages[i], &s->pages[i + 1], (s->n_pages - i - 1) * sizeof *s->pages);
+  s->n_pages--;
+  memset(&s->pages[s->n_pages], 0, sizeof *s->pages);
+  if (s->n_pages == 0)
+    c->st.sites_held--;
+}
+
+static void wn_collect_drop_all(wn_collector *c, wn_csite *s) {
+  while (s->n_pages > 0)
+    wn_collect_drop_page(c, s, s->n_pages - 1);
+}
+
+static void wn_collect_remove(wn_collector *c, wn_csite *s) {
+  wn_csite **p = wn_collect_slot(c, s->name);
+  *p = s->chain;
+  wn_collect_unlink(c, s);
+  wn_collect_drop_all(c, s);
+  free(s->pages);
+  free(s);
+  c->n_sites--;
+}
+
+/* Frees held bytes, oldest sites first (never keep nor a busy site), until
+ * need more bytes fit under max_bytes. 0 when they do. */
+static int wn_collect_make_room(wn_collector *c, const wn_csite *keep, size_t need) {
+  for (wn_csite *s = c->oldest; s && c->bytes + need > c->o.max_bytes;) {
+    wn_csite *next = s->newer;
+    if (s != keep && !s->busy && s->n_pages > 0) {
+      c->st.pages_evicted += s->n_pages;
+      wn_collect_drop_all(c, s);
+    }
+    s = next;
+  }
+  return c->bytes + need <= c->o.max_bytes ? 0 : -1;
+}
+
+/* ---- create, destroy -------------------------------------------------------------- */
+
+wn_err wn_collector_create(wn_store *store, const wn_collect_options *opts, wn_collector **out,
+                           wn_diag *diag) {
+  *out = NULL;
+  wn_collect_options o;
+  if (opts)
+    o = *opts;
+  else
+    wn_collect_options_init(&o);
+  if (o.sample_pages < 2 || o.sample_pages > WN_LEARN_MAX_PAGES)
+    return wn_diag_set(diag, WN_EINVAL, "collector: sample_pages must be 2 to %u, not %u",
+                       WN_LEARN_MAX_PAGES, o.sample_pages);
+  if (o.min_pages < 2 || o.min_pages > o.sample_pages)
+    return wn_diag_set(diag, WN_EINVAL, "collector: min_pages must be 2 to sample_pages (%u), not %u",
+                       o.sample_pages, o.min_pages);
+  if (o.max_attempts < 1 || o.max_sites < 1 || o.max_sites > WN_COLLECT_MAX_SITES ||
+      o.max_bytes < 1)
+    return wn_diag_set(diag, WN_EINVAL,
+                       "collector: max_attempts, max_sites (at most %u) and max_bytes must be "
+                       "at least 1",
+                       WN_COLLECT_MAX_SITES);
+  if (!wn_learn_algo_name(o.algo))
+    return wn_diag_set(diag, WN_EINVAL, "collector: unknown learning algorithm %d", (int)o.algo);
+  wn_collector *c = calloc(1, sizeof *c);
+  if (!c)
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  c->store = store;
+  c->o = o;
+  c->n_buckets = 16;
+  while (c->n_buckets < (size_t)o.max_sites * 2)
+    c->n_buckets *= 2;
+  c->buckets = calloc(c->n_buckets, sizeof *c->buckets);
+  if (!c->buckets || pthread_mutex_init(&c->mu, NULL) != 0) {
+    free(c->buckets);
+    free(c);
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  }
+  *out = c;
+  return WN_OK;
+}
+
+void wn_collector_destroy(wn_collector *c) {
+  if (!c)
+    return;
+  while (c->oldest)
+    wn_collect_remove(c, c->oldest);
+  pthread_mutex_destroy(&c->mu);
+  free(c->buckets);
+  free(c);
+}
+
+/* ---- add ---------------------------------------------------------------------------- */
+
+static char *wn_collect_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d)
+    memcpy(d, s, n);
+  return d;
+}
+
+/* A site seen for the first time: does the store hold a record for it? */
+static wn_err wn_collect_lookup(wn_collector *c, const char *site, int *has, wn_diag *diag) {
+  *has = 0;
+  if (!c->store)
+    return WN_OK;
+  wn_store_record *rec = NULL;
+  wn_err err = wn_store_get(c->store, site, &rec, diag);
+  wn_store_record_free(rec);
+  if (err == WN_ENOTFOUND) {
+    wn_diag_clear(diag);
+    return WN_OK;
+  }
+  if (err)
+    return err;
+  *has = 1;
+  return WN_OK;
+}
+
+static wn_err wn_collect_new_site(wn_collector *c, const char *site, wn_csite **out,
+                                  wn_diag *diag) {
+  int has = 0;
+  wn_err err = wn_collect_lookup(c, site, &has, diag);
+  if (err)
+    return err;
+  /* Forget the least recently seen site that is not being learned. */
+  if (c->n_sites >= c->o.max_sites) {
+    wn_csite *victim = c->oldest;
+    while (victim && victim->busy)
+      victim = victim->newer;
+    if (!victim)
+      return wn_diag_set(diag, WN_EBUSY, "collector: all %u sites are being learned",
+                         c->o.max_sites);
+    if (victim->n_pages)
+      c->st.pages_evicted += victim->n_pages;
+    wn_collect_remove(c, victim);
+  }
+  wn_csite *s = calloc(1, sizeof *s);
+  wn_held *pages = calloc(c->o.sample_pages, sizeof *pages);
+  if (!s || !pages) {
+    free(s);
+    free(pages);
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  }
+  snprintf(s->name, sizeof s->name, "%s", site);
+  s->pages = pages;
+  s->state = has ? WN_CS_TEMPLATE : WN_CS_COLLECTING;
+  s->first_seen = c->seen++;
+  wn_csite **slot = wn_collect_slot(c, site);
+  *slot = s;
+  c->n_sites++;
+  wn_collect_touch(c, s);
+  *out = s;
+  return WN_OK;
+}
+
+static wn_err wn_collect_hold(wn_collector *c, wn_csite *s, const wn_page_input *page,
+                              const char *name, wn_diag *diag) {
+  wn_held h = {0};
+  char fallback[32];
+  if (!name)
+    name = page->url;
+  if (!name) {
+    snprintf(fallback, sizeof fallback, "page %u", s->n_pages + 1);
+    name = fallback;
+  }
+  h.name = wn_collect_strdup(name);
+  h.url = page->url ? wn_collect_strdup(page->url) : NULL;
+  h.bytes = malloc(page->len ? page->len : 1);
+  if (!h.name || (page->url && !h.url) || !h.bytes) {
+    wn_held_free(&h);
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  }
+  memcpy(h.bytes, page->bytes, page->len);
+  h.len = page->len;
+  if (page->charset)
+    snprintf(h.charset, sizeof h.charset, "%s", page->charset);
+  if (s->n_pages == 0)
+    c->st.sites_held++;
+  s->pages[s->n_pages++] = h;
+  s->bytes += h.len;
+  c->bytes += h.len;
+  c->st.pages_held++;
+  return WN_OK;
+}
+
+wn_err wn_collector_add(wn_collector *c, const wn_page_input *page, const char *name,
+                        unsigned flags, wn_collect_state *state, wn_diag *diag) {
+  *state = WN_COLLECT_NO_SITE;
+  if (!c || !page || (!page->bytes && page->len))
+    return wn_diag_set(diag, WN_EINVAL, "collector: no page");
+  char site[WN_SITE_MAX + 1];
+  if (page->site) {
+    wn_err err = wn_site_check(page->site, diag);
+    if (err)
+      return err;
+    snprintf(site, sizeof site, "%s", page->site);
+  } else if (!page->url || wn_site_from_url(page->url, site, sizeof site, diag) != WN_OK) {
+    /* No site to learn for: not the collector's error. */
+    wn_diag_clear(diag);
+    return WN_OK;
+  }
+  if ((name && strlen(name) > WN_STORE_MAX_PAGE_NAME) ||
+      (!name && page->url && strlen(page->url) > WN_STORE_MAX_PAGE_NAME)) {
+    *state = WN_COLLECT_TOO_BIG;
+    return WN_OK;
+  }
+  wn_err err = WN_OK;
+  pthread_mutex_lock(&c->mu);
+  wn_csite *s = *wn_collect_slot(c, site);
+  if (!s) {
+    err = wn_collect_new_site(c, site, &s, diag);
+    if (err)
+      goto out;
+  }
+  wn_collect_touch(c, s);
+  if (flags & WN_COLLECT_RELEARN) {
+    if (s->state != WN_CS_COLLECTING) {
+      s->state = WN_CS_COLLECTING;
+      s->attempts = 0;
+    }
+  }
+  if (s->state == WN_CS_TEMPLATE) {
+    *state = WN_COLLECT_TEMPLATE;
+    goto out;
+  }
+  if (s->state == WN_CS_GAVE_UP) {
+    *state = WN_COLLECT_GAVE_UP;
+    goto out;
+  }
+  if (s->n_pages == c->o.sample_pages) {
+    *state = WN_COLLECT_READY; /* enough already; this one is not needed */
+    goto out;
+  }
+  if (page->len > c->o.max_bytes || wn_collect_make_room(c, s, page->len) != 0) {
+    *state = WN_COLLECT_TOO_BIG;
+    goto out;
+  }
+  err = wn_collect_hold(c, s, page, name, diag);
+  if (!err)
+    *state = s->n_pages == c->o.sample_pages ? WN_COLLECT_READY : WN_COLLECT_HELD;
+out:
+  pthread_mutex_unlock(&c->mu);
+  return err;
+}
+
+/* ---- learn ---------------------------------------------------------------------------- */
+
+/* The sample's order (the key page first): see the file's comment. A page
+ * without a URL is at no known distance (UINT32_MAX) from any other. */
+static void wn_collect_order(const wn_held *pages, uint32_t n, uint32_t *order) {
+  uint32_t h[WN_LEARN_MAX_PAGES][WN_LEARN_MAX_PAGES];
+  for (uint32_t i = 0; i < n; i++) {
+    h[i][i] = 0;
+    for (uint32_t j = 0; j < i; j++) {
+      uint32_t d = pages[i].url && pages[j].url
+                       ? wn_learn_hyperlink_distance(pages[i].url, pages[j].url)
+                       : UINT32_MAX;
+      h[i][j] = h[j][i] = d;
+    }
+  }
+  uint32_t key = 0;
+  uint64_t best = UINT64_MAX;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t sum = 0;
+    for (uint32_t j = 0; j < n; j++)
+      sum += h[i][j];
+    if (sum < best) {
+      best = sum;
+      key = i;
+    }
+  }
+  order[0] = key;
+  uint32_t k = 1;
+  for (uint32_t i = 0; i < n; i++)
+    if (i != key)
+      order[k++] = i;
+  /* Insertion sort of the rest by distance to the key, stable. */
+  for (uint32_t i = 2; i < n; i++) {
+    uint32_t v = order[i], j = i;
+    while (j > 1 && h[key][order[j - 1]] > h[key][v]) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = v;
+  }
+}
+
+wn_err wn_collector_learn(wn_collector *c, const char *site, wn_learned **out, wn_diag *diag) {
+  if (out)
+    *out = NULL;
+  if (!c || !site)
+    return wn_diag_set(diag, WN_EINVAL, "collector: no site");
+  const char *names[WN_LEARN_MAX_PAGES], *bytes[WN_LEARN_MAX_PAGES];
+  const char *charsets[WN_LEARN_MAX_PAGES];
+  size_t lens[WN_LEARN_MAX_PAGES];
+  uint32_t order[WN_LEARN_MAX_PAGES];
+  pthread_mutex_lock(&c->mu);
+  wn_csite *s = *wn_collect_slot(c, site);
+  if (!s || s->n_pages == 0 || s->state != WN_CS_COLLECTING) {
+    pthread_mutex_unlock(&c->mu);
+    return wn_diag_set(diag, WN_ENOTFOUND, "collector: no pages held for site %s", site);
+  }
+  if (s->busy) {
+    pthread_mutex_unlock(&c->mu);
+    return wn_diag_set(diag, WN_EBUSY, "collector: site %s is being learned", site);
+  }
+  s->busy = 1;
+  const uint32_t n = s->n_pages;
+  wn_collect_order(s->pages, n, order);
+  for (uint32_t i = 0; i < n; i++) {
+    const wn_held *h = &s->pages[order[i]];
+    names[i] = h->name;
+    bytes[i] = h->bytes;
+    lens[i] = h->len;
+    charsets[i] = h->charset[0] ? h->charset : NULL;
+  }
+  pthread_mutex_unlock(&c->mu);
+
+  /* The pages are read unlocked: a busy site's first n pages stay put. */
+  wn_learned *l = NULL;
+  wn_err err = n < 2 ? wn_diag_set(diag, WN_EEMPTY, "collector: one page held for site %s", site)
+                     : wn_site_learn_pages_cs(c->o.algo, site, names, bytes, lens, charsets, n,
+                                              &c->o.learn, &l, diag);
+
+  pthread_mutex_lock(&c->mu);
+  s->busy = 0;
+  if (!err) {
+    c->st.sites_learned++;
+    c->st.pages_learned += l->n_used;
+    s->state = WN_CS_TEMPLATE;
+    wn_collect_drop_all(c, s);
+  } else if (err == WN_ENOMEM) {
+    /* Nothing learned about the pages: try again later. */
+  } else {
+    c->st.learn_failures++;
+    if (++s->attempts >= c->o.max_attempts) {
+      s->state = WN_CS_GAVE_UP;
+      c->st.sites_given_up++;
+      wn_collect_drop_all(c, s);
+    } else {
+      /* The page that failed to parse, else the key page: a sample that
+       * does not share the key page's layout may share another's. */
+      uint32_t drop = order[0];
+      for (uint32_t i = 0; l && i < n; i++) {
+        const wn_learn_page *p = wn_learned_page(l, i);
+        if (p && p->err && p->err != WN_EEMPTY) {
+          drop = order[i];
+          break;
+        }
+      }
+      wn_collect_drop_page(c, s, drop);
+    }
+  }
+  pthread_mutex_unlock(&c->mu);
+  if (out)
+    *out = l;
+  else
+    wn_learned_free(l);
+  return err;
+}
+
+/* ---- pending, stats -------------------------------------------------------------------- */
+
+typedef struct wn_pending {
+  char name[WN_SITE_MAX + 1];
+  uint32_t pages;
+  uint64_t first_seen;
+} wn_pending;
+
+static int wn_pending_cmp(const void *a, const void *b) {
+  const wn_pending *x = a, *y = b;
+  return x->first_seen < y->first_seen ? -1 : x->first_seen > y->first_seen;
+}
+
+wn_err wn_collector_pending(wn_collector *c, uint32_t min_pages, wn_collect_fn fn, void *ctx,
+                            wn_diag *diag) {
+  if (!c || !fn)
+    return wn_diag_set(diag, WN_EINVAL, "collector: no callback");
+  if (min_pages == 0)
+    min_pages = c->o.min_pages;
+  pthread_mutex_lock(&c->mu);
+  size_t n = 0;
+  for (wn_csite *s = c->oldest; s; s = s->newer)
+    n += s->state == WN_CS_COLLECTING && !s->busy && s->n_pages >= min_pages;
+  wn_pending *list = n ? malloc(n * sizeof *list) : NULL;
+  if (n && !list) {
+    pthread_mutex_unlock(&c->mu);
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  }
+  size_t k = 0;
+  for (wn_csite *s = c->oldest; s && k < n; s = s->newer)
+    if (s->state == WN_CS_COLLECTING && !s->busy && s->n_pages >= min_pages) {
+      memcpy(list[k].name, s->name, sizeof s->name);
+      list[k].pages = s->n_pages;
+      list[k].first_seen = s->first_seen;
+      k++;
+    }
+  pthread_mutex_unlock(&c->mu);
+  qsort(list, k, sizeof *list, wn_pending_cmp);
+  for (size_t i = 0; i < k; i++)
+    if (fn(list[i].name, list[i].pages, ctx) != 0)
+      break;
+  free(list);
+  return WN_OK;
+}
+
+void wn_collector_stats_get(wn_collector *c, wn_collect_stats *out) {
+  memset(out, 0, sizeof *out);
+  if (!c)
+    return;
+  pthread_mutex_lock(&c->mu);
+  *out = c->st;
+  out->bytes_held = c->bytes;
+  pthread_mutex_unlock(&c->mu);
+}
