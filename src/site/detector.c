@@ -29,6 +29,7 @@ typedef struct wn_cache_entry {
   wn_fastce *fce;      /* a FastCE template instead (tpl NULL) */
   uint64_t generation;
   double loaded_ms;
+  uint64_t store_puts; /* wn_store_puts when it was (re)read */
   uint64_t last_used;
   uint32_t pages, low; /* detections not yet counted in the store */
   int has_counts;      /* counts below were written by this detector */
@@ -148,8 +149,13 @@ static wn_err wn_detector_entry(wn_detector *d, const char *site, wn_cache_entry
   wn_cache_entry *e = wn_cache_slot(d, site, &found);
   if (!e)
     return wn_diag_set(diag, WN_EBUSY, "every template cache slot is pinned");
-  const int stale = found && !e->pinned && d->opts.max_age_ms > 0 &&
-                    now - e->loaded_ms >= (double)d->opts.max_age_ms;
+  /* Stale after max_age_ms, or at once when this process wrote a record
+   * to the store meanwhile (a site learned from the pages being detected,
+   * or relearned, is served by its template from the next page on). */
+  const uint64_t puts = wn_store_puts(d->store);
+  const int stale = found && !e->pinned &&
+                    ((d->opts.max_age_ms > 0 && now - e->loaded_ms >= (double)d->opts.max_age_ms) ||
+                     (d->store && puts != e->store_puts));
   if (found && !stale) {
     e->last_used = ++d->clock;
     *out = e;
@@ -162,6 +168,7 @@ static wn_err wn_detector_entry(wn_detector *d, const char *site, wn_cache_entry
     if (wn_store_stats_get(d->store, site, &st, NULL) == WN_OK && st.generation == e->generation &&
         (e->tpl || e->fce)) {
       e->loaded_ms = now;
+      e->store_puts = puts;
       e->last_used = ++d->clock;
       *out = e;
       return WN_OK;
@@ -184,6 +191,7 @@ static wn_err wn_detector_entry(wn_detector *d, const char *site, wn_cache_entry
   e->fce = fce;
   e->generation = generation;
   e->loaded_ms = now;
+  e->store_puts = puts;
   e->last_used = ++d->clock;
   *out = e;
   return WN_OK;

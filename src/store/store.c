@@ -2,11 +2,13 @@
  * store/store.c: site records in an LMDB environment.
  *
  * On disk: one LMDB environment (a directory holding data.mdb and lock.mdb)
- * with two named databases, both keyed by the site name's bytes without a
- * NUL: "sites", whose values are encoded records, and "stats", the detection
+ * with three named databases, each keyed by the site name's bytes without
+ * a NUL: "sites", whose values are encoded records; "stats", the detection
  * counters of each site's current template (see wn_store_count; kept apart
- * so that counting never rewrites a template). Stores written before the
- * counters existed have no "stats" database; a writable open adds it.
+ * so that counting never rewrites a template); and "schedule", the
+ * daemon's refresh schedule (wn_store_schedule_*; a site may be scheduled
+ * before it has a template). Stores written before the counters or the
+ * schedule existed lack those databases; a writable open adds them.
  *
  * Record format, version 2. All integers little-endian, no padding:
  *
@@ -69,6 +71,7 @@
 #include <errno.h>
 #include <lmdb.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +108,7 @@ struct wn_store {
   int lockless; /* read-only without LMDB's lock file (wn_store_open) */
   int lock_ready;
   pthread_rwlock_t map_lock;
+  _Atomic uint64_t puts; /* records written through this handle */
 };
 
 /* ---- little-endian integers ------------------------------------------- */
@@ -815,7 +819,7 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
    * size would not spare a bus error the checks above and wn_store_check
    * let through (a page number past the file then points past the map,
    * into whatever is mapped there), and every reader would have to remap
-   * each time a writer grows the file (readme-damage.md). */
+   * each time a writer grows the file (docs/hardening.md). */
   store = calloc(1, sizeof *store);
   if (!store) {
     err = wn_diag_set(diag, WN_ENOMEM, "store: out of memory opening %s", dir);
@@ -1014,6 +1018,7 @@ wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *re
     err = wn_store_mdb_error(store, rc, "cannot commit the record", site, diag);
     goto out;
   }
+  atomic_fetch_add_explicit(&store->puts, 1, memory_order_release);
   if (generation_out)
     *generation_out = next.generation;
   if (record_bytes_out)
@@ -1024,6 +1029,10 @@ out:
     wn_store_txn_abort(store, txn);
   wn_buf_free(&encoded);
   return err;
+}
+
+uint64_t wn_store_puts(const wn_store *store) {
+  return store ? atomic_load_explicit(&((wn_store *)store)->puts, memory_order_acquire) : 0;
 }
 
 wn_err wn_store_get(wn_store *store, const char *site, wn_store_record **out, wn_diag *diag) {

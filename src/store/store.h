@@ -108,6 +108,11 @@ wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *re
  * wn_store_record_free). WN_ENOTFOUND when the site has none. */
 wn_err wn_store_get(wn_store *store, const char *site, wn_store_record **out, wn_diag *diag);
 
+/* Records written through this handle since it was opened (wn_store_put):
+ * a reader in the same process compares it with the value it last saw to
+ * notice a site learned meanwhile without reading the store. */
+uint64_t wn_store_puts(const wn_store *store);
+
 /* Removes a site's record. WN_ENOTFOUND when it had none. */
 wn_err wn_store_delete(wn_store *store, const char *site, wn_diag *diag);
 

@@ -311,6 +311,50 @@ static void test_store_and_relearn(void **state) {
   wn_store_close(store);
 }
 
+/* A detector that found no template for a site serves the site by its
+ * template from the page after one is stored through the same store
+ * handle, not a cache age later. */
+static void test_detector_sees_learned_site(void **state) {
+  (void)state;
+  char dir[PATH_MAX + 16];
+  snprintf(dir, sizeof dir, "%s/store-fresh", g_tmp);
+  wn_store *store = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_store_open(dir, NULL, &store, &diag), WN_OK);
+  wn_detector *d = NULL;
+  assert_int_equal(wn_detector_create(store, NULL, &d, &diag), WN_OK);
+  size_t len = 0;
+  char *bytes = wn_test_slurp(ARTICLE(6), &len);
+  wn_page_input in = {.bytes = bytes, .len = len, .site = "fresh.example"};
+  wn_page_result *r = NULL;
+  assert_int_equal(wn_detector_detect(d, &in, WN_WANT_TEXT, &r, &diag), WN_OK);
+  assert_int_equal(wn_page_result_fallback(r), WN_FALLBACK_NO_TEMPLATE);
+  wn_page_result_free(r);
+
+  wn_collector *c = make(store, 3, 0, 0);
+  const char *paths[3] = {ARTICLE(1), ARTICLE(2), ARTICLE(3)};
+  for (int i = 0; i < 3; i++) {
+    char url[128];
+    snprintf(url, sizeof url, "https://fresh.example/news/%d.html", i);
+    page p = load(paths[i], url);
+    assert_int_equal(add(c, &p, 0), i == 2 ? WN_COLLECT_READY : WN_COLLECT_HELD);
+    unload(&p);
+  }
+  wn_learned *l = NULL;
+  assert_int_equal(wn_collector_learn(c, "fresh.example", &l, &diag), WN_OK);
+  assert_int_equal(wn_site_save(store, l, NULL, &diag), WN_OK);
+  wn_learned_free(l);
+
+  assert_int_equal(wn_detector_detect(d, &in, WN_WANT_TEXT, &r, &diag), WN_OK);
+  assert_string_equal(wn_page_result_method(r), "template");
+  assert_int_equal(wn_page_result_generation(r), 1);
+  wn_page_result_free(r);
+  free(bytes);
+  wn_collector_destroy(c);
+  wn_detector_destroy(d);
+  wn_store_close(store);
+}
+
 /* Bounds: a page past max_bytes is not held; holding more evicts the
  * least recently seen site's pages; a site past max_sites forgets the
  * least recently seen site. */
@@ -470,6 +514,7 @@ int main(void) {
       cmocka_unit_test(test_held_until_ready),
       cmocka_unit_test(test_pending_and_other_layout),
       cmocka_unit_test(test_store_and_relearn),
+      cmocka_unit_test(test_detector_sees_learned_site),
       cmocka_unit_test(test_bounds),
       cmocka_unit_test(test_attempts_then_give_up),
       cmocka_unit_test(test_threads),
