@@ -11,8 +11,10 @@
  * Then, for 1 .. cores threads, five measurements over all pages of the
  * corpus:
  *
- *   parse     htmlReadMemory + xmlFreeDoc with the options src/dom uses
- *             (libxml2 alone: no decoding, no tree of ours, no detection)
+ *   parse     htmlReadMemory + xmlFreeDoc on the page's own bytes, with
+ *             the options src/dom uses but IGNORE_ENC (libxml2 alone: no
+ *             decoding of ours, no tree of ours, no detection;
+ *             tools/tool_common.h, as winnow-eval and winnow-snippets)
  *   template  wn_detector_detect with the page's site (decode, parse,
  *             match, select, render the text)
  *   fallback  wn_detector_detect with no site: the single-page method
@@ -30,8 +32,8 @@
  * machine. Peak memory is the process's maximum resident set (getrusage),
  * the corpus held in memory included.
  *
- * Uses only the public API (winnow/winnow.h), libxml2 for the bare parse,
- * and POSIX threads.
+ * Uses only the public API (winnow/winnow.h), libxml2 for the bare parse
+ * (tools/tool_common.c), and POSIX threads.
  */
 #include <winnow/winnow.h>
 
@@ -39,9 +41,9 @@
  * the tools link the static library, which has it). */
 #include "../src/util/util.h"
 
+#include "tool_common.h"
+
 #include <errno.h>
-#include <libxml/HTMLparser.h>
-#include <libxml/parser.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -55,14 +57,6 @@
 #define WN_BENCH_MAX_PAGES 1000000u
 #define WN_BENCH_MAX_THREADS 256u
 #define WN_BENCH_SITE_SIZE 64u
-
-/* The options src/dom/dom.c gives htmlReadMemory. dom.c hands libxml2
- * bytes it has decoded to UTF-8 (hence IGNORE_ENC there); the bare parse
- * gets the page's own bytes and lets libxml2 find the encoding, so IGNORE_ENC
- * is left out. */
-#define WN_BENCH_XML_OPTIONS                                                                     \
-  (HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET |           \
-   HTML_PARSE_COMPACT | HTML_PARSE_IGNORE_ENC)
 
 typedef struct wn_bench_page {
   char *bytes;
@@ -299,15 +293,8 @@ static wn_err wn_bench_detector(const wn_bench *b, wn_detector **out) {
 }
 
 static int wn_bench_one(wn_bench_worker *w, const wn_bench_page *pg, const char *site) {
-  if (w->run->mode == WN_BENCH_PARSE) {
-    if (pg->len > (size_t)INT32_MAX)
-      return -1;
-    htmlDocPtr doc = htmlReadMemory(pg->bytes, (int)pg->len, NULL, NULL, WN_BENCH_XML_OPTIONS);
-    if (!doc)
-      return -1;
-    xmlFreeDoc(doc);
-    return 0;
-  }
+  if (w->run->mode == WN_BENCH_PARSE)
+    return wn_tool_parse_bare(pg->bytes, pg->len);
   wn_page_input in = {.bytes = pg->bytes, .len = pg->len, .site = site};
   wn_page_result *r = NULL;
   wn_err e = wn_detector_detect(w->detector, &in, wn_bench_mode_want[w->run->mode], &r, NULL);

@@ -66,14 +66,13 @@
 #include <wctype.h>
 
 #include <jansson.h>
-#include <libxml/HTMLparser.h>
-#include <libxml/parser.h>
 
 #include <winnow/winnow.h>
 
 /* wn_parse_u32: the project's one whole-number parser (src/util/util.h;
  * the tools link the static library, which has it). */
 #include "../src/util/util.h"
+#include "tool_common.h"
 
 /* Caps on what the corpus may cost us. */
 #define WN_EVAL_MAX_INDEX_BYTES ((size_t)16 * 1024 * 1024) /* pages.tsv */
@@ -304,12 +303,6 @@ typedef struct wn_eval_group {
   double all_p, all_r, all_f1;
 } wn_eval_group;
 
-typedef struct wn_eval_timing {
-  size_t pages;
-  size_t bytes;
-  double best_seconds;
-} wn_eval_timing;
-
 typedef struct wn_eval_opts {
   uint32_t min_count;
   wn_detect_selector selector;
@@ -348,8 +341,8 @@ typedef struct wn_eval {
   size_t n_failed;
   size_t n_train_failed;
   double sum_p, sum_r, sum_f1;
-  wn_eval_timing parse_time;
-  wn_eval_timing detect_time;
+  wn_tool_timing parse_time;
+  wn_tool_timing detect_time;
   /* single-page mode: over all pages */
   size_t n_all;
   double all_p, all_r, all_f1;
@@ -865,31 +858,20 @@ out:
 /* Seconds on the monotonic clock: the project's one clock (wn_clock_ms). */
 static double wn_eval_now(void) { return wn_clock_ms() / 1000.0; }
 
-/* (a) the floor: libxml2's HTML parser on the raw bytes, and nothing else. */
+/* (a) the floor: libxml2's HTML parser on the raw bytes, and nothing else
+ * (tools/tool_common.h), over the pages (b) detects. */
+static int wn_eval_parse_page(void *ctx, size_t i, size_t *bytes) {
+  const wn_eval *ev = ctx;
+  const wn_eval_page *pg = &ev->pages[i];
+  if ((pg->is_train && !ev->opts.single) || !pg->html || pg->html_len > INT_MAX)
+    return 0;
+  (void)wn_tool_parse_bare(pg->html, pg->html_len);
+  *bytes = pg->html_len;
+  return 1;
+}
+
 static void wn_eval_time_parse(wn_eval *ev) {
-  wn_eval_timing *t = &ev->parse_time;
-  t->best_seconds = -1.0;
-  for (unsigned r = 0; r < ev->opts.repeat; r++) {
-    size_t pages = 0, bytes = 0;
-    double t0 = wn_eval_now();
-    for (size_t i = 0; i < ev->n_pages; i++) {
-      const wn_eval_page *pg = &ev->pages[i];
-      if ((pg->is_train && !ev->opts.single) || !pg->html || pg->html_len > INT_MAX)
-        continue;
-      htmlDocPtr doc = htmlReadMemory(pg->html, (int)pg->html_len, NULL, NULL,
-                                      HTML_PARSE_RECOVER | HTML_PARSE_NOERROR |
-                                          HTML_PARSE_NOWARNING | HTML_PARSE_NONET);
-      if (doc)
-        xmlFreeDoc(doc);
-      pages++;
-      bytes += pg->html_len;
-    }
-    double dt = wn_eval_now() - t0;
-    t->pages = pages;
-    t->bytes = bytes;
-    if (t->best_seconds < 0 || dt < t->best_seconds)
-      t->best_seconds = dt;
-  }
+  wn_tool_time_passes(ev->n_pages, ev->opts.repeat, wn_eval_parse_page, ev, &ev->parse_time);
 }
 
 /* (b) winnow's whole per-page cost through the public API: one
@@ -900,7 +882,7 @@ static void wn_eval_time_parse(wn_eval *ev) {
  * detected by the policy (--min-confidence, --fallback); in single-page
  * mode every page, by the method (a page with no site). */
 static wn_err wn_eval_time_detect(wn_eval *ev) {
-  wn_eval_timing *t = &ev->detect_time;
+  wn_tool_timing *t = &ev->detect_time;
   wn_err err = WN_OK;
   wn_detector *d = NULL;
   wn_diag diag;
@@ -1123,7 +1105,7 @@ static void wn_eval_print_text(const wn_eval *ev, const wn_eval_summary *s) {
   printf("  mean html bytes of a sample (train) page: %.0f\n", s->sample_mean);
   printf("\nthroughput over %zu test pages, %.2f MB, best of %u\n", ev->parse_time.pages,
          (double)ev->parse_time.bytes / 1e6, ev->opts.repeat);
-  const wn_eval_timing *a = &ev->parse_time, *b = &ev->detect_time;
+  const wn_tool_timing *a = &ev->parse_time, *b = &ev->detect_time;
   printf("  libxml2 parse only   : %9.1f pages/s %8.2f MB/s  (%.3f s)\n",
          wn_eval_rate((double)a->pages, a->best_seconds),
          wn_eval_rate((double)a->bytes / 1e6, a->best_seconds), a->best_seconds);
@@ -1147,7 +1129,7 @@ static void wn_eval_jset(json_t *obj, const char *key, json_t *val, int *bad) {
 
 static json_t *wn_eval_jsize(size_t v) { return json_integer((json_int_t)v); }
 
-static json_t *wn_eval_json_timing(const wn_eval_timing *t, int *bad) {
+static json_t *wn_eval_json_timing(const wn_tool_timing *t, int *bad) {
   json_t *o = json_object();
   wn_eval_jset(o, "pages", wn_eval_jsize(t->pages), bad);
   wn_eval_jset(o, "bytes", wn_eval_jsize(t->bytes), bad);
@@ -1359,7 +1341,7 @@ static void wn_eval_single_print_text(const wn_eval *ev) {
          scored ? sum_group_f1 / (double)scored : 0.0, scored);
   printf("accuracy, the template method's test pages (macro over %zu pages)\n", ev->n_test);
   printf("  P %.4f  R %.4f  F1 %.4f\n", ev->sum_p / nt, ev->sum_r / nt, ev->sum_f1 / nt);
-  const wn_eval_timing *a = &ev->parse_time, *b = &ev->detect_time;
+  const wn_tool_timing *a = &ev->parse_time, *b = &ev->detect_time;
   printf("\nthroughput over %zu pages (train and test), %.2f MB, best of %u\n", a->pages,
          (double)a->bytes / 1e6, ev->opts.repeat);
   printf("  libxml2 parse only   : %9.1f pages/s %8.2f MB/s  (%.3f s)\n",

@@ -31,7 +31,7 @@
  * with a hex digit goes by its first byte's parity: even A, odd B.
  *
  * Throughput, in the same run over the pages held in memory: a bare
- * libxml2 parse (htmlReadMemory with winnow-eval's options, then free) and
+ * libxml2 parse (tools/tool_common.h, as winnow-eval and winnow-bench) and
  * winnow's whole per-page detection (wn_detector_detect and freeing the
  * result); each loop runs --repeat times and the best run counts.
  *
@@ -48,14 +48,13 @@
 #include <time.h>
 
 #include <jansson.h>
-#include <libxml/HTMLparser.h>
-#include <libxml/parser.h>
 
 #include <winnow/winnow.h>
 
 /* wn_parse_u32: the project's one whole-number parser (src/util/util.h;
  * the tools link the static library, which has it). */
 #include "../src/util/util.h"
+#include "tool_common.h"
 
 /* Caps on what the corpus may cost us. A page has the CLI's cap
  * (WN_PAGE_MAX_BYTES, as `winnow detect FILE` reads it). */
@@ -89,11 +88,6 @@ typedef struct wn_snip_counts {
   size_t pages, empty, tp, fn, fp, tn;
 } wn_snip_counts;
 
-typedef struct wn_snip_timing {
-  size_t pages, bytes;
-  double best_seconds;
-} wn_snip_timing;
-
 typedef struct wn_snip_opts {
   int per_page, json, fallback_given;
   unsigned repeat;
@@ -107,7 +101,7 @@ typedef struct wn_snip {
   json_t *root; /* snippets.json: owns the ids and urls */
   wn_snip_page *pages;
   size_t n_pages;
-  wn_snip_timing parse_time, detect_time;
+  wn_tool_timing parse_time, detect_time;
 } wn_snip;
 
 /* ---- white space and matching ------------------------------------------------ */
@@ -411,43 +405,36 @@ static double wn_snip_ratio(size_t num, size_t den) {
 
 /* ---- throughput ------------------------------------------------------------------ */
 
-/* Seconds on the monotonic clock: the project's one clock (wn_clock_ms). */
-static double wn_snip_now(void) { return wn_clock_ms() / 1000.0; }
+/* One page of a timing pass: the pages that could be read. */
+typedef struct wn_snip_timed {
+  const wn_snip *s;
+  wn_detector *d; /* NULL: the bare parse */
+} wn_snip_timed;
 
-/* The floor: libxml2's HTML parser on the raw bytes (winnow-eval's
- * options), and nothing else. d NULL; else winnow's whole per-page cost:
+static int wn_snip_time_page(void *ctx, size_t i, size_t *bytes) {
+  const wn_snip_timed *tm = ctx;
+  const wn_snip_page *pg = &tm->s->pages[i];
+  if (!pg->html || pg->html_len > INT_MAX)
+    return 0;
+  if (tm->d) {
+    const wn_page_input in = {.bytes = pg->html, .len = pg->html_len, .url = pg->url};
+    wn_page_result *res = NULL;
+    (void)wn_detector_detect(tm->d, &in, WN_WANT_TEXT, &res, NULL);
+    wn_page_result_free(res);
+  } else {
+    (void)wn_tool_parse_bare(pg->html, pg->html_len);
+  }
+  *bytes = pg->html_len;
+  return 1;
+}
+
+/* The floor: libxml2's HTML parser on the raw bytes, and nothing else
+ * (tools/tool_common.h), d NULL; else winnow's whole per-page cost:
  * wn_detector_detect (decode, parse to the compact tree, detect, render
  * text) and freeing the result. Pages that could not be read are left out. */
-static void wn_snip_time(const wn_snip *s, wn_detector *d, wn_snip_timing *t) {
-  t->best_seconds = -1.0;
-  for (unsigned r = 0; r < s->opts.repeat; r++) {
-    size_t pages = 0, bytes = 0;
-    double t0 = wn_snip_now();
-    for (size_t i = 0; i < s->n_pages; i++) {
-      const wn_snip_page *pg = &s->pages[i];
-      if (!pg->html || pg->html_len > INT_MAX)
-        continue;
-      if (d) {
-        const wn_page_input in = {.bytes = pg->html, .len = pg->html_len, .url = pg->url};
-        wn_page_result *res = NULL;
-        (void)wn_detector_detect(d, &in, WN_WANT_TEXT, &res, NULL);
-        wn_page_result_free(res);
-      } else {
-        htmlDocPtr doc = htmlReadMemory(pg->html, (int)pg->html_len, NULL, NULL,
-                                        HTML_PARSE_RECOVER | HTML_PARSE_NOERROR |
-                                            HTML_PARSE_NOWARNING | HTML_PARSE_NONET);
-        if (doc)
-          xmlFreeDoc(doc);
-      }
-      pages++;
-      bytes += pg->html_len;
-    }
-    double dt = wn_snip_now() - t0;
-    t->pages = pages;
-    t->bytes = bytes;
-    if (t->best_seconds < 0 || dt < t->best_seconds)
-      t->best_seconds = dt;
-  }
+static void wn_snip_time(const wn_snip *s, wn_detector *d, wn_tool_timing *t) {
+  wn_snip_timed tm = {.s = s, .d = d};
+  wn_tool_time_passes(s->n_pages, s->opts.repeat, wn_snip_time_page, &tm, t);
 }
 
 static double wn_snip_rate(double amount, double seconds) {
@@ -514,7 +501,7 @@ static void wn_snip_print_text(const wn_snip *s, const wn_snip_counts c[3]) {
     wn_snip_print_counts("fold A", &c[1]);
   if (s->opts.fold != 'A')
     wn_snip_print_counts("fold B", &c[2]);
-  const wn_snip_timing *a = &s->parse_time, *b = &s->detect_time;
+  const wn_tool_timing *a = &s->parse_time, *b = &s->detect_time;
   printf("speed  parse %.0f pages/s  detect %.0f pages/s  (%.2fx parse)  over %zu pages, "
          "%.2f MB, best of %u\n",
          wn_snip_rate((double)a->pages, a->best_seconds),
@@ -552,7 +539,7 @@ static json_t *wn_snip_json_counts(const wn_snip_counts *c, int *bad) {
   return o;
 }
 
-static json_t *wn_snip_json_timing(const wn_snip_timing *t, int *bad) {
+static json_t *wn_snip_json_timing(const wn_tool_timing *t, int *bad) {
   json_t *o = json_object();
   wn_snip_jset(o, "pages", wn_snip_jsize(t->pages), bad);
   wn_snip_jset(o, "bytes", wn_snip_jsize(t->bytes), bad);

@@ -6,8 +6,9 @@
  * This header is everything a program embedding the library needs, grouped
  * by object as lmdb.h and zstd.h are:
  *
- *   1. lifecycle and errors   wn_init, wn_err, wn_diag, wn_free, wn_buf,
- *                             site names
+ *   1. lifecycle and errors   wn_init, site names; the base types
+ *                             (wn_err, wn_diag, wn_free, wn_buf) are in
+ *                             winnow/base.h, which this header includes
  *   2. the store              wn_store_open, wn_store_check, snapshots
  *   3. learning               wn_site_learn_files / _pages / _url ->
  *                             wn_learned, stored with wn_site_save
@@ -51,16 +52,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The base types (wn_err and its messages, wn_diag, wn_free, wn_buf,
+ * wn_file_read) and WN_API, which marks what the shared library exports. */
+#include <winnow/base.h>
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-/* What the shared library exports: these functions and nothing else (the
- * library is built with -fvisibility=hidden). */
-#if defined(__GNUC__)
-#define WN_API __attribute__((visibility("default")))
-#else
-#define WN_API
 #endif
 
 /* ==== 1. lifecycle and errors ============================================ */
@@ -74,63 +71,8 @@ extern "C" {
  * WN_VERSION_STRING when a program runs against a newer shared library. */
 WN_API const char *wn_version(void);
 
-
-/* Errors. One list generates the enum and its messages (libuv's X-macro
- * habit). Codes are only ever appended: scripts and records may rely on
- * them. */
-#define WN_ERROR_LIST(X)                                                     \
-  X(WN_OK, "success")                                                        \
-  X(WN_ENOMEM, "out of memory")                                              \
-  X(WN_EINVAL, "invalid argument")                                           \
-  X(WN_EIO, "input/output error")                                            \
-  X(WN_ETOOBIG, "input is larger than the byte cap")                         \
-  X(WN_ETOOMANY, "page has more nodes than the node cap")                    \
-  X(WN_ETOODEEP, "page is nested deeper than the depth cap")                 \
-  X(WN_EPARSE, "page could not be parsed")                                   \
-  X(WN_ECHARSET, "character set could not be decoded")                       \
-  X(WN_ENOTFOUND, "not found")                                               \
-  X(WN_ECORRUPT, "record is truncated or corrupt")                           \
-  X(WN_EVERSION, "record format version is not supported")                   \
-  X(WN_ESTORE, "store error")                                                \
-  X(WN_EEMPTY, "page has no content")                                        \
-  X(WN_ENOTEMPLATE, "site has no template")                                  \
-  X(WN_ENOSPACE, "store is full")                                            \
-  X(WN_EBUSY, "resource is busy")                                            \
-  X(WN_ENET, "network error")                                                \
-  X(WN_ETIMEOUT, "timed out")                                                \
-  X(WN_EHTTP, "HTTP error status")                                           \
-  X(WN_EROBOTS, "disallowed by robots.txt")                                  \
-  X(WN_ENOTHTML, "not an HTML page")                                         \
-  X(WN_EREDIRECT, "too many redirects")
-
-typedef enum wn_err {
-#define WN_ERROR_ENUM(code, msg) code,
-  WN_ERROR_LIST(WN_ERROR_ENUM)
-#undef WN_ERROR_ENUM
-  WN_ERR_COUNT
-} wn_err;
-
-/* Message for an error code (the list above); never NULL. */
-WN_API const char *wn_strerror(wn_err err);
-/* Symbolic name of an error code ("WN_ENOMEM"); never NULL. */
-WN_API const char *wn_strerror_name(wn_err err);
-
-/* Detail of the last failure, curl-style: the first message wins until
- * wn_diag_clear(), so the innermost (most specific) cause is kept. */
-typedef struct wn_diag {
-  char msg[512];
-} wn_diag;
-WN_API void wn_diag_clear(wn_diag *diag);
-/* Sets the message if none is set yet; returns err, so that a caller
- * (the library, or a front end reporting its own errors the same way)
- * can `return wn_diag_set(d, WN_EINVAL, "...")`. diag may be NULL. */
-WN_API wn_err wn_diag_set(wn_diag *diag, wn_err err, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-/* The message, or wn_strerror(err) when no detail was recorded. */
-WN_API const char *wn_diag_message(const wn_diag *diag, wn_err err);
+/* The errors themselves (wn_err, wn_strerror, wn_diag) are in
+ * winnow/base.h, as are wn_free and wn_buf. */
 
 /* Process exit codes of the winnow programs, and the one mapping from an
  * error to them: store errors 3, out of memory 4, every other error (a
@@ -153,55 +95,10 @@ WN_API wn_err wn_init(void);
 /* Undoes wn_init() when called as many times as it was. */
 WN_API void wn_cleanup(void);
 
-/* Frees memory the library allocated and handed over: the char * of
- * wn_buf_take, wn_file_read, wn_page_result_json, wn_site_template_json,
- * wn_site_fastce_show, wn_explain_text and wn_explain_html. NULL is
- * harmless. That memory comes from malloc, and free() keeps working on
- * it; wn_free is the documented way, which stays right for a program whose
- * C runtime or allocator is not the library's. Objects with a type of
- * their own (wn_page_result, wn_learned, ...) have their own *_free. */
-WN_API void wn_free(void *ptr);
-
-/* A growable byte buffer with a cap (curl's dynbuf), for front ends as
- * for the library: appends past the cap fail with WN_ETOOBIG and leave the
- * buffer as it was. Always NUL-terminated when len > 0. */
-typedef struct wn_buf {
-  char *data;
-  size_t len;
-  size_t alloc;
-  size_t cap;
-} wn_buf;
-
-/* cap 0: no cap. */
-WN_API void wn_buf_init(wn_buf *buf, size_t cap);
-WN_API void wn_buf_free(wn_buf *buf);
-/* Empties the buffer, keeping its memory. */
-WN_API void wn_buf_reset(wn_buf *buf);
-/* The appends return WN_ETOOBIG (past the cap), WN_ENOMEM; _str, _char
- * and _printf also WN_EINVAL (NULL, or a format that fails). */
-WN_API wn_err wn_buf_append(wn_buf *buf, const void *data, size_t len);
-WN_API wn_err wn_buf_append_str(wn_buf *buf, const char *s);
-WN_API wn_err wn_buf_append_char(wn_buf *buf, char c);
-WN_API wn_err wn_buf_printf(wn_buf *buf, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-/* Hands the bytes to the caller (wn_free them); the buffer is empty
- * after. */
-WN_API char *wn_buf_take(wn_buf *buf, size_t *len);
-
 /* Default caps on one page: bytes, element nodes, nesting depth. */
 #define WN_PAGE_MAX_BYTES ((size_t)16 * 1024 * 1024)
 #define WN_PAGE_MAX_NODES 300000u
 #define WN_PAGE_MAX_DEPTH 256u
-
-/* Reads a whole file (or stdin for "-") of at most max_bytes. *out is
- * malloc'd and NUL-terminated (wn_free it). Messages name the file.
- * Returns WN_ENOTFOUND (no such file), WN_EIO, WN_ETOOBIG (past
- * max_bytes), WN_ENOMEM. */
-WN_API wn_err wn_file_read(const char *path, size_t max_bytes, char **out, size_t *out_len,
-                           wn_diag *diag);
 
 /* Every *_json function: indent (else one line). */
 #define WN_JSON_PRETTY 0x1u
@@ -283,13 +180,15 @@ typedef struct wn_store_check_report {
  * forked child (tree pages, the bounds of each value, the first page of
  * each value on overflow pages; record contents are wn_store_verify's).
  * report may be NULL. Forks: call it before starting threads that hold
- * locks. Call it before this process opens the store (as the front ends
- * do): LMDB allows one open of an environment per process, and a store
- * this process holds open is reported damaged when it is not. Takes a
- * read snapshot like any reader, so writers in other processes may go on
- * meanwhile. Returns WN_ESTORE: damaged (report->damaged 1,
- * report->problem and diag say what) or the check itself could not run
- * (damaged 0); WN_ENOTFOUND: no store there; WN_EINVAL. */
+ * locks. The store may be open in this process too (a wn_store_open
+ * handle, which stays usable): the walk opens the store in the child, a
+ * process of its own, so LMDB's rule of one open per process holds. The
+ * front ends check before they open, so that a damaged store is refused
+ * before anything reads it. Takes a read snapshot like any reader, so
+ * writers (in this process or others) may go on meanwhile. Returns
+ * WN_ESTORE: damaged (report->damaged 1, report->problem and diag say
+ * what) or the check itself could not run (damaged 0); WN_ENOTFOUND: no
+ * store there; WN_EINVAL. */
 WN_API wn_err wn_store_check(const char *dir, wn_store_check_report *report, wn_diag *diag);
 
 /* The store as LMDB and the records say (winnow-dump stats). */
@@ -763,6 +662,13 @@ WN_API const char *wn_page_result_method(const wn_page_result *r);
 WN_API double wn_page_result_confidence(const wn_page_result *r);
 WN_API wn_detect_fallback wn_page_result_fallback(const wn_page_result *r);
 WN_API uint64_t wn_page_result_generation(const wn_page_result *r); /* 0: none */
+/* NULL when content was found; else why none was (JSON "empty"): "no text
+ * in the page", "everything filtered" (the page has text, the method kept
+ * none of it), "cut short: more than 256 nested elements" or "cut short:
+ * a text of more than 10 MB" (where libxml2's tree builder stops reading
+ * a page). A page cut short whose content came before the cut is not
+ * empty. */
+WN_API const char *wn_page_result_empty(const wn_page_result *r);
 WN_API const char *wn_page_result_charset(const wn_page_result *r);
 /* "bom", "transport", "meta", "guess", "default". */
 WN_API const char *wn_page_result_charset_source(const wn_page_result *r);

@@ -80,7 +80,8 @@ static void wn_batch_learn_count(wn_batch_learn *learn, const wn_page_result *r)
 /* A worker's part: prepare, detect, render. The raw bytes are kept until
  * the page is written: the window counts them until then. */
 static void wn_batch_process(wn_batch_source *source, wn_batch_sink *sink, wn_detector *d,
-                             wn_batch_learn *learn, wn_batch_page *page) {
+                             const wn_batch_options *opts, wn_batch_page *page) {
+  wn_batch_learn *learn = opts->learn;
   wn_page_result *r = NULL;
   page->err = page->read_err;
   if (!page->err && source->prepare)
@@ -89,6 +90,14 @@ static void wn_batch_process(wn_batch_source *source, wn_batch_sink *sink, wn_de
     page->err = wn_detector_detect(d, &page->in, sink->want, &r, &page->diag);
   if (!page->err)
     wn_batch_learn_count(learn, r);
+  if (opts->counts) {
+    if (page->err)
+      atomic_fetch_add_explicit(&opts->counts->failed, 1, memory_order_relaxed);
+    else
+      atomic_fetch_add_explicit(&opts->counts->detected, 1, memory_order_relaxed);
+    if (!page->err && wn_page_result_empty(r))
+      atomic_fetch_add_explicit(&opts->counts->empty, 1, memory_order_relaxed);
+  }
   sink->render(sink->ctx, page, page->err ? NULL : r);
   wn_page_result_free(r);
   if (source->release && page->prepared)
@@ -126,7 +135,7 @@ static int wn_batch_run_inline(const wn_batch_options *opts, wn_batch_source *so
       rc = got < 0 ? WN_EXIT_INPUT : WN_EXIT_OK;
       break;
     }
-    wn_batch_process(source, sink, d, opts->learn, &page);
+    wn_batch_process(source, sink, d, opts, &page);
     rc = wn_batch_write(sink, &page);
     wn_cli_batch_page_free(&page, source);
     if (rc != WN_EXIT_OK)
@@ -158,7 +167,7 @@ static void *wn_batch_worker_main(void *arg) {
     size_t slot = (size_t)(seq % b->window);
     b->state[slot] = WN_SLOT_CLAIMED;
     pthread_mutex_unlock(&b->mu);
-    wn_batch_process(b->source, b->sink, w->d, b->opts->learn, &b->slots[slot]);
+    wn_batch_process(b->source, b->sink, w->d, b->opts, &b->slots[slot]);
     pthread_mutex_lock(&b->mu);
     b->state[slot] = WN_SLOT_DONE;
     if (seq == b->n_written)
@@ -528,6 +537,13 @@ int wn_cli_batch_run(const wn_batch_options *opts, wn_batch_source *source, wn_b
   if (opts->learn)
     return wn_batch_run_learning(opts, source, sink);
   return wn_batch_run_pages(opts, source, sink);
+}
+
+void wn_cli_batch_counts_text(const wn_batch_counts *c, const char *unit, char *buf, size_t size) {
+  unsigned long detected = atomic_load(&c->detected), empty = atomic_load(&c->empty),
+                failed = atomic_load(&c->failed);
+  snprintf(buf, size, "%lu %s: %lu detected (%lu with no content), %lu failed", detected + failed,
+           unit, detected, empty, failed);
 }
 
 void wn_cli_batch_learn_report(const wn_batch_learn *learn) {

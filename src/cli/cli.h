@@ -119,6 +119,16 @@ typedef struct wn_batch_learn {
   double read_ms, learn_ms; /* the reader's time reading and learning */
 } wn_batch_learn;
 
+/* What a run's pages came to (the workers count; read after the run). */
+typedef struct wn_batch_counts {
+  _Atomic unsigned long detected; /* a result, content or not */
+  _Atomic unsigned long empty;    /* of which with no content (wn_page_result_empty) */
+  _Atomic unsigned long failed;   /* an error instead */
+} wn_batch_counts;
+
+/* "N page(s): D detected (E with no content), F failed" into buf. */
+void wn_cli_batch_counts_text(const wn_batch_counts *c, const char *unit, char *buf, size_t size);
+
 typedef struct wn_batch_options {
   unsigned threads;      /* workers; 1: all on the calling thread */
   size_t window_pages;   /* pages in flight at most; 0: 4 * threads */
@@ -127,6 +137,7 @@ typedef struct wn_batch_options {
   wn_store *store;       /* may be NULL */
   const wn_detector_options *detector;
   wn_batch_learn *learn; /* NULL: no --learn */
+  wn_batch_counts *counts; /* NULL: not counted */
 } wn_batch_options;
 
 #define WN_BATCH_MAX_THREADS 256u

@@ -260,6 +260,11 @@ static int wn_detect_one(wn_detector *d, const char *site, const char *url, cons
     rc = WN_EXIT_INTERNAL;
     goto out;
   }
+  /* An empty answer is never silent: JSON says why in "empty", and every
+   * format says it here. */
+  if (wn_page_result_empty(r))
+    wn_cli_error("warning: %s: no content: %s", strcmp(input, "-") == 0 ? "stdin" : input,
+                 wn_page_result_empty(r));
   rc = WN_EXIT_OK;
 out:
   free(json);
@@ -512,7 +517,11 @@ int wn_cli_detect(int argc, char **argv) {
     }
   }
   /* Many pages: the batch pipeline makes a detector per thread. */
-  wn_batch_options bopts = {.threads = threads, .store = store, .detector = &dopts};
+  wn_batch_counts counts;
+  memset(&counts, 0, sizeof counts);
+  wn_batch_options bopts = {.threads = threads, .store = store, .detector = &dopts,
+                            .counts = &counts};
+  char summary[160];
   if (learn) {
     wn_collect_options co;
     wn_collect_options_init(&co);
@@ -539,6 +548,8 @@ int wn_cli_detect(int argc, char **argv) {
   }
   if (jsonl) {
     rc = wn_cli_detect_stream(&bopts, input ? input : "-", format);
+    wn_cli_batch_counts_text(&counts, "line(s)", summary, sizeof summary);
+    wn_cli_error("%s", summary);
     goto out;
   }
   if (many) {
@@ -551,6 +562,8 @@ int wn_cli_detect(int argc, char **argv) {
                               .url = url,
                               .format = format};
     rc = wn_cli_detect_files(&bopts, &fopts);
+    wn_cli_batch_counts_text(&counts, "page(s)", summary, sizeof summary);
+    wn_cli_error("%s", summary);
     goto out;
   }
   wn_err err = wn_detector_create(store, &dopts, &d, &diag);

@@ -233,11 +233,13 @@ int wn_cli_detect_warc(const wn_batch_options *opts, char *const *paths, size_t 
     }
   }
   const wn_warc_stats *t = &src.total;
-  wn_cli_error("%zu WARC file(s): %llu records, %llu HTML pages (%lu detected, %lu failed), "
+  unsigned long empty = opts->counts ? atomic_load(&opts->counts->empty) : 0;
+  wn_cli_error("%zu WARC file(s): %llu records, %llu HTML pages (%lu detected, %lu with no "
+               "content, %lu failed), "
                "skipped %llu (not a response), %llu (not HTML), %llu (HTTP status), "
                "%llu (too big); %llu damaged; %lu file(s) unreadable",
                n_paths, (unsigned long long)t->records, (unsigned long long)t->pages,
-               k.pages_ok, k.pages_failed, (unsigned long long)t->skipped_type,
+               k.pages_ok, empty, k.pages_failed, (unsigned long long)t->skipped_type,
                (unsigned long long)t->skipped_not_html, (unsigned long long)t->skipped_status,
                (unsigned long long)t->skipped_too_big, (unsigned long long)t->damaged,
                src.files_failed);

@@ -18,6 +18,8 @@
 #include "template/template.h"
 #include "util/util.h"
 
+#include <winnow/winnow.h>
+
 /* wn_detect_selector, wn_single_method, wn_detect_fallback and
  * wn_detect_options are public (include/winnow/winnow.h). */
 

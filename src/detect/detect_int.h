@@ -113,10 +113,6 @@ wn_err wn_detect_select_region(const wn_dom_page *page, const wn_detect_labels *
 wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
                                const wn_detect_labels *l, wn_detect_result *res);
 
-/* raw (an href or src) resolved against base into out (CURLU * or NULL:
- * appended as written, trimmed). An empty raw appends nothing; one that
- * does not resolve is appended as written (render.c). */
-wn_err wn_detect_url_absolute(void *base, const char *raw, wn_buf *out);
 /* The trace's arrays for a page of count nodes (explain.c); WN_ENOMEM. */
 wn_err wn_detect_trace_start(wn_detect_trace *trace, uint32_t count);
 

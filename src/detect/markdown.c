@@ -20,12 +20,12 @@
  */
 #include "detect/detect.h"
 #include "detect/detect_int.h"
+#include "fetch/fetch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
 
 /* Containers (block quotes, list items) that indent their lines; deeper
  * nesting is rendered without further indentation rather than refused. */
@@ -65,7 +65,7 @@ typedef struct wn_md {
   const uint8_t *keep;
   const uint8_t *live;   /* the subtree holds something to render */
   const wn_render_options *opts;
-  CURLU *base;           /* NULL: links stay as written */
+  wn_url_base *base;     /* NULL: links stay as written */
   wn_md_box box[WN_MD_MAX_BOXES];
   uint32_t n_box;
   uint32_t pending_nl;   /* line breaks wanted before the next content */
@@ -262,7 +262,7 @@ static wn_err wn_md_inline_begin(wn_md *md, int space_before, int *line_start) {
  * (javascript:, empty). */
 static int wn_md_url(wn_md *md, const char *raw, int is_image, wn_err *err) {
   wn_buf_reset(&md->scratch);
-  *err = wn_detect_url_absolute(md->base, raw, &md->scratch);
+  *err = wn_url_base_resolve(md->base, raw, &md->scratch);
   if (*err || md->scratch.len == 0)
     return 0;
   const char *u = md->scratch.data;
@@ -977,17 +977,9 @@ wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result
   wn_buf_init(&md.open, 4096);
   wn_buf_init(&md.closes, 1024 * 1024);
   wn_buf_init(&md.scratch, WN_DOM_DEFAULT_MAX_BYTES);
-  if (opts->base_url) {
-    md.base = curl_url();
-    if (!md.base)
-      goto out;
-    /* A base that does not parse leaves links as written. */
-    if (curl_url_set(md.base, CURLUPART_URL, opts->base_url, CURLU_NON_SUPPORT_SCHEME) !=
-        CURLUE_OK) {
-      curl_url_cleanup(md.base);
-      md.base = NULL;
-    }
-  }
+  /* A base that does not parse leaves links as written (md.base NULL). */
+  if (opts->base_url && wn_url_base_parse(opts->base_url, &md.base) == WN_ENOMEM)
+    goto out;
   err = WN_OK;
   for (uint32_t k = 0; k < result->n_selected && !err; k++) {
     uint32_t r = result->selected[k];
@@ -1003,7 +995,7 @@ wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result
 out:
   if (err == WN_ENOMEM)
     wn_diag_set(diag, err, "out of memory");
-  curl_url_cleanup(md.base);
+  wn_url_base_free(md.base);
   wn_buf_free(&md.open);
   wn_buf_free(&md.closes);
   wn_buf_free(&md.scratch);

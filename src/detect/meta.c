@@ -16,12 +16,12 @@
  */
 #include "detect/detect.h"
 #include "detect/detect_int.h"
+#include "fetch/fetch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
 #include <jansson.h>
 
 /* Bounds: longest field kept (longer text is cut at a character
@@ -515,16 +515,25 @@ static char *wn_meta_base(const wn_dom_meta *items, uint32_t n_items, const char
   wn_buf b;
   wn_buf_init(&b, 16384);
   char *out = NULL;
+  wn_url_base *page_base = NULL;
   for (uint32_t k = 0; k < n_items; k++) {
     if (items[k].kind != WN_DOM_META_BASE || !items[k].href)
       continue;
-    CURLU *h = curl_url();
-    if (h && page_url)
-      curl_url_set(h, CURLUPART_URL, page_url, CURLU_NON_SUPPORT_SCHEME);
-    if (wn_detect_url_absolute(page_url ? h : NULL, items[k].href, &b) != WN_OK)
+    /* Without a page URL the href is taken as written. A page URL that
+     * does not parse is an empty base: an absolute href still resolves. */
+    if (page_url && !page_base) {
+      wn_err err = wn_url_base_parse(page_url, &page_base);
+      if (err == WN_EINVAL)
+        err = wn_url_base_parse(NULL, &page_base);
+      if (err) {
+        *oom = 1;
+        break;
+      }
+    }
+    if (wn_url_base_resolve(page_base, items[k].href, &b) != WN_OK)
       *oom = 1;
-    curl_url_cleanup(h);
   }
+  wn_url_base_free(page_base);
   if (b.len)
     out = wn_buf_take(&b, NULL);
   wn_buf_free(&b);
@@ -564,16 +573,19 @@ wn_err wn_detect_metadata_read(const wn_dom_page *page, const char *page_url,
   if (a.val[WN_M_CANON]) {
     char *base = wn_meta_base(items, n_items, page_url, &a.oom);
     if (base) {
-      CURLU *h = curl_url();
+      /* A base that does not parse leaves the canonical URL as written. */
+      wn_url_base *h = NULL;
       wn_buf b;
       wn_buf_init(&b, 16384);
-      if (h && curl_url_set(h, CURLUPART_URL, base, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
-          wn_detect_url_absolute(h, a.val[WN_M_CANON], &b) == WN_OK && b.len) {
+      wn_err err = wn_url_base_parse(base, &h);
+      if (err == WN_ENOMEM)
+        a.oom = 1;
+      if (h && wn_url_base_resolve(h, a.val[WN_M_CANON], &b) == WN_OK && b.len) {
         free(a.val[WN_M_CANON]);
         a.val[WN_M_CANON] = wn_buf_take(&b, NULL);
       }
       wn_buf_free(&b);
-      curl_url_cleanup(h);
+      wn_url_base_free(h);
       free(base);
     }
   }

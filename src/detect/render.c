@@ -3,16 +3,13 @@
  */
 #include "detect/detect.h"
 #include "detect/detect_int.h"
+#include "fetch/fetch.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
 #include <libxml/HTMLtree.h>
 #include <libxml/tree.h>
-
-/* Longest href or src made absolute; longer ones are kept as written. */
-#define WN_DETECT_MAX_URL ((size_t)8192)
 
 /* Text output state: the line being written starts at line_start in out;
  * inside a pre run, pending_nl line breaks wait for the next visible
@@ -204,57 +201,14 @@ wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *re
 
 /* ---- absolute URLs ------------------------------------------------------- */
 
-static int wn_html_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-}
-
-wn_err wn_detect_url_absolute(void *base_handle, const char *raw, wn_buf *out) {
-  CURLU *base = base_handle;
-  /* An href is trimmed of ASCII white space before it is parsed (HTML,
-   * "valid URL potentially surrounded by spaces"). */
-  size_t len = strlen(raw);
-  while (len && wn_html_space(*raw)) {
-    raw++;
-    len--;
-  }
-  while (len && wn_html_space(raw[len - 1]))
-    len--;
-  if (len == 0)
-    return WN_OK;
-  if (!base || len > WN_DETECT_MAX_URL)
-    return wn_buf_append(out, raw, len);
-  wn_err err = WN_ENOMEM;
-  char *ref = malloc(len + 1);
-  CURLU *h = curl_url_dup(base);
-  char *url = NULL;
-  if (!ref || !h)
-    goto out;
-  memcpy(ref, raw, len);
-  ref[len] = '\0';
-  /* A bare fragment names the base document itself (RFC 3986, 5.2.2);
-   * curl 7.88 resolves it to the base's directory, so it is set as the
-   * fragment. Other references resolve by RFC 3986 in curl_url_set. */
-  CURLUcode rc = ref[0] == '#'
-                     ? curl_url_set(h, CURLUPART_FRAGMENT, ref + 1, 0)
-                     : curl_url_set(h, CURLUPART_URL, ref,
-                                    CURLU_NON_SUPPORT_SCHEME | CURLU_ALLOW_SPACE);
-  if (rc == CURLUE_OK)
-    rc = curl_url_get(h, CURLUPART_URL, &url, 0);
-  err = rc == CURLUE_OK ? wn_buf_append_str(out, url) : wn_buf_append(out, raw, len);
-out:
-  curl_free(url);
-  curl_url_cleanup(h);
-  free(ref);
-  return err;
-}
-
 /* Rewrites attr of el to its absolute form. */
-static wn_err wn_html_absolute_attr(CURLU *base, xmlNodePtr el, const char *attr, wn_buf *tmp) {
+static wn_err wn_html_absolute_attr(const wn_url_base *base, xmlNodePtr el, const char *attr,
+                                    wn_buf *tmp) {
   xmlChar *v = xmlGetProp(el, (const xmlChar *)attr);
   if (!v)
     return WN_OK;
   wn_buf_reset(tmp);
-  wn_err err = wn_detect_url_absolute(base, (const char *)v, tmp);
+  wn_err err = wn_url_base_resolve(base, (const char *)v, tmp);
   xmlFree(v);
   if (!err && tmp->len && !xmlSetProp(el, (const xmlChar *)attr, (const xmlChar *)tmp->data))
     err = WN_ENOMEM;
@@ -267,13 +221,15 @@ wn_err wn_detect_render_html_base(const wn_dom_page *page, const wn_detect_resul
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   if (!base_url || count != result->count || !wn_dom_xml_doc(page))
     return wn_detect_render_html(page, result, out, diag);
-  CURLU *base = curl_url();
-  if (!base)
+  wn_url_base *base = NULL;
+  wn_err err = wn_url_base_parse(base_url, &base);
+  if (err == WN_ENOMEM)
     return wn_diag_set(diag, WN_ENOMEM, "out of memory");
-  wn_err err = WN_OK;
-  if (curl_url_set(base, CURLUPART_URL, base_url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK) {
+  /* A base that does not parse leaves the links as written. */
+  err = WN_OK;
+  if (base) {
     wn_buf tmp;
-    wn_buf_init(&tmp, WN_DETECT_MAX_URL * 4);
+    wn_buf_init(&tmp, WN_URL_MAX * 4);
     /* The elements of the selection are the compact tree's, each with its
      * libxml2 node: the same walk, without recursion. */
     for (uint32_t k = 0; k < result->n_selected && !err; k++) {
@@ -291,7 +247,7 @@ wn_err wn_detect_render_html_base(const wn_dom_page *page, const wn_detect_resul
     }
     wn_buf_free(&tmp);
   }
-  curl_url_cleanup(base);
+  wn_url_base_free(base);
   if (err)
     return wn_diag_set(diag, err, "detect: making the links absolute failed");
   return wn_detect_render_html(page, result, out, diag);

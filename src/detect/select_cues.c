@@ -4,7 +4,8 @@
  * template as a filter, then single-page cues, because a template alone
  * removes what repeats across a site but not what differs on every page
  * and is still not content (related links, teasers, comment boxes). See
- * the README for the measurements behind each step.
+ * docs/design.md, "Detection", for each step and docs/evaluation.md for
+ * the figures.
  */
 #include "detect/detect.h"
 #include "detect/detect_int.h"
@@ -36,8 +37,8 @@
  *    container (table, list, div...) that is more than a fifth link text,
  *    as Readability's cleaning does.
  *
- * The three constants were measured on the crawl-to-the-future and
- * CleanPortalEval test pages (README, "Accuracy").
+ * The three constants were chosen on the crawl-to-the-future and
+ * CleanPortalEval test pages (docs/evaluation.md).
  */
 #define WN_CUE_MIN_PARAGRAPH 25u
 #define WN_CUE_GROWTH 0.1
@@ -64,11 +65,9 @@ static wn_err wn_detect_select_cues_in(const wn_dom_page *page, const wn_detect_
  * wn_single_not_content_mask: "comment", "disqus"..., and with them page
  * footers by name and text in the classes common style sheets hide;
  * chosen fold by fold there) and its text taken out of the candidates.
- * Measured here: word F1 crawl-to-the-future 0.9528 to 0.9547 and
- * CleanPortalEval 0.9624 to 0.9646 with the default selector (0.9644 with
- * <object> content since; 0.9546 to
- * 0.9573 and 0.9566 to 0.9588 with this one alone); the manuals
- * unchanged. */
+ * It raised word F1 on both news corpora, with the places selector and
+ * with this one alone, and left the manuals as they were (CHANGELOG.md,
+ * "Content places against the other selectors"). */
 wn_err wn_detect_select_cues(const wn_dom_page *page, const wn_detect_labels *l,
                              wn_detect_result *res) {
   uint32_t count = 0;

@@ -32,11 +32,11 @@
  * past the place (wn_places_continue): where DANAg's run of lines carries
  * the story on past what was chosen, the rest of the run comes in.
  *
- * Measured (README, "Content places"): the default selector; better than
- * the cue selector alone on both news corpora (both folds) and on the
- * manuals; where it still loses pages, a place judged whole keeps a
- * page-specific box the samples never showed, which the cue selector
- * drops.
+ * The default selector (docs/design.md, "Content places"; figures in
+ * docs/evaluation.md): better than the cue selector alone on both news
+ * corpora (both folds) and on the manuals; where it still loses pages, a
+ * place judged whole keeps a page-specific box the samples never showed,
+ * which the cue selector drops.
  */
 #include "detect/detect.h"
 #include "detect/detect_int.h"
@@ -274,10 +274,9 @@ static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
       /* The page does not fit the place: the single-page method reads
        * it, the template as its filter (only page-specific text), rather
        * than the cue selector, whose choice this was. DANAg reads these
-       * pages better (a gallery's captions the cue selector took for the
-       * story; measured: crawl-to-the-future 0.9614 -> 0.9622, fold A
-       * 0.9551 -> 0.9569, fold B 0.9676 -> 0.9675; CleanPortalEval and
-       * the manuals unchanged). */
+       * pages better: what the cue selector keeps on them is often not
+       * the story (a gallery's captions taken for it), while DANAg's run
+       * of lines follows the story wherever its elements lie. */
       err = wn_places_single(page, l, res, mark, set);
       set = NULL;
       *by_single = 1;
@@ -289,10 +288,10 @@ static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
      * selector inside it (its largest page-specific region and the
      * regions beside it, lists of links included; a page-specific slot in
      * a template box, such as the current chapter's title in a navigation
-     * bar, stays out). Measured: crawl-to-the-future 0.9485 to 0.9528 with
-     * the <aside> and the half rules below, CleanPortalEval unchanged, the
-     * Python manual 1.0000 to 0.9985 (its footnotes are <aside>s; 0.9997
-     * with footnotes kept). */
+     * bar, stays out). Two rules below keep what the region selector
+     * alone would get wrong in a place: a box the samples never showed
+     * (an <aside>), and a place whose content is many small template
+     * paragraphs (the half rule). */
     /* What the cue selector kept inside the place, for the check below. */
     uint64_t ck = 0, rk = 0;
     for (uint32_t i = 0; i < count; i++) {
@@ -399,18 +398,15 @@ static int wn_places_wordy(const wn_dom_node *n) {
  * post at once, which DANAg's run reaches; tested). The places to skip,
  * inside the place, are not excluded: a run that reaches one there has
  * gone through it with the story (an ad slot the story continues past;
- * excluding them too cost crawl-to-the-future 0.0006, www.foxnews.com
- * 2005 recall 0.98 -> 0.83). A run that does not touch the places' choice
- * (DANAg chose another block: a teaser list, a comment thread) adds
- * nothing, so the places still decide where the content is. It runs on
- * every page the places selector serves, those it hands to the cue
- * selector too (0.9603 on crawl-to-the-future when only where the place
- * served).
+ * excluding it cuts the story at the slot). A run that does not touch
+ * the places' choice (DANAg chose another block: a teaser list, a comment
+ * thread) adds nothing, so the places still decide where the content is.
+ * It runs on every page the places selector serves, those it hands to the
+ * cue selector too: their stories run on past the choice as well.
  *
- * No constant. Measured: crawl-to-the-future 0.9584 -> 0.9611 (fold A
- * 0.9537 -> 0.9546, fold B 0.9631 -> 0.9676); CleanPortalEval and the
- * manuals unchanged. Adding every page-specific text DANAg kept, runs or
- * not, gave 0.9602 with fold A lower (teaser lists on index pages).
+ * No constant. Only runs count, not every page-specific text DANAg kept:
+ * on index pages that would bring teaser lists in. (The figures behind
+ * these choices: CHANGELOG.md, "The place reads more of the story".)
  */
 static wn_err wn_places_continue(const wn_dom_page *page, const wn_template *tpl,
                                  const wn_detect_labels *l, wn_detect_result *res) {

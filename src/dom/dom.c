@@ -34,6 +34,7 @@ struct wn_dom_page {
   wn_dom_meta *meta;
   uint32_t n_meta, cap_meta;
   const char *lang;
+  int cut_short; /* WN_DOM_CUT_*: why the parse ended before the page did */
 };
 
 typedef struct wn_tag_entry {
@@ -1116,8 +1117,9 @@ static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) 
   if (s->depth > WN_XML_MAX_DEPTH) {
     /* libxml2's tree builder drops this element and halts the parser
      * (nodePush: "Excessive depth in document"); what was built so far is
-     * the page. */
+     * the page, and the result says it was cut short. */
     s->stopped = 1;
+    s->b->page->cut_short = WN_DOM_CUT_DEPTH;
     xmlStopParser(s->ctxt);
     return;
   }
@@ -1246,6 +1248,7 @@ static void wn_sax_chars(wn_sax *s, const xmlChar *ch, int len, int cdata) {
     /* xmlSAX2Text: "huge text node", and the parse ends there. */
     wn_sax_flush(s);
     s->stopped = 1;
+    s->b->page->cut_short = WN_DOM_CUT_TEXT;
     xmlStopParser(s->ctxt);
     return;
   }
@@ -1596,6 +1599,8 @@ const wn_dom_node *wn_dom_nodes(const wn_dom_page *page, uint32_t *count) {
 }
 
 uint32_t wn_dom_body(const wn_dom_page *page) { return page->body; }
+int wn_dom_cut_short(const wn_dom_page *page) { return page->cut_short; }
+
 const char *wn_dom_charset(const wn_dom_page *page) { return page->charset; }
 wn_charset_source wn_dom_charset_source(const wn_dom_page *page) { return page->charset_source; }
 size_t wn_dom_input_bytes(const wn_dom_page *page) { return page->input_bytes; }

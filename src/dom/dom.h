@@ -23,6 +23,8 @@
 
 #include "util/util.h"
 
+#include <winnow/winnow.h>
+
 #define WN_DOM_NONE UINT32_MAX
 
 /* Caps on what a page may cost us. Past one, parsing fails with
@@ -180,6 +182,12 @@ void wn_dom_free(wn_dom_page *page);
 const wn_dom_node *wn_dom_nodes(const wn_dom_page *page, uint32_t *count);
 /* Index of <body>, WN_DOM_NONE if there is none. */
 uint32_t wn_dom_body(const wn_dom_page *page);
+/* Why the parse ended before the page did, as libxml2's tree builder
+ * ends it (the tree holds what came before): 0 it did not,
+ * WN_DOM_CUT_DEPTH past its nesting limit, WN_DOM_CUT_TEXT a text node
+ * past its size limit. */
+enum { WN_DOM_CUT_DEPTH = 1, WN_DOM_CUT_TEXT = 2 };
+int wn_dom_cut_short(const wn_dom_page *page);
 const char *wn_dom_charset(const wn_dom_page *page);
 wn_charset_source wn_dom_charset_source(const wn_dom_page *page);
 /* Input bytes the page was parsed from. */

@@ -2,7 +2,9 @@
  * fetch: everything that touches the network for learning: URLs and the
  * site a URL belongs to (url.c), robots.txt (robots.c, RFC 9309) and a
  * polite crawler on libcurl multi (crawl.c). It knows nothing of pages'
- * structure: learn takes the bodies it fetches.
+ * structure: learn takes the bodies it fetches. url.c is also where detect
+ * resolves a page's links when it renders them (wn_url_base_*), so that
+ * every URL goes through one place.
  */
 #ifndef WN_FETCH_H
 #define WN_FETCH_H
@@ -11,6 +13,8 @@
 #include <stdint.h>
 
 #include "util/util.h"
+
+#include <winnow/winnow.h>
 
 /* ---- URLs (url.c) ----------------------------------------------------------
  * Every URL is parsed, resolved and normalised by libcurl's URL API
@@ -26,6 +30,28 @@
  * a message when the result does not parse, is longer than WN_URL_MAX, or
  * is not http(s) (mailto:, javascript:, ftp:, ...). */
 wn_err wn_url_resolve(const char *base, const char *href, char **out, wn_diag *diag);
+
+/* A base URL parsed once, for resolving many references against it: a
+ * page's links and images written absolute (HTML and Markdown output), its
+ * <base href> and canonical URL (metadata). Unlike wn_url_resolve, which
+ * chooses pages to crawl, this keeps any scheme (mailto:, ftp:) and the
+ * fragment, and a reference that does not resolve is written as it is:
+ * rendering a link never fails on the link. */
+typedef struct wn_url_base wn_url_base;
+
+/* Parses url (any scheme) as a base into *out (free it with
+ * wn_url_base_free). url NULL: an empty base, against which only absolute
+ * references resolve (a document without a URL of its own). Returns
+ * WN_EINVAL when url does not parse, WN_ENOMEM; *out is NULL then. */
+wn_err wn_url_base_parse(const char *url, wn_url_base **out);
+void wn_url_base_free(wn_url_base *base);
+
+/* Appends ref, trimmed of ASCII white space (HTML, "valid URL potentially
+ * surrounded by spaces"), resolved against base (RFC 3986, 5.2) to out. An
+ * empty ref appends nothing. The trimmed ref is appended as written when
+ * base is NULL, when ref is longer than WN_URL_MAX or when it does not
+ * resolve. Returns only out's errors (WN_ENOMEM, WN_ETOOBIG). */
+wn_err wn_url_base_resolve(const wn_url_base *base, const char *ref, wn_buf *out);
 
 /* The host of a URL, lower-case, into host[host_size]. */
 wn_err wn_url_host(const char *url, char *host, size_t host_size, wn_diag *diag);

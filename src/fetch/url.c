@@ -140,6 +140,86 @@ out:
   return err;
 }
 
+/* ---- a base for many references ---------------------------------------------- */
+
+struct wn_url_base {
+  CURLU *h; /* the parsed base; empty for a document without a URL */
+};
+
+wn_err wn_url_base_parse(const char *url, wn_url_base **out) {
+  wn_err err = WN_ENOMEM;
+  wn_url_base *base = NULL;
+  *out = NULL;
+  base = calloc(1, sizeof *base);
+  if (!base)
+    goto out;
+  base->h = curl_url();
+  if (!base->h)
+    goto out;
+  /* Any scheme: a page's URL may be ftp: or file: and its links still
+   * resolve against it. */
+  if (url) {
+    CURLUcode rc = curl_url_set(base->h, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
+    if (rc != CURLUE_OK) {
+      err = rc == CURLUE_OUT_OF_MEMORY ? WN_ENOMEM : WN_EINVAL;
+      goto out;
+    }
+  }
+  *out = base;
+  base = NULL;
+  err = WN_OK;
+out:
+  wn_url_base_free(base);
+  return err;
+}
+
+void wn_url_base_free(wn_url_base *base) {
+  if (!base)
+    return;
+  curl_url_cleanup(base->h);
+  free(base);
+}
+
+wn_err wn_url_base_resolve(const wn_url_base *base, const char *ref, wn_buf *out) {
+  size_t len = strlen(ref);
+  while (len && is_html_space(*ref)) {
+    ref++;
+    len--;
+  }
+  while (len && is_html_space(ref[len - 1]))
+    len--;
+  if (len == 0)
+    return WN_OK;
+  if (!base || len > WN_URL_MAX)
+    return wn_buf_append(out, ref, len);
+  wn_err err = WN_ENOMEM;
+  char *trimmed = malloc(len + 1);
+  CURLU *h = curl_url_dup(base->h);
+  char *url = NULL;
+  if (!trimmed || !h)
+    goto out;
+  memcpy(trimmed, ref, len);
+  trimmed[len] = '\0';
+  /* A bare fragment names the base document itself (RFC 3986, 5.2.2);
+   * curl 7.88 resolves it to the base's directory, so it is set as the
+   * fragment. Other references resolve by RFC 3986 in curl_url_set; a
+   * space in them is percent-encoded, as browsers do. */
+  CURLUcode rc = trimmed[0] == '#'
+                     ? curl_url_set(h, CURLUPART_FRAGMENT, trimmed + 1, 0)
+                     : curl_url_set(h, CURLUPART_URL, trimmed,
+                                    CURLU_NON_SUPPORT_SCHEME | CURLU_ALLOW_SPACE);
+  if (rc == CURLUE_OK)
+    rc = curl_url_get(h, CURLUPART_URL, &url, 0);
+  err = rc == CURLUE_OK ? wn_buf_append_str(out, url) : wn_buf_append(out, ref, len);
+out:
+  curl_free(url);
+  curl_url_cleanup(h);
+  free(trimmed);
+  return err;
+}
+
+/* ---- hosts ------------------------------------------------------------------------ */
+
 wn_err wn_url_host(const char *url, char *host, size_t host_size, wn_diag *diag) {
   wn_err err = WN_OK;
   char *got = NULL;

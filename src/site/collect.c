@@ -530,7 +530,8 @@ wn_err wn_collector_pending(wn_collector *c, uint32_t min_pages, wn_collect_fn f
       k++;
     }
   pthread_mutex_unlock(&c->mu);
-  qsort(list, k, sizeof *list, wn_pending_cmp);
+  if (k > 1)
+    qsort(list, k, sizeof *list, wn_pending_cmp);
   for (size_t i = 0; i < k; i++)
     if (fn(list[i].name, list[i].pages, ctx) != 0)
       break;

@@ -59,6 +59,7 @@ struct wn_page_result {
   double confidence;
   wn_detect_fallback fallback;
   const char *retried; /* static: why the single-page method chose again, or NULL */
+  const char *empty;   /* static: why no content was found, or NULL */
   uint64_t generation;
   char charset[48];
   const char *charset_source;
@@ -409,6 +410,25 @@ static wn_err wn_result_front_matter(const wn_page_metadata *m, wn_buf *out, wn_
   return err;
 }
 
+/* Why the selection holds no text, or NULL when it holds some. */
+static const char *wn_result_empty(const wn_dom_page *page, const wn_detect_result *res) {
+  uint32_t n_sel = 0, n_nodes = 0;
+  const uint32_t *sel = wn_detect_selected(res, &n_sel);
+  const wn_dom_node *nodes = wn_dom_nodes(page, &n_nodes);
+  for (uint32_t i = 0; i < n_sel; i++)
+    if (sel[i] < n_nodes && nodes[sel[i]].text_len > 0)
+      return NULL;
+  switch (wn_dom_cut_short(page)) {
+  case WN_DOM_CUT_DEPTH:
+    return "cut short: more than 256 nested elements";
+  case WN_DOM_CUT_TEXT:
+    return "cut short: a text of more than 10 MB";
+  default:
+    break;
+  }
+  return n_nodes > 0 && nodes[0].text_len > 0 ? "everything filtered" : "no text in the page";
+}
+
 wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want,
                           wn_page_result **out, wn_diag *diag) {
   wn_err err = WN_OK;
@@ -486,6 +506,7 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   r->confidence = wn_detect_confidence(res);
   r->fallback = wn_detect_fallback_reason(res);
   r->retried = wn_detect_result_retried(res);
+  r->empty = wn_result_empty(page, res);
   r->generation = entry && (entry->tpl || entry->fce) ? entry->generation : 0;
   snprintf(r->charset, sizeof r->charset, "%s", wn_dom_charset(page));
   r->charset_source = wn_charset_source_name(wn_dom_charset_source(page));
@@ -564,6 +585,7 @@ out:
 /* ---- the result ------------------------------------------------------------- */
 
 const char *wn_page_result_site(const wn_page_result *r) { return r->has_site ? r->site : NULL; }
+const char *wn_page_result_empty(const wn_page_result *r) { return r->empty; }
 const char *wn_page_result_site_error(const wn_page_result *r) {
   return r->site_error[0] ? r->site_error : NULL;
 }
@@ -642,7 +664,8 @@ wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigne
       json_object_set_new(obj, "method", json_string(r->method)) != 0 ||
       json_object_set_new(obj, "confidence", json_real(r->confidence)) != 0 ||
       json_object_set_new(obj, "fallback", reason ? json_string(reason) : json_null()) != 0 ||
-      (r->retried && json_object_set_new(obj, "retried", json_string(r->retried)) != 0))
+      (r->retried && json_object_set_new(obj, "retried", json_string(r->retried)) != 0) ||
+      (r->empty && json_object_set_new(obj, "empty", json_string(r->empty)) != 0))
     goto out;
   if (r->has_counts) {
     json_t *drift = json_pack(

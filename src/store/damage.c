@@ -75,7 +75,7 @@
 
 /* Longest a walk may take before its child is killed and the store called
  * damaged: tree pages and one page per record take milliseconds for
- * thousands of sites (readme-damage.md), so this only ends a walk that is
+ * thousands of sites (docs/hardening.md), so this only ends a walk that is
  * lost in a damaged tree. */
 #define WN_STORE_CHECK_TIMEOUT_MS 120000
 #define WN_STORE_CHECK_MAX_DBS 16u
@@ -444,27 +444,82 @@ static int child_walk_db(walker *w, MDB_txn *txn, MDB_dbi dbi, const char *name,
   return result;
 }
 
-/* The start of this process's mapping of the environment's data file
- * (proc(5), /proc/self/maps: "address perms offset dev inode path"). */
-static const char *child_find_map(MDB_env *env) {
-  int dfd = -1;
-  struct stat st;
-  if (mdb_env_get_fd(env, &dfd) != MDB_SUCCESS || fstat(dfd, &st) != 0)
-    return NULL;
+/* Mappings of the data file the child had before it opened the
+ * environment: the parent's map, when the parent holds the store open,
+ * which fork copied into the child. The child never reads them. */
+#define CHILD_MAX_INHERITED 16u
+typedef struct inherited_maps {
+  unsigned long long starts[CHILD_MAX_INHERITED];
+  unsigned n;
+  int overflow; /* more than CHILD_MAX_INHERITED: the child's map cannot be told apart */
+} inherited_maps;
+
+/* Calls fn for each mapping of the file with inode ino at offset 0 in this
+ * process (proc(5), /proc/self/maps: "address perms offset dev inode
+ * path"), until fn returns nonzero; -1 if the list cannot be read. */
+static int each_file_map(unsigned long long ino, int (*fn)(unsigned long long start, void *ctx),
+                         void *ctx) {
   FILE *maps = fopen("/proc/self/maps", "r");
   if (!maps)
-    return NULL;
+    return -1;
   char line[1024];
-  const char *found = NULL;
-  while (!found && fgets(line, sizeof line, maps)) {
-    unsigned long long lo = 0, hi = 0, off = 0, ino = 0;
+  while (fgets(line, sizeof line, maps)) {
+    unsigned long long lo = 0, hi = 0, off = 0, inode = 0;
     char perms[8];
-    if (sscanf(line, "%llx-%llx %7s %llx %*s %llu", &lo, &hi, perms, &off, &ino) == 5 &&
-        ino == (unsigned long long)st.st_ino && off == 0)
-      found = (const char *)(uintptr_t)lo;
+    if (sscanf(line, "%llx-%llx %7s %llx %*s %llu", &lo, &hi, perms, &off, &inode) == 5 &&
+        inode == ino && off == 0 && fn(lo, ctx))
+      break;
   }
   fclose(maps);
-  return found;
+  return 0;
+}
+
+static int inherited_add(unsigned long long start, void *ctx) {
+  inherited_maps *im = ctx;
+  if (im->n == CHILD_MAX_INHERITED) {
+    im->overflow = 1;
+    return 1;
+  }
+  im->starts[im->n++] = start;
+  return 0;
+}
+
+/* The data file's inode, 0 when it cannot be read. */
+static unsigned long long data_file_inode(const char *dir) {
+  char path[4200];
+  struct stat st;
+  int k = snprintf(path, sizeof path, "%s/data.mdb", dir);
+  if (k < 0 || (size_t)k >= sizeof path || stat(path, &st) != 0)
+    return 0;
+  return (unsigned long long)st.st_ino;
+}
+
+typedef struct own_map {
+  const inherited_maps *skip;
+  unsigned long long found;
+} own_map;
+
+static int own_map_take(unsigned long long start, void *ctx) {
+  own_map *om = ctx;
+  for (unsigned i = 0; i < om->skip->n; i++)
+    if (om->skip->starts[i] == start)
+      return 0;
+  om->found = start;
+  return 1;
+}
+
+/* The start of the child's own mapping of the environment's data file:
+ * the one that is not among those it inherited (skip). NULL when it cannot
+ * be told. */
+static const char *child_find_map(MDB_env *env, const inherited_maps *skip) {
+  int dfd = -1;
+  struct stat st;
+  if (skip->overflow || mdb_env_get_fd(env, &dfd) != MDB_SUCCESS || fstat(dfd, &st) != 0)
+    return NULL;
+  own_map om = {.skip = skip, .found = 0};
+  if (each_file_map((unsigned long long)st.st_ino, own_map_take, &om) != 0 || !om.found)
+    return NULL;
+  return (const char *)(uintptr_t)om.found;
 }
 
 static int child_open(MDB_env **env, const char *dir, size_t map_size, unsigned int flags) {
@@ -492,6 +547,15 @@ __attribute__((noreturn)) static void child_run(const char *dir, const wn_store_
   /* A crash here is the expected way to learn of some damage: no core file. */
   struct rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
+  /* The parent may hold this store open: its map of the data file is in
+   * the child too, beside the one the child's own open makes. Values are
+   * bounded against the child's, so the parent's are noted first. (The
+   * child's open is its own: LMDB's one-open-per-process rule is about one
+   * process, and the child uses nothing of the parent's environment.) */
+  inherited_maps inherited = {.n = 0, .overflow = 0};
+  unsigned long long ino = data_file_inode(dir);
+  if (!ino || each_file_map(ino, inherited_add, &inherited) != 0)
+    inherited.overflow = 1; /* cannot tell the maps apart: tree pages only */
   /* The map at the file's size: nothing of the map lies past the end of the
    * file (where a read is SIGBUS). */
   const unsigned int flags = MDB_RDONLY | MDB_NOTLS;
@@ -531,7 +595,7 @@ __attribute__((noreturn)) static void child_run(const char *dir, const wn_store_
   /* mdb_env_info's me_mapaddr is only the MDB_FIXEDMAP address (NULL
    * here): find the map among our mappings by data.mdb's inode. Without it
    * the walk still visits every tree page, only without the value bounds. */
-  w.map = child_find_map(env);
+  w.map = child_find_map(env, &inherited);
   w.last_pgno = info.me_last_pgno;
   /* dbi 0 is LMDB's free-page list (readable in a read transaction, as
    * mdb_stat -f does), dbi 1 the main database listing the named ones. */

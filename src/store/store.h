@@ -24,6 +24,8 @@
 
 #include "util/util.h"
 
+#include <winnow/winnow.h>
+
 #define WN_STORE_FORMAT_VERSION 2u     /* written by put and encode */
 #define WN_STORE_FORMAT_VERSION_MIN 1u /* oldest version decode still reads */
 #define WN_STORE_MAX_SITE 255u

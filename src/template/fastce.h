@@ -83,7 +83,7 @@ typedef struct wn_fastce_blocks {
  * SPAN, DIV ("such as", Sec. I); ours: those but SPAN, with their HTML
  * siblings (ol, dl, pre, blockquote, h1-h6, form) and the HTML5 sectioning
  * elements, which today's pages use where 2009's used tables. span, li, td
- * and th are parts of their block: chosen on half of the sites (README),
+ * and th are parts of their block: chosen on half of the sites (docs/fastce.md),
  * where making them blocks too gave word F1 0.746 against 0.750 on
  * crawl-to-the-future and 0.822 against 0.833 on CleanPortalEval, and the
  * paper's list alone 0.736 and 0.809. html and body are blocks: tag1 of

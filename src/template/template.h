@@ -29,6 +29,8 @@
 #include "dom/dom.h"
 #include "util/util.h"
 
+#include <winnow/winnow.h>
+
 #define WN_TEMPLATE_FORMAT_VERSION 5u
 #define WN_TEMPLATE_MAX_NODES 1000000u
 

@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <winnow/winnow.h>
-
-/* The error enum, wn_strerror, wn_diag and wn_diag_set are public
- * (include/winnow/winnow.h). */
+/* Only the base of the public interface: the error enum, wn_strerror,
+ * wn_diag, wn_buf and wn_file_read. util sits below every module and sees
+ * nothing of stores, sites or detectors. */
+#include <winnow/base.h>
 
 /* ---- arena ------------------------------------------------------------ */
 
@@ -35,9 +35,8 @@ char *wn_arena_strndup(wn_arena *arena, const char *s, size_t len);
 /* Bytes handed out so far (a page's memory cost). */
 size_t wn_arena_used(const wn_arena *arena);
 
-/* The bounded buffer (wn_buf) is public (include/winnow/winnow.h). */
-
-/* wn_file_read is public (include/winnow/winnow.h). */
+/* The bounded buffer (wn_buf) and wn_file_read are public
+ * (include/winnow/base.h). */
 
 /* ---- hashing ------------------------------------------------------------ */
 

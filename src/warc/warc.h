@@ -20,6 +20,8 @@
 
 #include "util/util.h"
 
+#include <winnow/winnow.h>
+
 /* "sha1:" and the 32 base32 characters of a 160-bit digest, NUL. */
 #define WN_WARC_DIGEST_SIZE 38u
 

@@ -964,7 +964,10 @@ static void test_jsonl_stream(void **state) {
   wn_run r;
   RUN(&r, in_path, "detect", "--store", g_store, "--jsonl");
   assert_int_equal(r.status, 0);
-  assert_int_equal(r.err_len, 0);
+  /* stderr: the summary line alone. */
+  assert_non_null(strstr(r.err, " line(s): "));
+  assert_non_null(strchr(r.err, '\n'));
+  assert_int_equal(strchr(r.err, '\n')[1], '\0');
   char *lines[16];
   assert_int_equal(wn_lines(r.out, r.out_len, lines, 16), 6);
 
@@ -1055,7 +1058,10 @@ static void test_jsonl_bad_lines_and_html(void **state) {
   wn_run r;
   RUN(&r, NULL, "detect", "--store", g_store, "--jsonl", "--format", "html", in_path);
   assert_int_equal(r.status, 0);
-  assert_int_equal(r.err_len, 0);
+  /* stderr: the summary line alone. */
+  assert_non_null(strstr(r.err, " line(s): "));
+  assert_non_null(strchr(r.err, '\n'));
+  assert_int_equal(strchr(r.err, '\n')[1], '\0');
   char *lines[32];
   assert_int_equal(wn_lines(r.out, r.out_len, lines, 32), 11);
 
@@ -1404,6 +1410,51 @@ static void test_learn_url(void **state) {
 
 /* ---- what the library issue fixed, seen from the command line ---------------- */
 
+/* An empty answer is never silent: a 0-byte file and a page whose text
+ * lies past libxml2's nesting limit each say why, on stderr and in JSON's
+ * "empty"; a page with content says nothing; the batch counts them. */
+static void test_empty_never_silent(void **state) {
+  (void)state;
+  char zero[PATH_MAX], deep[PATH_MAX], tiny[PATH_MAX];
+  wn_write_temp(zero, sizeof zero, "zero.html", "", 0);
+  wn_buf b;
+  wn_buf_init(&b, 0);
+  assert_int_equal(wn_buf_append_str(&b, "<html><body>"), WN_OK);
+  for (int i = 0; i < 5000; i++)
+    assert_int_equal(wn_buf_append_str(&b, "<div>"), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, "<p>The only text, far too deep to be read.</p>"), WN_OK);
+  for (int i = 0; i < 5000; i++)
+    assert_int_equal(wn_buf_append_str(&b, "</div>"), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, "</body></html>"), WN_OK);
+  wn_write_temp(deep, sizeof deep, "deep.html", b.data, b.len);
+  wn_buf_free(&b);
+  const char *page = "<html><body><p>A short page with one sentence.</p></body></html>";
+  wn_write_temp(tiny, sizeof tiny, "tiny.html", page, strlen(page));
+
+  wn_run r;
+  RUN(&r, NULL, "detect", zero);
+  assert_int_equal(r.status, 0);
+  assert_int_equal(r.out_len, 0);
+  wn_expect_contains(r.err, "zero.html");
+  wn_expect_contains(r.err, ": no content: no text in the page");
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--format", "json", deep);
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "\"empty\": \"cut short: more than 256 nested elements\"");
+  wn_expect_contains(r.err, ": no content: cut short: more than 256 nested elements");
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--format", "json", tiny);
+  assert_int_equal(r.status, 0);
+  assert_null(strstr(r.out, "\"empty\""));
+  wn_expect_contains(r.out, "A short page with one sentence.");
+  assert_int_equal(r.err_len, 0);
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", zero, deep, tiny);
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.err, "3 page(s): 3 detected (2 with no content), 0 failed");
+  wn_run_free(&r);
+}
+
 static void test_cli_fixes(void **state) {
   (void)state;
   wn_run r;
@@ -1443,11 +1494,12 @@ static void test_cli_fixes(void **state) {
   assert_int_equal(r.out_len, 0);
   wn_expect_contains(r.err, "not an HTML page");
   wn_run_free(&r);
-  /* An empty page in HTML: empty output, no internal message. */
+  /* An empty page in HTML: empty output, no internal message, but never
+   * silent: a warning says why there is nothing. */
   RUN(&r, NULL, "detect", "--format", "html", WN_FIXTURES "/learn-check/empty.html");
   assert_int_equal(r.status, 0);
   assert_int_equal(r.out_len, 0);
-  assert_int_equal(r.err_len, 0);
+  wn_expect_contains(r.err, "empty.html: no content: no text in the page");
   wn_run_free(&r);
   /* The map size can be set; a bad one is a usage error. */
   RUN(&r, NULL, "sites", "--store", store, "--map-size", "2048");
@@ -1487,6 +1539,7 @@ int main(void) {
       cmocka_unit_test(test_low_confidence_and_drift),
       cmocka_unit_test(test_learn_url),
       cmocka_unit_test(test_cli_fixes),
+      cmocka_unit_test(test_empty_never_silent),
   };
   return cmocka_run_group_tests(tests, wn_group_setup, wn_group_teardown);
 }

@@ -1,6 +1,7 @@
 /*
- * tests/fetch/test_url.c: URL resolution and normal form, same-site tests
- * by host and by registrable domain, the site a URL belongs to.
+ * tests/fetch/test_url.c: URL resolution and normal form, references
+ * resolved against a parsed base (rendered links), same-site tests by host
+ * and by registrable domain, the site a URL belongs to.
  */
 #include "wn_test.h"
 
@@ -208,12 +209,66 @@ static void test_site_name_valid(void **state) {
   assert_false(wn_site_name_valid(longest));
 }
 
+/* ref resolved against base (NULL: no base) as a rendered link is. */
+static void expect_link(const wn_url_base *base, const char *ref, const char *want) {
+  wn_buf out;
+  wn_buf_init(&out, 0);
+  assert_int_equal(wn_url_base_resolve(base, ref, &out), WN_OK);
+  assert_int_equal(out.len, strlen(want));
+  if (out.len)
+    assert_string_equal(out.data, want);
+  wn_buf_free(&out);
+}
+
+static void test_base_resolve(void **state) {
+  (void)state;
+  wn_url_base *base = NULL;
+  assert_int_equal(wn_url_base_parse("http://Example.COM/a/b/c.html?x=1", &base), WN_OK);
+  assert_non_null(base);
+  /* Trimmed, resolved by RFC 3986; unlike wn_url_resolve the fragment,
+   * the host as written and any scheme are kept. */
+  expect_link(base, "  d.html \n", "http://Example.COM/a/b/d.html");
+  expect_link(base, "../e f.html#s", "http://Example.COM/a/e%20f.html#s");
+  expect_link(base, "#top", "http://Example.COM/a/b/c.html?x=1#top");
+  expect_link(base, "?q=2", "http://Example.COM/a/b/c.html?q=2");
+  expect_link(base, "//cdn.example/i.png", "http://cdn.example/i.png");
+  expect_link(base, "mailto:x@example.com", "mailto:x@example.com");
+  expect_link(base, " \t ", "");
+  /* Past WN_URL_MAX: as written. */
+  char *longref = malloc(WN_URL_MAX + 2);
+  assert_non_null(longref);
+  memset(longref, 'a', WN_URL_MAX + 1);
+  longref[WN_URL_MAX + 1] = '\0';
+  expect_link(base, longref, longref);
+  free(longref);
+  wn_url_base_free(base);
+
+  /* No base: as written, trimmed. */
+  expect_link(NULL, " d.html ", "d.html");
+  /* An empty base resolves absolute references only. */
+  assert_int_equal(wn_url_base_parse(NULL, &base), WN_OK);
+  expect_link(base, "HTTP://Example.COM/a/../b", "http://Example.COM/b");
+  expect_link(base, "d.html", "d.html");
+  expect_link(base, "#top", "#top");
+  wn_url_base_free(base);
+
+  /* Any scheme is a base; what does not parse is refused. */
+  assert_int_equal(wn_url_base_parse("ftp://files.example/a/b", &base), WN_OK);
+  expect_link(base, "c", "ftp://files.example/a/c");
+  wn_url_base_free(base);
+  base = (wn_url_base *)1;
+  assert_int_equal(wn_url_base_parse("not a url", &base), WN_EINVAL);
+  assert_null(base);
+  wn_url_base_free(NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resolve_relative),  cmocka_unit_test(test_resolve_fragments),
       cmocka_unit_test(test_normal_form),       cmocka_unit_test(test_refused),
       cmocka_unit_test(test_host),              cmocka_unit_test(test_same_site),
       cmocka_unit_test(test_site),              cmocka_unit_test(test_site_name_valid),
+      cmocka_unit_test(test_base_resolve),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,7 @@ src=$2
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/winnow-install.XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in bin/winnow include/winnow/winnow.h share/man/man1/winnow.1; do
+for f in bin/winnow include/winnow/winnow.h include/winnow/base.h share/man/man1/winnow.1; do
   [ -e "$prefix/$f" ] || { echo "missing after install: $f" >&2; exit 1; }
 done
 libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -n 1)
@@ -17,18 +17,20 @@ libdir=${libdir%/pkgconfig}
 [ -e "$libdir/libwinnow.a" ] || { echo "missing libwinnow.a" >&2; exit 1; }
 soname=$(objdump -p "$libdir/libwinnow.so" | awk '/SONAME/ {print $2}')
 [ "$soname" = "libwinnow.so.0" ] || { echo "soname is '$soname'" >&2; exit 1; }
-# The shared library exports the functions of winnow.h and nothing else.
+# The shared library exports the functions of winnow.h (with the base.h it
+# includes) and nothing else.
 exported=$(nm -D --defined-only "$libdir/libwinnow.so" | awk '{print $3}' | sort)
-declared=$(sed -n 's/^WN_API [^(]*[ *]\(wn_[a-z0-9_]*\)(.*/\1/p' "$prefix/include/winnow/winnow.h" | sort)
+declared=$(sed -n 's/^WN_API [^(]*[ *]\(wn_[a-z0-9_]*\)(.*/\1/p' "$prefix/include/winnow/winnow.h" \
+  "$prefix/include/winnow/base.h" | sort)
 [ -n "$declared" ] && [ "$exported" = "$declared" ] || {
-  echo "exported symbols differ from winnow.h:" >&2
+  echo "exported symbols differ from winnow.h and base.h:" >&2
   printf '%s\n' "$exported" >"$prefix/e"; printf '%s\n' "$declared" >"$prefix/d"
   diff "$prefix/e" "$prefix/d" >&2 || true
   exit 1
 }
-# No private header is installed, nor the daemon's (winnow/serve.h: its
-# library is not installed either).
-[ "$(find "$prefix/include" -name '*.h' | wc -l)" -eq 1 ] || { echo "private headers installed" >&2; exit 1; }
+# The public headers (winnow.h and base.h) and no other: no private header,
+# nor the daemon's (winnow/serve.h: its library is not installed either).
+[ "$(find "$prefix/include" -name '*.h' | wc -l)" -eq 2 ] || { echo "private headers installed" >&2; exit 1; }
 # The daemon is not in libwinnow: no wn_serve*/wn_server* symbol in either
 # library, and pkg-config names no HTTP server or YAML library, even for a
 # static link.

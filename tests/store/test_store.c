@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <lmdb.h>
 #include <math.h>
 #include <pthread.h>
@@ -325,6 +326,93 @@ static void test_put_get_round_trip(void **state) {
   /* Keys are exact: no prefix or case folding. */
   assert_int_equal(wn_store_get(store, "www.example.co", &got, &diag), WN_ENOTFOUND);
   assert_null(got);
+  wn_store_close(store);
+}
+
+/* wn_store_check on a store this process holds open: a sound store is
+ * reported sound, with what it holds, and the open handle still works. */
+static void test_check_while_open(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  sample s;
+  sample_init(&s, 1);
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "www.example.com", &s.rec, NULL, NULL, &diag), WN_OK);
+  assert_int_equal(wn_store_put(store, "news.example.com", &s.rec, NULL, NULL, &diag), WN_OK);
+  for (int round = 0; round < 2; round++) {
+    wn_store_check_report report;
+    wn_diag_clear(&diag);
+    wn_err err = wn_store_check(f->dir, &report, &diag);
+    if (err)
+      fail_msg("round %d: %s (problem: %s)", round, wn_diag_message(&diag, err), report.problem);
+    assert_int_equal(report.damaged, 0);
+    assert_string_equal(report.problem, "");
+    assert_true(report.databases >= 1);
+    assert_true(report.entries >= 2);
+    /* The handle is unharmed: it reads and writes as before. */
+    wn_store_record *got = NULL;
+    assert_int_equal(wn_store_get(store, "www.example.com", &got, &diag), WN_OK);
+    wn_store_record_free(got);
+    assert_int_equal(wn_store_put(store, "www.example.com", &s.rec, NULL, NULL, &diag), WN_OK);
+  }
+  wn_store_close(store);
+  /* And after the close, as before. */
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_check(f->dir, NULL, &diag), WN_OK);
+}
+
+/* Damage is still found while this process holds the store open: the
+ * check bounds each value by its own map of the file, not by the map this
+ * process holds. The one record on overflow pages (a fresh store: no
+ * freed copy of it) has its first overflow page's header broken on disk. */
+static void test_check_while_open_finds_damage(void **state) {
+  fixture *f = *state;
+  wn_store *store = open_store(f->dir, 0, 0);
+  sample s;
+  sample_init(&s, 1);
+  static unsigned char big[3 * 4096];
+  for (size_t j = 0; j < sizeof big; j++)
+    big[j] = (unsigned char)(j * 7 + 1);
+  s.rec.template_bytes = big;
+  s.rec.template_len = sizeof big;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_put(store, "big.example.com", &s.rec, NULL, NULL, &diag), WN_OK);
+  wn_store_check_report report;
+  assert_int_equal(wn_store_check(f->dir, &report, &diag), WN_OK);
+
+  char path[160];
+  snprintf(path, sizeof path, "%s/data.mdb", f->dir);
+  int fd = open(path, O_RDWR);
+  assert_true(fd >= 0);
+  const size_t psize = (size_t)report.page_bytes;
+  const size_t flags_at = sizeof(size_t) + 2; /* MDB_page: pgno, pad, flags */
+  size_t broken = 0;
+  unsigned char *page = malloc(psize);
+  assert_non_null(page);
+  for (size_t pg = 2; pg < report.pages_used && !broken; pg++) {
+    assert_int_equal(pread(fd, page, psize, (off_t)(pg * psize)), (ssize_t)psize);
+    size_t pgno;
+    uint16_t flags;
+    memcpy(&pgno, page, sizeof pgno);
+    memcpy(&flags, page + flags_at, sizeof flags);
+    if (pgno == pg && (flags & 0x04)) { /* P_OVERFLOW */
+      flags = 0x02;                     /* P_LEAF: not what the record points at */
+      assert_int_equal(pwrite(fd, &flags, sizeof flags, (off_t)(pg * psize + flags_at)),
+                       (ssize_t)sizeof flags);
+      broken = pg;
+    }
+  }
+  free(page);
+  close(fd);
+  assert_true(broken > 0);
+
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_store_check(f->dir, &report, &diag), WN_ESTORE);
+  assert_int_equal(report.damaged, 1);
+  assert_non_null(strstr(report.problem, "overflow page"));
+  assert_non_null(strstr(report.problem, "big.example.com"));
   wn_store_close(store);
 }
 
@@ -1954,6 +2042,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_threads_share_one_handle, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_threads_do_not_hold_reader_slots, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_check_while_open, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_check_while_open_finds_damage, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
