@@ -325,6 +325,7 @@ typedef struct wn_eval_opts {
   wn_single_method fallback;
   int sweep;                 /* also tabulate F1 over a range of thresholds */
   char fold;                 /* --fold: 'A' or 'B', 0 for every page */
+  const char *scored;        /* --score-jsonl: score this output instead */
   const char *corpus;
 } wn_eval_opts;
 
@@ -348,6 +349,8 @@ typedef struct wn_eval {
   double all_p, all_r, all_f1;
   /* policy: test pages served by the fallback */
   size_t n_fell_back;
+  /* --score-jsonl: test pages whose line says "method": "template" */
+  size_t n_scored_template;
 } wn_eval;
 
 static const char *wn_eval_selector_name(wn_detect_selector s) {
@@ -1303,7 +1306,10 @@ static wn_err wn_eval_single_page(wn_eval *ev, wn_detector *d, wn_eval_page *pg)
 
 static void wn_eval_single_print_text(const wn_eval *ev) {
   const char *name = wn_single_method_name(ev->opts.method);
-  if (ev->opts.steps & WN_SINGLE_STEPS_SET)
+  if (ev->opts.scored)
+    printf("corpus %s  (scoring %s: %zu of %zu test pages by a template)\n\n", ev->opts.corpus,
+           ev->opts.scored, ev->n_scored_template, ev->n_test);
+  else if (ev->opts.steps & WN_SINGLE_STEPS_SET)
     printf("corpus %s  (single-page method %s, steps 0x%02x, repeat %u)\n\n", ev->opts.corpus,
            name, (unsigned)(ev->opts.steps & ~WN_SINGLE_STEPS_SET), ev->opts.repeat);
   else
@@ -1341,6 +1347,8 @@ static void wn_eval_single_print_text(const wn_eval *ev) {
          scored ? sum_group_f1 / (double)scored : 0.0, scored);
   printf("accuracy, the template method's test pages (macro over %zu pages)\n", ev->n_test);
   printf("  P %.4f  R %.4f  F1 %.4f\n", ev->sum_p / nt, ev->sum_r / nt, ev->sum_f1 / nt);
+  if (ev->opts.scored)
+    return; /* nothing was timed */
   const wn_tool_timing *a = &ev->parse_time, *b = &ev->detect_time;
   printf("\nthroughput over %zu pages (train and test), %.2f MB, best of %u\n", a->pages,
          (double)a->bytes / 1e6, ev->opts.repeat);
@@ -1360,7 +1368,15 @@ static int wn_eval_single_print_json(const wn_eval *ev) {
   json_t *root = json_object();
   json_t *opts = json_object();
   wn_eval_jset(opts, "corpus", json_string(ev->opts.corpus), &bad);
-  wn_eval_jset(opts, "method", json_string(wn_single_method_name(ev->opts.method)), &bad);
+  wn_eval_jset(opts, "method",
+               ev->opts.scored ? json_string("scored")
+                               : json_string(wn_single_method_name(ev->opts.method)),
+               &bad);
+  if (ev->opts.scored) {
+    wn_eval_jset(opts, "scored", json_string(ev->opts.scored), &bad);
+    wn_eval_jset(opts, "test_pages_by_template", json_integer((json_int_t)ev->n_scored_template),
+                 &bad);
+  }
   /* "default", or the explicit step mask (WN_SINGLE_STEP_*). */
   wn_eval_jset(opts, "steps",
                (ev->opts.steps & WN_SINGLE_STEPS_SET)
@@ -1468,6 +1484,143 @@ static int wn_eval_run_single(wn_eval *ev) {
   rc = 0;
 out:
   wn_detector_destroy(d);
+  return rc;
+}
+
+/* ---- scoring an output (--score-jsonl) ---------------------------------------- */
+
+/* One line of the output: the page it names ("group/id") and its text. */
+typedef struct wn_scored_line {
+  char *key;
+  json_t *obj;
+} wn_scored_line;
+
+static int wn_scored_cmp(const void *a, const void *b) {
+  return strcmp(((const wn_scored_line *)a)->key, ((const wn_scored_line *)b)->key);
+}
+
+/* The page a line names: its "id" as "group/id", or {"url":
+ * "http(s)://group/id.html"} as make-warc names a corpus page. */
+static char *wn_scored_key(const json_t *id) {
+  if (json_is_string(id))
+    return strdup(json_string_value(id));
+  const char *url = json_string_value(json_object_get(id, "url"));
+  if (!url)
+    return NULL;
+  const char *p = strstr(url, "://");
+  if (!p)
+    return NULL;
+  p += 3;
+  size_t len = strlen(p);
+  if (len > 5 && strcmp(p + len - 5, ".html") == 0)
+    len -= 5;
+  char *key = malloc(len + 1);
+  if (key) {
+    memcpy(key, p, len);
+    key[len] = '\0';
+  }
+  return key;
+}
+
+/* Scores every page of the corpus by the line of a winnow JSON-lines output
+ * that names it (`winnow detect --jsonl` with "id" "group/id", or --warc
+ * over make-warc's WARC of the corpus): the figures of the single-page
+ * mode, over all pages and over the test pages. A page without a line, or
+ * whose line is an error, scores 0 and is counted as failed. */
+static int wn_eval_run_scored(wn_eval *ev) {
+  int rc = 1;
+  wn_scored_line *lines = NULL;
+  size_t n = 0, cap = 0;
+  FILE *f = fopen(ev->opts.scored, "rb");
+  if (!f) {
+    fprintf(stderr, "winnow-eval: %s: %s\n", ev->opts.scored, strerror(errno));
+    return 1;
+  }
+  json_error_t jerr;
+  for (size_t lineno = 1;; lineno++) {
+    json_t *obj = json_loadf(f, JSON_DISABLE_EOF_CHECK, &jerr);
+    if (!obj) {
+      if (feof(f) || jerr.position == 0)
+        break;
+      fprintf(stderr, "winnow-eval: %s: line %zu: %s\n", ev->opts.scored, lineno, jerr.text);
+      goto out;
+    }
+    char *key = wn_scored_key(json_object_get(obj, "id"));
+    if (!key) {
+      json_decref(obj);
+      continue;
+    }
+    if (n == cap) {
+      cap = cap ? 2 * cap : 1024;
+      wn_scored_line *grown = realloc(lines, cap * sizeof *lines);
+      if (!grown) {
+        free(key);
+        json_decref(obj);
+        fprintf(stderr, "winnow-eval: out of memory\n");
+        goto out;
+      }
+      lines = grown;
+    }
+    lines[n++] = (wn_scored_line){.key = key, .obj = obj};
+  }
+  if (n)
+    qsort(lines, n, sizeof *lines, wn_scored_cmp);
+  for (size_t gi = 0; gi < ev->n_groups; gi++) {
+    wn_eval_group *g = &ev->groups[gi];
+    for (size_t k = 0; k < g->n; k++) {
+      wn_eval_page *pg = &ev->pages[g->first + k];
+      char key[2 * WN_EVAL_MAX_LINE];
+      snprintf(key, sizeof key, "%s/%s", pg->group, pg->id);
+      wn_scored_line probe = {.key = key};
+      const wn_scored_line *line = n ? bsearch(&probe, lines, n, sizeof *lines, wn_scored_cmp)
+                                     : NULL;
+      const char *text = line ? json_string_value(json_object_get(line->obj, "text")) : NULL;
+      char *gold = NULL;
+      size_t gold_len = 0;
+      wn_diag diag;
+      wn_diag_clear(&diag);
+      wn_err e = wn_eval_read(ev, pg, "gold", "txt", &gold, &gold_len, &diag);
+      if (e) {
+        wn_eval_fail(pg, "gold", wn_diag_message(&diag, e));
+      } else if (!text) {
+        wn_eval_fail(pg, "output", line ? "its line has no \"text\"" : "no line names it");
+      } else if (wn_eval_score_texts(text, strlen(text), gold, gold_len, &pg->score)) {
+        free(gold);
+        fprintf(stderr, "winnow-eval: out of memory\n");
+        goto out;
+      }
+      free(gold);
+      const char *method = line ? json_string_value(json_object_get(line->obj, "method")) : NULL;
+      g->n_all++;
+      g->all_p += pg->score.precision;
+      g->all_r += pg->score.recall;
+      g->all_f1 += pg->score.f1;
+      g->n_failed += (size_t)pg->failed;
+      if (!pg->is_train) {
+        g->sum_p += pg->score.precision;
+        g->sum_r += pg->score.recall;
+        g->sum_f1 += pg->score.f1;
+        ev->n_scored_template += method && strcmp(method, "template") == 0;
+      }
+    }
+    ev->n_all += g->n_all;
+    ev->n_test += g->n_test;
+    ev->n_failed += g->n_failed;
+    ev->all_p += g->all_p;
+    ev->all_r += g->all_r;
+    ev->all_f1 += g->all_f1;
+    ev->sum_p += g->sum_p;
+    ev->sum_r += g->sum_r;
+    ev->sum_f1 += g->sum_f1;
+  }
+  rc = ev->opts.json ? wn_eval_single_print_json(ev) : (wn_eval_single_print_text(ev), 0);
+out:
+  for (size_t i = 0; i < n; i++) {
+    free(lines[i].key);
+    json_decref(lines[i].obj);
+  }
+  free(lines);
+  fclose(f);
   return rc;
 }
 
@@ -1594,6 +1747,7 @@ static void wn_eval_usage(FILE *f) {
           "                   [--fold A|B] [--repeat N] CORPUS_DIR\n"
           "       winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]\n"
           "                   [--fold A|B] [--json] [--repeat N] CORPUS_DIR\n"
+          "       winnow-eval --score-jsonl OUTPUT.jsonl [--per-page] [--fold A|B] [--json] CORPUS_DIR\n"
           "       winnow-eval --selftest [CORPUS_DIR]\n"
           "\n"
           "CORPUS_DIR holds pages.tsv (group, id, split), html/<group>/<id>.html and\n"
@@ -1607,6 +1761,9 @@ static void wn_eval_usage(FILE *f) {
           "  --fold F        A or B: only the pages of one half of the sites (a group's\n"
           "                  name less a trailing -YEAR; sorted sites alternate A, B, A...)\n"
           "  --json          one JSON object with all the figures\n"
+          "  --score-jsonl F score the output F of winnow detect --jsonl or --warc instead of\n"
+          "                  detecting: each line's \"id\" names its page, as \"group/id\" or as\n"
+          "                  {\"url\": \"http://group/id.html\"} (make-warc's URLs)\n"
           "  --repeat N      timing loops run N times, the best counts (default 3)\n"
           "  --min-confidence X  the detection policy: a test page whose match\n"
           "                  confidence is below X is served by the fallback (default\n"
@@ -1700,6 +1857,12 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
       }
     } else if (strcmp(a, "--sweep") == 0) {
       o->sweep = 1;
+    } else if (strcmp(a, "--score-jsonl") == 0) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "winnow-eval: --score-jsonl needs a file of winnow's JSON lines\n");
+        return 2;
+      }
+      o->scored = argv[++i];
     } else if (strcmp(a, "--fold") == 0) {
       const char *f = i + 1 < argc ? argv[++i] : "";
       if (strcmp(f, "A") != 0 && strcmp(f, "B") != 0) {
@@ -1786,6 +1949,12 @@ int main(int argc, char **argv) {
   wn_detector *pol = NULL, *tpl = NULL;
   if (wn_eval_load_index(&ev))
     goto out;
+  if (ev.opts.scored) {
+    if (wn_eval_run_scored(&ev))
+      goto out;
+    rc = fflush(stdout) == 0 ? 0 : 1;
+    goto out;
+  }
   if (ev.opts.single) {
     if (wn_eval_run_single(&ev))
       goto out;
