@@ -31,11 +31,24 @@
 #define MAX_INDEX_BYTES ((size_t)16 * 1024 * 1024)
 #define MAX_FIELDS 16u
 
-static void usage(void) {
-  fprintf(stderr,
-          "usage: make-warc [--gzip record|file|none] [--chunked] [--encoding gzip|deflate]\n"
-          "                 [--charset NAME] [--limit N] CORPUS_DIR OUT.warc[.gz]\n"
-          "       make-warc --read FILE.warc[.gz]\n");
+static void usage(FILE *out) {
+  fputs("usage: make-warc [--gzip record|file|none] [--chunked] [--encoding gzip|deflate]\n"
+        "                 [--charset NAME] [--limit N] CORPUS_DIR OUT.warc[.gz]\n"
+        "       make-warc --read FILE.warc[.gz]\n"
+        "\n"
+        "Writes each page of a corpus as an HTTP 200 response record of a WARC file.\n"
+        "CORPUS_DIR holds pages.tsv, tab-separated with a header line naming the\n"
+        "columns group and id (and optionally url), and html/GROUP/ID.html, each\n"
+        "page's bytes. A page's URL is its url column, else http://GROUP/ID.html.\n"
+        "\n"
+        "  --gzip MODE       record (a gzip member a record), file (one gzip stream)\n"
+        "                    or none; default: record when OUT ends in .gz, else none\n"
+        "  --chunked         send the HTTP bodies with chunked transfer coding\n"
+        "  --encoding CODING compress the HTTP bodies (Content-Encoding)\n"
+        "  --charset NAME    name a charset in each response's Content-Type\n"
+        "  --limit N         the first N pages only\n"
+        "  --read FILE       read a WARC file back: record counts and speed\n",
+        out);
 }
 
 /* Seconds on the monotonic clock: the project's one clock (wn_clock_ms). */
@@ -115,6 +128,10 @@ int main(int argc, char **argv) {
   int i = 1;
   for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
     const char *a = argv[i];
+    if (strcmp(a, "--help") == 0) {
+      usage(stdout);
+      return WN_EXIT_OK;
+    }
     if (strcmp(a, "--read") == 0 && i + 2 == argc)
       return read_back(argv[i + 1]);
     if (strcmp(a, "--chunked") == 0)
@@ -128,17 +145,17 @@ int main(int argc, char **argv) {
     else if (strcmp(a, "--limit") == 0 && i + 1 < argc) {
       uint32_t n = 0;
       if (wn_parse_u32(argv[++i], 0, UINT32_MAX, &n) != 0) {
-        usage();
+        usage(stderr);
         return WN_EXIT_USAGE;
       }
       limit = (long)n;
     } else {
-      usage();
+      usage(stderr);
       return WN_EXIT_USAGE;
     }
   }
   if (argc - i != 2 || (encoding && strcmp(encoding, "gzip") && strcmp(encoding, "deflate"))) {
-    usage();
+    usage(stderr);
     return WN_EXIT_USAGE;
   }
   const char *corpus = argv[i], *out_path = argv[i + 1];
@@ -153,7 +170,7 @@ int main(int argc, char **argv) {
     else if (strcmp(gzip_mode, "none") == 0)
       wopts.gzip = WN_WARC_GZIP_NONE;
     else {
-      usage();
+      usage(stderr);
       return WN_EXIT_USAGE;
     }
   }

@@ -59,10 +59,18 @@ uint16_t wn_server_port(const wn_server *srv);
 /* Takes a new configuration: sites, schedule, learning and crawling
  * defaults, token, detection options for new detectors, log level. The
  * store, the address, the port and the thread counts need a restart: a
- * change to them is reported (WN_EINVAL) and nothing is changed. Returns
- * WN_EINVAL, WN_EBUSY (reloaded too many times: restart the daemon),
- * WN_ENOMEM. */
+ * change to them is reported (WN_EINVAL) and nothing is changed. Requests
+ * in flight finish with the configuration they started with, which is
+ * freed when the last of them ends; a server can be reloaded any number of
+ * times. Every outcome is logged and counted
+ * (winnow_config_reloads_total{result="success"|"failure"}). Returns
+ * WN_EINVAL, WN_EBUSY (requests in flight still use the 63 configurations
+ * before this one: reload again once they finish), WN_ENOMEM. */
 wn_err wn_server_reload(wn_server *srv, const wn_serve_config *cfg, wn_diag *diag);
+/* A reload that failed before it reached wn_server_reload (the file did
+ * not load): counts it as a failed reload and logs why (a line like every
+ * line of the daemon). NULL srv is harmless. */
+void wn_server_reload_failed(wn_server *srv, const char *why);
 /* Stops listening, lets requests in flight finish, stops the learning
  * threads (a running crawl is cancelled within a second and keeps the old
  * template), flushes counts and frees. NULL is harmless. */

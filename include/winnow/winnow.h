@@ -574,6 +574,11 @@ typedef struct wn_detector_options {
   size_t max_bytes;
   uint32_t max_nodes;
   uint32_t max_depth;
+  /* A collector whose learned pages this detector will see (default
+   * NULL): a page it learned a site from is detected from the tree
+   * learning parsed, not parsed again (the same result; with the default
+   * caps and without WN_WANT_HTML). */
+  struct wn_collector *collector;
 } wn_detector_options;
 WN_API void wn_detector_options_init(wn_detector_options *opts);
 
@@ -769,6 +774,11 @@ typedef struct wn_collect_options {
    * 256 MiB; sites least recently seen give up their pages first). */
   uint32_t max_sites;
   size_t max_bytes;
+  /* 1: keep the trees of a learned sample for its pages' detection
+   * (wn_detector_options.collector), for a caller that detects those
+   * pages next, as `detect --learn` does; within max_bytes of their own.
+   * Default 0. */
+  int keep_parsed;
   wn_learn_algo algo;     /* default WN_LEARN_ETDM */
   wn_learn_options learn; /* as for wn_site_learn_pages */
 } wn_collect_options;

@@ -469,14 +469,17 @@ int wn_cli_detect(int argc, char **argv) {
                                              "--input-list - reads paths from stdin");
     if (all && !many)
       return wn_cli_usage_error("detect ", "--all is for directories");
-    /* A bad site name is bad input (exit 1), found before any work. A URL
+    /* A bad --site is a usage error (exit 2, as for learn and sites), found
+     * before any work. A URL
      * that names no site still has its pages read, as in a --jsonl line
      * (without a site: the single-page method); said once here, and in
      * the JSON output's "site_error". */
     char url_site[WN_SITE_MAX + 1];
     wn_err err = site ? wn_site_check(site, &diag)
                       : url ? wn_site_from_url(url, url_site, sizeof url_site, &diag) : WN_OK;
-    if (err && (site || err == WN_ENOMEM))
+    if (err && site && err != WN_ENOMEM)
+      return wn_cli_usage_error("detect ", "%s", wn_diag_message(&diag, err));
+    if (err == WN_ENOMEM)
       return wn_cli_fail(err, &diag);
     if (err) {
       wn_cli_error("warning: --url names no site: %s; the single-page method reads %s",
@@ -533,6 +536,7 @@ int wn_cli_detect(int argc, char **argv) {
     blearn.hold_bytes = (size_t)learn_memory_mib * 1024 * 1024;
     /* The samples are held beside the chunk: a quarter of its bound. */
     co.max_bytes = blearn.hold_bytes / 4 ? blearn.hold_bytes / 4 : 1;
+    co.keep_parsed = 1;
     wn_err err = wn_collector_create(store, &co, &collector, &diag);
     if (err) {
       rc = wn_cli_fail(err, &diag);
@@ -541,6 +545,8 @@ int wn_cli_detect(int argc, char **argv) {
     blearn.collector = collector;
     blearn.store = store;
     bopts.learn = &blearn;
+    /* The sample pages are detected from the trees learning parsed. */
+    dopts.collector = collector;
   }
   if (warc) {
     rc = wn_cli_detect_warc(&bopts, argv + optind, (size_t)n_inputs, warc_out, format);

@@ -50,7 +50,8 @@ void wn_cli_usage_serve(FILE *out) {
         "  -h, --help           show this help\n"
         "\n"
         "Exit status: 0 after SIGTERM/SIGINT or --check; 2 for a bad configuration;\n"
-        "3 when the store cannot be opened; 1 when it cannot listen.\n",
+        "3 when the store cannot be opened; 1 when the file cannot be read or it\n"
+        "cannot listen.\n",
         out);
 }
 
@@ -192,12 +193,13 @@ int wn_cli_serve(int argc, char **argv) {
     if (sig == SIGHUP) {
       wn_serve_config *next = NULL;
       wn_diag_clear(&diag);
+      /* Both calls log the outcome in the daemon's own format and count
+       * it in winnow_config_reloads_total. */
       err = wn_serve_load(config, sets, n_sets, &next, &diag);
-      if (!err)
-        err = wn_server_reload(srv, next, &diag);
       if (err)
-        wn_cli_error("reload: %s; keeping the running configuration",
-                     wn_diag_message(&diag, err));
+        wn_server_reload_failed(srv, wn_diag_message(&diag, err));
+      else
+        (void)wn_server_reload(srv, next, &diag);
       wn_serve_config_free(next);
       continue;
     }

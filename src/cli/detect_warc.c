@@ -167,8 +167,20 @@ static int wn_wet_write(void *ctx, wn_batch_page *page) {
   }
   wn_diag diag;
   wn_diag_clear(&diag);
-  wn_err err = wn_warc_write_conversion(k->writer, (const wn_warc_page *)page->raw, page->out,
-                                        page->out_len, &diag);
+  /* wn_warc_write_conversion's record, typed for what it holds: Markdown
+   * is text/markdown (RFC 7763, which asks for the charset), text is
+   * text/plain as in a WET file. */
+  const wn_warc_page *src = (const wn_warc_page *)page->raw;
+  const wn_warc_record rec = {.type = "conversion",
+                              .target_uri = src->target_uri,
+                              .date = src->date,
+                              .refers_to = src->record_id,
+                              .content_type = k->format == WN_FORMAT_MARKDOWN
+                                                  ? "text/markdown; charset=utf-8"
+                                                  : "text/plain",
+                              .block = page->out ? page->out : "",
+                              .block_len = page->out_len};
+  wn_err err = wn_warc_write_record(k->writer, &rec, NULL, &diag);
   if (err) {
     wn_cli_error("%s", wn_diag_message(&diag, err));
     return WN_EXIT_INTERNAL;

@@ -144,6 +144,12 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
     wn_diag_set(diag, err, "key page %s: %s", key_url, wn_diag_message(&inner, err));
     goto out;
   }
+  if (!wn_learn_page_has_text(key)) {
+    err = wn_diag_set(diag, WN_EEMPTY,
+                      "key page %s: no text in its body (an empty page?): nothing to learn from",
+                      key_url);
+    goto out;
+  }
   if ((err = wn_learn_links(key, base_url, 0, &links, &n_links, diag)))
     goto out;
   res->n_links = n_links;
@@ -184,8 +190,15 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
       if (!batch[b].err) {
         wn_diag pd = {{0}};
         wn_err perr = wn_parse_fetch(&batch[b], &o.dom, 0, &cand_pages[idx], &pd);
-        if (!perr && (err = wn_learn_map_to_key(key, cand_pages[idx], &cand_mapped[idx], diag)))
+        if (!perr && !wn_learn_page_has_text(cand_pages[idx])) {
+          /* Check 0 (learn.h): left out, and out of the majority too. */
+          res->pages[idx].err = WN_EEMPTY;
+          snprintf(res->pages[idx].message, sizeof res->pages[idx].message, "%s",
+                   WN_LEARN_TEXTLESS);
+        } else if (!perr &&
+                   (err = wn_learn_map_to_key(key, cand_pages[idx], &cand_mapped[idx], diag))) {
           goto out;
+        }
         if (perr) {
           res->pages[idx].err = perr;
           snprintf(res->pages[idx].message, sizeof res->pages[idx].message, "%s",

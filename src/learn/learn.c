@@ -256,6 +256,24 @@ wn_err wn_learn_shares(uint32_t count, const uint8_t *const *mapped, size_t n,
   return WN_OK;
 }
 
+int wn_learn_page_has_text(const wn_dom_page *page) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t body = wn_dom_body(page);
+  if (body == WN_DOM_NONE || body >= count || nodes[body].text_len == 0)
+    return 0;
+  /* Collapsed text may still be a lone space between elements. */
+  for (uint32_t i = body; i < nodes[body].end; i++) {
+    const char *t = nodes[i].text;
+    if (nodes[i].tag != WN_TAG_TEXT || !t)
+      continue;
+    for (; *t; t++)
+      if (*t != ' ' && *t != '\t' && *t != '\n' && *t != '\r' && *t != '\f')
+        return 1;
+  }
+  return 0;
+}
+
 wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
                             const wn_learn_options *opts, wn_learn_check *checks,
                             const wn_dom_page **used, size_t *n_used, wn_diag *diag) {
@@ -278,16 +296,44 @@ wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
   checks[0].share = 1.0;
   checks[0].used = 1;
 
-  /* Check 1: every other page against the key page, in one round. */
+  /* Check 0: a page with no text (an empty file, an error page of bare
+   * markup) is no sample, force or not: its skeleton pairs with anything
+   * and it holds no content for a template to frame. */
+  int text[WN_LEARN_MAX_PAGES];
+  size_t n_textless = 0;
+  for (size_t i = 0; i < n_pages; i++) {
+    text[i] = wn_learn_page_has_text(pages[i]);
+    n_textless += !text[i];
+  }
+  if (!text[0]) {
+    checks[0].used = 0;
+    checks[0].err = WN_EEMPTY;
+    snprintf(checks[0].message, sizeof checks[0].message, "%s", WN_LEARN_TEXTLESS);
+    return wn_diag_set(diag, WN_EEMPTY,
+                       "learn: the key page has no text in its body (an empty page?): "
+                       "learn from a page with content first");
+  }
+
+  /* Check 1: every other page with text against the key page, in one
+   * round. */
   if (measure) {
     uint32_t key_count = 0;
     wn_dom_nodes(pages[0], &key_count);
-    for (size_t i = 1; i < n_pages; i++)
+    const uint8_t *maps[WN_LEARN_MAX_PAGES];
+    double shares[WN_LEARN_MAX_PAGES];
+    size_t index[WN_LEARN_MAX_PAGES], nm = 0;
+    for (size_t i = 1; i < n_pages; i++) {
+      if (!text[i])
+        continue;
       if ((err = wn_learn_map_to_key(pages[0], pages[i], &mapped[i], diag)))
         goto out;
-    if ((err = wn_learn_shares(key_count, (const uint8_t *const *)mapped + 1, n_pages - 1,
-                               share + 1, diag)))
+      maps[nm] = mapped[i];
+      index[nm++] = i;
+    }
+    if (nm > 0 && (err = wn_learn_shares(key_count, maps, nm, shares, diag)))
       goto out;
+    for (size_t k = 0; k < nm; k++)
+      share[index[k]] = shares[k];
   }
   size_t n = 0;
   used[n++] = pages[0];
@@ -295,6 +341,11 @@ wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
   for (size_t i = 1; i < n_pages; i++) {
     wn_learn_check *c = &checks[i];
     c->share = share[i];
+    if (!text[i]) {
+      c->err = WN_EEMPTY;
+      snprintf(c->message, sizeof c->message, "%s", WN_LEARN_TEXTLESS);
+      continue;
+    }
     c->used = force || share[i] >= min_share;
     if (c->used) {
       used[n++] = pages[i];
@@ -307,12 +358,20 @@ wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
              "pairs %.0f%% of the key page's template nodes (needs %.0f%%): another layout",
              100.0 * share[i], 100.0 * min_share);
   }
+  if (n < 2 && n_textless == n_pages - 1) {
+    err = wn_diag_set(diag, WN_EEMPTY,
+                      "learn: only the key page of %zu has text: the other pages are empty or "
+                      "hold no text in their body",
+                      n_pages);
+    goto out;
+  }
   if (n < 2) {
     err = wn_diag_set(diag, WN_EEMPTY,
                       "learn: only %zu of %zu pages share a layout (the best other page pairs "
-                      "%.0f%% of the key page's template nodes, %.0f%% needed): are they of one "
-                      "site and one kind?",
-                      n, n_pages, 100.0 * best_left, 100.0 * min_share);
+                      "%.0f%% of the key page's template nodes, %.0f%% needed%s): are they of "
+                      "one site and one kind?",
+                      n, n_pages, 100.0 * best_left, 100.0 * min_share,
+                      n_textless ? "; pages without text are left out" : "");
     goto out;
   }
   *n_used = n;

@@ -65,6 +65,9 @@ wn_err wn_learn_places(wn_template *tpl, const wn_dom_page *const *pages, size_t
  * skeleton, which fits every page and says nothing. Two checks, the same
  * for learning from files and by crawling:
  *
+ *  0. Text: a page with no text in its body (an empty file, bare markup)
+ *     is left out, force or not (WN_LEARN_TEXTLESS says why); a key page
+ *     without text is WN_EEMPTY.
  *  1. Template sharing (the crawl's n-SET check, Sec. 2.1 of the paper
  *     asks that the n-SET pages "share the template" of the key page): the
  *     key page's template nodes are the key page nodes that at least two
@@ -85,6 +88,12 @@ typedef struct wn_learn_check {
   wn_err err;        /* WN_OK, or WN_EEMPTY when left out */
   char message[256]; /* why it was left out; "" if used */
 } wn_learn_check;
+
+/* Why a page without text is left out (check 0), as the report says it. */
+#define WN_LEARN_TEXTLESS "no text in the page's body (an empty page?): not a sample"
+
+/* 1 if page holds text below <body> other than white space (check 0). */
+int wn_learn_page_has_text(const wn_dom_page *page);
 
 /* The key page nodes (one byte each, 1: paired) that page pairs under the
  * ETDM against key. *out is malloc'd (the key page's node count bytes). */

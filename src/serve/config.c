@@ -142,13 +142,9 @@ static wn_err wn_get_size(const char *v, double min, double max, size_t *out, co
 
 static wn_err wn_get_u32(const char *v, uint32_t min, uint32_t max, uint32_t *out,
                          const wn_loc *loc, const char *key, wn_diag *diag) {
-  char *end = NULL;
-  errno = 0;
-  unsigned long long n = isdigit((unsigned char)v[0]) ? strtoull(v, &end, 10) : 0;
-  if (!isdigit((unsigned char)v[0]) || errno || *end != '\0' || n < min || n > max)
+  if (wn_parse_u32(v, min, max, out) != 0)
     return wn_cfg_error(diag, loc, key, "\"%s\" is not a whole number from %u to %u", v,
                         (unsigned)min, (unsigned)max);
-  *out = (uint32_t)n;
   return WN_OK;
 }
 
@@ -350,6 +346,19 @@ static wn_err wn_set_key(wn_serve_config *cfg, const char *section, const char *
       return wn_get_u32(v, 16, 100000, &cfg->max_jobs, loc, key, diag);
     if (strcmp(name, "max_queued") == 0)
       return wn_get_u32(v, 1, 10000, &cfg->max_queued, loc, key, diag);
+    if (strcmp(name, "from_requests") == 0) {
+      if ((err = wn_get_u32(v, 0, WN_LEARN_MAX_PAGES, &cfg->from_requests, loc, key, diag)))
+        return err;
+      if (cfg->from_requests == 1)
+        return wn_cfg_error(diag, loc, key, "from_requests is 0 (off) or 2 to %u pages",
+                            WN_LEARN_MAX_PAGES);
+      return WN_OK;
+    }
+    if (strcmp(name, "from_requests_sites") == 0)
+      return wn_get_u32(v, 1, 1000000, &cfg->from_requests_sites, loc, key, diag);
+    if (strcmp(name, "from_requests_memory") == 0)
+      return wn_get_size(v, 1048576.0, 1099511627776.0, &cfg->from_requests_bytes, loc, key,
+                         diag);
   } else if (strcmp(section, "refresh") == 0) {
     if (strcmp(name, "interval") == 0)
       return wn_get_duration(v, 1000, 366.0 * 86400000.0, &cfg->interval_ms, loc, key, diag);
@@ -427,6 +436,9 @@ static void wn_config_defaults(wn_serve_config *cfg) {
   cfg->learners = 1;
   cfg->max_jobs = 1024;
   cfg->max_queued = 64;
+  cfg->from_requests = 0;
+  cfg->from_requests_sites = 4096;
+  cfg->from_requests_bytes = (size_t)256 * 1024 * 1024;
   cfg->interval_ms = (int64_t)24 * 3600 * 1000;
   cfg->jitter = 0.1;
   cfg->retry_min_ms = 60 * 1000;

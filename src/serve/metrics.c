@@ -9,7 +9,6 @@
 #include "serve/serve.h"
 
 #include <string.h>
-#include <time.h>
 
 static const char *const wn_endpoint_names[WN_EP_COUNT] = {
     "detect", "learn", "jobs", "sites", "healthz", "metrics", "other"};
@@ -32,15 +31,9 @@ static const double wn_learn_bounds[WN_METRIC_LEARN_BUCKETS] = {0.1, 0.5, 1,  2.
 static const char *const wn_methods[WN_METRIC_METHODS] = {
     "template", "template-paper", "template-region", "danag", "cnr", "other", NULL, NULL};
 
-static int64_t wn_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void wn_metrics_init(wn_metrics *m) {
   memset(m, 0, sizeof *m);
-  m->started_ms = wn_now_ms();
+  m->started_ms = wn_clock_ms();
 }
 
 void wn_metrics_request(wn_metrics *m, wn_endpoint ep, unsigned status, uint64_t us) {
@@ -104,7 +97,7 @@ wn_err wn_metrics_render(const wn_metrics *m, const wn_metrics_gauges *g, wn_buf
     wn_version());
   P("# HELP winnow_uptime_seconds Seconds since the daemon started.\n"
     "# TYPE winnow_uptime_seconds gauge\nwinnow_uptime_seconds %.3f\n",
-    (double)(wn_now_ms() - m->started_ms) / 1000.0);
+    (wn_clock_ms() - m->started_ms) / 1000.0);
 
   P("# HELP winnow_http_requests_total HTTP requests answered, by endpoint and status code.\n"
     "# TYPE winnow_http_requests_total counter\n");
@@ -212,6 +205,26 @@ wn_err wn_metrics_render(const wn_metrics *m, const wn_metrics_gauges *g, wn_buf
     P("# HELP winnow_store_map_bytes The store's map size (the most it may grow to).\n"
       "# TYPE winnow_store_map_bytes gauge\nwinnow_store_map_bytes %llu\n",
       (unsigned long long)g->map_bytes);
+    if (g->from_requests) {
+      const wn_collect_stats *k = &g->collect;
+      P("# HELP winnow_requests_learning_held Pages, bytes and sites held to learn sites from "
+        "their requests.\n"
+        "# TYPE winnow_requests_learning_held gauge\n"
+        "winnow_requests_learning_held{what=\"pages\"} %llu\n"
+        "winnow_requests_learning_held{what=\"bytes\"} %llu\n"
+        "winnow_requests_learning_held{what=\"sites\"} %llu\n",
+        (unsigned long long)k->pages_held, (unsigned long long)k->bytes_held,
+        (unsigned long long)k->sites_held);
+      P("# HELP winnow_requests_learning_total Sites learned from requests, by outcome; pages "
+        "dropped for the bounds.\n"
+        "# TYPE winnow_requests_learning_total counter\n"
+        "winnow_requests_learning_total{outcome=\"learned\"} %llu\n"
+        "winnow_requests_learning_total{outcome=\"failed\"} %llu\n"
+        "winnow_requests_learning_total{outcome=\"given_up\"} %llu\n"
+        "winnow_requests_learning_total{outcome=\"pages_evicted\"} %llu\n",
+        (unsigned long long)k->sites_learned, (unsigned long long)k->learn_failures,
+        (unsigned long long)k->sites_given_up, (unsigned long long)k->pages_evicted);
+    }
     P("# HELP process_resident_memory_bytes Resident memory of the daemon.\n"
       "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %llu\n",
       (unsigned long long)g->rss_bytes);

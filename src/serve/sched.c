@@ -111,6 +111,7 @@ static const char *wn_job_reason_name(wn_job_reason r) {
   case WN_JOB_SCHEDULE: return "interval";
   case WN_JOB_DRIFT: return "drift";
   case WN_JOB_FIRST: return "first";
+  case WN_JOB_REQUESTS: return "requests";
   }
   return "unknown";
 }
@@ -200,6 +201,55 @@ static wn_err wn_submit_locked(wn_sched *s, wn_job_request *req, wn_job_reason r
   *job_id = job->id;
   pthread_cond_signal(&s->work);
   return WN_OK;
+}
+
+int64_t wn_sched_wall_ms(void) { return wn_wall_ms(); }
+
+void wn_sched_record(wn_sched *s, const char *site, wn_job_reason reason,
+                     const wn_learned *learned, wn_err err, const char *message,
+                     uint64_t generation, int64_t started_ms, int64_t finished_ms,
+                     uint64_t *job_id) {
+  if (job_id)
+    *job_id = 0;
+  wn_job *job = calloc(1, sizeof *job);
+  if (!job)
+    return; /* the learn happened; only its record is lost */
+  snprintf(job->req.site, sizeof job->req.site, "%s", site);
+  job->reason = reason;
+  job->state = err ? WN_JOB_FAILED : WN_JOB_DONE;
+  job->err = err;
+  snprintf(job->message, sizeof job->message, "%s", err && message ? message : "");
+  job->generation = generation;
+  if (learned) {
+    wn_learn_summary sum;
+    wn_learned_summary_get(learned, &sum);
+    job->pages_used = sum.n_used;
+    job->pages_seen = sum.n_pages;
+    job->template_bytes = sum.template_bytes;
+  }
+  job->created_ms = job->started_ms = started_ms;
+  job->finished_ms = finished_ms;
+  pthread_mutex_lock(&s->mu);
+  if (s->n_jobs == s->cap_jobs) {
+    /* Forget the oldest finished job, as for a queued one. */
+    size_t k = 0;
+    while (k < s->n_jobs && (s->jobs[k]->state == WN_JOB_QUEUED ||
+                             s->jobs[k]->state == WN_JOB_RUNNING))
+      k++;
+    if (k == s->n_jobs) {
+      pthread_mutex_unlock(&s->mu);
+      free(job);
+      return;
+    }
+    wn_job_free(s->jobs[k]);
+    memmove(&s->jobs[k], &s->jobs[k + 1], (s->n_jobs - k - 1) * sizeof s->jobs[0]);
+    s->n_jobs--;
+  }
+  job->id = ++s->next_id;
+  s->jobs[s->n_jobs++] = job;
+  if (job_id)
+    *job_id = job->id;
+  pthread_mutex_unlock(&s->mu);
 }
 
 wn_err wn_sched_submit(wn_sched *s, wn_job_request *req, wn_job_reason reason, uint64_t *job_id,

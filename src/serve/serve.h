@@ -73,6 +73,12 @@ struct wn_serve_config {
   uint32_t learners;         /* background learning threads */
   uint32_t max_jobs;         /* jobs remembered (finished ones are evicted) */
   uint32_t max_queued;       /* jobs waiting at most */
+  /* Learning from requests: a site with no template is learned from the
+   * first from_requests pages /v1/detect is asked for (0: off), holding
+   * at most from_requests_sites sites and from_requests_bytes of pages. */
+  uint32_t from_requests;
+  uint32_t from_requests_sites;
+  size_t from_requests_bytes;
   /* refresh */
   int64_t interval_ms;
   double jitter;             /* share of the interval, 0 to 0.5 */
@@ -119,7 +125,7 @@ typedef struct wn_histogram {
 } wn_histogram;
 
 typedef struct wn_metrics {
-  int64_t started_ms;
+  double started_ms;         /* wn_clock_ms() when the server started */
   _Atomic uint64_t requests[WN_EP_COUNT][WN_METRIC_CODES];
   wn_histogram latency[WN_EP_COUNT];
   _Atomic uint64_t detections[WN_METRIC_METHODS];      /* by method */
@@ -143,6 +149,9 @@ typedef struct wn_metrics_gauges {
   uint64_t jobs_queued, jobs_running;
   uint64_t store_bytes, map_bytes;
   uint64_t rss_bytes;
+  /* learning from requests (learning.from_requests) */
+  int from_requests;
+  wn_collect_stats collect;
 } wn_metrics_gauges;
 wn_err wn_metrics_render(const wn_metrics *m, const wn_metrics_gauges *g, wn_buf *out);
 
@@ -151,7 +160,10 @@ wn_err wn_metrics_render(const wn_metrics *m, const wn_metrics_gauges *g, wn_buf
 typedef struct wn_sched wn_sched;
 
 typedef enum wn_job_state { WN_JOB_QUEUED, WN_JOB_RUNNING, WN_JOB_DONE, WN_JOB_FAILED } wn_job_state;
-typedef enum wn_job_reason { WN_JOB_API, WN_JOB_SCHEDULE, WN_JOB_DRIFT, WN_JOB_FIRST } wn_job_reason;
+typedef enum wn_job_reason {
+  WN_JOB_API, WN_JOB_SCHEDULE, WN_JOB_DRIFT, WN_JOB_FIRST,
+  WN_JOB_REQUESTS /* learned from the pages asked for (learning.from_requests) */
+} wn_job_reason;
 
 /* One page given with a learn request. */
 typedef struct wn_job_page {
@@ -185,6 +197,15 @@ wn_err wn_sched_submit(wn_sched *sched, wn_job_request *req, wn_job_reason reaso
 /* A site drifts: relearn it early if it is configured and was not learned
  * too recently. */
 void wn_sched_drift(wn_sched *sched, const char *site);
+/* Remembers a learn done outside the queue (from requests) as a finished
+ * job, so /v1/jobs shows it; learned may be NULL. *job_id (may be NULL)
+ * its id. */
+void wn_sched_record(wn_sched *sched, const char *site, wn_job_reason reason,
+                     const wn_learned *learned, wn_err err, const char *message,
+                     uint64_t generation, int64_t started_ms, int64_t finished_ms,
+                     uint64_t *job_id);
+/* Wall clock, Unix milliseconds (the jobs' times). */
+int64_t wn_sched_wall_ms(void);
 /* The job as a JSON object text (malloc'd): WN_ENOTFOUND for an unknown id. */
 wn_err wn_sched_job_json(wn_sched *sched, uint64_t id, char **out, wn_diag *diag);
 /* All jobs remembered, newest first, as {"jobs": [...]}. */

@@ -40,18 +40,29 @@
 
 #include "site/schedule.h"
 
-#define WN_SERVE_MAX_RETIRED 64u /* configurations kept after reloads */
+#define WN_SERVE_CFG_SLOTS 64u /* configurations in use at once, the current one among them */
 #define WN_SERVE_STOP_GRACE_MS 30000
 
+/* A configuration and the requests using it. A request pins the current
+ * slot for its whole life (wn_cfg_pin) and reads only that configuration,
+ * so a reload never changes a value under it. Slots are never freed while
+ * the server runs, so pinning takes no lock: a pin that raced with a
+ * reload sees the slot is no longer current and pins again (the counter it
+ * touched outlives any configuration). A replaced configuration is freed by
+ * the last request that unpins it, or by the next reload. */
+typedef struct wn_cfg_slot {
+  _Atomic(wn_serve_config *) cfg; /* NULL: free; written under wn_server.mu only */
+  _Atomic unsigned pins;
+} wn_cfg_slot;
+
 struct wn_server {
-  _Atomic(wn_serve_config *) cfg;
-  /* Configurations replaced by reloads: a request may still read one, so
-   * they are freed when the server stops (reloads are rare and small). */
-  wn_serve_config *retired[WN_SERVE_MAX_RETIRED];
-  size_t n_retired;
-  pthread_mutex_t mu; /* retired, detectors */
+  wn_cfg_slot slots[WN_SERVE_CFG_SLOTS];
+  _Atomic unsigned current; /* the slot new requests pin */
+  _Atomic int log_level;    /* the current configuration's, for lines of no request */
+  pthread_mutex_t mu;       /* slots' cfg, reloads, detectors */
   wn_store *store;
   wn_sched *sched;
+  wn_collector *collector; /* learning.from_requests; NULL when off */
   wn_metrics metrics;
   struct MHD_Daemon *mhd;
   uint16_t port;
@@ -67,7 +78,9 @@ struct wn_server {
 /* One request being read and answered. */
 typedef struct wn_req {
   wn_endpoint ep;
-  int64_t start_us;
+  wn_serve_config *cfg; /* pinned for the request's life (slot) */
+  unsigned slot;
+  double start_ms;  /* wn_clock_ms() when its headers arrived */
   wn_buf body;
   int too_big;
   int too_busy;  /* the server's body budget (listen.max_buffered) ran out */
@@ -104,13 +117,42 @@ void wn_serve_log(int max_level, int level, const char *fmt, ...) {
   }
 }
 
-static int64_t wn_mono_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+/* ---- configurations in use -------------------------------------------------------- */
+
+/* Pins the current configuration: *slot receives the slot to unpin. */
+static wn_serve_config *wn_cfg_pin(wn_server *srv, unsigned *slot) {
+  for (;;) {
+    unsigned i = atomic_load(&srv->current);
+    atomic_fetch_add(&srv->slots[i].pins, 1);
+    /* Still current after the pin: a reload that replaces it from now on
+     * sees the pin and leaves the configuration alone. */
+    if (atomic_load(&srv->current) == i) {
+      *slot = i;
+      return atomic_load(&srv->slots[i].cfg);
+    }
+    atomic_fetch_sub(&srv->slots[i].pins, 1);
+  }
 }
 
-static wn_serve_config *wn_cfg(wn_server *srv) { return atomic_load(&srv->cfg); }
+/* Frees the configurations of slots no longer current and no longer
+ * pinned. Called with srv->mu held. */
+static void wn_cfg_retire_unused(wn_server *srv) {
+  unsigned cur = atomic_load(&srv->current);
+  for (unsigned i = 0; i < WN_SERVE_CFG_SLOTS; i++) {
+    if (i != cur && atomic_load(&srv->slots[i].pins) == 0)
+      wn_serve_config_free(atomic_exchange(&srv->slots[i].cfg, NULL));
+  }
+}
+
+static void wn_cfg_unpin(wn_server *srv, unsigned slot) {
+  /* The last user of a replaced configuration frees it (the lock only
+   * then, never on the way of a request that uses the current one). */
+  if (atomic_fetch_sub(&srv->slots[slot].pins, 1) == 1 && atomic_load(&srv->current) != slot) {
+    pthread_mutex_lock(&srv->mu);
+    wn_cfg_retire_unused(srv);
+    pthread_mutex_unlock(&srv->mu);
+  }
+}
 
 /* ---- responses -------------------------------------------------------------------- */
 
@@ -219,9 +261,8 @@ static int wn_token_equal(const char *a, const char *b) {
 }
 
 /* 1 if the request may use an admin endpoint; else a 401 is queued. */
-static int wn_authorized(wn_server *srv, struct MHD_Connection *c, wn_req *req,
-                         enum MHD_Result *rc) {
-  const char *token = wn_cfg(srv)->token;
+static int wn_authorized(struct MHD_Connection *c, wn_req *req, enum MHD_Result *rc) {
+  const char *token = req->cfg->token;
   if (!token)
     return 1;
   const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
@@ -244,20 +285,21 @@ static int wn_authorized(wn_server *srv, struct MHD_Connection *c, wn_req *req,
 static void wn_on_drift(const wn_drift_event *event, void *ctx) {
   wn_server *srv = ctx;
   atomic_fetch_add_explicit(&srv->metrics.drift_events, 1, memory_order_relaxed);
-  wn_serve_log(wn_cfg(srv)->log_level, WN_LOG_INFO,
+  wn_serve_log(atomic_load(&srv->log_level), WN_LOG_INFO,
                "drift %s: %u of the last %u pages fitted generation %llu badly", event->site,
                (unsigned)event->counts.recent_low, (unsigned)event->counts.recent_pages,
                (unsigned long long)event->generation);
   wn_sched_drift(srv->sched, event->site);
 }
 
-static wn_err wn_thread_detector(wn_server *srv, wn_detector **out, wn_diag *diag) {
+static wn_err wn_thread_detector(wn_server *srv, const wn_serve_config *cfg, wn_detector **out,
+                                 wn_diag *diag) {
   wn_detector *det = pthread_getspecific(srv->detector_key);
   if (det) {
     *out = det;
     return WN_OK;
   }
-  wn_detector_options opts = wn_cfg(srv)->detector;
+  wn_detector_options opts = cfg->detector;
   opts.on_drift = wn_on_drift;
   opts.drift_ctx = srv;
   wn_err err = wn_detector_create(srv->store, &opts, &det, diag);
@@ -282,6 +324,70 @@ static wn_err wn_thread_detector(wn_server *srv, wn_detector **out, wn_diag *dia
   return WN_OK;
 }
 
+/* ---- learning from requests ---------------------------------------------------------------- */
+
+/* learning.from_requests: a page of a site without a template is held
+ * (within the collector's bounds); so is a page that fits its template
+ * badly while the site drifts, to relearn the site from its recent
+ * pages. The request that completes a site's sample learns it, in its own
+ * thread, before it answers: the next page of the site is served by the
+ * template (the detectors see a record stored through this store handle
+ * at once). The learn is remembered as a job with trigger "requests". */
+static void wn_learn_from_request(wn_server *srv, const wn_serve_config *cfg,
+                                  const wn_page_input *page, const wn_page_result *result) {
+  const char *site = wn_page_result_site(result);
+  wn_detect_fallback fb = wn_page_result_fallback(result);
+  if (!site)
+    return;
+  unsigned flags = 0;
+  if (fb == WN_FALLBACK_LOW_CONFIDENCE) {
+    wn_site_counts counts;
+    int drifting = 0;
+    if (!wn_page_result_counts(result, &counts, &drifting) || !drifting)
+      return;
+    flags = WN_COLLECT_RELEARN;
+  } else if (fb != WN_FALLBACK_NO_TEMPLATE) {
+    return;
+  }
+  /* The page under its site's name, whether the request gave the site or
+   * the URL. */
+  wn_page_input in = *page;
+  in.site = site;
+  wn_collect_state state = WN_COLLECT_NO_SITE;
+  wn_diag diag = {{0}};
+  if (wn_collector_add(srv->collector, &in, page->url, flags, &state, &diag) != WN_OK ||
+      state != WN_COLLECT_READY)
+    return;
+  const int64_t started = wn_sched_wall_ms();
+  wn_learned *learned = NULL;
+  wn_err err = wn_collector_learn(srv->collector, site, &learned, &diag);
+  if (err == WN_EBUSY || err == WN_ENOTFOUND) {
+    wn_learned_free(learned);
+    return; /* another request is learning it */
+  }
+  wn_save_info info = {0};
+  if (!err)
+    err = wn_site_save(srv->store, learned, &info, &diag);
+  const int64_t finished = wn_sched_wall_ms();
+  uint64_t job = 0;
+  wn_sched_record(srv->sched, site, WN_JOB_REQUESTS, learned, err,
+                  err ? wn_diag_message(&diag, err) : NULL, info.generation, started, finished,
+                  &job);
+  wn_metrics_learn(&srv->metrics, err == WN_OK, (uint64_t)(finished - started));
+  if (err)
+    wn_serve_log(cfg->log_level, WN_LOG_ERROR, "learn %s: job %llu (requests) failed: %s", site,
+                 (unsigned long long)job, wn_diag_message(&diag, err));
+  else {
+    wn_learn_summary sum;
+    wn_learned_summary_get(learned, &sum);
+    wn_serve_log(cfg->log_level, WN_LOG_INFO,
+                 "learn %s: job %llu (requests) done in %lld ms: generation %llu from %zu pages",
+                 site, (unsigned long long)job, (long long)(finished - started),
+                 (unsigned long long)info.generation, sum.n_used);
+  }
+  wn_learned_free(learned);
+}
+
 /* ---- POST /v1/detect ---------------------------------------------------------------------- */
 
 /* A query flag: "0", "false" or "no" is 0, anything else 1, absent dflt. */
@@ -294,6 +400,26 @@ static int wn_query_flag(struct MHD_Connection *c, const char *name, int dflt) {
 
 static int wn_is_json_type(const char *type) {
   return type && strncasecmp(type, "application/json", 16) == 0;
+}
+
+/* A multipart form (curl -F): its body is parts between boundary lines,
+ * never a page as it stands. (A urlencoded form's type is what curl -d and
+ * --data-binary send unless told otherwise, so a page sent that way, as
+ * the README shows, is read as the page.) */
+static int wn_is_multipart_type(const char *type) {
+  return type && strncasecmp(type, "multipart/form-data", 19) == 0;
+}
+
+/* 1 if the body's first byte past white space opens a JSON object or
+ * array: only then is it worth parsing as JSON (a page never starts so). */
+static int wn_body_may_be_json(const wn_buf *body) {
+  for (size_t i = 0; i < body->len; i++) {
+    char ch = body->data[i];
+    if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n')
+      continue;
+    return ch == '{' || ch == '[';
+  }
+  return 0;
 }
 
 static enum MHD_Result wn_serve_detect_handler(wn_server *srv, struct MHD_Connection *c,
@@ -324,10 +450,44 @@ static enum MHD_Result wn_serve_detect_handler(wn_server *srv, struct MHD_Connec
                             jerr.text, jerr.line, jerr.column);
       goto out;
     }
+  } else if (wn_body_may_be_json(&req->body)) {
+    /* JSON sent with another type (curl -d sends a form's type): the JSON
+     * form when it is an object with "html" or "url", else refused. JSON,
+     * or what starts like it, is never read as a page. */
+    json_error_t jerr;
+    in = json_loadb(req->body.data, req->body.len, 0, &jerr);
+    if (!in || !json_is_object(in) ||
+        !(json_object_get(in, "html") || json_object_get(in, "url"))) {
+      char why[200];
+      if (in)
+        snprintf(why, sizeof why, "the body is JSON but not an object with \"html\"");
+      else
+        snprintf(why, sizeof why, "the body starts like JSON but is not JSON (%.80s, line %d, "
+                                  "column %d)", jerr.text, jerr.line, jerr.column);
+      json_decref(in);
+      in = NULL;
+      rc = wn_respond_error(c, req, 415, "unsupported_media_type", NULL,
+                            "%s; send the page as the body (curl --data-binary @page.html) "
+                            "or JSON {\"url\", \"html\"} with Content-Type: "
+                            "application/json",
+                            why);
+      goto out;
+    }
+  }
+  if (!in && wn_is_multipart_type(type)) {
+    rc = wn_respond_error(c, req, 415, "unsupported_media_type", NULL,
+                          "a multipart form is not a page; send the HTML as the body "
+                          "(curl --data-binary @page.html), or JSON {\"url\", \"html\"}");
+    goto out;
+  }
+  if (in) {
     json_t *html = json_object_get(in, "html");
     if (!json_is_string(html)) {
       rc = wn_respond_error(c, req, 400, "bad_request", NULL,
-                            "\"html\" (the page, a string) is missing");
+                            json_object_get(in, "url")
+                                ? "\"html\" (the page, a string) is missing; the daemon "
+                                  "extracts the page it is sent, it does not fetch \"url\""
+                                : "\"html\" (the page, a string) is missing");
       goto out;
     }
     page.bytes = json_string_value(html);
@@ -395,7 +555,7 @@ static enum MHD_Result wn_serve_detect_handler(wn_server *srv, struct MHD_Connec
     want |= WN_RENDER_NO_TABLES;
 
   wn_detector *det = NULL;
-  wn_err err = wn_thread_detector(srv, &det, &diag);
+  wn_err err = wn_thread_detector(srv, req->cfg, &det, &diag);
   if (!err)
     err = wn_detector_detect(det, &page, want, &result, &diag);
   if (err) {
@@ -406,6 +566,8 @@ static enum MHD_Result wn_serve_detect_handler(wn_server *srv, struct MHD_Connec
   }
   wn_metrics_detection(&srv->metrics, wn_page_result_method(result),
                        (int)wn_page_result_fallback(result));
+  if (srv->collector)
+    wn_learn_from_request(srv, req->cfg, &page, result);
   if (f == F_JSON) {
     char *text = NULL;
     if ((err = wn_page_result_json(result, NULL, 0, &text, &diag))) {
@@ -461,7 +623,7 @@ static enum MHD_Result wn_serve_learn_handler(wn_server *srv, struct MHD_Connect
   json_error_t jerr;
   wn_job_request jr;
   memset(&jr, 0, sizeof jr);
-  wn_serve_config *cfg = wn_cfg(srv);
+  const wn_serve_config *cfg = req->cfg;
   json_t *in = json_loadb(req->body.data ? req->body.data : "", req->body.len, 0, &jerr);
   if (!in || !json_is_object(in)) {
     rc = wn_respond_error(c, req, 400, "bad_json", NULL,
@@ -622,9 +784,8 @@ static json_t *wn_time_json(int64_t unix_s) {
 
 /* A site as JSON: its template (or null), counts, drift and schedule.
  * NULL with *err when it has neither template nor schedule. */
-static json_t *wn_site_json(wn_server *srv, const char *site, int pages, wn_err *err,
-                            wn_diag *diag) {
-  wn_serve_config *cfg = wn_cfg(srv);
+static json_t *wn_site_json(wn_server *srv, const wn_serve_config *cfg, const char *site,
+                            int pages, wn_err *err, wn_diag *diag) {
   wn_site_info *info = NULL;
   *err = wn_site_info_get(srv->store, site, &info, diag);
   char *sched = wn_sched_site_json(srv->sched, site);
@@ -683,6 +844,7 @@ done:
 
 typedef struct wn_list_ctx {
   wn_server *srv;
+  const wn_serve_config *cfg; /* the request's */
   json_t *arr;
   uint64_t n, drifting;
 } wn_list_ctx;
@@ -690,7 +852,7 @@ typedef struct wn_list_ctx {
 static int wn_list_one(const char *site, void *ctx_) {
   wn_list_ctx *ctx = ctx_;
   wn_err err;
-  json_t *o = wn_site_json(ctx->srv, site, 0, &err, NULL);
+  json_t *o = wn_site_json(ctx->srv, ctx->cfg, site, 0, &err, NULL);
   if (!o) {
     /* A record that does not decode is listed with its error. */
     o = json_object();
@@ -717,13 +879,13 @@ static enum MHD_Result wn_serve_sites_handler(wn_server *srv, struct MHD_Connect
   if (!*rest) {
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
       return wn_method_not_allowed(c, req, "GET", method);
-    wn_list_ctx ctx = {srv, json_array(), 0, 0};
+    wn_list_ctx ctx = {srv, req->cfg, json_array(), 0, 0};
     if ((err = wn_site_list(srv->store, wn_list_one, &ctx, &diag))) {
       json_decref(ctx.arr);
       return wn_respond_err(c, req, err, &diag);
     }
     /* Configured sites the store has no template for yet. */
-    wn_serve_config *cfg = wn_cfg(srv);
+    const wn_serve_config *cfg = req->cfg;
     for (size_t i = 0; i < cfg->n_sites; i++) {
       wn_site_info *info = NULL;
       if (wn_site_info_get(srv->store, cfg->sites[i].site, &info, NULL) == WN_ENOTEMPLATE)
@@ -737,17 +899,17 @@ static enum MHD_Result wn_serve_sites_handler(wn_server *srv, struct MHD_Connect
   if (wn_site_check(rest, &diag) != WN_OK)
     return wn_respond_error(c, req, 404, "not_found", NULL, "\"%s\" is not a site name", rest);
   if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0) {
-    json_t *o = wn_site_json(srv, rest, 1, &err, &diag);
+    json_t *o = wn_site_json(srv, req->cfg, rest, 1, &err, &diag);
     if (!o)
       return wn_respond_err(c, req, err, &diag);
     return wn_respond_json(c, req, 200, o, NULL);
   }
   if (strcmp(method, "DELETE") == 0) {
-    if (!wn_authorized(srv, c, req, &rc))
+    if (!wn_authorized(c, req, &rc))
       return rc;
     if ((err = wn_site_delete(srv->store, rest, &diag)))
       return wn_respond_err(c, req, err, &diag);
-    wn_serve_log(wn_cfg(srv)->log_level, WN_LOG_INFO, "site %s deleted", rest);
+    wn_serve_log(req->cfg->log_level, WN_LOG_INFO, "site %s deleted", rest);
     json_t *o = json_object();
     json_object_set_new(o, "deleted", json_string(rest));
     return wn_respond_json(c, req, 200, o, NULL);
@@ -762,7 +924,7 @@ static int wn_count_site(const char *site, void *ctx_) {
   wn_site_info *info = NULL;
   ctx->n++;
   if (wn_site_info_get(ctx->srv->store, site, &info, NULL) == WN_OK &&
-      wn_site_drifting(&info->counts, &wn_cfg(ctx->srv)->detector.drift))
+      wn_site_drifting(&info->counts, &ctx->cfg->detector.drift))
     ctx->drifting++;
   wn_site_info_free(info);
   return 0;
@@ -772,17 +934,21 @@ static enum MHD_Result wn_serve_metrics_handler(wn_server *srv, struct MHD_Conne
                                                 wn_req *req) {
   wn_metrics_gauges g;
   memset(&g, 0, sizeof g);
-  wn_list_ctx ctx = {srv, NULL, 0, 0};
+  wn_list_ctx ctx = {srv, req->cfg, NULL, 0, 0};
   (void)wn_site_list(srv->store, wn_count_site, &ctx, NULL);
   g.sites = ctx.n;
   g.drifting = ctx.drifting;
   wn_sched_counts(srv->sched, &g.jobs_queued, &g.jobs_running, &g.scheduled_sites);
   char path[4200];
   struct stat st;
-  snprintf(path, sizeof path, "%s/data.mdb", wn_cfg(srv)->store_path);
+  snprintf(path, sizeof path, "%s/data.mdb", req->cfg->store_path);
   if (stat(path, &st) == 0)
     g.store_bytes = (uint64_t)st.st_size;
   g.map_bytes = wn_site_store_map_size(srv->store);
+  if (srv->collector) {
+    g.from_requests = 1;
+    wn_collector_stats_get(srv->collector, &g.collect);
+  }
   FILE *f = fopen("/proc/self/statm", "r");
   if (f) {
     unsigned long size = 0, resident = 0;
@@ -808,7 +974,7 @@ static enum MHD_Result wn_serve_healthz_handler(wn_server *srv, struct MHD_Conne
   json_object_set_new(o, "status", json_string("ok"));
   json_object_set_new(o, "version", json_string(wn_version()));
   json_object_set_new(o, "uptime_s",
-                      json_real((double)(wn_mono_us() / 1000 - srv->metrics.started_ms) / 1000.0));
+                      json_real((wn_clock_ms() - srv->metrics.started_ms) / 1000.0));
   return wn_respond_json(c, req, 200, o, NULL);
 }
 
@@ -849,7 +1015,7 @@ static enum MHD_Result wn_answer(wn_server *srv, struct MHD_Connection *c, wn_re
   if (req->too_big)
     return wn_respond_error(c, req, 413, "too_large", NULL,
                             "the body is larger than listen.max_body (%zu bytes)",
-                            wn_cfg(srv)->max_body);
+                            req->cfg->max_body);
   if (req->too_busy) {
     static const char *const retry[] = {MHD_HTTP_HEADER_RETRY_AFTER, "1", NULL};
     return wn_respond_error(c, req, 503, "busy", retry,
@@ -863,13 +1029,13 @@ static enum MHD_Result wn_answer(wn_server *srv, struct MHD_Connection *c, wn_re
   case WN_EP_LEARN:
     if (!post)
       return wn_method_not_allowed(c, req, "POST", method);
-    if (!wn_authorized(srv, c, req, &rc))
+    if (!wn_authorized(c, req, &rc))
       return rc;
     return wn_serve_learn_handler(srv, c, req);
   case WN_EP_JOBS:
     if (!get)
       return wn_method_not_allowed(c, req, "GET", method);
-    if (!wn_authorized(srv, c, req, &rc))
+    if (!wn_authorized(c, req, &rc))
       return rc;
     return wn_serve_jobs_handler(srv, c, req, rest);
   case WN_EP_SITES:
@@ -901,8 +1067,9 @@ static enum MHD_Result wn_access(void *cls, struct MHD_Connection *c, const char
       return MHD_NO;
     const char *rest;
     req->ep = wn_route(url, &rest);
-    req->start_us = wn_mono_us();
-    size_t cap = wn_cfg(srv)->max_body;
+    req->start_ms = wn_clock_ms();
+    req->cfg = wn_cfg_pin(srv, &req->slot);
+    size_t cap = req->cfg->max_body;
     wn_buf_init(&req->body, cap);
     atomic_fetch_add(&srv->inflight, 1);
     req->counted = 1;
@@ -929,7 +1096,7 @@ static enum MHD_Result wn_access(void *cls, struct MHD_Connection *c, const char
     /* All requests together hold at most listen.max_buffered bytes of
      * body, so many slow uploads cannot exhaust memory. */
     size_t before = atomic_fetch_add(&srv->buffered, n);
-    if (before + n > wn_cfg(srv)->max_buffered) {
+    if (before + n > req->cfg->max_buffered) {
       atomic_fetch_sub(&srv->buffered, n);
       req->too_busy = 1;
     } else {
@@ -958,12 +1125,13 @@ static void wn_completed(void *cls, struct MHD_Connection *c, void **con_cls,
   const union MHD_ConnectionInfo *info =
       MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
   unsigned status = info ? info->http_status : 0;
-  uint64_t us = (uint64_t)(wn_mono_us() - req->start_us);
+  uint64_t us = (uint64_t)((wn_clock_ms() - req->start_ms) * 1000.0);
   wn_metrics_request(&srv->metrics, req->ep, status, us);
-  wn_serve_config *cfg = wn_cfg(srv);
+  const wn_serve_config *cfg = req->cfg;
   if (cfg->log_level >= WN_LOG_DEBUG)
     wn_serve_log(cfg->log_level, WN_LOG_DEBUG, "request endpoint %d status %u in %llu us",
                  (int)req->ep, status, (unsigned long long)us);
+  wn_cfg_unpin(srv, req->slot);
   wn_buf_free(&req->body);
   if (req->held)
     atomic_fetch_sub(&srv->buffered, req->held);
@@ -983,7 +1151,7 @@ __attribute__((format(printf, 2, 0))) static void wn_mhd_log(void *cls, const ch
   size_t n = strlen(line);
   while (n && line[n - 1] == '\n')
     line[--n] = '\0';
-  wn_serve_log(wn_cfg(srv)->log_level, WN_LOG_INFO, "http: %s", line);
+  wn_serve_log(atomic_load(&srv->log_level), WN_LOG_INFO, "http: %s", line);
 }
 
 wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *diag) {
@@ -1006,7 +1174,9 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
     err = wn_diag_set(diag, WN_ENOMEM, "serve: out of memory");
     goto fail;
   }
-  atomic_store(&srv->cfg, cfg);
+  atomic_store(&srv->slots[0].cfg, cfg);
+  atomic_store(&srv->current, 0u);
+  atomic_store(&srv->log_level, cfg->log_level);
   if (pthread_key_create(&srv->detector_key, NULL) != 0) {
     err = wn_diag_set(diag, WN_ENOMEM, "serve: cannot make a thread key");
     goto fail;
@@ -1026,6 +1196,19 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
     goto fail;
   if ((err = wn_sched_create(srv->store, cfg, &srv->metrics, &srv->sched, diag)))
     goto fail;
+  if (cfg->from_requests) {
+    wn_collect_options co;
+    wn_collect_options_init(&co);
+    co.sample_pages = cfg->from_requests;
+    if (co.min_pages > co.sample_pages)
+      co.min_pages = co.sample_pages;
+    co.max_sites = cfg->from_requests_sites;
+    co.max_bytes = cfg->from_requests_bytes;
+    co.algo = cfg->algo;
+    co.learn = cfg->learn;
+    if ((err = wn_collector_create(srv->store, &co, &srv->collector, diag)))
+      goto fail;
+  }
 
   /* The address: numeric only (no DNS lookup for a listen address). */
   struct addrinfo hints, *ai = NULL;
@@ -1082,10 +1265,32 @@ fail:
 
 uint16_t wn_server_port(const wn_server *srv) { return srv ? srv->port : 0; }
 
+void wn_server_reload_failed(wn_server *srv, const char *why) {
+  if (!srv)
+    return;
+  atomic_fetch_add_explicit(&srv->metrics.reload_failures, 1, memory_order_relaxed);
+  wn_serve_log(atomic_load(&srv->log_level), WN_LOG_ERROR,
+               "reload: %s; keeping the running configuration", why ? why : "failed");
+}
+
 wn_err wn_server_reload(wn_server *srv, const wn_serve_config *next, wn_diag *diag) {
-  if (!srv || !next)
-    return wn_diag_set(diag, WN_EINVAL, "serve: reload needs a server and a config");
-  wn_serve_config *cur = wn_cfg(srv);
+  if (!srv)
+    return wn_diag_set(diag, WN_EINVAL, "serve: reload needs a server");
+  /* The message is logged as well as returned, so it is kept even when
+   * the caller passes no diag. */
+  wn_diag local;
+  wn_diag_clear(&local);
+  wn_err err = WN_OK;
+  wn_serve_config *copy = NULL;
+  size_t n_sites = 0;
+  int log_level = 0;
+  /* One reload at a time: the comparison, the scheduler and the switch. */
+  pthread_mutex_lock(&srv->mu);
+  if (!next) {
+    err = wn_diag_set(&local, WN_EINVAL, "serve: reload needs a config");
+    goto out;
+  }
+  const wn_serve_config *cur = atomic_load(&srv->slots[atomic_load(&srv->current)].cfg);
   const char *what = NULL;
   const char *cur_store = cur->store_path ? cur->store_path : "winnow-store";
   const char *next_store = next->store_path ? next->store_path : "winnow-store";
@@ -1100,35 +1305,55 @@ wn_err wn_server_reload(wn_server *srv, const wn_serve_config *next, wn_diag *di
     what = "listen.workers, max_connections or timeout";
   else if (cur->learners != next->learners || cur->max_jobs != next->max_jobs)
     what = "learning.learners or max_jobs";
+  else if (cur->from_requests != next->from_requests ||
+           cur->from_requests_sites != next->from_requests_sites ||
+           cur->from_requests_bytes != next->from_requests_bytes)
+    what = "learning.from_requests, from_requests_sites or from_requests_memory";
   if (what) {
-    atomic_fetch_add_explicit(&srv->metrics.reload_failures, 1, memory_order_relaxed);
-    return wn_diag_set(diag, WN_EINVAL, "serve: %s changed; that needs a restart (the running "
-                                        "configuration is kept)",
-                       what);
+    err = wn_diag_set(&local, WN_EINVAL, "serve: %s changed; that needs a restart", what);
+    goto out;
   }
-  wn_serve_config *copy = wn_serve_config_copy(next);
+  copy = wn_serve_config_copy(next);
   if (!copy || (!copy->store_path && !(copy->store_path = strdup(cur_store)))) {
-    wn_serve_config_free(copy);
-    return wn_diag_set(diag, WN_ENOMEM, "serve: out of memory");
+    err = wn_diag_set(&local, WN_ENOMEM, "serve: out of memory");
+    goto out;
   }
-  pthread_mutex_lock(&srv->mu);
-  if (srv->n_retired == WN_SERVE_MAX_RETIRED) {
-    pthread_mutex_unlock(&srv->mu);
-    wn_serve_config_free(copy);
-    return wn_diag_set(diag, WN_EBUSY, "serve: reloaded %u times; restart the daemon",
-                       WN_SERVE_MAX_RETIRED);
+  /* A free slot: every configuration no request uses any more is freed
+   * first, so only requests that outlive WN_SERVE_CFG_SLOTS - 1 reloads
+   * can use them all up. */
+  wn_cfg_retire_unused(srv);
+  unsigned slot = WN_SERVE_CFG_SLOTS;
+  for (unsigned i = 0; i < WN_SERVE_CFG_SLOTS && slot == WN_SERVE_CFG_SLOTS; i++)
+    if (!atomic_load(&srv->slots[i].cfg))
+      slot = i;
+  if (slot == WN_SERVE_CFG_SLOTS) {
+    err = wn_diag_set(&local, WN_EBUSY, "serve: requests in flight still use the last %u "
+                                      "configurations; reload again when they finish",
+                      WN_SERVE_CFG_SLOTS - 1);
+    goto out;
   }
-  wn_err err = wn_sched_reload(srv->sched, copy, diag);
+  if ((err = wn_sched_reload(srv->sched, copy, &local)))
+    goto out;
+  n_sites = copy->n_sites;
+  log_level = copy->log_level;
+  /* The configuration is in its slot before the slot is current, so a
+   * request that pins the slot finds it. */
+  atomic_store(&srv->slots[slot].cfg, copy);
+  copy = NULL;
+  atomic_store(&srv->log_level, log_level);
+  atomic_store(&srv->current, slot);
+  wn_cfg_retire_unused(srv); /* the replaced one, unless a request still uses it */
+out:
+  pthread_mutex_unlock(&srv->mu);
+  wn_serve_config_free(copy);
   if (err) {
-    pthread_mutex_unlock(&srv->mu);
-    wn_serve_config_free(copy);
+    wn_server_reload_failed(srv, wn_diag_message(&local, err));
+    if (diag)
+      *diag = local;
     return err;
   }
-  srv->retired[srv->n_retired++] = atomic_exchange(&srv->cfg, copy);
-  pthread_mutex_unlock(&srv->mu);
   atomic_fetch_add_explicit(&srv->metrics.reloads, 1, memory_order_relaxed);
-  wn_serve_log(copy->log_level, WN_LOG_INFO, "configuration reloaded: %zu sites scheduled",
-               copy->n_sites);
+  wn_serve_log(log_level, WN_LOG_INFO, "configuration reloaded: %zu sites scheduled", n_sites);
   return WN_OK;
 }
 
@@ -1148,6 +1373,7 @@ void wn_server_stop(wn_server *srv) {
     srv->mhd = NULL;
   }
   wn_sched_destroy(srv->sched);
+  wn_collector_destroy(srv->collector);
   srv->sched = NULL;
   /* The server threads are gone: their detectors flush their counts. */
   for (size_t i = 0; i < srv->n_detectors; i++)
@@ -1156,13 +1382,10 @@ void wn_server_stop(wn_server *srv) {
   wn_store_close(srv->store);
   if (srv->key_ready)
     pthread_key_delete(srv->detector_key);
-  wn_serve_config *cfg = atomic_load(&srv->cfg);
-  if (cfg) {
-    wn_serve_log(cfg->log_level, WN_LOG_INFO, "stopped");
-    wn_serve_config_free(cfg);
-  }
-  for (size_t i = 0; i < srv->n_retired; i++)
-    wn_serve_config_free(srv->retired[i]);
+  if (atomic_load(&srv->slots[atomic_load(&srv->current)].cfg))
+    wn_serve_log(atomic_load(&srv->log_level), WN_LOG_INFO, "stopped");
+  for (unsigned i = 0; i < WN_SERVE_CFG_SLOTS; i++)
+    wn_serve_config_free(atomic_load(&srv->slots[i].cfg));
   pthread_mutex_destroy(&srv->mu);
   free(srv);
 }

@@ -20,6 +20,7 @@
 #include "site/site_int.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,17 @@ typedef struct wn_held {
   size_t len;
   char charset[64]; /* "" when none */
 } wn_held;
+
+/* A learned page's tree, kept for its detection (wn_collector_take_parsed):
+ * the page is then parsed once, not twice. */
+typedef struct wn_parsed {
+  struct wn_parsed *next; /* oldest first */
+  char *bytes;            /* the page, to know it again */
+  size_t len;
+  char charset[64];
+  wn_dom_page *page;
+  size_t cost; /* counted against max_bytes: the bytes and the tree */
+} wn_parsed;
 
 typedef struct wn_csite {
   char name[WN_SITE_MAX + 1];
@@ -65,6 +77,9 @@ struct wn_collector {
   size_t bytes;
   uint64_t seen;
   wn_collect_stats st;
+  wn_parsed *parsed, *parsed_last;
+  size_t parsed_bytes;
+  _Atomic size_t n_parsed; /* read unlocked: most pages find none */
 };
 
 void wn_collect_options_init(wn_collect_options *opts) {
@@ -212,11 +227,22 @@ wn_err wn_collector_create(wn_store *store, const wn_collect_options *opts, wn_c
   return WN_OK;
 }
 
+static void wn_parsed_free(wn_parsed *p) {
+  wn_dom_free(p->page);
+  free(p->bytes);
+  free(p);
+}
+
 void wn_collector_destroy(wn_collector *c) {
   if (!c)
     return;
   while (c->oldest)
     wn_collect_remove(c, c->oldest);
+  while (c->parsed) {
+    wn_parsed *p = c->parsed;
+    c->parsed = p->next;
+    wn_parsed_free(p);
+  }
   pthread_mutex_destroy(&c->mu);
   free(c->buckets);
   free(c);
@@ -377,6 +403,57 @@ out:
   return err;
 }
 
+/* ---- trees kept for detection ------------------------------------------------------------ */
+
+/* Under the lock: p joins the kept trees; the oldest go while they pass
+ * max_bytes (their own bound, beside the held pages'). */
+static void wn_collect_keep_parsed(wn_collector *c, wn_parsed *p) {
+  if (c->parsed_last)
+    c->parsed_last->next = p;
+  else
+    c->parsed = p;
+  c->parsed_last = p;
+  c->parsed_bytes += p->cost;
+  atomic_fetch_add_explicit(&c->n_parsed, 1, memory_order_relaxed);
+  while (c->parsed && c->parsed_bytes > c->o.max_bytes) {
+    wn_parsed *old = c->parsed;
+    c->parsed = old->next;
+    if (!c->parsed)
+      c->parsed_last = NULL;
+    c->parsed_bytes -= old->cost;
+    atomic_fetch_sub_explicit(&c->n_parsed, 1, memory_order_relaxed);
+    wn_parsed_free(old);
+  }
+}
+
+wn_dom_page *wn_collector_take_parsed(wn_collector *c, const char *bytes, size_t len,
+                                      const char *charset) {
+  if (!c || atomic_load_explicit(&c->n_parsed, memory_order_relaxed) == 0)
+    return NULL;
+  if (!charset)
+    charset = "";
+  wn_dom_page *page = NULL;
+  pthread_mutex_lock(&c->mu);
+  for (wn_parsed **pp = &c->parsed, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
+    wn_parsed *p = *pp;
+    /* The length first: a page's bytes are compared only with a page of
+     * its length. */
+    if (p->len != len || strcmp(p->charset, charset) != 0 || memcmp(p->bytes, bytes, len) != 0)
+      continue;
+    *pp = p->next;
+    if (c->parsed_last == p)
+      c->parsed_last = prev;
+    c->parsed_bytes -= p->cost;
+    atomic_fetch_sub_explicit(&c->n_parsed, 1, memory_order_relaxed);
+    page = p->page;
+    p->page = NULL;
+    wn_parsed_free(p);
+    break;
+  }
+  pthread_mutex_unlock(&c->mu);
+  return page;
+}
+
 /* ---- learn ---------------------------------------------------------------------------- */
 
 /* The sample's order (the key page first): see the file's comment. A page
@@ -452,9 +529,26 @@ wn_err wn_collector_learn(wn_collector *c, const char *site, wn_learned **out, w
 
   /* The pages are read unlocked: a busy site's first n pages stay put. */
   wn_learned *l = NULL;
+  wn_dom_page *trees[WN_LEARN_MAX_PAGES] = {0};
   wn_err err = n < 2 ? wn_diag_set(diag, WN_EEMPTY, "collector: one page held for site %s", site)
                      : wn_site_learn_pages_cs(c->o.algo, site, names, bytes, lens, charsets, n,
-                                              &c->o.learn, &l, diag);
+                                              &c->o.learn, &l, c->o.keep_parsed ? trees : NULL,
+                                              diag);
+  /* Learned: the trees wait for the pages' detection, with the pages'
+   * bytes to know them by (moved out of the held pages, not copied). */
+  wn_parsed *kept[WN_LEARN_MAX_PAGES] = {0};
+  for (uint32_t i = 0; !err && i < n; i++) {
+    if (!trees[i])
+      continue;
+    kept[i] = calloc(1, sizeof *kept[i]);
+    if (!kept[i]) {
+      wn_dom_free(trees[i]);
+      trees[i] = NULL;
+      continue;
+    }
+    kept[i]->page = trees[i];
+    trees[i] = NULL;
+  }
 
   pthread_mutex_lock(&c->mu);
   s->busy = 0;
@@ -462,6 +556,18 @@ wn_err wn_collector_learn(wn_collector *c, const char *site, wn_learned **out, w
     c->st.sites_learned++;
     c->st.pages_learned += l->n_used;
     s->state = WN_CS_TEMPLATE;
+    for (uint32_t i = 0; i < n; i++) {
+      wn_parsed *p = kept[i];
+      if (!p)
+        continue;
+      wn_held *h = &s->pages[order[i]];
+      p->bytes = h->bytes;
+      p->len = h->len;
+      memcpy(p->charset, h->charset, sizeof p->charset);
+      h->bytes = NULL; /* now the tree's; the held page's length still counts below */
+      p->cost = p->len + wn_dom_memory(p->page);
+      wn_collect_keep_parsed(c, p);
+    }
     wn_collect_drop_all(c, s);
   } else if (err == WN_ENOMEM) {
     /* Nothing learned about the pages: try again later. */

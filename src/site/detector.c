@@ -493,7 +493,16 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
                                 * tree; Markdown and metadata read the
                                 * compact tree's attributes and side table. */
                                .keep_xml = (want & WN_WANT_HTML) != 0};
-  err = wn_dom_parse(in->bytes ? in->bytes : "", in->len, &parse_opts, &page, diag);
+  /* A page the collector learned from: its tree, parsed with these very
+   * options (the default caps, no libxml2 tree kept). */
+  if (d->opts.collector && !parse_opts.keep_xml &&
+      parse_opts.max_bytes == WN_DOM_DEFAULT_MAX_BYTES &&
+      parse_opts.max_nodes == WN_DOM_DEFAULT_MAX_NODES &&
+      parse_opts.max_depth == WN_DOM_DEFAULT_MAX_DEPTH)
+    page = wn_collector_take_parsed(d->opts.collector, in->bytes ? in->bytes : "", in->len,
+                                    in->charset);
+  if (!page)
+    err = wn_dom_parse(in->bytes ? in->bytes : "", in->len, &parse_opts, &page, diag);
   if (err)
     goto out;
   /* The method is the site record's: FastCE paths or ETDM. */

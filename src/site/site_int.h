@@ -47,11 +47,22 @@ struct wn_learned {
 
 /* wn_site_learn_pages_algo with each page's transport charset
  * (charsets[i] may be NULL; charsets NULL: none), for pages that arrived
- * with an HTTP Content-Type (the collector's). */
+ * with an HTTP Content-Type (the collector's). keep (n_pages entries, may
+ * be NULL): on success the pages' trees, parsed with the default caps,
+ * are handed over there instead of freed. */
 wn_err wn_site_learn_pages_cs(wn_learn_algo algo, const char *site, const char *const *names,
                               const char *const *bytes, const size_t *len,
                               const char *const *charsets, size_t n_pages,
-                              const wn_learn_options *opts, wn_learned **out, wn_diag *diag);
+                              const wn_learn_options *opts, wn_learned **out, wn_dom_page **keep,
+                              wn_diag *diag);
+
+/* The tree learning parsed from a page with exactly these bytes and
+ * transport charset (NULL: none), taken out of the collector (the caller
+ * frees it), or NULL. Trees are kept for the pages of a site the
+ * collector learned, until taken or until the collector's byte bound
+ * drops them, oldest first. */
+wn_dom_page *wn_collector_take_parsed(wn_collector *collector, const char *bytes, size_t len,
+                                      const char *charset);
 
 /* Reads and decodes a site's template from the store. A site without a
  * record is WN_ENOTEMPLATE ("no template for site X; learn it first with

@@ -135,13 +135,15 @@ wn_err wn_site_learn_pages_algo(wn_learn_algo algo, const char *site, const char
                                 const char *const *bytes, const size_t *len, size_t n_pages,
                                 const wn_learn_options *opts_in, wn_learned **out,
                                 wn_diag *diag) {
-  return wn_site_learn_pages_cs(algo, site, names, bytes, len, NULL, n_pages, opts_in, out, diag);
+  return wn_site_learn_pages_cs(algo, site, names, bytes, len, NULL, n_pages, opts_in, out, NULL,
+                                diag);
 }
 
 wn_err wn_site_learn_pages_cs(wn_learn_algo algo, const char *site, const char *const *names,
                               const char *const *bytes, const size_t *len,
                               const char *const *charsets, size_t n_pages,
-                              const wn_learn_options *opts_in, wn_learned **out, wn_diag *diag) {
+                              const wn_learn_options *opts_in, wn_learned **out,
+                              wn_dom_page **keep, wn_diag *diag) {
   wn_err err = WN_OK;
   wn_dom_page **pages = NULL;
   wn_learn_check *checks = NULL;
@@ -219,6 +221,13 @@ wn_err wn_site_learn_pages_cs(wn_learn_algo algo, const char *site, const char *
     goto out;
   }
   err = wn_learned_encode(l, diag);
+  /* Learned: the caller may keep the trees (they are what detection would
+   * parse, with the default caps). */
+  if (!err && keep)
+    for (size_t i = 0; i < n_pages; i++) {
+      keep[i] = pages[i];
+      pages[i] = NULL;
+    }
 out:
   if (l)
     l->compute_ms = wn_clock_ms() - t0;

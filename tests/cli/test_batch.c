@@ -1067,8 +1067,10 @@ static void test_learn_from_stream(void **state) {
   wn_learn_input(in_path);
 
   wn_run one, two, again;
-  RUN(&one, NULL, "detect", "--store", store1, "--learn", "--jsonl", "--threads", "1", in_path);
-  RUN(&two, NULL, "detect", "--store", store2, "--learn", "--jsonl", "--threads", "2", in_path);
+  RUN(&one, NULL, "detect", "--store", store1, "--learn", "--no-count", "--jsonl", "--threads", "1",
+      in_path);
+  RUN(&two, NULL, "detect", "--store", store2, "--learn", "--no-count", "--jsonl", "--threads", "2",
+      in_path);
   if (one.status != 0)
     fail_msg("detect --learn: %d: %s", one.status, one.err);
   assert_int_equal(two.status, 0);
@@ -1076,6 +1078,9 @@ static void test_learn_from_stream(void **state) {
   assert_memory_equal(one.out, two.out, one.out_len);
   wn_expect_contains(one.err, "learning: 2 site(s) learned from 10 of their pages");
   wn_expect_contains(one.err, "serving 12 page(s); 1 page(s) of sites without enough pages");
+  char *one_out = malloc(one.out_len + 1);
+  assert_non_null(one_out);
+  memcpy(one_out, one.out, one.out_len + 1);
 
   char *lines[WN_LEARN_LINES + 1];
   assert_int_equal(wn_lines(one.out, one.out_len, lines, WN_LEARN_LINES + 1), WN_LEARN_LINES);
@@ -1099,12 +1104,16 @@ static void test_learn_from_stream(void **state) {
     json_decref(obj);
   }
 
-  RUN(&again, NULL, "detect", "--store", store1, "--learn", "--jsonl", "--threads", "1",
-      in_path);
+  /* Learned pages were detected from the trees learning parsed: the same
+   * bytes as a run that parses every page, with the stored templates. */
+  RUN(&again, NULL, "detect", "--store", store1, "--learn", "--no-count", "--jsonl", "--threads",
+      "1", in_path);
   assert_int_equal(again.status, 0);
   wn_expect_contains(again.err, "learning: 0 site(s) learned");
   wn_expect_contains(again.err, "serving 0 page(s); 1 page(s)");
   assert_int_equal(again.out_len, one.out_len);
+  assert_memory_equal(again.out, one_out, one.out_len);
+  free(one_out);
   wn_run_free(&one);
   wn_run_free(&two);
   wn_run_free(&again);
@@ -1200,9 +1209,10 @@ static void test_learn_memory_bound(void **state) {
                                                     in_path, NULL},
                               &status);
   assert_int_equal(status, 0);
-  /* 48 MB of input: read all ahead it is held (as lines and as pages);
-   * bounded, a few MiB over the program's own. */
-  if (!(all > 48 * 1024 && bounded < all / 2))
+  /* 48 MB of input: read all ahead, it is held (as lines and as pages);
+   * bounded, a few MiB over the program's own. The difference, not a
+   * ratio: a sanitizer's quarantine of freed blocks raises both. */
+  if (!(all > 48 * 1024 && all - bounded > 24 * 1024))
     fail_msg("peak memory: %ld KiB bounded, %ld KiB reading all ahead", bounded, all);
 
   wn_test_remove_tree(store);

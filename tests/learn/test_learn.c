@@ -251,11 +251,15 @@ static void test_pages_only_n_of_m(void **state) {
   static const int pairs[6][2] = {{0, 1}, {2, 3}, {4, 5}, {0, 2}, {1, 4}, {3, 5}};
   char html[1024];
   wn_dom_page *pages[7];
-  snprintf(html, sizeof html, "<body>%s%s%s%s%s%s</body>", seg[0], seg[1], seg[2], seg[3],
-           seg[4], seg[5]);
+  /* Each page with a headline of its own: a page needs text to be a
+   * sample. */
+  static const char *const words[] = {"key", "one", "two", "three", "four", "five", "six"};
+  snprintf(html, sizeof html, "<body>%s%s%s%s%s%s<h1>%s</h1></body>", seg[0], seg[1], seg[2],
+           seg[3], seg[4], seg[5], words[0]);
   pages[0] = wn_test_parse(html);
   for (size_t i = 0; i < 6; i++) {
-    snprintf(html, sizeof html, "<body>%s%s</body>", seg[pairs[i][0]], seg[pairs[i][1]]);
+    snprintf(html, sizeof html, "<body>%s%s<h1>%s</h1></body>", seg[pairs[i][0]],
+             seg[pairs[i][1]], words[i + 1]);
     pages[i + 1] = wn_test_parse(html);
   }
   wn_template *tpl = NULL;
@@ -307,6 +311,159 @@ static void test_pages_empty_and_garbage(void **state) {
   assert_int_equal(wn_learn_pages(NULL, 0, NULL, &tpl, NULL, NULL), WN_EINVAL);
 }
 
+/* The page's markup with every run of text between tags taken out: the
+ * same elements, no text (malloc'd). */
+static char *strip_text(const char *html, size_t len) {
+  char *out = malloc(len + 1);
+  assert_non_null(out);
+  size_t n = 0;
+  int in_tag = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (html[i] == '<')
+      in_tag = 1;
+    if (in_tag)
+      out[n++] = html[i];
+    if (html[i] == '>')
+      in_tag = 0;
+  }
+  out[n] = '\0';
+  return out;
+}
+
+/* Check 0: a page without text (a 0-byte file, bare markup of the site's
+ * own layout, white space) is left out, with or without force, and says
+ * why; a key page without text, or no other page with text, is
+ * WN_EEMPTY. */
+static void test_pages_without_text(void **state) {
+  (void)state;
+  static const char *const paths[] = {
+      WN_FIXTURES "/site/article-1.html", WN_FIXTURES "/site/article-2.html",
+      WN_FIXTURES "/site/article-3.html", WN_FIXTURES "/site/article-4.html"};
+  wn_dom_page *pages[6];
+  load_pages(paths, 3, pages);
+  size_t len = 0;
+  char *bytes = wn_test_read(paths[3], &len);
+  char *bare = strip_text(bytes, len);
+  free(bytes);
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_dom_parse("", 0, NULL, &pages[3], &diag), WN_OK);
+  assert_int_equal(wn_dom_parse(bare, strlen(bare), NULL, &pages[4], &diag), WN_OK);
+  pages[5] = wn_test_parse("<body> <div>\n\t</div> <p> </p></body>");
+  free(bare);
+  for (size_t i = 0; i < 6; i++)
+    assert_int_equal(wn_learn_page_has_text(pages[i]), i < 3);
+  /* The bare page is of the site's own layout: only its lack of text
+   * keeps it out. */
+  uint8_t *mapped = NULL;
+  assert_int_equal(wn_learn_map_to_key(pages[0], pages[4], &mapped, &diag), WN_OK);
+  free(mapped);
+
+  for (int force = 0; force <= 1; force++) {
+    wn_learn_options o = {.force = force};
+    wn_template *tpl = NULL;
+    wn_learn_check checks[6];
+    wn_err err = wn_learn_pages((const wn_dom_page *const *)pages, 6, &o, &tpl, checks, &diag);
+    if (err)
+      fail_msg("force %d: %s", force, wn_diag_message(&diag, err));
+    assert_non_null(tpl);
+    for (size_t i = 0; i < 3; i++) {
+      assert_true(checks[i].used);
+      assert_int_equal(checks[i].err, WN_OK);
+    }
+    for (size_t i = 3; i < 6; i++) {
+      assert_false(checks[i].used);
+      assert_int_equal(checks[i].err, WN_EEMPTY);
+      assert_string_equal(checks[i].message, WN_LEARN_TEXTLESS);
+    }
+    /* The same template as from the three pages with text. */
+    wn_template *three = NULL;
+    assert_int_equal(wn_learn_pages((const wn_dom_page *const *)pages, 3, &o, &three, NULL, &diag),
+                     WN_OK);
+    uint32_t a = 0, b = 0;
+    wn_template_nodes(tpl, &a);
+    wn_template_nodes(three, &b);
+    assert_int_equal(a, b);
+    wn_template_free(three);
+    wn_template_free(tpl);
+  }
+
+  /* Only the key page has text. */
+  const wn_dom_page *lone[] = {pages[0], pages[3], pages[4]};
+  wn_template *tpl = NULL;
+  wn_learn_check checks[3];
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_learn_pages(lone, 3, NULL, &tpl, checks, &diag), WN_EEMPTY);
+  assert_null(tpl);
+  const char *msg = wn_diag_message(&diag, WN_EEMPTY);
+  if (!strstr(msg, "only the key page of 3 has text"))
+    fail_msg("message: %s", msg);
+  assert_int_equal(checks[1].err, WN_EEMPTY);
+  assert_int_equal(checks[2].err, WN_EEMPTY);
+  /* One page with text besides an empty one and the key page: too few. */
+  const wn_dom_page *two[] = {pages[0], pages[3]};
+  assert_int_equal(wn_learn_pages(two, 2, NULL, &tpl, NULL, &diag), WN_EEMPTY);
+  /* A key page without text. */
+  const wn_dom_page *keyless[] = {pages[3], pages[0], pages[1], pages[2]};
+  wn_learn_check kc[4];
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_learn_pages(keyless, 4, NULL, &tpl, kc, &diag), WN_EEMPTY);
+  assert_null(tpl);
+  msg = wn_diag_message(&diag, WN_EEMPTY);
+  if (!strstr(msg, "the key page has no text"))
+    fail_msg("message: %s", msg);
+  assert_false(kc[0].used);
+  assert_string_equal(kc[0].message, WN_LEARN_TEXTLESS);
+  free_pages(pages, 6);
+}
+
+/* The same through the library's learning from files: the report names
+ * the page left out and why, and the template is stored from the rest. */
+static void test_site_learn_reports_textless(void **state) {
+  (void)state;
+  static const char *const names[] = {"article-1.html", "article-2.html", "empty.html",
+                                      "article-3.html"};
+  const char *bytes[4];
+  size_t len[4];
+  char *own[4] = {NULL, NULL, NULL, NULL};
+  static const char *const paths[] = {WN_FIXTURES "/site/article-1.html",
+                                      WN_FIXTURES "/site/article-2.html", NULL,
+                                      WN_FIXTURES "/site/article-3.html"};
+  for (size_t i = 0; i < 4; i++) {
+    if (paths[i])
+      own[i] = wn_test_read(paths[i], &len[i]);
+    else
+      len[i] = 0;
+    bytes[i] = own[i] ? own[i] : "";
+  }
+  wn_learned *l = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_site_learn_pages("example.com", names, bytes, len, 4, NULL, &l, &diag);
+  if (err)
+    fail_msg("%s", wn_diag_message(&diag, err));
+  const wn_learn_page *p = wn_learned_page(l, 2);
+  assert_non_null(p);
+  assert_string_equal(p->name, "empty.html");
+  assert_false(p->used);
+  assert_int_equal(p->err, WN_EEMPTY);
+  assert_non_null(strstr(p->message, "no text"));
+  for (size_t i = 0; i < 4; i++)
+    if (i != 2)
+      assert_true(wn_learned_page(l, i)->used);
+  wn_learned_free(l);
+  /* With the key page empty: refused, and the report says why. */
+  const char *const names2[] = {"empty.html", "article-1.html", "article-2.html"};
+  const char *bytes2[] = {"", bytes[0], bytes[1]};
+  size_t len2[] = {0, len[0], len[1]};
+  l = NULL;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_site_learn_pages("example.com", names2, bytes2, len2, 3, NULL, &l, &diag),
+                   WN_EEMPTY);
+  assert_non_null(strstr(wn_diag_message(&diag, WN_EEMPTY), "key page has no text"));
+  wn_learned_free(l);
+  for (size_t i = 0; i < 4; i++)
+    free(own[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_occurrences),
@@ -318,6 +475,8 @@ int main(void) {
       cmocka_unit_test(test_pages_other_layout_and_force),
       cmocka_unit_test(test_pages_only_n_of_m),
       cmocka_unit_test(test_pages_empty_and_garbage),
+      cmocka_unit_test(test_pages_without_text),
+      cmocka_unit_test(test_site_learn_reports_textless),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
