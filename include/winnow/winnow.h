@@ -353,6 +353,25 @@ typedef struct wn_crawl_options {
 } wn_crawl_options;
 WN_API void wn_crawl_options_init(wn_crawl_options *opts);
 
+/* One page fetched as the crawler fetches its pages (robots.txt unless
+ * obey_robots is 0, timeouts, the body cap, redirects, only text/html and
+ * application/xhtml+xml), to detect a page given by its URL. */
+typedef struct wn_fetched {
+  const char *url;     /* where the page came from, after redirects */
+  const char *bytes;   /* the body as received (decompressed) */
+  size_t len;
+  const char *charset; /* the Content-Type charset, or NULL */
+  long http_status;
+  uint32_t fetch_ms;
+} wn_fetched;
+/* crawl NULL: wn_crawl_options_init's defaults. Returns WN_EINVAL (not an
+ * http(s) URL), the fetch's errors with a one-line message (WN_ENET,
+ * WN_ETIMEOUT, WN_EHTTP, WN_EROBOTS, WN_ENOTHTML, WN_ETOOBIG,
+ * WN_EREDIRECT), WN_ENOMEM. Free *out with wn_fetched_free. */
+WN_API wn_err wn_page_fetch(const char *url, const wn_crawl_options *crawl, wn_fetched **out,
+                            wn_diag *diag);
+WN_API void wn_fetched_free(wn_fetched *fetched);
+
 /* A learned template, not yet stored, with the report of how it was
  * learned. */
 typedef struct wn_learned wn_learned;

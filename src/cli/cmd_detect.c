@@ -11,13 +11,16 @@
 void wn_cli_usage_detect(FILE *out) {
   fprintf(out,
           "usage: winnow detect [--store DIR] [--site SITE | --url URL] [options] FILE|-\n"
+          "       winnow detect [--store DIR] [--no-robots] [options] http(s)://URL\n"
           "       winnow detect [--store DIR] [--site SITE | --url URL] [options]\n"
           "                     [--output-dir DIR] [--input-list LIST] [FILE|DIR]...\n"
           "       winnow detect [--store DIR] --jsonl [options] [FILE|-]\n"
           "       winnow detect [--store DIR] --warc [--warc-out OUT.warc.gz] [options]\n"
           "                     FILE.warc[.gz]...\n"
           "\n"
-          "Extracts the main content of a page (FILE, or - for stdin) with the template\n"
+          "Extracts the main content of a page (FILE, - for stdin, or a URL fetched as\n"
+          "winnow learn fetches: robots.txt unless --no-robots, its timeouts and caps;\n"
+          "the site is the URL's) with the template\n"
           "learned for its site. Pages of a site without a template, pages that fit\n"
           "their template badly (match confidence below --min-confidence) and, without\n"
           "--store, every page are served by a single-page method instead; \"method\"\n"
@@ -156,7 +159,8 @@ enum {
   WN_OPT_WARC_OUT,
   WN_OPT_LEARN,
   WN_OPT_LEARN_MEMORY,
-  WN_OPT_LEARN_PAGES
+  WN_OPT_LEARN_PAGES,
+  WN_OPT_NO_ROBOTS
 };
 
 unsigned wn_cli_detect_extra_want = 0;
@@ -197,6 +201,7 @@ static const struct option wn_detect_options_long[] = {
     {"learn", no_argument, NULL, WN_OPT_LEARN},
     {"learn-memory", required_argument, NULL, WN_OPT_LEARN_MEMORY},
     {"learn-pages", required_argument, NULL, WN_OPT_LEARN_PAGES},
+    {"no-robots", no_argument, NULL, WN_OPT_NO_ROBOTS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -211,24 +216,53 @@ static void wn_detect_drift_warning(const wn_drift_event *ev, void *ctx) {
 }
 
 /* One page: read, detect, print. */
+/* 1 if input names a page to fetch: an http(s) URL that is not a file
+ * here. */
+static int wn_detect_is_url(const char *input) {
+  struct stat st;
+  return (strncmp(input, "http://", 7) == 0 || strncmp(input, "https://", 8) == 0) &&
+         stat(input, &st) != 0;
+}
+
+/* One page, a file or a URL (fetched as the crawler fetches: robots.txt
+ * unless obey_robots is 0): read, detect, print. */
 static int wn_detect_one(wn_detector *d, const char *site, const char *url, const char *input,
-                         wn_cli_format format) {
+                         int obey_robots, wn_cli_format format) {
   int rc = WN_EXIT_INPUT;
   wn_page_result *r = NULL;
   char *bytes = NULL, *json = NULL;
   size_t len = 0;
+  wn_fetched *fetched = NULL;
   wn_diag diag = {{0}};
-  wn_err err = wn_file_read(input, WN_PAGE_MAX_BYTES, &bytes, &len, &diag);
-  if (err)
-    return wn_cli_fail(err, &diag);
-  wn_page_input in = {.bytes = bytes, .len = len, .site = site, .url = url};
+  wn_page_input in = {.site = site, .url = url};
+  if (wn_detect_is_url(input)) {
+    wn_crawl_options co;
+    wn_crawl_options_init(&co);
+    co.obey_robots = obey_robots;
+    wn_err err = wn_page_fetch(input, &co, &fetched, &diag);
+    if (err)
+      return wn_cli_fail(err, &diag);
+    in.bytes = fetched->bytes;
+    in.len = fetched->len;
+    in.charset = fetched->charset;
+    /* The site and the links' base: the page's own URL, after redirects,
+     * unless --site or --url say otherwise. */
+    if (!url)
+      in.url = fetched->url;
+  } else {
+    wn_err err = wn_file_read(input, WN_PAGE_MAX_BYTES, &bytes, &len, &diag);
+    if (err)
+      return wn_cli_fail(err, &diag);
+    in.bytes = bytes;
+    in.len = len;
+  }
   unsigned want = (format == WN_FORMAT_HTML       ? WN_WANT_HTML
                    : format == WN_FORMAT_MARKDOWN ? WN_WANT_MARKDOWN
                                                   : WN_WANT_TEXT) |
                   (format == WN_FORMAT_JSON ? WN_WANT_NODES : 0);
   /* Metadata where it is shown: JSON (asked for), Markdown's front matter. */
   want |= wn_cli_want_extra(format, format == WN_FORMAT_JSON);
-  err = wn_detector_detect(d, &in, want, &r, &diag);
+  wn_err err = wn_detector_detect(d, &in, want, &r, &diag);
   if (err) {
     /* What is wrong with the page names it; a template or store problem
      * names the site itself. */
@@ -269,6 +303,7 @@ static int wn_detect_one(wn_detector *d, const char *site, const char *url, cons
 out:
   free(json);
   free(bytes);
+  wn_fetched_free(fetched);
   wn_page_result_free(r);
   return rc;
 }
@@ -281,7 +316,7 @@ int wn_cli_detect(int argc, char **argv) {
   wn_detector_options_init(&dopts);
   dopts.on_drift = wn_detect_drift_warning;
   size_t map_size = 0;
-  int jsonl = 0, all = 0, warc = 0, learn = 0;
+  int jsonl = 0, all = 0, warc = 0, learn = 0, obey_robots = 1;
   uint32_t learn_memory_mib = 512, learn_pages = 0;
   wn_collector *collector = NULL;
   wn_batch_learn blearn;
@@ -387,6 +422,9 @@ int wn_cli_detect(int argc, char **argv) {
     case WN_OPT_LEARN:
       learn = 1;
       break;
+    case WN_OPT_NO_ROBOTS:
+      obey_robots = 0;
+      break;
     case WN_OPT_LEARN_MEMORY:
       if (wn_parse_u32(optarg, 1, 1024u * 1024u, &learn_memory_mib) != 0)
         return wn_cli_usage_error("detect ", "--learn-memory is MiB from 1 to 1048576, not '%.40s'",
@@ -459,8 +497,11 @@ int wn_cli_detect(int argc, char **argv) {
   } else {
     if (site && url)
       return wn_cli_usage_error("detect ", "give --site SITE or --url URL, not both");
-    if (!many && store_dir && !site && !url)
-      return wn_cli_usage_error("detect ", "detect with --store needs --site SITE or --url URL");
+    if (!many && store_dir && !site && !url && !(input && wn_detect_is_url(input)))
+      return wn_cli_usage_error("detect ", "detect with --store needs --site SITE or --url URL "
+                                           "(or a page given by its URL)");
+    if (!obey_robots && !(input && !many && wn_detect_is_url(input)))
+      return wn_cli_usage_error("detect ", "--no-robots is for a page given by its URL");
     if (!input && !input_list)
       return wn_cli_usage_error("detect ", "detect needs a page: FILE, or - for stdin");
     for (int i = optind; many && i < argc; i++)
@@ -577,7 +618,7 @@ int wn_cli_detect(int argc, char **argv) {
     rc = wn_cli_fail(err, &diag);
     goto out;
   }
-  rc = wn_detect_one(d, site, url, input, format);
+  rc = wn_detect_one(d, site, url, input, obey_robots, format);
 out:
   if (collector) {
     wn_cli_batch_learn_report(&blearn);

@@ -1455,6 +1455,53 @@ static void test_empty_never_silent(void **state) {
   wn_run_free(&r);
 }
 
+/* `winnow detect URL`: the page is fetched as the crawler fetches (a real
+ * server on 127.0.0.1): robots.txt obeyed unless --no-robots, an HTTP
+ * error or a body that is not HTML is exit 1 with the reason, and the
+ * site is the URL's, so a stored template serves it. */
+static void test_detect_url(void **state) {
+  (void)state;
+  wn_httpd *srv = wn_httpd_start(WN_FIXTURES "/crawl/site");
+  assert_non_null(srv);
+  char url[256], secret[256], pdf[256], missing[256];
+  assert_int_equal(wn_httpd_url(srv, "/article.html", url, sizeof url), 0);
+  assert_int_equal(wn_httpd_url(srv, "/private/secret.html", secret, sizeof secret), 0);
+  assert_int_equal(wn_httpd_url(srv, "/doc.pdf", pdf, sizeof pdf), 0);
+  assert_int_equal(wn_httpd_url(srv, "/missing.html", missing, sizeof missing), 0);
+  wn_run r;
+  RUN(&r, NULL, "detect", "--format", "json", url);
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "Repetition compresses well");
+  wn_expect_contains(r.out, "\"site\": \"127.0.0.1:");
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", secret);
+  assert_int_equal(r.status, 1);
+  wn_expect_contains(r.err, "robots.txt disallows /private/secret.html");
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--no-robots", secret);
+  assert_int_equal(r.status, 0);
+  assert_true(r.out_len > 0);
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", pdf);
+  assert_int_equal(r.status, 1);
+  wn_expect_contains(r.err, "not HTML");
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", missing);
+  assert_int_equal(r.status, 1);
+  wn_expect_contains(r.err, "HTTP 404");
+  wn_run_free(&r);
+  /* With a store the URL names the site: no --site needed. */
+  RUN(&r, NULL, "detect", "--store", g_store, "--format", "json", url);
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "\"fallback\": \"no template\"");
+  wn_run_free(&r);
+  RUN(&r, NULL, "detect", "--no-robots", PAGE(1));
+  assert_int_equal(r.status, 2);
+  wn_expect_contains(r.err, "--no-robots is for a page given by its URL");
+  wn_run_free(&r);
+  wn_httpd_stop(srv);
+}
+
 static void test_cli_fixes(void **state) {
   (void)state;
   wn_run r;
@@ -1540,6 +1587,7 @@ int main(void) {
       cmocka_unit_test(test_learn_url),
       cmocka_unit_test(test_cli_fixes),
       cmocka_unit_test(test_empty_never_silent),
+      cmocka_unit_test(test_detect_url),
   };
   return cmocka_run_group_tests(tests, wn_group_setup, wn_group_teardown);
 }
