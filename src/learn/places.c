@@ -57,6 +57,7 @@
 
 typedef struct wn_place_tally {
   uint64_t had, kept;   /* this page: page-specific text in the subtree, kept */
+  uint64_t link;        /* this page: of had, the text inside links */
   uint32_t votes;       /* pages whose place is this element or inside it */
   uint32_t pages_had;   /* pages with page-specific text in the subtree */
   uint32_t pages_out;   /* ... of which the cue selector left most out */
@@ -80,7 +81,7 @@ static wn_err wn_places_tally_page(const wn_dom_page *page, const wn_template *t
   if (err)
     return err;
   for (uint32_t k = 0; k < tcount; k++)
-    t[k].had = t[k].kept = 0;
+    t[k].had = t[k].kept = t[k].link = 0;
   /* Pre-order: a node's parent is attributed before it. */
   for (uint32_t i = 0; i < count; i++) {
     uint32_t up = nodes[i].parent;
@@ -88,12 +89,104 @@ static wn_err wn_places_tally_page(const wn_dom_page *page, const wn_template *t
     if (nodes[i].tag != WN_TAG_TEXT || !w->cand[i] || w->att[i] == WN_DOM_NONE)
       continue;
     t[w->att[i]].had += nodes[i].own_text_len;
+    if (nodes[i].flags & WN_DOM_IN_LINK)
+      t[w->att[i]].link += nodes[i].own_text_len;
     if (w->keep[i])
       t[w->att[i]].kept += nodes[i].own_text_len;
   }
   for (uint32_t k = tcount; k-- > 1;) {
     t[tn[k].parent].had += t[k].had;
     t[tn[k].parent].kept += t[k].kept;
+    t[tn[k].parent].link += t[k].link;
+  }
+  return WN_OK;
+}
+
+/* Whether tn[k] is one of the sections: an element child of a with the
+ * signature sig. */
+static int wn_places_is_section(const wn_template_node *tn, uint32_t k, uint32_t sig) {
+  return !tn[k].is_text && tn[k].sig == sig;
+}
+
+/* 1 if page node i is a section as HTML writes one: a <div>, <section> or
+ * <article> that opens with a heading (h1 to h6 among its first few
+ * nodes: a manual's title may sit in a wrapper or two, as DocBook's
+ * does). */
+static int wn_places_headed(const wn_dom_node *nodes, uint32_t i) {
+  uint8_t tag = nodes[i].tag;
+  if (tag != WN_TAG_DIV && tag != WN_TAG_SECTION && tag != WN_TAG_ARTICLE)
+    return 0;
+  for (uint32_t j = i + 1; j < nodes[i].end && j <= i + 8; j++)
+    if (nodes[j].tag >= WN_TAG_H1 && nodes[j].tag <= WN_TAG_H6)
+      return 1;
+  return 0;
+}
+
+/* Content in sibling sections. A manual's page runs through a run of
+ * sibling sections of one structure (a heading and its text: SYNOPSIS,
+ * DESCRIPTION, OPTIONS...); the cue selector keeps the largest, so the
+ * samples' place is inside one section and the others are lost, on the
+ * samples and on every page whose sections differ. The place is raised to
+ * the sections' parent when, on more than half of the samples with
+ * page-specific text there, the sections (at least three siblings of the
+ * signature of the one holding the place; two would be a pair of columns)
+ * hold nearly all (9/10) of the parent's page-specific text, two or more of
+ * them hold some, each of those is a section as HTML writes one (a block
+ * that opens with a heading: rows of a layout table and items of a list
+ * are not), the text is mostly not link text (prose, not a list of
+ * links), and the place's own section holds less than nearly all of it
+ * (the content is spread). *sections receives the sections' signature
+ * when the place is raised, else stays 0. */
+static wn_err wn_places_sections(const wn_template *tpl, const wn_dom_page *const *pages,
+                                 size_t n_pages, wn_place_tally *t, wn_place_work *w,
+                                 uint32_t *at, int *raised, uint32_t *sections, wn_diag *diag) {
+  uint32_t tcount = 0;
+  const wn_template_node *tn = wn_template_nodes(tpl, &tcount);
+  uint32_t c = *at, a = tn[c].parent;
+  while (a != WN_DOM_NONE) {
+    uint32_t same = 0;
+    for (uint32_t k = tn[a].first_child; k != WN_DOM_NONE; k = tn[k].next_sibling)
+      same += (uint32_t)wn_places_is_section(tn, k, tn[c].sig);
+    if (same >= 3)
+      break;
+    c = a;
+    a = tn[a].parent;
+  }
+  if (a == WN_DOM_NONE)
+    return WN_OK;
+  uint32_t have = 0, yes = 0;
+  for (size_t p = 0; p < n_pages; p++) {
+    wn_err err = wn_places_tally_page(pages[p], tpl, t, w, diag);
+    if (err)
+      return err;
+    if (t[a].had == 0)
+      continue;
+    have++;
+    uint64_t had = 0, link = 0;
+    uint32_t with_text = 0, headed = 0;
+    for (uint32_t k = tn[a].first_child; k != WN_DOM_NONE; k = tn[k].next_sibling)
+      if (wn_places_is_section(tn, k, tn[c].sig)) {
+        had += t[k].had;
+        link += t[k].link;
+        with_text += (uint32_t)(t[k].had > 0);
+      }
+    /* The page's nodes paired with the sections that hold text. */
+    uint32_t count = 0;
+    const wn_dom_node *nodes = wn_dom_nodes(pages[p], &count);
+    for (uint32_t i = 0; i < count; i++) {
+      uint32_t k = w->map[i];
+      if (k != WN_DOM_NONE && tn[k].parent == a && wn_places_is_section(tn, k, tn[c].sig) &&
+          t[k].had > 0)
+        headed += (uint32_t)wn_places_headed(nodes, i);
+    }
+    yes += (uint32_t)(had * 10 >= t[a].had * 9 && with_text >= 2 && headed == with_text &&
+                      link * 2 < had &&
+                      t[c].had * 10 < had * 9);
+  }
+  if (have > 0 && yes * 2 > have) {
+    *at = a;
+    *raised = 1;
+    *sections = tn[c].sig;
   }
   return WN_OK;
 }
@@ -171,8 +264,29 @@ wn_err wn_learn_places(wn_template *tpl, const wn_dom_page *const *pages, size_t
   }
   if (at == WN_DOM_NONE)
     goto out;
+  /* The votes of the skip and aside rules (pages_had, pages_out) are the
+   * first pass's; the sections' pass below tallies each page again. */
+  int raised = 0;
+  uint32_t sections = 0;
+  wn_place_tally *votes = malloc(((size_t)tcount + 1) * sizeof *votes);
+  if (!votes) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory finding the content places");
+    goto out;
+  }
+  memcpy(votes, t, ((size_t)tcount + 1) * sizeof *votes);
+  err = wn_places_sections(tpl, pages, n_pages, t, &w, &at, &raised, &sections, diag);
+  memcpy(t, votes, ((size_t)tcount + 1) * sizeof *votes);
+  free(votes);
+  if (err)
+    goto out;
   places.content = at;
   for (uint32_t k = at + 1; k < tn[at].end && places.n_skip < WN_TEMPLATE_MAX_SKIP; k++) {
+    /* Raised to the sections' parent: the sections are the content,
+     * whatever the cue selector left out of them. */
+    if (raised && tn[k].parent == at && wn_places_is_section(tn, k, sections)) {
+      k = tn[k].end - 1;
+      continue;
+    }
     if (tn[k].is_text || t[k].pages_had == 0 || t[k].pages_out * 2 <= t[k].pages_had)
       continue;
     places.skip[places.n_skip++] = k;
@@ -211,7 +325,9 @@ wn_err wn_learn_places(wn_template *tpl, const wn_dom_page *const *pages, size_t
     have++;
     all += kept * 10 >= had * 9;
   }
-  places.whole = have > 0 && all * 2 > have;
+  /* Raised to sections of prose: the cue selector kept one of them, yet
+   * all are content. */
+  places.whole = raised || (have > 0 && all * 2 > have);
   if (wn_template_set_places(tpl, &places) != WN_OK)
     err = wn_diag_set(diag, WN_EINVAL, "learn: inconsistent content places");
 out:

@@ -15,7 +15,11 @@
  *    all links (the cue selector drops it as a box of links) and a page
  *    with two content sections, and a page with footnotes and a box of
  *    ARIA role complementary; the navigation bar above the body prints
- *    the page's title (page-specific text in a template box). */
+ *    the page's title (page-specific text in a template box);
+ *  - tests/fixtures/places-sections: manual pages that run through
+ *    sibling sections (a heading and its text each); OPTIONS is the
+ *    longest on every sample, and other.html has long sections the
+ *    samples do not (make_fixtures.py writes them). */
 #include "wn_test.h"
 
 #include <stdlib.h>
@@ -28,6 +32,7 @@
 
 #define BLOG WN_FIXTURES "/places-blog/"
 #define MANUAL WN_FIXTURES "/places-manual/"
+#define SECTIONS WN_FIXTURES "/places-sections/"
 
 static wn_dom_page *parse_file(const char *path) {
   size_t len = 0;
@@ -474,10 +479,48 @@ static void test_skip_one_sample(void **state) {
   wn_template_free(tpl);
 }
 
+/* Content in sibling sections: the cue selector keeps the longest section
+ * on every sample, but the place is the sections' parent, whole, so a page
+ * whose text runs through other sections keeps them all, and the
+ * navigation and footer stay out. */
+static void test_sections_place(void **state) {
+  (void)state;
+  wn_template *tpl = learn_site(SECTIONS, WN_SELECT_PLACES);
+  const wn_template_places *pl = wn_template_get_places(tpl);
+  assert_int_not_equal(pl->content, WN_DOM_NONE);
+  assert_int_equal(pl->whole, 1);
+  assert_int_equal(pl->n_skip, 0);
+  place_trace tr = traced(tpl, SECTIONS "other.html");
+  wn_dom_page *page = parse_file(SECTIONS "other.html");
+  assert_int_not_equal(tr.place, WN_DOM_NONE);
+  const wn_dom_node *place = &wn_dom_nodes(page, NULL)[tr.place];
+  assert_non_null(place->id);
+  assert_string_equal(place->id, "content");
+  wn_dom_free(page);
+
+  char *text = detect_text(tpl, SECTIONS "other.html");
+  const char *want[] = {"Paragraph 70-0", "Paragraph 70-3", "Option 7-1", "Paragraph 80-2",
+                        "Paragraph 90-2", "tool remote [add|remove]"};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+    if (!page_has(text, want[i]))
+      fail_msg("expected \"%s\" in:\n%s", want[i], text);
+  assert_false(page_has(text, "All commands"));
+  assert_false(page_has(text, "Last updated"));
+  free(text);
+  /* A sample keeps its shorter sections too. */
+  text = detect_text(tpl, SECTIONS "page-3.html");
+  assert_true(page_has(text, "Paragraph 30-1"));
+  assert_true(page_has(text, "Paragraph 35-0"));
+  assert_true(page_has(text, "Option 3-11"));
+  free(text);
+  wn_template_free(tpl);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_blog_places),
       cmocka_unit_test(test_manual_places),
+      cmocka_unit_test(test_sections_place),
       cmocka_unit_test(test_skip_one_sample),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
