@@ -59,6 +59,10 @@ double wn_detect_confidence(const wn_detect_result *result);
  * relaxed", "cnr" or "danag" (the other method), "json-ld articleBody" or
  * "paragraphs"; NULL when it did not. */
 const char *wn_detect_result_retried(const wn_detect_result *result);
+/* Why the site's content place did not serve the page (the places
+ * selector), or NULL: "not paired" or "no text" (the cue selector served
+ * it), "unfit" (the single-page method read it). */
+const char *wn_detect_result_place(const wn_detect_result *result);
 /* "template", "template-paper" or "template-region", after the selector
  * that chose the content. */
 const char *wn_detect_method(const wn_detect_result *result);

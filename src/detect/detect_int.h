@@ -38,6 +38,8 @@ struct wn_detect_result {
   wn_detect_fallback fallback; /* set by wn_detect_page */
   const char *retried;  /* static string: why a single-page method chose
                            again ("masks relaxed"), or NULL */
+  const char *place;    /* static string: why the site's content place did
+                           not serve the page, or NULL */
   char *body_text;      /* malloc'd: content the page carries outside its
                            tree (JSON-LD articleBody), rendered when set */
 };

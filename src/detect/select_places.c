@@ -211,8 +211,13 @@ static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
   uint32_t at = pl->content == WN_DOM_NONE || !l->tmap
                     ? WN_DOM_NONE
                     : wn_places_find(l->tmap, count, pl->content);
-  if (at == WN_DOM_NONE)
-    return wn_detect_select_cues(page, l, res);
+  if (at == WN_DOM_NONE) {
+    err = wn_detect_select_cues(page, l, res);
+    if (pl->content != WN_DOM_NONE)
+      res->place = "not paired: the page has no element at the content place; the cue "
+                   "selector chose";
+    return err;
+  }
   in = calloc((size_t)count + 1, 1);   /* 1: inside the place; 2: in a skipped place */
   mark = calloc((size_t)count + 1, 1);
   ckeep = calloc((size_t)count + 1, 1);
@@ -240,6 +245,8 @@ static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
   }
   if (text == 0) {
     err = wn_detect_select_cues(page, l, res);
+    res->place = "no text: the content place holds no page-specific text; the cue selector "
+                 "chose";
     goto out;
   }
   if (l->trace) {
@@ -280,6 +287,8 @@ static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
       err = wn_places_single(page, l, res, mark, set);
       set = NULL;
       *by_single = 1;
+      res->place = "unfit: the page's content is not where the samples had it; the "
+                   "single-page method read it";
       goto out;
     }
   }

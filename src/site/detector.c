@@ -60,6 +60,7 @@ struct wn_page_result {
   wn_detect_fallback fallback;
   const char *retried; /* static: why the single-page method chose again, or NULL */
   const char *empty;   /* static: why no content was found, or NULL */
+  const char *place;   /* static: why the content place did not serve, or NULL */
   uint64_t generation;
   char charset[48];
   const char *charset_source;
@@ -516,6 +517,7 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   r->fallback = wn_detect_fallback_reason(res);
   r->retried = wn_detect_result_retried(res);
   r->empty = wn_result_empty(page, res);
+  r->place = wn_detect_result_place(res);
   r->generation = entry && (entry->tpl || entry->fce) ? entry->generation : 0;
   snprintf(r->charset, sizeof r->charset, "%s", wn_dom_charset(page));
   r->charset_source = wn_charset_source_name(wn_dom_charset_source(page));
@@ -595,6 +597,7 @@ out:
 
 const char *wn_page_result_site(const wn_page_result *r) { return r->has_site ? r->site : NULL; }
 const char *wn_page_result_empty(const wn_page_result *r) { return r->empty; }
+const char *wn_page_result_place(const wn_page_result *r) { return r->place; }
 const char *wn_page_result_site_error(const wn_page_result *r) {
   return r->site_error[0] ? r->site_error : NULL;
 }
@@ -674,7 +677,8 @@ wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigne
       json_object_set_new(obj, "confidence", json_real(r->confidence)) != 0 ||
       json_object_set_new(obj, "fallback", reason ? json_string(reason) : json_null()) != 0 ||
       (r->retried && json_object_set_new(obj, "retried", json_string(r->retried)) != 0) ||
-      (r->empty && json_object_set_new(obj, "empty", json_string(r->empty)) != 0))
+      (r->empty && json_object_set_new(obj, "empty", json_string(r->empty)) != 0) ||
+      (r->place && json_object_set_new(obj, "place", json_string(r->place)) != 0))
     goto out;
   if (r->has_counts) {
     json_t *drift = json_pack(

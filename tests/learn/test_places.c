@@ -516,11 +516,42 @@ static void test_sections_place(void **state) {
   wn_template_free(tpl);
 }
 
+/* The result says why the place did not serve a page: "unfit" for a post
+ * whose text moved out of the place (the single-page method read it),
+ * "not paired" for a page of another layout (no element at the place),
+ * nothing for a page the place served. */
+static const char *place_note(const wn_template *tpl, const char *path, char *buf, size_t n) {
+  wn_dom_page *page = parse_file(path);
+  wn_detect_result *res = NULL;
+  wn_diag diag = {{0}};
+  if (wn_detect_page(page, tpl, NULL, &res, &diag))
+    fail_msg("detect %s: %s", path, diag.msg);
+  const char *note = wn_detect_result_place(res);
+  snprintf(buf, n, "%s", note ? note : "");
+  wn_detect_result_free(res);
+  wn_dom_free(page);
+  return buf;
+}
+
+static void test_place_notes(void **state) {
+  (void)state;
+  wn_template *tpl = learn_site(BLOG, WN_SELECT_PLACES);
+  char buf[256];
+  assert_string_equal(place_note(tpl, BLOG "post-1.html", buf, sizeof buf), "");
+  assert_true(strncmp(place_note(tpl, BLOG "moved-content.html", buf, sizeof buf), "unfit:", 6) ==
+              0);
+  assert_true(strncmp(place_note(tpl, MANUAL "page-1.html", buf, sizeof buf), "not paired:", 11) ==
+                  0 ||
+              strncmp(buf, "no text:", 8) == 0);
+  wn_template_free(tpl);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_blog_places),
       cmocka_unit_test(test_manual_places),
       cmocka_unit_test(test_sections_place),
+      cmocka_unit_test(test_place_notes),
       cmocka_unit_test(test_skip_one_sample),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
