@@ -75,7 +75,8 @@ int wn_cli_open_store(const char *dir, int read_only, size_t map_size, wn_store 
     so.map_size = map_size;
   /* LMDB trusts its file, and a damaged page kills the reader with a
    * signal: walk the store in a child first (wn_store_check: ~20 ms on a
-   * small store, ~0.1 s of CPU for 5000 sites; see the README), so a damaged store is a message
+   * small store, ~0.1 s of CPU for 5000 sites; docs/hardening.md), so a
+   * damaged store is a message
    * and exit 3. A store not there yet is wn_store_open's to report (or to
    * create). */
   wn_err err = wn_store_check(dir, NULL, &diag);

@@ -26,8 +26,8 @@
  * the content carries many tags. Those tags are inline formatting of the
  * text itself (<code><span class="pre">, <em>, a highlighter's <span
  * class="k"> in a <pre>), and charging them stopped DANAg at the first
- * code block or marked-up paragraph of a manual (issue 10: 529 of 10,918
- * words of Python's re.html). Boilerplate is made of blocks, links, images
+ * code block or marked-up paragraph of a manual (a twentieth of a long
+ * manual page kept). Boilerplate is made of blocks, links, images
  * and form controls; formatting inside a block that is not mostly link
  * text is charged nothing (wn_danag_free_markup). In a menu or a teaser
  * list (a block that is mostly link text) the same tags are still code.
@@ -225,18 +225,15 @@ int wn_danag_area(const uint32_t *content, const int64_t *diff, uint32_t n, uint
  * counted in lines of the normalised source, and an inline box inside a
  * story (a pull quote, a "related stories" box, a table of figures) is
  * often longer than 20 lines: the area then holds one half of the story,
- * and the paper's method loses the other (issue 10: a BBC story cut at
- * its fact box, recall 0.41). The tree knows what the lines do not: the
+ * and the paper's method loses the other (a story cut at its fact box).
+ * The tree knows what the lines do not: the
  * element that holds most (more than half) of the area's text is the
  * story's container, and its other lines where content outweighs code (the smoothed
  * difference above the axis, as Sec. 3.2 reads every line) are the rest
  * of the story, however far from the area; the lines of the box between
- * stay out. Measured, DANAg alone: crawl-to-the-future 0.9568 -> 0.9617
- * (fold A 0.9552 -> 0.9611, fold B 0.9584 -> 0.9624), CleanPortalEval
- * 0.9652 -> 0.9684 (A 0.9588 -> 0.9642, B unchanged); joining the whole
- * span of lines, boxes between included, gave 0.9613 and 0.9681. What it
- * costs: text ads inside the container whose lines read as prose
- * (yahoo.com 2005, precision 1.0 -> 0.70 on three pages).
+ * stay out (joining the whole span of lines, boxes between included, was
+ * measured lower on both news corpora). What it costs: text ads inside
+ * the container whose lines read as prose come in with the story.
  */
 static wn_err wn_danag_container(const wn_dom_node *nodes, uint32_t count, const uint8_t *mask,
                                  const int64_t *diff, const uint32_t *line_of, uint32_t first,

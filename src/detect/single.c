@@ -199,11 +199,9 @@ static void wn_single_gap_boxes(const wn_dom_page *page, const wn_dom_node *node
  * ("Share this with friends Twitter Facebook", "Comments Tweet More") stay
  * out while the byline, date and standfirst come in. cand: NULL for the
  * single-page methods; for a content place (select_places.c), the
- * page-specific nodes: only their text counts and comes in. Measured with
- * the place: CleanPortalEval 0.9644 -> 0.9801 (fold A 0.9581 -> 0.9830, B
- * unchanged), crawl-to-the-future 0.9547 -> 0.9553 (the place's own
- * headline step had taken the gap unjudged and cut it at 300 bytes, so
- * the caption of a story's lead video stayed out). */
+ * page-specific nodes: only their text counts and comes in. The gap is
+ * judged, not cut at a length, so that the caption of a story's lead
+ * video, between its headline and its body, comes in with it. */
 static wn_err wn_single_title(const wn_dom_page *page, wn_detect_result *res,
                               const uint8_t *cand) {
   uint32_t count = 0;
@@ -359,8 +357,8 @@ wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res) {
  * Comment threads (part of WN_SINGLE_STEP_BOXES). A blog post's reader
  * comments are often longer than the post, so the named-box rule above,
  * which never drops a block holding half the kept text, keeps them, and
- * both methods may even choose the thread as the content (issue 10: blog
- * posts with comments at precision 0.01-0.35). The thread is marked up
+ * both methods may even choose the thread as the content (a blog post's
+ * output was then mostly its comments). The thread is marked up
  * by a web-wide convention: the comment systems and blog engines name its
  * container and its items "comment" (WordPress's comments, commentlist,
  * comment-body, the #respond form; Disqus's disqus_thread; Drupal's
@@ -376,8 +374,8 @@ wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res) {
  * legal notices and "best viewed with" disclaimers are the longest
  * paragraphs of a page that has no article (a section front: teasers and
  * links only), so DANAg chose them and the named-box rule, which never
- * drops half the kept text, kept them (issue 10: BBC index pages, gold
- * empty, 64 words out). Masked, such a page has no line where content
+ * drops half the kept text, kept them (a section front whose gold is
+ * empty came out as its legal notice). Masked, such a page has no line where content
  * outweighs code and nothing is selected. A name that only starts with
  * it ("footnotes") is content.
  *
@@ -471,8 +469,8 @@ uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask) {
 /*
  * Semantic hints (WN_SINGLE_STEP_HTML5). A page that marks up where its
  * article is says where its content is: schema.org's
- * itemprop="articleBody" (the markup search engines read, issue 10: 125
- * of the 1,009 crawl-to-the-future pages, all of 2015), else HTML5's one
+ * itemprop="articleBody" (the markup search engines read; news sites
+ * have written it since about 2015), else HTML5's one
  * <article>, else one <main> (or ARIA's role="main"). When most of the
  * kept text lies in it, the text outside it is left out; the headline
  * comes back with WN_SINGLE_STEP_TITLE.
@@ -535,14 +533,11 @@ wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res) {
   return wn_single_html5_at(page, wn_single_hint(page), res);
 }
 
-/* The steps that raised the word F1 on crawl-to-the-future for the
- * method (README, "Single-page methods", ablation): link boxes, named
- * boxes, the headline and the semantic hints for both; the story's
- * container for DANAg (danag.c). The hints added
- * nothing while they were <article> and <main> alone; with schema.org's
- * articleBody they raise DANAg on crawl-to-the-future (0.9534 -> 0.9541,
- * issue 10). CNR's menu ratio lowered it (0.946 -> 0.939), so it stays
- * available for measurement only. */
+/* The steps each method runs by default: those that raised its word F1
+ * in the ablation of docs/single-page.md (link boxes, named boxes, the
+ * headline and the semantic hints for both; the story's container for
+ * DANAg, danag.c) and the retry. CNR's menu ratio lowered its F1, so it
+ * stays available for measurement only. */
 uint32_t wn_single_default_steps(wn_single_method method) {
   switch (method) {
   case WN_SINGLE_CNR:
@@ -562,10 +557,7 @@ uint32_t wn_single_default_steps(wn_single_method method) {
  * says where its article is; the method went wrong (the longest run of
  * text on a 2015 news page is often a teaser of another story, its full
  * text sent for CSS to cut short), so it chooses again inside the
- * article, everything else masked as a comment thread is. No constant.
- * DANAg alone: crawl-to-the-future 0.9543 -> 0.9568 (fold A 0.9501 ->
- * 0.9552, five pages of 2015 from 0.26-0.54 to 0.94-0.99, none lower;
- * fold B unchanged), CleanPortalEval unchanged. */
+ * article, everything else masked as a comment thread is. No constant. */
 static wn_err wn_single_rehint(const wn_dom_page *page, wn_single_method method, uint32_t steps,
                                uint32_t hint, uint8_t **mask, wn_detect_result *res) {
   uint32_t count = 0;

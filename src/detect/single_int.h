@@ -15,7 +15,7 @@
 
 /* Steps added to the papers' methods; wn_detect_single() runs the
  * default set of each method. Each was kept only because it raised the
- * word F1 on crawl-to-the-future (README, "Single-page methods"). A step
+ * word F1 (the ablation in docs/single-page.md). A step
  * a method does not know is ignored. */
 /* The WN_SINGLE_STEP_* flags are public (winnow.h). */
 #define WN_SINGLE_STEPS_PAPER 0u /* the paper's method as stated */

@@ -29,9 +29,7 @@
  *    the template's own min count of samples had it), so one sample with
  *    text in it is evidence enough: a box of related links the template
  *    holds on every page, empty but on one sample, is left out on the
- *    pages that fill it (crawl-to-the-future 0.9553 -> 0.9573, fold A
- *    0.9480 -> 0.9520 where it was found, fold B unchanged; the manuals
- *    unchanged). Only the outermost such elements are kept;
+ *    pages that fill it. Only the outermost such elements are kept;
  *  - the place is whole (nothing but content: manuals, references) when
  *    on more than half of the pages that had page-specific text there,
  *    skipped places aside, the cue selector kept at least 9/10 of it;

@@ -405,7 +405,7 @@ static int wn_is_json_type(const char *type) {
 /* A multipart form (curl -F): its body is parts between boundary lines,
  * never a page as it stands. (A urlencoded form's type is what curl -d and
  * --data-binary send unless told otherwise, so a page sent that way, as
- * the README shows, is read as the page.) */
+ * the README and docs/serve.md show, is read as the page.) */
 static int wn_is_multipart_type(const char *type) {
   return type && strncasecmp(type, "multipart/form-data", 19) == 0;
 }

@@ -460,7 +460,7 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   } else if (in->url) {
     /* A URL that names no site (not http(s), a host no site name can
      * spell) does not cost the page its content: it is served as a page
-     * without a site, and the result says why (issue 22). */
+     * without a site, and the result says why ("site_error"). */
     wn_diag site_diag;
     wn_diag_clear(&site_diag);
     err = wn_site_from_url(in->url, r->site, sizeof r->site, &site_diag);

@@ -64,7 +64,7 @@ void wn_learn_options_init(wn_learn_options *opts) {
   /* n = 4: the site-level paper's best n-SET size (Sec. 3, Table 1);
    * min_count = 2: a node on two pages already recurs; min_share 0.5: a
    * page sharing less than half of the key page's layout is of another
-   * kind (README, "Learning"). */
+   * kind (docs/learning.md). */
   *opts = (wn_learn_options){.min_count = 2,
                              .selector = WN_SELECT_SITE,
                              .min_share = 0.5,
