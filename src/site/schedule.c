@@ -7,9 +7,24 @@
 
 #include "store/store.h"
 
-_Static_assert(sizeof(((wn_site_schedule *)0)->last_error) ==
-                   sizeof(((wn_store_schedule *)0)->last_error),
-               "the schedule's error message has the store's size");
+#include <stddef.h>
+
+/* The two structs are one layout, field by field: a field added to one and
+ * not the other (which the copies below would drop without a word) stops
+ * the build here. */
+#define WN_SAME_FIELD(f)                                                                  \
+  _Static_assert(offsetof(wn_site_schedule, f) == offsetof(wn_store_schedule, f) &&       \
+                     sizeof(((wn_site_schedule *)0)->f) == sizeof(((wn_store_schedule *)0)->f), \
+                 "wn_site_schedule." #f " is not wn_store_schedule." #f)
+WN_SAME_FIELD(last_success);
+WN_SAME_FIELD(last_failure);
+WN_SAME_FIELD(next_run);
+WN_SAME_FIELD(failures);
+WN_SAME_FIELD(last_duration_ms);
+WN_SAME_FIELD(runs);
+WN_SAME_FIELD(last_error);
+_Static_assert(sizeof(wn_site_schedule) == sizeof(wn_store_schedule),
+               "wn_site_schedule and wn_store_schedule have the same fields");
 
 wn_err wn_site_schedule_put(wn_store *store, const char *site, const wn_site_schedule *sched,
                             wn_diag *diag) {
