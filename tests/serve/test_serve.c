@@ -1561,6 +1561,70 @@ static void test_learn_from_requests_bounded(void **state) {
   fixture_stop(&f);
 }
 
+/* A drifting site is relearned from its recent pages: learned from three
+ * requests of one layout, then asked for pages of another layout, which
+ * fit badly; once the counts say the site drifts, the next three such
+ * pages are held and learned from, and the page after them is served by
+ * the new template (generation 2), trigger "requests". */
+static void test_relearn_drift_from_requests(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  write_config(&f,
+               "learning:\n  from_requests: 3\n"
+               "detection:\n  flush_pages: 1\n  drift_min_pages: 3\n  drift_low_share: 0.5\n"
+               "refresh:\n  on_drift: false\n",
+               "    interval: 1h\n");
+  fixture_start(&f, NULL);
+  long status = 0;
+  for (int i = 1; i <= 3; i++) {
+    char file[512], url[128];
+    snprintf(file, sizeof file, WN_FIXTURES "/site/article-%d.html", i);
+    snprintf(url, sizeof url, "https://drift.learn.example/news/story-%d.html", i);
+    json_decref(detect_file(f.port, file, url, &status));
+    assert_int_equal(status, 200);
+  }
+  assert_int_equal(site_generation(f.port, "drift.learn.example"), 1);
+  /* The blog's posts under the same site: another layout. */
+  const char *posts[] = {"post-1", "post-2", "post-3", "post-4", "post-5", "spilled",
+                         "standfirst", "no-comments", "aside-in-post", "thread-follows"};
+  int relearned_at = -1;
+  for (int i = 0; i < 10 && relearned_at < 0; i++) {
+    char file[512], url[128];
+    snprintf(file, sizeof file, WN_FIXTURES "/places-blog/%s.html", posts[i]);
+    snprintf(url, sizeof url, "https://drift.learn.example/blog/%s/", posts[i]);
+    json_decref(detect_file(f.port, file, url, &status));
+    assert_int_equal(status, 200);
+    if (site_generation(f.port, "drift.learn.example") == 2)
+      relearned_at = i;
+  }
+  if (relearned_at < 0)
+    fail_msg("the drifting site was not relearned from its requests");
+  /* A post the new template serves. */
+  json_t *j = detect_file(f.port, WN_FIXTURES "/places-blog/short-post-long-thread.html",
+                          "https://drift.learn.example/blog/short/", &status);
+  assert_int_equal(status, 200);
+  assert_string_equal(json_string_value(json_object_get(j, "method")), "template");
+  json_decref(j);
+  reply r = http(f.port, "GET", "/v1/jobs", NULL, NULL);
+  json_t *root = reply_json(&r);
+  json_t *jobs = json_object_get(root, "jobs");
+  int found = 0;
+  for (size_t i = 0; i < json_array_size(jobs); i++) {
+    json_t *job = json_array_get(jobs, i);
+    const char *site = json_string_value(json_object_get(job, "site"));
+    json_t *gen = json_object_get(job, "generation");
+    if (site && strcmp(site, "drift.learn.example") == 0 && json_integer_value(gen) == 2) {
+      assert_string_equal(json_string_value(json_object_get(job, "trigger")), "requests");
+      found = 1;
+    }
+  }
+  assert_true(found);
+  json_decref(root);
+  reply_free(&r);
+  fixture_stop(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_config_errors),
@@ -1582,6 +1646,7 @@ int main(void) {
       cmocka_unit_test(test_sighup_forever),
       cmocka_unit_test(test_learn_from_requests),
       cmocka_unit_test(test_learn_from_requests_bounded),
+      cmocka_unit_test(test_relearn_drift_from_requests),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
