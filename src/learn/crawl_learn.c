@@ -12,6 +12,7 @@
 
 #define WN_NSET_DEFAULT_N 4u
 #define WN_NSET_DEFAULT_SHARE 0.5
+#define WN_NSET_DUP_CACHE 256u
 
 /* ---- learning by crawling -------------------------------------------------------- */
 
@@ -98,6 +99,7 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
   double *share = NULL;
   const uint8_t **check = NULL;
   size_t *check_index = NULL;
+  int8_t *dup_known = NULL; /* near-duplicate verdicts by report index pair; -1 unknown */
   memset(&key_fetch, 0, sizeof key_fetch);
   *out = NULL;
 
@@ -164,7 +166,17 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
   share = calloc((size_t)o.max_fetches + 1, sizeof *share);
   check = calloc((size_t)o.max_fetches + 1, sizeof *check);
   check_index = calloc((size_t)o.max_fetches + 1, sizeof *check_index);
-  if (!urls || !batch || !share || !check || !check_index) {
+  /* The verdicts are kept for up to WN_NSET_DUP_CACHE fetches (64 KiB);
+   * past that they are made again each round. */
+  const size_t stride = (size_t)o.max_fetches + 1;
+  int cache_ok = 1;
+  if (stride <= WN_NSET_DUP_CACHE) {
+    dup_known = malloc(stride * stride);
+    cache_ok = dup_known != NULL;
+    if (dup_known)
+      memset(dup_known, -1, stride * stride);
+  }
+  if (!urls || !batch || !share || !check || !check_index || !cache_ok) {
     err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory");
     goto out;
   }
@@ -190,11 +202,24 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
       if (!batch[b].err) {
         wn_diag pd = {{0}};
         wn_err perr = wn_parse_fetch(&batch[b], &o.dom, 0, &cand_pages[idx], &pd);
+        wn_learn_dup dup = WN_LEARN_DUP_NONE;
         if (!perr && !wn_learn_page_has_text(cand_pages[idx])) {
           /* Check 0 (learn.h): left out, and out of the majority too. */
           res->pages[idx].err = WN_EEMPTY;
           snprintf(res->pages[idx].message, sizeof res->pages[idx].message, "%s",
                    WN_LEARN_TEXTLESS);
+        } else if (!perr && wn_learn_other_language(key, cand_pages[idx], res->pages[idx].message,
+                                                    sizeof res->pages[idx].message)) {
+          /* Check 1b (learn.h): another version of the key page would
+           * vote its content into the template nodes; out of the
+           * majority as well. */
+          res->pages[idx].err = WN_EEMPTY;
+        } else if (!perr && (err = wn_learn_near_duplicate(key, cand_pages[idx], &dup, diag))) {
+          goto out;
+        } else if (!perr && dup != WN_LEARN_DUP_NONE) {
+          res->pages[idx].err = WN_EEMPTY;
+          wn_learn_dup_message(dup, "the key page", res->pages[idx].message,
+                               sizeof res->pages[idx].message);
         } else if (!perr &&
                    (err = wn_learn_map_to_key(key, cand_pages[idx], &cand_mapped[idx], diag))) {
           goto out;
@@ -223,6 +248,33 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
       wn_learn_crawl_page *p = &res->pages[check_index[k]];
       p->share = share[k];
       p->used = share[k] >= o.min_share && good < o.n;
+      /* Check 1b: not a near-duplicate of a page used before it (two
+       * versions of one article among the candidates). Pairs are
+       * compared once; the verdict is kept for later rounds. */
+      wn_learn_dup dup = WN_LEARN_DUP_NONE;
+      size_t dup_of = 0;
+      for (size_t j = 0; p->used && j < k && dup == WN_LEARN_DUP_NONE; j++) {
+        if (!res->pages[check_index[j]].used)
+          continue;
+        int8_t none = -1;
+        int8_t *known = dup_known ? &dup_known[check_index[k] * stride + check_index[j]] : &none;
+        if (*known < 0) {
+          if ((err = wn_learn_near_duplicate(cand_pages[check_index[j]],
+                                             cand_pages[check_index[k]], &dup, diag)))
+            goto out;
+          *known = (int8_t)dup;
+        }
+        dup = (wn_learn_dup)*known;
+        dup_of = check_index[j];
+      }
+      if (dup != WN_LEARN_DUP_NONE) {
+        char of[160];
+        snprintf(of, sizeof of, "%.150s", res->pages[dup_of].url);
+        p->used = 0;
+        p->err = WN_EEMPTY;
+        wn_learn_dup_message(dup, of, p->message, sizeof p->message);
+        continue;
+      }
       if (p->used) {
         good++;
         p->err = WN_OK;
@@ -301,5 +353,6 @@ out:
   free(share);
   free(check);
   free(check_index);
+  free(dup_known);
   return err;
 }

@@ -314,6 +314,31 @@ wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
                        "learn from a page with content first");
   }
 
+  /* Check 1b, first half: a translation or a copy of the key page pairs
+   * its content too, so it would count content among the key page's
+   * template nodes; it is left out before check 1. */
+  int variant[WN_LEARN_MAX_PAGES] = {0};
+  size_t n_variants = 0;
+  for (size_t i = 1; i < n_pages && !force; i++) {
+    if (!text[i])
+      continue;
+    wn_learn_check *c = &checks[i];
+    wn_learn_dup dup = WN_LEARN_DUP_NONE;
+    if (wn_learn_other_language(pages[0], pages[i], c->message, sizeof c->message)) {
+      variant[i] = 1;
+    } else {
+      if ((err = wn_learn_near_duplicate(pages[0], pages[i], &dup, diag)))
+        goto out;
+      if (dup != WN_LEARN_DUP_NONE) {
+        variant[i] = 1;
+        c->dup = (int)dup;
+        c->dup_of = 0;
+        wn_learn_dup_message(dup, "the key page", c->message, sizeof c->message);
+      }
+    }
+    n_variants += (size_t)variant[i];
+  }
+
   /* Check 1: every other page with text against the key page, in one
    * round. */
   if (measure) {
@@ -323,7 +348,7 @@ wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
     double shares[WN_LEARN_MAX_PAGES];
     size_t index[WN_LEARN_MAX_PAGES], nm = 0;
     for (size_t i = 1; i < n_pages; i++) {
-      if (!text[i])
+      if (!text[i] || variant[i])
         continue;
       if ((err = wn_learn_map_to_key(pages[0], pages[i], &mapped[i], diag)))
         goto out;
@@ -336,6 +361,8 @@ wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
       share[index[k]] = shares[k];
   }
   size_t n = 0;
+  size_t used_index[WN_LEARN_MAX_PAGES];
+  used_index[n] = 0;
   used[n++] = pages[0];
   double best_left = 0.0;
   for (size_t i = 1; i < n_pages; i++) {
@@ -346,8 +373,33 @@ wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
       snprintf(c->message, sizeof c->message, "%s", WN_LEARN_TEXTLESS);
       continue;
     }
+    if (variant[i]) {
+      c->err = WN_EEMPTY; /* the message was set by check 1b */
+      continue;
+    }
     c->used = force || share[i] >= min_share;
+    /* Check 1b, second half: two samples that are versions of one page
+     * (one article in two languages among the n-SET) count each other's
+     * content as recurring; the first one used stays. */
+    for (size_t k = 1; c->used && !force && k < n; k++) {
+      wn_learn_dup dup = WN_LEARN_DUP_NONE;
+      if ((err = wn_learn_near_duplicate(used[k], pages[i], &dup, diag)))
+        goto out;
+      if (dup == WN_LEARN_DUP_NONE)
+        continue;
+      char of[32];
+      snprintf(of, sizeof of, "page %zu", used_index[k] + 1);
+      c->used = 0;
+      c->err = WN_EEMPTY;
+      c->dup = (int)dup;
+      c->dup_of = used_index[k];
+      wn_learn_dup_message(dup, of, c->message, sizeof c->message);
+      n_variants++;
+    }
+    if (c->dup)
+      continue;
     if (c->used) {
+      used_index[n] = i;
       used[n++] = pages[i];
       continue;
     }
@@ -365,13 +417,21 @@ wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
                       n_pages);
     goto out;
   }
+  if (n < 2 && n_variants + n_textless == n_pages - 1) {
+    err = wn_diag_set(diag, WN_EEMPTY,
+                      "learn: the other pages are other versions of the key page (another "
+                      "language, near-duplicates)%s: give pages of other content",
+                      n_textless ? " or hold no text" : "");
+    goto out;
+  }
   if (n < 2) {
     err = wn_diag_set(diag, WN_EEMPTY,
                       "learn: only %zu of %zu pages share a layout (the best other page pairs "
-                      "%.0f%% of the key page's template nodes, %.0f%% needed%s): are they of "
+                      "%.0f%% of the key page's template nodes, %.0f%% needed%s%s): are they of "
                       "one site and one kind?",
                       n, n_pages, 100.0 * best_left, 100.0 * min_share,
-                      n_textless ? "; pages without text are left out" : "");
+                      n_textless ? "; pages without text are left out" : "",
+                      n_variants ? "; other versions of the key page are left out" : "");
     goto out;
   }
   *n_used = n;

@@ -75,6 +75,12 @@ wn_err wn_learn_places(wn_template *tpl, const wn_dom_page *const *pages, size_t
  *     nodes it pairs); a page is used when its own mapping covers at least
  *     min_share of them. Fewer than two pages used (the key page counted):
  *     WN_EEMPTY. force uses every page.
+ *  1b. Other versions of the key page (rules b and c of "Other versions
+ *     of a page" below): a page whose lang differs from the key page's,
+ *     or that is a near-duplicate of the key page, is left out before
+ *     check 1 (so that it does not vote on the key page's template
+ *     nodes); a page that passes check 1 but is a near-duplicate of a
+ *     page used before it is left out after. force keeps them.
  *  2. Size: the template must keep at least one element below <body>. A
  *     template of <html>, <head> (and what is in it) and <body> alone
  *     means no part of the visible layout recurs: detect would find every
@@ -83,9 +89,12 @@ wn_err wn_learn_places(wn_template *tpl, const wn_dom_page *const *pages, size_t
 
 typedef struct wn_learn_check {
   double share;      /* of the key page's template nodes this page pairs
-                        (1 for the key page) */
+                        (1 for the key page; 0 when not measured: a page
+                        without text or of another language) */
   int used;          /* 1: learned from */
   wn_err err;        /* WN_OK, or WN_EEMPTY when left out */
+  int dup;           /* wn_learn_dup: left out as a near-duplicate (1b) */
+  size_t dup_of;     /* with dup: the page it duplicates (0: the key page) */
   char message[256]; /* why it was left out; "" if used */
 } wn_learn_check;
 
@@ -127,6 +136,88 @@ wn_err wn_learn_pages(const wn_dom_page *const *pages, size_t n_pages,
                       const wn_learn_options *opts, wn_template **out, wn_learn_check *checks,
                       wn_diag *diag);
 
+/* ---- other versions of a page (variants.c) --------------------------------------
+ *
+ * Sec. 2.1 asks that the n-SET pages share the key page's template; they
+ * must also hold other content. Another version of the key page (the same
+ * article in another language, a copy under another URL) repeats its
+ * content node for node, so Algorithm 1 counts the content as recurring
+ * and it becomes template. The samples leave out:
+ *
+ *  a. before fetching (the crawl's ranking, nset.c): a link named by the
+ *     key page's <link rel="alternate" hreflang> (any language: a regional
+ *     variant is a copy) or by an <a hreflang> of a language other than
+ *     the key page's lang; and a link whose path holds a language tag
+ *     other than the key page's at the place where the key page's path
+ *     holds its own (wn_learn_url_other_language);
+ *  b. after parsing: a page whose <html lang> names another primary
+ *     language than the key page's (both must declare one);
+ *  c. a near-duplicate of the key page or of a sample kept before it
+ *     (wn_learn_near_duplicate).
+ *
+ * Learning from files applies b and c (check 1b in wn_learn_check_pages);
+ * force keeps such pages. The crawl applies a to c always.
+ */
+
+/* 1 if the bytes are a language tag as URLs carry them: a primary subtag
+ * (two letters of ISO 639-1; three letters only with a subtag), then an
+ * optional script and region subtag, '-' or '_' between (en, fr, de-de,
+ * pt_BR, zh-Hans). *has_subtag (may be NULL) says whether a subtag
+ * follows the primary one. */
+int wn_learn_language_tag(const char *s, size_t len, int *has_subtag);
+/* 1 if both lang values are given and their primary subtags differ
+ * (ASCII case ignored). */
+int wn_learn_lang_differs(const char *key_lang, const char *lang);
+/* 1 if lang is given and has the primary subtag of tag[0..tag_len). */
+int wn_learn_lang_agrees(const char *lang, const char *tag, size_t tag_len);
+/* Rule b: 1 if page's lang differs from key's (wn_learn_lang_differs);
+ * why (may be NULL) receives the reason for the report. */
+int wn_learn_other_language(const wn_dom_page *key, const wn_dom_page *page, char *why,
+                            size_t why_size);
+
+typedef enum wn_learn_dup {
+  WN_LEARN_DUP_NONE = 0,
+  WN_LEARN_DUP_COPY,  /* the same elements and the same text */
+  WN_LEARN_DUP_SHAPE  /* the same elements, text lines of the same lengths */
+} wn_learn_dup;
+
+/*
+ * Rule c. Two pages are near-duplicates when the ETDM of one onto the
+ * other pairs at least 95% of the elements of one page and 60% of the
+ * other's (a translation keeps the tree, but for per-page boxes such as
+ * its own related links) and either
+ *  - COPY: the text it leaves unpaired (text nodes pair when their text
+ *    is equal) is at most 1% of each page's text; or
+ *  - SHAPE (a translation): the unpaired text, summed per block element
+ *    and the blocks paired by the ETDM, has the same proportions on both
+ *    pages: once one side is scaled by the ratio of the two totals, the
+ *    paired blocks (at least 80% of each side's unpaired text, none over
+ *    half of it) differ by at most 20% in sum, and the lengths of at
+ *    least 5 blocks of 100 bytes or more correlate at 0.85 or more; and
+ *    the words differ: of one page's unpaired words (letters, not digits;
+ *    by occurrence), at most 28% occur in the other's, on the side where
+ *    fewer do (pages of one site in one language share their language's
+ *    common words).
+ * *out says which. Costs one ETDM mapping. The constants and what they
+ * were measured on: variants.c.
+ */
+wn_err wn_learn_near_duplicate(const wn_dom_page *a, const wn_dom_page *b, wn_learn_dup *out,
+                               wn_diag *diag);
+/* The report's reason for a near-duplicate of `of` ("the key page",
+ * "page 3", a file name). */
+void wn_learn_dup_message(wn_learn_dup dup, const char *of, char *why, size_t why_size);
+
+/* Rule a, by path: 1 if url's path holds a language tag other than the
+ * key page's where the key page's path holds its own, as a segment
+ * (/en/x.html, /fr/x.html) or as a dot-separated part of the file name
+ * after its first (x.en.html, x.fr.html; parts counted from the end). A
+ * tag in the key page's path is its language when key_lang (the key
+ * page's lang, may be NULL) has its primary subtag; when key_lang is
+ * absent, when the tag has a subtag (de-de) or the two URLs differ in
+ * that segment alone. why (may be NULL) receives the reason. */
+int wn_learn_url_other_language(const char *key_url, const char *key_lang, const char *url,
+                                char *why, size_t why_size);
+
 /* ---- a page's links (links.c) ---------------------------------------------- */
 
 /* One hyperlink of a page. */
@@ -144,6 +235,15 @@ wn_err wn_learn_links(const wn_dom_page *page, const char *page_url, size_t max_
                       wn_link **out, size_t *n_out, wn_diag *diag);
 void wn_links_free(wn_link *links, size_t n);
 
+/* The page's other versions by its own word (rule a above): the URLs of
+ * <link rel="alternate" hreflang> elements and of <a hreflang> links
+ * whose hreflang's primary subtag differs from the page's lang (none
+ * when the page declares no lang), resolved as wn_learn_links does, in
+ * document order, at most 1024. Needs keep_xml; a page without it has
+ * none. Free with wn_links_free (node is WN_DOM_NONE). */
+wn_err wn_learn_alternates(const wn_dom_page *page, const char *page_url, wn_link **out,
+                           size_t *n_out, wn_diag *diag);
+
 /* ---- the n-SET (nset.c): site-level paper, Sec. 2.1 -------------------------
  *
  * The paper ranks the key page's same-site links by "hyperlink distance"
@@ -157,8 +257,9 @@ void wn_links_free(wn_link *links, size_t n);
  *  where x !~ y means the two differ after each run of digits is folded to
  *  one digit (story-123.html ~ story-9.html, 2015/11/20 ~ 2015/12/01: pages
  *  that differ only in numbers are the likeliest to share a template).
- *  Links to the key page itself, to other sites and duplicates of an
- *  earlier link are not candidates.
+ *  Links to the key page itself, to other sites, duplicates of an
+ *  earlier link and other versions of the key page (rule a of "Other
+ *  versions of a page" above) are not candidates.
  *
  *  DOM distance between two link nodes: the number of edges on the tree
  *  path between them, depth(a) + depth(b) - 2 depth(lowest common

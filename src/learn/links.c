@@ -119,3 +119,111 @@ out:
   free(base);
   return err;
 }
+
+/* ---- other versions of the page ------------------------------------------------ */
+
+#define WN_ALTERNATES_MAX 1024u
+
+/* 1 if the space-separated list rel holds the token "alternate". */
+static int wn_rel_has_alternate(const xmlChar *rel) {
+  static const char token[] = "alternate";
+  const size_t tl = sizeof token - 1;
+  const char *p = (const char *)rel;
+  while (*p) {
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f')
+      p++;
+    size_t n = 0;
+    while (p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != '\n' && p[n] != '\r' && p[n] != '\f')
+      n++;
+    if (n == tl && xmlStrncasecmp((const xmlChar *)p, (const xmlChar *)token, (int)tl) == 0)
+      return 1;
+    p += n;
+  }
+  return 0;
+}
+
+wn_err wn_learn_alternates(const wn_dom_page *page, const char *page_url, wn_link **out,
+                           size_t *n_out, wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_link *alts = NULL;
+  size_t n = 0;
+  char *base = NULL;
+  xmlChar *base_href = NULL;
+  *out = NULL;
+  *n_out = 0;
+  xmlDoc *doc = wn_dom_xml_doc(page);
+  if (!doc)
+    return WN_OK;
+  xmlNode *root = xmlDocGetRootElement(doc);
+  if (!root)
+    return WN_OK;
+  if ((err = wn_url_resolve(NULL, page_url, &base, diag)))
+    goto out;
+  base_href = find_base_href(root);
+  if (base_href) {
+    char *resolved = NULL;
+    if (wn_url_resolve(base, (const char *)base_href, &resolved, NULL) == WN_OK) {
+      free(base);
+      base = resolved;
+    }
+  }
+  alts = calloc(WN_ALTERNATES_MAX, sizeof *alts);
+  if (!alts) {
+    err = wn_diag_set(diag, WN_ENOMEM, "links: out of memory");
+    goto out;
+  }
+  const char *lang = wn_dom_lang(page);
+  /* The walk of find_base_href, over the whole document (the <link>s are
+   * in <head>, language switchers anywhere); bounded by the node cap the
+   * parser enforced. */
+  xmlNode *node = root;
+  while (node && n < WN_ALTERNATES_MAX) {
+    if (node->type == XML_ELEMENT_NODE && node->name) {
+      int is_link = xmlStrcasecmp(node->name, (const xmlChar *)"link") == 0;
+      int is_a = !is_link && xmlStrcasecmp(node->name, (const xmlChar *)"a") == 0;
+      xmlChar *hreflang = is_link || is_a ? xmlGetProp(node, (const xmlChar *)"hreflang") : NULL;
+      int take = 0;
+      if (hreflang && is_link) {
+        xmlChar *rel = xmlGetProp(node, (const xmlChar *)"rel");
+        take = rel && wn_rel_has_alternate(rel);
+        xmlFree(rel);
+      } else if (hreflang) {
+        take = wn_learn_lang_differs(lang, (const char *)hreflang);
+      }
+      xmlFree(hreflang);
+      xmlChar *href = take ? xmlGetProp(node, (const xmlChar *)"href") : NULL;
+      if (href) {
+        char *url = NULL;
+        wn_err rerr = wn_url_resolve(base, (const char *)href, &url, NULL);
+        xmlFree(href);
+        if (rerr == WN_ENOMEM) {
+          err = wn_diag_set(diag, WN_ENOMEM, "links: out of memory");
+          goto out;
+        }
+        if (!rerr) {
+          alts[n].url = url;
+          alts[n].node = WN_DOM_NONE;
+          n++;
+        }
+      }
+    }
+    if (node->children) {
+      node = node->children;
+      continue;
+    }
+    while (node && !node->next && node != root)
+      node = node->parent;
+    if (!node || node == root)
+      break;
+    node = node->next;
+  }
+  *out = alts;
+  *n_out = n;
+  alts = NULL;
+  n = 0;
+out:
+  wn_links_free(alts, n);
+  xmlFree(base_href);
+  free(base);
+  return err;
+}

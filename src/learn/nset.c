@@ -7,6 +7,7 @@
 #include "learn/learn.h"
 
 #include <curl/curl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,126 @@ out:
   return d;
 }
 
+/* ---- another language by path (rule a of learn.h) ------------------------------ */
+
+/* 1 if the key's tag at this place is the key page's language (learn.h:
+ * the lang agrees; without a lang, a tag with a subtag, or the only
+ * place the two URLs differ). */
+static int wn_key_language_at(const char *tag, size_t len, const char *key_lang,
+                              int only_difference) {
+  int sub = 0;
+  if (!wn_learn_language_tag(tag, len, &sub))
+    return 0;
+  const char *l = key_lang;
+  while (l && (*l == ' ' || *l == '\t' || *l == '\n' || *l == '\r'))
+    l++;
+  if (l && *l)
+    return wn_learn_lang_agrees(l, tag, len);
+  return sub || only_difference;
+}
+
+/* 1 if the byte ranges are the same tag (ASCII case ignored, '-' = '_'). */
+static int wn_same_tag(const char *a, size_t alen, const char *b, size_t blen) {
+  if (alen != blen)
+    return 0;
+  for (size_t i = 0; i < alen; i++) {
+    char x = a[i] == '_' ? '-' : a[i], y = b[i] == '_' ? '-' : b[i];
+    if (x >= 'A' && x <= 'Z')
+      x = (char)(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z')
+      y = (char)(y - 'A' + 'a');
+    if (x != y)
+      return 0;
+  }
+  return 1;
+}
+
+#define WN_NSET_MAX_PARTS 16u
+
+/* Splits a file name at '.' into at most cap parts. */
+static size_t wn_split_dots(const char *s, size_t len, const char **starts, size_t *lens,
+                            size_t cap) {
+  size_t n = 0, i = 0;
+  while (n < cap) {
+    size_t j = i;
+    while (j < len && s[j] != '.')
+      j++;
+    starts[n] = s + i;
+    lens[n] = j - i;
+    n++;
+    if (j >= len)
+      break;
+    i = j + 1;
+  }
+  return n;
+}
+
+static int wn_bytes_equal(const char *a, size_t alen, const char *b, size_t blen) {
+  return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+int wn_learn_url_other_language(const char *key_url, const char *key_lang, const char *url,
+                                char *why, size_t why_size) {
+  char *kp = NULL, *kq = NULL, *up = NULL, *uq = NULL;
+  int other = 0;
+  if (wn_url_path_query(key_url, &kp, &kq) != 0 || wn_url_path_query(url, &up, &uq) != 0)
+    goto out;
+  const char *ks[WN_NSET_MAX_SEGMENTS], *us[WN_NSET_MAX_SEGMENTS];
+  size_t kl[WN_NSET_MAX_SEGMENTS], ul[WN_NSET_MAX_SEGMENTS];
+  size_t m = wn_split_path(kp, ks, kl, WN_NSET_MAX_SEGMENTS);
+  size_t n = wn_split_path(up, us, ul, WN_NSET_MAX_SEGMENTS);
+  const int same_query = strcmp(kq ? kq : "", uq ? uq : "") == 0;
+  /* Segments at the same place from the root: /en/guide/x.html and
+   * /fr/guide/x.html, /manual/de-de/x and /manual/fr-fr/x. */
+  size_t common = m < n ? m : n;
+  size_t differ = m == n ? 0 : 2;
+  for (size_t i = 0; i < common; i++)
+    differ += !wn_bytes_equal(ks[i], kl[i], us[i], ul[i]);
+  for (size_t i = 0; i < common && !other; i++) {
+    if (wn_same_tag(ks[i], kl[i], us[i], ul[i]) ||
+        !wn_learn_language_tag(us[i], ul[i], NULL) ||
+        !wn_key_language_at(ks[i], kl[i], key_lang, differ == 1 && same_query))
+      continue;
+    other = 1;
+    if (why && why_size)
+      snprintf(why, why_size,
+               "path segment \"%.*s\" where the key page's has \"%.*s\": another language",
+               (int)(ul[i] > 32 ? 32 : ul[i]), us[i], (int)(kl[i] > 32 ? 32 : kl[i]), ks[i]);
+  }
+  /* A language part of the file name (Apache's content negotiation:
+   * index.en.html, index.html.fr), counted from the end; the first part
+   * is the name itself. */
+  if (!other && m == n && m > 0) {
+    const char *kd[WN_NSET_MAX_PARTS], *ud[WN_NSET_MAX_PARTS];
+    size_t kdl[WN_NSET_MAX_PARTS], udl[WN_NSET_MAX_PARTS];
+    size_t kn = wn_split_dots(ks[m - 1], kl[m - 1], kd, kdl, WN_NSET_MAX_PARTS);
+    size_t un = wn_split_dots(us[n - 1], ul[n - 1], ud, udl, WN_NSET_MAX_PARTS);
+    size_t parts_differ = kn == un ? 0 : 2;
+    for (size_t k = 0; k < kn && k < un; k++)
+      parts_differ += !wn_bytes_equal(kd[k], kdl[k], ud[k], udl[k]);
+    const int only = differ == 1 && parts_differ == 1 && same_query;
+    for (size_t back = 0; back + 1 < kn && back + 1 < un && !other; back++) {
+      size_t a = kn - 1 - back, b = un - 1 - back;
+      if (wn_same_tag(kd[a], kdl[a], ud[b], udl[b]) ||
+          !wn_learn_language_tag(ud[b], udl[b], NULL) ||
+          !wn_key_language_at(kd[a], kdl[a], key_lang, only))
+        continue;
+      other = 1;
+      if (why && why_size)
+        snprintf(why, why_size,
+                 "file name part \"%.*s\" where the key page's has \"%.*s\": another language",
+                 (int)(udl[b] > 32 ? 32 : udl[b]), ud[b], (int)(kdl[a] > 32 ? 32 : kdl[a]),
+                 kd[a]);
+    }
+  }
+out:
+  curl_free(kp);
+  curl_free(kq);
+  curl_free(up);
+  curl_free(uq);
+  return other;
+}
+
 /* ---- DOM distance ------------------------------------------------------------- */
 
 uint32_t wn_learn_dom_distance(const wn_dom_page *page, uint32_t a, uint32_t b) {
@@ -148,9 +269,14 @@ wn_err wn_learn_nset_rank(const wn_dom_page *key, const char *key_url, const wn_
   wn_err err = WN_OK;
   wn_rank_item *items = NULL;
   const char **seen = NULL;
-  size_t n_items = 0, n_seen = 0;
+  wn_link *alts = NULL;
+  size_t n_items = 0, n_seen = 0, n_alts = 0;
   *out = NULL;
   *n_out = 0;
+  /* Other versions of the key page are no samples (learn.h, rule a). */
+  if ((err = wn_learn_alternates(key, key_url, &alts, &n_alts, diag)))
+    return err;
+  const char *key_lang = wn_dom_lang(key);
   if (max_ranked == 0)
     max_ranked = WN_NSET_DEFAULT_RANKED;
   size_t cap = n_links < WN_NSET_MAX_CANDIDATES ? n_links : WN_NSET_MAX_CANDIDATES;
@@ -185,6 +311,11 @@ wn_err wn_learn_nset_rank(const wn_dom_page *key, const char *key_url, const wn_
       continue;
     uint32_t h = wn_learn_hyperlink_distance(key_url, u);
     if (h == UINT32_MAX)
+      continue;
+    int alternate = 0;
+    for (size_t a = 0; a < n_alts && !alternate; a++)
+      alternate = strcmp(alts[a].url, u) == 0;
+    if (alternate || wn_learn_url_other_language(key_url, key_lang, u, NULL, 0))
       continue;
     memmove(seen + lo + 1, seen + lo, (n_seen - lo) * sizeof *seen);
     seen[lo] = u;
@@ -232,5 +363,6 @@ wn_err wn_learn_nset_rank(const wn_dom_page *key, const char *key_url, const wn_
 out:
   free(items);
   free(seen);
+  wn_links_free(alts, n_alts);
   return err;
 }

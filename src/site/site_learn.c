@@ -214,6 +214,9 @@ wn_err wn_site_learn_pages_cs(wn_learn_algo algo, const char *site, const char *
     l->pages[i].share = checks[i].share;
     l->pages[i].err = checks[i].err;
     snprintf(l->messages[i], sizeof l->messages[i], "%s", checks[i].message);
+    if (checks[i].dup && checks[i].dup_of > 0 && checks[i].dup_of < n_pages)
+      wn_learn_dup_message((wn_learn_dup)checks[i].dup, names[checks[i].dup_of], l->messages[i],
+                           sizeof l->messages[i]); /* the page by its name */
     l->n_used += checks[i].used != 0;
   }
   if (err) {
