@@ -7,7 +7,8 @@
  *   CORPUS_DIR/gold/<group>/<id>.txt      the main content, UTF-8 text
  *
  * Per group: the train pages, sorted by id, are the learning sample (the
- * first is the key page); a template is learned from them and every test
+ * first is the key page; --train N makes the first N pages by id the
+ * sample and the rest the test pages, whatever the split column says); a template is learned from them and every test
  * page is detected with it and scored against its gold with the protocol
  * of the corpus README:
  *   - tokens are maximal runs of Unicode letters and digits, lower-cased;
@@ -47,9 +48,9 @@
  *
  * usage: winnow-eval [--min-count N] [--selector cues|places|region|paper] [--per-page]
  *                    [--min-confidence X] [--fallback cnr|danag] [--sweep]
- *                    [--fold A|B] [--json] [--repeat N] CORPUS_DIR
+ *                    [--fold A|B] [--train N] [--json] [--repeat N] CORPUS_DIR
  *        winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]
- *                    [--json] [--repeat N] CORPUS_DIR
+ *                    [--train N] [--json] [--repeat N] CORPUS_DIR
  *        winnow-eval --selftest [CORPUS_DIR]
  */
 #include <errno.h>
@@ -325,6 +326,9 @@ typedef struct wn_eval_opts {
   wn_single_method fallback;
   int sweep;                 /* also tabulate F1 over a range of thresholds */
   char fold;                 /* --fold: 'A' or 'B', 0 for every page */
+  uint32_t train_n;          /* --train N: each group's first N pages (by id)
+                                are its sample, the rest its test pages; 0:
+                                the split column of pages.tsv */
   const char *scored;        /* --score-jsonl: score this output instead */
   const char *corpus;
 } wn_eval_opts;
@@ -549,6 +553,18 @@ static int wn_eval_load_index(wn_eval *ev) {
     if (ev->n_pages == 0) {
       fprintf(stderr, "winnow-eval: %s: no pages in fold %c\n", path, ev->opts.fold);
       goto out;
+    }
+  }
+  /* --train N: the paper's setting (FastContentExtractor, Sec. IV: "20 to
+   * 30 web pages at the preparation phase"): the split column is replaced
+   * by each group's first N pages in id order; the rest are its test
+   * pages. Pages are sorted by group, then id, here. */
+  if (ev->opts.train_n) {
+    size_t in_group = 0;
+    for (size_t i = 0; i < ev->n_pages; i++) {
+      if (i == 0 || strcmp(ev->pages[i - 1].group, ev->pages[i].group) != 0)
+        in_group = 0;
+      ev->pages[i].is_train = in_group++ < ev->opts.train_n;
     }
   }
   /* Groups: runs of equal group names. */
@@ -1061,6 +1077,9 @@ static void wn_eval_print_text(const wn_eval *ev, const wn_eval_summary *s) {
   printf("corpus %s  (algo %s, selector %s, min-count %u%s, repeat %u)\n", ev->opts.corpus,
          wn_learn_algo_name(ev->opts.algo), wn_eval_selector_name(ev->opts.selector),
          ev->opts.min_count, ev->opts.min_count ? "" : " = library default", ev->opts.repeat);
+  if (ev->opts.train_n)
+    printf("split: each group's first %u pages (by id) learned from, the rest tested\n",
+           (unsigned)ev->opts.train_n);
   printf("learn: %.1f ms compute for %zu groups (%.2f ms per group, parse included)\n\n",
          ev->opts.learn_ms, ev->n_groups, ev->n_groups ? ev->opts.learn_ms / (double)ev->n_groups : 0.0);
   printf("%-34s %5s %7s %7s %7s %9s %9s %6s\n", "group", "pages", "P", "R", "F1", "tpl_nodes",
@@ -1190,6 +1209,8 @@ static int wn_eval_print_json(const wn_eval *ev, const wn_eval_summary *s) {
   wn_eval_jset(opts, "repeat", json_integer(ev->opts.repeat), &bad);
   wn_eval_jset(opts, "min_confidence", json_real(ev->opts.min_confidence), &bad);
   wn_eval_jset(opts, "fallback", json_string(wn_single_method_name(ev->opts.fallback)), &bad);
+  if (ev->opts.train_n)
+    wn_eval_jset(opts, "train", json_integer(ev->opts.train_n), &bad);
   wn_eval_jset(root, "corpus", json_string(ev->opts.corpus), &bad);
   wn_eval_jset(root, "options", opts, &bad);
   wn_eval_jset(root, "fell_back", wn_eval_jsize(ev->n_fell_back), &bad);
@@ -1315,6 +1336,9 @@ static void wn_eval_single_print_text(const wn_eval *ev) {
   else
     printf("corpus %s  (single-page method %s, steps default, repeat %u)\n\n", ev->opts.corpus,
            name, ev->opts.repeat);
+  if (ev->opts.train_n)
+    printf("split: each group's first %u pages (by id) are train, the rest test\n\n",
+           (unsigned)ev->opts.train_n);
   printf("%-34s %5s %7s %7s %7s   %5s %7s %7s %7s %6s\n", "group", "all", "P", "R", "F1", "test",
          "P", "R", "F1", "failed");
   double sum_group_f1 = 0;
@@ -1744,9 +1768,9 @@ static void wn_eval_usage(FILE *f) {
           "usage: winnow-eval [--algo etdm|fastce] [--min-count N] [--selector cues|places|region|paper]\n"
           "                   [--per-page] [--json]\n"
           "                   [--min-confidence X] [--fallback cnr|danag] [--sweep]\n"
-          "                   [--fold A|B] [--repeat N] CORPUS_DIR\n"
+          "                   [--fold A|B] [--train N] [--repeat N] CORPUS_DIR\n"
           "       winnow-eval --method cnr|danag [--steps paper|default|N] [--per-page]\n"
-          "                   [--fold A|B] [--json] [--repeat N] CORPUS_DIR\n"
+          "                   [--fold A|B] [--train N] [--json] [--repeat N] CORPUS_DIR\n"
           "       winnow-eval --score-jsonl OUTPUT.jsonl [--per-page] [--fold A|B] [--json] CORPUS_DIR\n"
           "       winnow-eval --selftest [CORPUS_DIR]\n"
           "\n"
@@ -1760,6 +1784,9 @@ static void wn_eval_usage(FILE *f) {
           "                  (with --sweep or --min-confidence also both methods' F1)\n"
           "  --fold F        A or B: only the pages of one half of the sites (a group's\n"
           "                  name less a trailing -YEAR; sorted sites alternate A, B, A...)\n"
+          "  --train N       each group's first N pages (sorted by id) are its sample and\n"
+          "                  the rest its test pages, instead of pages.tsv's split column\n"
+          "                  (2 to %u; with --method the same pages are scored as test)\n"
           "  --json          one JSON object with all the figures\n"
           "  --score-jsonl F score the output F of winnow detect --jsonl or --warc instead of\n"
           "                  detecting: each line's \"id\" names its page, as \"group/id\" or as\n"
@@ -1776,7 +1803,8 @@ static void wn_eval_usage(FILE *f) {
           "  --steps S       the method's added steps (ablation): paper (none), default,\n"
           "                  or a bit mask of WN_SINGLE_STEP_* (winnow/winnow.h)\n"
           "  --selftest      check the tokeniser and scorer (and, given a corpus, that\n"
-          "                  every gold file scores 1 against itself and 0 against nothing)\n");
+          "                  every gold file scores 1 against itself and 0 against nothing)\n",
+          WN_LEARN_MAX_PAGES);
 }
 
 static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
@@ -1870,6 +1898,12 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
         return 2;
       }
       o->fold = f[0];
+    } else if (strcmp(a, "--train") == 0) {
+      if (i + 1 >= argc || wn_parse_u32(argv[++i], 2, WN_LEARN_MAX_PAGES, &v)) {
+        fprintf(stderr, "winnow-eval: --train needs a number from 2 to %u\n", WN_LEARN_MAX_PAGES);
+        return 2;
+      }
+      o->train_n = v;
     } else if (strcmp(a, "--per-page") == 0) {
       o->per_page = 1;
     } else if (strcmp(a, "--json") == 0) {

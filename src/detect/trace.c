@@ -6,6 +6,7 @@
  */
 #include "detect/detect.h"
 #include "detect/detect_int.h"
+#include "detect/fastce.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,3 +45,29 @@ void wn_detect_trace_free(wn_detect_trace *trace) {
 }
 
 const uint8_t *wn_detect_keep_flags(const wn_detect_result *result) { return result->keep; }
+
+void wn_fastce_trace_free(wn_fastce_trace *trace) {
+  if (!trace)
+    return;
+  free(trace->block_of);
+  free(trace->node);
+  free(trace->path);
+  free(trace->stored);
+  free(trace->outer);
+  free(trace->fate);
+  memset(trace, 0, sizeof *trace);
+}
+
+wn_err wn_fastce_trace_candidates(const wn_fastce_trace *ft, const wn_dom_page *page,
+                                  wn_detect_trace *out) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  if (count != ft->count)
+    return WN_EINVAL;
+  wn_err err = wn_detect_trace_start(out, count);
+  if (err)
+    return err;
+  for (uint32_t i = 0; i < count; i++)
+    out->cand[i] = nodes[i].tag == WN_TAG_TEXT && ft->fate[ft->block_of[i]] != WN_FASTCE_FATE_OUTSIDE;
+  return WN_OK;
+}

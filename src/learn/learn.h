@@ -369,7 +369,11 @@ wn_err wn_learn_fastce(const wn_dom_page *const *pages, size_t n_pages, wn_fastc
                        wn_diag *diag);
 
 /* wn_learn_pages's check 1 (pages[0] is the key page; force uses every
- * page), then wn_learn_fastce on the pages used. checks as there. */
+ * page), then wn_learn_fastce on the pages used. checks as there. With
+ * opts->selector WN_SELECT_PAPER the template is the paper's as stated;
+ * otherwise the site rules apply too (docs/fastce.md): a content path
+ * where DANAg keeps under half the samples' text there is dropped, and
+ * detection leaves out link-text blocks on content paths. */
 wn_err wn_learn_fastce_pages(const wn_dom_page *const *pages, size_t n_pages,
                              const wn_learn_options *opts, wn_fastce **out,
                              wn_learn_check *checks, wn_diag *diag);

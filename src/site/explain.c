@@ -2,8 +2,12 @@
  * site/explain.c: one page's detection explained (winnow-dump explain):
  * the page is detected as wn_detector_detect would, with the detector's
  * trace on (detect/trace.c), and the labels are shown node by node as
- * text, or painted onto the page itself as HTML.
+ * text, or painted onto the page itself as HTML. A site learned with FastCE
+ * is explained block by block instead: each block's path, whether it is in
+ * the template's content paths, and which of the paper's extraction rules
+ * (../shared/papers/fast-content-extractor.txt, Sec. III) decided it.
  */
+#include "detect/fastce.h"
 #include "site/site_int.h"
 
 #include <stdio.h>
@@ -18,8 +22,10 @@ struct wn_explain {
   char site[WN_SITE_MAX + 1];
   char name[1024];           /* the page's URL, or "" */
   uint64_t generation;
-  wn_template *tpl;
+  wn_template *tpl;          /* ETDM; NULL for FastCE */
   wn_template_stats ts;
+  wn_fastce *fce;            /* FastCE; NULL for ETDM */
+  wn_fastce_trace ftrace;    /* FastCE: each block's fate (run without fallback) */
   wn_dom_page *page;
   wn_detect_result *res;
   wn_detect_trace trace;
@@ -34,11 +40,46 @@ void wn_explain_free(wn_explain *ex) {
   if (!ex)
     return;
   wn_detect_trace_free(&ex->trace);
+  wn_fastce_trace_free(&ex->ftrace);
+  wn_fastce_free(ex->fce);
   wn_detect_result_free(ex->res);
   wn_dom_free(ex->page);
   wn_template_free(ex->tpl);
   free(ex->bytes);
   free(ex);
+}
+
+/* FastCE: the extraction traced, then the policy as wn_detect_fastce_page
+ * applies it (the fallback serves a page below the confidence threshold or
+ * with nothing extracted). The ETDM trace is filled too, for the HTML
+ * view: a text node is a candidate when its block is on a content path or
+ * inside an extracted block (so "left out" paints what the rules left
+ * out), the rest is template. */
+static wn_err wn_explain_fastce_detect(wn_explain *ex, wn_diag *diag) {
+  wn_err err = WN_OK;
+  wn_detect_result *run = NULL;
+  if ((err = wn_detect_fastce_run_traced(ex->page, ex->fce, &ex->ftrace, &run, diag)))
+    return err;
+  const double confidence = wn_detect_confidence(run);
+  uint32_t n_sel = 0;
+  wn_detect_selected(run, &n_sel);
+  if (confidence >= ex->opts.min_confidence && n_sel > 0) {
+    ex->res = run;
+    run = NULL;
+  } else {
+    wn_detect_result_free(run);
+    run = NULL;
+    if ((err = wn_detect_fastce_page(ex->page, ex->fce, &ex->opts, &ex->res, diag)))
+      return err;
+  }
+  if (wn_fastce_trace_candidates(&ex->ftrace, ex->page, &ex->trace) != WN_OK)
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  ex->trace.matched = 1;
+  ex->trace.selected = ex->res && !wn_detect_fallback_reason(ex->res);
+  ex->trace.confidence = confidence;
+  ex->trace.min_confidence = ex->opts.min_confidence;
+  ex->trace.fallback = wn_detect_fallback_reason(ex->res);
+  return WN_OK;
 }
 
 wn_err wn_site_explain(wn_store *store, const wn_page_input *in, const wn_detect_options *opts,
@@ -70,9 +111,10 @@ wn_err wn_site_explain(wn_store *store, const wn_page_input *in, const wn_detect
     snprintf(ex->name, sizeof ex->name, "%s", in->url);
   if (in->charset)
     snprintf(ex->charset, sizeof ex->charset, "%s", in->charset);
-  if ((err = wn_site_load_template(store, ex->site, &ex->tpl, &ex->generation, diag)))
+  if ((err = wn_site_load_any(store, ex->site, &ex->tpl, &ex->fce, &ex->generation, diag)))
     goto out;
-  wn_template_get_stats(ex->tpl, &ex->ts);
+  if (ex->tpl)
+    wn_template_get_stats(ex->tpl, &ex->ts);
   if (in->len > WN_PAGE_MAX_BYTES) {
     err = wn_diag_set(diag, WN_ETOOBIG, "page of %zu bytes is past the cap of %zu bytes", in->len,
                       WN_PAGE_MAX_BYTES);
@@ -89,7 +131,10 @@ wn_err wn_site_explain(wn_store *store, const wn_page_input *in, const wn_detect
   wn_dom_options po = {.transport_charset = in->charset};
   if ((err = wn_dom_parse(ex->bytes, ex->len, &po, &ex->page, diag)))
     goto out;
-  err = wn_detect_page_traced(ex->page, ex->tpl, &ex->opts, &ex->trace, &ex->res, diag);
+  if (ex->fce)
+    err = wn_explain_fastce_detect(ex, diag);
+  else
+    err = wn_detect_page_traced(ex->page, ex->tpl, &ex->opts, &ex->trace, &ex->res, diag);
 out:
   if (err) {
     wn_explain_free(ex);
@@ -206,9 +251,251 @@ static wn_err wn_explain_rule(const wn_explain *ex, wn_buf *b) {
   return err;
 }
 
+/* The short name of a block's fate, as the legend explains it. */
+static const char *wn_fate_name(uint8_t fate) {
+  switch (fate) {
+  case WN_FASTCE_FATE_EXTRACTED: return "EXTRACTED";
+  case WN_FASTCE_FATE_STORED: return "NON-CONTENT";
+  case WN_FASTCE_FATE_LEFT_OUT: return "rule 2: left out";
+  case WN_FASTCE_FATE_INCLUDED: return "rule 3: with its block";
+  case WN_FASTCE_FATE_LINKS: return "LINKS: left out";
+  default: return "";
+  }
+}
+
+/* The traversal path of the block at element i (Sec. III: its block
+ * ancestors' tags, "html" first), as FastCE learned and matched it. */
+static wn_err wn_explain_block_path(const wn_explain *ex, uint32_t i, wn_buf *out) {
+  const wn_dom_node *nodes = wn_dom_nodes(ex->page, NULL);
+  const wn_fastce_trace *ft = &ex->ftrace;
+  uint32_t chain[WN_PAGE_MAX_DEPTH + 1];
+  uint32_t n = 0;
+  for (uint32_t x = i; x != WN_DOM_NONE && n < WN_PAGE_MAX_DEPTH + 1; x = nodes[x].parent)
+    if (ft->node[ft->block_of[x]] == x)
+      chain[n++] = x;
+  wn_err err = WN_OK;
+  for (uint32_t k = n; k-- > 0 && !err;) {
+    if (k + 1 < n)
+      err = wn_buf_append_char(out, '.');
+    if (!err)
+      err = wn_buf_append_str(out, nodes[chain[k]].name);
+  }
+  return err;
+}
+
+/* The text of a FastCE explanation: a header, then one line per element
+ * (as for ETDM), each block saying its path, whether the path is in the
+ * template, and what the rules made of it. */
+static wn_err wn_explain_text_fastce(const wn_explain *ex, uint32_t max_depth, wn_buf *b) {
+  wn_err err = WN_OK;
+  uint32_t count = 0, n_sel = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(ex->page, &count);
+  const uint32_t *sel = wn_detect_selected(ex->res, &n_sel);
+  const uint8_t *keep = wn_detect_keep_flags(ex->res);
+  const wn_detect_trace *t = &ex->trace;
+  const wn_fastce_trace *ft = &ex->ftrace;
+  const uint32_t n_paths = wn_fastce_path_count(ex->fce);
+  const uint32_t n_samples = wn_fastce_sample_pages(ex->fce);
+  uint32_t fates[WN_FASTCE_FATE_LINKS + 1] = {0}, on_path = 0, kept_bytes = 0, kept_nodes = 0;
+  for (uint32_t k = 0; k < ft->n_blocks; k++) {
+    fates[ft->fate[k] <= WN_FASTCE_FATE_LINKS ? ft->fate[k] : 0]++;
+    on_path += ft->path[k] != WN_DOM_NONE;
+  }
+  for (uint32_t i = 0; i < count; i++)
+    if (keep[i] && nodes[i].tag == WN_TAG_TEXT) {
+      kept_bytes += nodes[i].own_text_len;
+      kept_nodes++;
+    }
+  int by_text = 0; /* a format 2 record: confidence by text (detect/fastce.h) */
+  for (uint32_t i = 0; i < n_paths && !by_text; i++)
+    by_text = wn_fastce_path_text(ex->fce, i) > 0;
+  uint8_t *is_block = calloc((size_t)count + 1, 1);
+  uint8_t *busy = calloc((size_t)count + 1, 1); /* a subtree with something to say */
+  if (!is_block || !busy) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  for (uint32_t k = 0; k < ft->n_blocks; k++)
+    is_block[ft->node[k]] = 1;
+  /* busy[i]: node i or one below it is a block the rules touched, or kept
+   * text (children follow parents: one backward pass). */
+  for (uint32_t i = count; i-- > 0;) {
+    uint32_t blk = ft->block_of[i];
+    if (keep[i] || (is_block[i] && ft->fate[blk] != WN_FASTCE_FATE_OUTSIDE))
+      busy[i] = 1;
+    if (busy[i] && nodes[i].parent != WN_DOM_NONE)
+      busy[nodes[i].parent] = 1;
+  }
+  err = wn_buf_printf(b,
+                      "site:       %s (fastce template generation %llu: %u content paths, %u "
+                      "stored non-content blocks, from %u sample pages)\n",
+                      ex->site, (unsigned long long)ex->generation, n_paths,
+                      wn_fastce_stored_count(ex->fce), n_samples);
+  if (!err && ex->name[0])
+    err = wn_buf_printf(b, "page:       %s\n", ex->name);
+  if (!err)
+    err = wn_buf_printf(b,
+                        "match:      %u blocks, %u on a content path; the page has %u of the %u "
+                        "content paths: confidence %.2f (threshold %.2f; %s)\n",
+                        ft->n_blocks, on_path, ft->paths_found, n_paths, t->confidence,
+                        t->min_confidence,
+                        by_text ? "the share of the samples' content text per path that the "
+                                  "page keeps there"
+                                : "the paths the page has, weighted by the sample pages with "
+                                  "content there");
+  if (!err)
+    err = wn_buf_printf(b, "method:     %s%s%s\n", wn_detect_method(ex->res),
+                        t->fallback ? ", fallback: " : "",
+                        t->fallback ? wn_detect_fallback_name(t->fallback) : "");
+  char links_note[96] = "";
+  if (wn_fastce_flags(ex->fce) & WN_FASTCE_FLAG_SITE)
+    snprintf(links_note, sizeof links_note,
+             " and %u as mostly link text (the site-level link rule)",
+             fates[WN_FASTCE_FATE_LINKS]);
+  if (!err && t->fallback == WN_FALLBACK_LOW_CONFIDENCE)
+    err = wn_buf_printf(b,
+                        "decided:    %s: the single-page method %s chose the content; the "
+                        "blocks below say what FastCE's rules would have made of the page\n",
+                        t->confidence < t->min_confidence
+                            ? "the page fits the content paths below the threshold"
+                            : "the rules extracted nothing (or only stored non-content)",
+                        wn_detect_method(ex->res));
+  else if (!err)
+    err = wn_buf_printf(b,
+                        "decided:    FastCE (Sec. III): %u block(s) on a content path extracted, "
+                        "%u of them dropped as like a stored non-content block%s; inside "
+                        "extracted blocks %u block(s) off the paths left out (rule 2: no "
+                        "sub-block on a content path) and %u kept with their block (rule 3)\n",
+                        fates[WN_FASTCE_FATE_EXTRACTED] + fates[WN_FASTCE_FATE_STORED] +
+                            fates[WN_FASTCE_FATE_LINKS],
+                        fates[WN_FASTCE_FATE_STORED], links_note, fates[WN_FASTCE_FATE_LEFT_OUT],
+                        fates[WN_FASTCE_FATE_INCLUDED]);
+  if (!err)
+    err = wn_buf_printf(b, "selected:   %u region(s)", n_sel);
+  for (uint32_t k = 0; !err && k < n_sel; k++) {
+    err = wn_buf_append_str(b, k ? ", " : ": ");
+    if (!err)
+      err = wn_path(ex, sel[k], b);
+  }
+  if (!err)
+    err = wn_buf_printf(b, "\nkept:       %u bytes of text in %u text nodes\n", kept_bytes,
+                        kept_nodes);
+  if (!err)
+    err = wn_buf_append_str(
+        b, "\nlegend: [path n/N]  a block; n/N: its path is a content path, with content on n "
+           "of N sample pages (P)\n"
+           "        [path -]    a block whose path is not in P\n"
+           "        EXTRACTED   on a content path, not like a stored block: content\n"
+           "        NON-CONTENT on a content path, like the stored non-content block quoted\n"
+           "        LINKS       on a content path, own text mostly link text (site-level rule)\n"
+           "        rule 2      inside an extracted block, off P, no sub-block in P: left out\n"
+           "        rule 3      inside an extracted block, off P, a sub-block in P: kept with it\n"
+           "        SELECTED    a selected region; kept: its text is main content\n"
+           "        (+N)        N more nodes, none on a content path, folded\n\n");
+  wn_buf line;
+  wn_buf_init(&line, 64 * 1024);
+  for (uint32_t i = 0; !err && i < count;) {
+    const wn_dom_node *n = &nodes[i];
+    if (n->tag == WN_TAG_TEXT || (max_depth && n->depth >= max_depth)) {
+      i++;
+      continue;
+    }
+    uint32_t next = i + 1, folded = 0;
+    if (!busy[i]) {
+      folded = n->end - i - 1;
+      next = n->end;
+    }
+    wn_buf_reset(&line);
+    for (uint16_t d = 0; !err && d < n->depth; d++)
+      err = wn_buf_append_str(&line, "  ");
+    if (!err)
+      err = wn_label(&line, n);
+    while (!err && line.len < 44)
+      err = wn_buf_append_char(&line, ' ');
+    if (!err)
+      err = wn_buf_append_char(&line, ' ');
+    const uint32_t blk = ft->block_of[i];
+    if (!err && is_block[i]) {
+      err = wn_buf_append_char(&line, '[');
+      if (!err)
+        err = wn_explain_block_path(ex, i, &line);
+      if (!err && ft->path[blk] != WN_DOM_NONE) {
+        uint32_t pages = 0;
+        wn_fastce_path(ex->fce, ft->path[blk], &pages);
+        err = wn_buf_printf(&line, " %u/%u]", pages, n_samples);
+      } else if (!err) {
+        err = wn_buf_append_str(&line, " -]");
+      }
+      if (!err && ft->fate[blk] != WN_FASTCE_FATE_OUTSIDE)
+        err = wn_buf_printf(&line, " %s", wn_fate_name(ft->fate[blk]));
+      if (!err && ft->fate[blk] == WN_FASTCE_FATE_STORED) {
+        wn_fastce_stored st = wn_fastce_stored_get(ex->fce, ft->stored[blk]);
+        err = wn_buf_printf(&line, " (like \"%s\")", st.sample);
+      }
+    }
+    uint32_t in_sel = 0;
+    for (uint32_t k = 0; k < n_sel; k++)
+      in_sel |= sel[k] == i;
+    if (!err && in_sel)
+      err = wn_buf_append_str(&line, " SELECTED");
+    if (!err && folded)
+      err = wn_buf_printf(&line, " (+%u)", folded);
+    uint32_t own = 0, own_kept = 0;
+    const char *first = NULL;
+    for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
+      if (nodes[c].tag == WN_TAG_TEXT) {
+        own += nodes[c].own_text_len;
+        own_kept += keep[c] ? nodes[c].own_text_len : 0;
+        if (!first)
+          first = nodes[c].text;
+      }
+    if (!err && own > 0) {
+      err = wn_buf_printf(&line, "  text %u", own);
+      if (!err && own_kept)
+        err = wn_buf_printf(&line, " kept %u", own_kept);
+      if (!err && first) {
+        size_t k = strlen(first) > 32 ? 32 : strlen(first);
+        while (k > 0 && k < strlen(first) && (first[k] & 0xC0) == 0x80)
+          k--; /* not inside a UTF-8 sequence */
+        err = wn_buf_append_str(&line, " \"");
+        if (!err)
+          err = wn_buf_append(&line, first, k);
+        if (!err)
+          err = wn_buf_append_str(&line, k < strlen(first) ? "...\"" : "\"");
+      }
+    }
+    if (!err)
+      err = wn_buf_append(b, line.data, line.len);
+    if (!err)
+      err = wn_buf_append_char(b, '\n');
+    i = next;
+  }
+  wn_buf_free(&line);
+out:
+  free(is_block);
+  free(busy);
+  return err;
+}
+
 wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, size_t *len,
                        wn_diag *diag) {
   wn_err err = WN_OK;
+  if (ex->fce) {
+    wn_buf fb;
+    wn_buf_init(&fb, (size_t)256 * 1024 * 1024);
+    err = wn_explain_text_fastce(ex, max_depth, &fb);
+    if (err) {
+      wn_buf_free(&fb);
+      return wn_diag_set(diag, err, "explain: %s", wn_strerror(err));
+    }
+    *out = wn_buf_take(&fb, len);
+    if (!*out) {
+      *out = calloc(1, 1);
+      if (len)
+        *len = 0;
+    }
+    return *out ? WN_OK : wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  }
   wn_buf b;
   wn_buf_init(&b, (size_t)256 * 1024 * 1024);
   uint8_t *in_sel = NULL;
@@ -529,8 +816,12 @@ wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *d
            t->fallback ? wn_detect_fallback_name(t->fallback) : "");
   xmlNodePtr b = wn_new_child(legend, "b", head_line);
   xmlNodePtr s1 = wn_new_child(legend, "span", "kept: main content");
-  xmlNodePtr s2 = wn_new_child(legend, "span", "page-specific, left out");
-  xmlNodePtr s3 = wn_new_child(legend, "span", "template");
+  /* FastCE: "left out" is what the rules or a stored block left out of
+   * the blocks on content paths; "template" is every block off them. */
+  xmlNodePtr s2 = wn_new_child(legend, "span",
+                               ex->fce ? "on a content path or in an extracted block, left out"
+                                       : "page-specific, left out");
+  xmlNodePtr s3 = wn_new_child(legend, "span", ex->fce ? "not on a content path" : "template");
   xmlNodePtr s4 = wn_new_child(legend, "span", "selected region");
   xmlNodePtr s5 = wn_new_child(legend, "span", "links box left out");
   if (!b || !s1 || !s2 || !s3 || !s4 || !s5) {

@@ -767,6 +767,8 @@ wn_err wn_site_fastce_show(wn_store *store, const char *site, unsigned flags, ch
         json_object_set_new(root, "site", json_string(site)) ||
         json_object_set_new(root, "algorithm", json_string("fastce")) ||
         json_object_set_new(root, "sample_pages", json_integer(pages)) ||
+        json_object_set_new(root, "site_rules",
+                            json_boolean(wn_fastce_flags(fce) & WN_FASTCE_FLAG_SITE)) ||
         json_object_set_new(root, "paths", paths) || json_object_set_new(root, "stored", stored)) {
       err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
       goto out;
@@ -774,7 +776,9 @@ wn_err wn_site_fastce_show(wn_store *store, const char *site, unsigned flags, ch
     for (uint32_t i = 0; i < np && !err; i++) {
       uint32_t n = 0;
       const char *p = wn_fastce_path(fce, i, &n);
-      if (json_array_append_new(paths, json_pack("{s:s, s:i}", "path", p, "pages", (int)n)))
+      if (json_array_append_new(paths, json_pack("{s:s, s:i, s:I}", "path", p, "pages", (int)n,
+                                                 "text_bytes",
+                                                 (json_int_t)wn_fastce_path_text(fce, i))))
         err = WN_ENOMEM;
     }
     for (uint32_t k = 0; k < ns && !err; k++) {
@@ -794,13 +798,18 @@ wn_err wn_site_fastce_show(wn_store *store, const char *site, unsigned flags, ch
   }
   err = wn_buf_printf(&b,
                       "site %s: fastce, %u content paths, %u stored non-content blocks, from %u "
-                      "sample pages\n"
-                      "content paths (n/N: sample pages with a content block on the path):\n",
-                      site, np, ns, pages);
+                      "sample pages%s\n"
+                      "content paths (n/N: sample pages with a content block on the path; "
+                      "bytes of content text on it per sample page):\n",
+                      site, np, ns, pages,
+                      wn_fastce_flags(fce) & WN_FASTCE_FLAG_SITE
+                          ? "; site-level rules (paths the single-page method reads as "
+                            "main content, link rule)"
+                          : "; the paper's rules only");
   for (uint32_t i = 0; i < np && !err; i++) {
     uint32_t n = 0;
     const char *p = wn_fastce_path(fce, i, &n);
-    err = wn_buf_printf(&b, "  %s  %u/%u\n", p, n, pages);
+    err = wn_buf_printf(&b, "  %s  %u/%u  %u B\n", p, n, pages, wn_fastce_path_text(fce, i));
   }
   if (!err)
     err = wn_buf_printf(&b, "stored non-content blocks (their path, features, first words):\n");

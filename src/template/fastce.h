@@ -17,9 +17,12 @@
  *    tell them from content at the same path (Sec. III).
  *
  * Record (little-endian, version WN_FASTCE_FORMAT_VERSION):
- *   "WNFC" u8 version, u16 sample_pages, u16 similarity x 1000,
+ *   "WNFC" u8 version, u16 sample_pages, u16 similarity x 1000, u8 flags
+ *   (WN_FASTCE_FLAG_*; format 2 only),
  *   varint n_paths, per path: varint length, the path bytes, u8 pages
- *   (sample pages holding content there);
+ *   (sample pages holding content there), varint text (bytes of content
+ *   text on the path per sample page, rounded; format 2 only: format 1,
+ *   still read, has no such field and reads as 0);
  *   varint n_blocks, per stored block: varint path index, varint n_terms,
  *   per term: u32 term hash, varint count (terms ascending); varint
  *   sample length, sample bytes (the block's first words, for show);
@@ -38,7 +41,7 @@
 #include "dom/dom.h"
 #include "util/util.h"
 
-#define WN_FASTCE_FORMAT_VERSION 1u
+#define WN_FASTCE_FORMAT_VERSION 2u
 #define WN_FASTCE_MAX_PATHS 4096u        /* content paths kept */
 #define WN_FASTCE_MAX_PATH_BYTES 1024u   /* a path string ("html.body...") */
 #define WN_FASTCE_MAX_STORED 4096u       /* stored non-content blocks */
@@ -48,6 +51,14 @@
 /* ContentExtractor's similarity test: two blocks are similar when the
  * cosine of their feature vectors is above 0.9 (paper, Sec. II). */
 #define WN_FASTCE_SIMILARITY 0.9
+
+/* The template was learned with the site-level rules on top of the
+ * paper's (docs/fastce.md, "Beyond the paper"): detection then also leaves
+ * out a block on a content path whose own text is mostly link text. */
+#define WN_FASTCE_FLAG_SITE 1u
+#define WN_FASTCE_FLAGS_KNOWN WN_FASTCE_FLAG_SITE
+/* Detection's link rule: own link text above this share of own text. */
+#define WN_FASTCE_MAX_LINK_SHARE 0.5
 
 /* Feature dimensions besides terms: hyperlinks and images (Sec. II; the
  * compact tree holds no scripts, so that dimension is always 0). */
@@ -83,10 +94,9 @@ typedef struct wn_fastce_blocks {
  * SPAN, DIV ("such as", Sec. I); ours: those but SPAN, with their HTML
  * siblings (ol, dl, pre, blockquote, h1-h6, form) and the HTML5 sectioning
  * elements, which today's pages use where 2009's used tables. span, li, td
- * and th are parts of their block: chosen on half of the sites (docs/fastce.md),
- * where making them blocks too gave word F1 0.746 against 0.750 on
- * crawl-to-the-future and 0.822 against 0.833 on CleanPortalEval, and the
- * paper's list alone 0.736 and 0.809. html and body are blocks: tag1 of
+ * and th are parts of their block: chosen on half of the sites, where
+ * making them blocks too, or keeping to the paper's list, did worse
+ * (docs/fastce.md). html and body are blocks: tag1 of
  * every path is HTML (Sec. III). */
 int wn_fastce_is_block(const wn_dom_node *node);
 
@@ -137,6 +147,12 @@ wn_err wn_fastce_finish(wn_fastce *fce, wn_diag *diag);
 
 uint32_t wn_fastce_path_count(const wn_fastce *fce);
 const char *wn_fastce_path(const wn_fastce *fce, uint32_t i, uint32_t *pages);
+/* Bytes of content text on path i per sample page (0: not known, a format
+ * 1 record); the setter is the builder's. */
+uint32_t wn_fastce_path_text(const wn_fastce *fce, uint32_t i);
+uint32_t wn_fastce_flags(const wn_fastce *fce);
+void wn_fastce_set_flags(wn_fastce *fce, uint32_t flags);
+void wn_fastce_set_path_text(wn_fastce *fce, uint32_t i, uint32_t bytes);
 uint32_t wn_fastce_sample_pages(const wn_fastce *fce);
 uint32_t wn_fastce_stored_count(const wn_fastce *fce);
 /* Stored blocks on path index p (0 before wn_fastce_finish). */
@@ -144,6 +160,10 @@ uint32_t wn_fastce_stored_on(const wn_fastce *fce, uint32_t p);
 wn_fastce_stored wn_fastce_stored_get(const wn_fastce *fce, uint32_t i);
 /* The index of the path with this hash, or WN_DOM_NONE. */
 uint32_t wn_fastce_find(const wn_fastce *fce, uint64_t path_hash);
+/* The first stored non-content block of path index p whose features are
+ * similar (cosine > WN_FASTCE_SIMILARITY) to these, or WN_DOM_NONE. */
+uint32_t wn_fastce_stored_like(const wn_fastce *fce, uint32_t p, const wn_fastce_term *terms,
+                               uint32_t n_terms, double norm);
 /* 1 if the features are similar (cosine > WN_FASTCE_SIMILARITY) to a
  * stored non-content block of path index p. */
 int wn_fastce_is_stored(const wn_fastce *fce, uint32_t p, const wn_fastce_term *terms,

@@ -274,6 +274,8 @@ struct wn_fastce {
   char **paths;          /* NUL-terminated, malloc'd each */
   uint64_t *hash;
   uint8_t *pages;
+  uint32_t *text;        /* per path: content text bytes per sample page (format 2) */
+  uint32_t flags;        /* WN_FASTCE_FLAG_* (format 2) */
   uint32_t n_stored, cap_stored;
   wn_fastce_stored *stored; /* terms and sample malloc'd each */
   uint32_t *stored_first;   /* after finish: per path, n_paths + 1 entries */
@@ -300,6 +302,7 @@ void wn_fastce_free(wn_fastce *f) {
   free(f->paths);
   free(f->hash);
   free(f->pages);
+  free(f->text);
   free(f->stored);
   free(f->stored_first);
   free(f->table);
@@ -361,6 +364,10 @@ uint32_t wn_fastce_add_path(wn_fastce *f, const char *path, size_t len) {
     if (!pg)
       return WN_DOM_NONE;
     f->pages = pg;
+    uint32_t *tx = realloc(f->text, cap * sizeof *tx);
+    if (!tx)
+      return WN_DOM_NONE;
+    f->text = tx;
     f->cap_paths = cap;
   }
   char *s = malloc(len + 1);
@@ -372,6 +379,7 @@ uint32_t wn_fastce_add_path(wn_fastce *f, const char *path, size_t len) {
   f->paths[i] = s;
   f->hash[i] = h;
   f->pages[i] = 1;
+  f->text[i] = 0;
   if (2 * f->n_paths + 2 > f->table_size && !wn_fastce_table_build(f)) {
     f->n_paths--;
     free(s);
@@ -440,8 +448,9 @@ wn_err wn_fastce_finish(wn_fastce *f, wn_diag *diag) {
   char **paths = calloc(f->n_paths ? f->n_paths : 1, sizeof *paths);
   uint64_t *hash = calloc(f->n_paths ? f->n_paths : 1, sizeof *hash);
   uint8_t *pages = calloc(f->n_paths ? f->n_paths : 1, 1);
+  uint32_t *text = calloc(f->n_paths ? f->n_paths : 1, sizeof *text);
   uint32_t *first = calloc((size_t)f->n_paths + 1, sizeof *first);
-  if (!ps || !remap || !paths || !hash || !pages || !first) {
+  if (!ps || !remap || !paths || !hash || !pages || !text || !first) {
     err = wn_diag_set(diag, WN_ENOMEM, "fastce: out of memory");
     goto out;
   }
@@ -454,6 +463,7 @@ wn_err wn_fastce_finish(wn_fastce *f, wn_diag *diag) {
     paths[i] = f->paths[ps[i].old];
     hash[i] = f->hash[ps[i].old];
     pages[i] = f->pages[ps[i].old];
+    text[i] = f->text[ps[i].old];
   }
   for (uint32_t k = 0; k < f->n_stored; k++)
     f->stored[k].path = remap[f->stored[k].path];
@@ -483,15 +493,18 @@ wn_err wn_fastce_finish(wn_fastce *f, wn_diag *diag) {
   free(f->paths);
   free(f->hash);
   free(f->pages);
+  free(f->text);
   free(f->stored_first);
   f->paths = paths;
   f->hash = hash;
   f->pages = pages;
+  f->text = text;
   f->stored_first = first;
   f->cap_paths = f->n_paths;
   paths = NULL;
   hash = NULL;
   pages = NULL;
+  text = NULL;
   first = NULL;
   if (!wn_fastce_table_build(f))
     err = wn_diag_set(diag, WN_ENOMEM, "fastce: out of memory");
@@ -501,6 +514,7 @@ out:
   free(paths);
   free(hash);
   free(pages);
+  free(text);
   free(first);
   return err;
 }
@@ -511,6 +525,19 @@ uint32_t wn_fastce_stored_count(const wn_fastce *f) { return f->n_stored; }
 
 uint32_t wn_fastce_stored_on(const wn_fastce *f, uint32_t p) {
   return f->stored_first && p < f->n_paths ? f->stored_first[p + 1] - f->stored_first[p] : 0;
+}
+
+uint32_t wn_fastce_flags(const wn_fastce *f) { return f->flags; }
+
+void wn_fastce_set_flags(wn_fastce *f, uint32_t flags) { f->flags = flags & WN_FASTCE_FLAGS_KNOWN; }
+
+uint32_t wn_fastce_path_text(const wn_fastce *f, uint32_t i) {
+  return i < f->n_paths ? f->text[i] : 0;
+}
+
+void wn_fastce_set_path_text(wn_fastce *f, uint32_t i, uint32_t bytes) {
+  if (i < f->n_paths)
+    f->text[i] = bytes;
 }
 
 const char *wn_fastce_path(const wn_fastce *f, uint32_t i, uint32_t *pages) {
@@ -526,15 +553,20 @@ wn_fastce_stored wn_fastce_stored_get(const wn_fastce *f, uint32_t i) {
   return i < f->n_stored ? f->stored[i] : none;
 }
 
-int wn_fastce_is_stored(const wn_fastce *f, uint32_t p, const wn_fastce_term *terms,
-                        uint32_t n_terms, double norm) {
+uint32_t wn_fastce_stored_like(const wn_fastce *f, uint32_t p, const wn_fastce_term *terms,
+                               uint32_t n_terms, double norm) {
   if (!f->stored_first || p >= f->n_paths)
-    return 0;
+    return WN_DOM_NONE;
   for (uint32_t k = f->stored_first[p]; k < f->stored_first[p + 1]; k++)
     if (wn_fastce_cosine_n(terms, n_terms, norm, f->stored[k].terms, f->stored[k].n_terms,
                            f->stored[k].norm) > WN_FASTCE_SIMILARITY)
-      return 1;
-  return 0;
+      return k;
+  return WN_DOM_NONE;
+}
+
+int wn_fastce_is_stored(const wn_fastce *f, uint32_t p, const wn_fastce_term *terms,
+                        uint32_t n_terms, double norm) {
+  return wn_fastce_stored_like(f, p, terms, n_terms, norm) != WN_DOM_NONE;
 }
 
 /* ---- the record --------------------------------------------------------------- */
@@ -543,9 +575,9 @@ wn_err wn_fastce_encode(const wn_fastce *f, wn_buf *out, wn_diag *diag) {
   wn_err err;
   const size_t start = out->len;
   uint32_t sim = (uint32_t)(WN_FASTCE_SIMILARITY * 1000 + 0.5);
-  unsigned char head[9] = {'W', 'N', 'F', 'C', (unsigned char)WN_FASTCE_FORMAT_VERSION,
-                           (unsigned char)f->sample_pages, (unsigned char)(f->sample_pages >> 8),
-                           (unsigned char)sim, (unsigned char)(sim >> 8)};
+  unsigned char head[10] = {'W', 'N', 'F', 'C', (unsigned char)WN_FASTCE_FORMAT_VERSION,
+                            (unsigned char)f->sample_pages, (unsigned char)(f->sample_pages >> 8),
+                            (unsigned char)sim, (unsigned char)(sim >> 8), (unsigned char)f->flags};
   if (!f->stored_first)
     return wn_diag_set(diag, WN_EINVAL, "fastce: template not finished");
   if ((err = wn_buf_append(out, head, sizeof head)) || (err = wn_varint_put(out, f->n_paths)))
@@ -553,7 +585,7 @@ wn_err wn_fastce_encode(const wn_fastce *f, wn_buf *out, wn_diag *diag) {
   for (uint32_t i = 0; i < f->n_paths; i++) {
     uint32_t len = (uint32_t)strlen(f->paths[i]);
     if ((err = wn_varint_put(out, len)) || (err = wn_buf_append(out, f->paths[i], len)) ||
-        (err = wn_buf_append(out, &f->pages[i], 1)))
+        (err = wn_buf_append(out, &f->pages[i], 1)) || (err = wn_varint_put(out, f->text[i])))
       goto out;
   }
   if ((err = wn_varint_put(out, f->n_stored)))
@@ -597,17 +629,25 @@ wn_err wn_fastce_decode(const void *bytes, size_t len, wn_fastce **out, wn_diag 
     return wn_diag_set(diag, WN_ECORRUPT, "fastce: not a FastCE template (bad magic or %zu bytes)",
                        len);
   const unsigned char *b = bytes;
-  if (b[4] != WN_FASTCE_FORMAT_VERSION)
+  /* Format 1 is format 2 without the per-path text bytes (read as 0). */
+  if (b[4] != WN_FASTCE_FORMAT_VERSION && b[4] != 1)
     return wn_diag_set(diag, WN_EVERSION,
-                       "fastce: format version %u is not supported (this build reads %u)", b[4],
-                       WN_FASTCE_FORMAT_VERSION);
+                       "fastce: format version %u is not supported (this build reads 1 and %u)",
+                       b[4], WN_FASTCE_FORMAT_VERSION);
+  const int has_text = b[4] >= 2;
+  const size_t head = has_text ? 10 : 9; /* format 2 adds the flags byte */
+  if (len < head + 4)
+    return wn_diag_set(diag, WN_ECORRUPT, "fastce: %zu bytes is too short", len);
+  if (has_text && (b[9] & ~WN_FASTCE_FLAGS_KNOWN))
+    return wn_diag_set(diag, WN_ECORRUPT, "fastce: unknown flags 0x%02x", b[9]);
   uint32_t crc = wn_le32_get(b + len - 4);
   if ((uint32_t)crc32(0L, (const Bytef *)b, (uInt)(len - 4)) != crc)
     return wn_diag_set(diag, WN_ECORRUPT, "fastce: checksum mismatch");
-  wn_reader r = {b + 9, len - 9 - 4};
+  wn_reader r = {b + head, len - head - 4};
   f = wn_fastce_new((uint32_t)b[5] | ((uint32_t)b[6] << 8));
   if (!f)
     return wn_diag_set(diag, WN_ENOMEM, "fastce: out of memory");
+  f->flags = has_text ? b[9] : 0;
   uint32_t n_paths = 0;
   /* A path takes 3 bytes at least: the count cannot claim more. */
   if (!wn_varint_get(&r, &n_paths) || n_paths > WN_FASTCE_MAX_PATHS || n_paths > r.left / 3) {
@@ -616,10 +656,11 @@ wn_err wn_fastce_decode(const void *bytes, size_t len, wn_fastce **out, wn_diag 
   }
   for (uint32_t i = 0; i < n_paths; i++) {
     uint32_t plen = 0;
+    uint32_t text = 0;
     const unsigned char *p = NULL, *pg = NULL;
     if (!wn_varint_get(&r, &plen) || plen == 0 || plen > WN_FASTCE_MAX_PATH_BYTES ||
         !wn_reader_take(&r, plen, &p) || !wn_reader_take(&r, 1, &pg) ||
-        !wn_path_bytes_ok(p, plen)) {
+        !wn_path_bytes_ok(p, plen) || (has_text && !wn_varint_get(&r, &text))) {
       err = wn_diag_set(diag, WN_ECORRUPT, "fastce: bad path %u of %u", i, n_paths);
       goto out;
     }
@@ -632,6 +673,7 @@ wn_err wn_fastce_decode(const void *bytes, size_t len, wn_fastce **out, wn_diag 
       goto out;
     }
     f->pages[idx] = *pg;
+    f->text[idx] = text;
   }
   uint32_t n_stored = 0;
   if (!wn_varint_get(&r, &n_stored) || n_stored > WN_FASTCE_MAX_STORED || n_stored > r.left / 3) {

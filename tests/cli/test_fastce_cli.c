@@ -71,8 +71,13 @@ static void test_learn_detect_fastce(void **state) {
   if (r.status != 0)
     fail_msg("show: %d %s", r.status, r.err);
   wn_has(r.out, "site " SITE ": fastce, ");
-  wn_has(r.out, "content paths (n/N: sample pages with a content block on the path):\n");
-  wn_has(r.out, "  html.body.div.main.article.div.p  5/5\n");
+  wn_has(r.out, "from 5 sample pages; site-level rules");
+  wn_has(r.out, "content paths (n/N: sample pages with a content block on the path; bytes of "
+                "content text on it per sample page):\n");
+  wn_has(r.out, "  html.body.div.main.article.div.p  5/5  ");
+  /* The site-level rules keep the "more stories" and "most popular" lists
+   * (content to ContentExtractor: they differ from page to page) out of P. */
+  wn_lacks(r.out, "html.body.div.main.section.ul");
   wn_has(r.out, "stored non-content blocks");
   DUMP(&r, "--store", store, "list");
   assert_int_equal(r.status, 0);

@@ -110,11 +110,91 @@ static void test_learn_pages_check(void **state) {
     wn_dom_free(pages[i]);
 }
 
+/* The site-level path filter (docs/fastce.md, "Beyond the paper"): four
+ * pages of a story (two paragraphs) and a "more stories" list whose links
+ * differ from page to page. ContentExtractor's test calls every block
+ * content: nothing recurs. As the paper states it (wn_learn_fastce), P is
+ * the story's path and the list's. The single-page method reads the list
+ * as links, not main content, on every sample, so wn_learn_fastce_pages
+ * (any selector but "paper") leaves its path out of P, and records the
+ * flag that turns on detection's link rule; with selector "paper" it
+ * learns as the paper states. Per path, the content text bytes per sample
+ * page are kept (the story: its two paragraphs, 4 pages). */
+#define MORE(a, b, c)                                                                            \
+  "<div id=more><ul><li><a href=/1>" a "</a></li><li><a href=/2>" b "</a></li><li><a "         \
+  "href=/3>" c "</a></li></ul></div>"
+static const char *story_html[4] = {
+    "<html><body><div id=story><p>The harbour board approved, after a long debate on Monday, a "
+    "plan to dredge the eastern channel, so that larger ferries can dock.</p><p>Work starts in "
+    "June, the board said, and should last about eleven weeks, weather permitting.</p></div>" MORE(
+        "Mayor opens the new library", "Floods close the coast road", "Schools reopen after "
+        "storm") "</body></html>",
+    "<html><body><div id=story><p>Volunteers counted, for the third year running, more than two "
+    "thousand seabirds nesting on the cliffs north of the town.</p><p>The count, which took four "
+    "days, found puffins back on the western ledges, to everyone's delight.</p></div>" MORE(
+        "Council votes on parking fees", "Bridge repairs run late", "Rowing club wins regatta")
+        "</body></html>",
+    "<html><body><div id=story><p>The old cannery, empty since 1994, will become a market hall "
+    "with twenty stalls, a bakery and, upstairs, artists' studios.</p><p>Planners expect, if the "
+    "sale goes through, that the hall could open by next summer.</p></div>" MORE(
+        "Ferry fares to rise in May", "Lifeboat crew rescues walkers", "New bus route for "
+        "villages") "</body></html>",
+    "<html><body><div id=story><p>A storm, the strongest in a decade, brought down power lines "
+    "across the valley, leaving three hundred homes without heat.</p><p>Engineers worked, "
+    "through the night and into Sunday, to restore supplies to every street.</p></div>" MORE(
+        "Farmers market moves indoors", "Teachers plan a protest", "Hospital car park to "
+        "expand") "</body></html>",
+};
+
+static void test_learn_site_filter(void **state) {
+  (void)state;
+  wn_dom_page *pages[4];
+  for (int i = 0; i < 4; i++)
+    pages[i] = wn_test_parse(story_html[i]);
+  wn_fastce *f = NULL;
+  assert_int_equal(wn_learn_fastce((const wn_dom_page *const *)pages, 4, &f, NULL), WN_OK);
+  assert_int_equal(wn_fastce_path_count(f), 2);
+  assert_string_equal(wn_fastce_path(f, 0, NULL), "html.body.div.p");
+  assert_string_equal(wn_fastce_path(f, 1, NULL), "html.body.div.ul");
+  assert_int_equal(wn_fastce_flags(f), 0);
+  wn_fastce_free(f);
+
+  wn_learn_options o;
+  wn_learn_options_init(&o);
+  o.force = 1;
+  assert_int_equal(
+      wn_learn_fastce_pages((const wn_dom_page *const *)pages, 4, &o, &f, NULL, NULL), WN_OK);
+  assert_int_equal(wn_fastce_path_count(f), 1);
+  assert_string_equal(wn_fastce_path(f, 0, NULL), "html.body.div.p");
+  assert_int_equal(wn_fastce_flags(f), WN_FASTCE_FLAG_SITE);
+  /* The story's text per page: the paragraphs' bytes over the 4 pages. */
+  size_t bytes = 0;
+  for (int i = 0; i < 4; i++) {
+    uint32_t count = 0;
+    const wn_dom_node *nodes = wn_dom_nodes(pages[i], &count);
+    for (uint32_t k = 0; k < count; k++)
+      if (nodes[k].tag == WN_TAG_TEXT && strcmp(nodes[nodes[k].parent].name, "p") == 0)
+        bytes += nodes[k].own_text_len;
+  }
+  assert_int_equal(wn_fastce_path_text(f, 0), (bytes + 2) / 4);
+  wn_fastce_free(f);
+
+  o.selector = WN_SELECT_PAPER;
+  assert_int_equal(
+      wn_learn_fastce_pages((const wn_dom_page *const *)pages, 4, &o, &f, NULL, NULL), WN_OK);
+  assert_int_equal(wn_fastce_path_count(f), 2);
+  assert_int_equal(wn_fastce_flags(f), 0);
+  wn_fastce_free(f);
+  for (int i = 0; i < 4; i++)
+    wn_dom_free(pages[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_learn_paths_and_stored),
       cmocka_unit_test(test_learn_nothing_content),
       cmocka_unit_test(test_learn_pages_check),
+      cmocka_unit_test(test_learn_site_filter),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

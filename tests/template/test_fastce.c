@@ -135,6 +135,70 @@ static void test_record_round_trip(void **state) {
   wn_fastce_free(f);
 }
 
+/* Format 2 keeps the flags and each path's text bytes; a format 1 record
+ * (no flags byte, no text bytes) still decodes, as flags 0 and text 0,
+ * and is written back as format 2. */
+static void test_record_format2_and_1(void **state) {
+  (void)state;
+  wn_fastce *f = wn_small_template();
+  wn_fastce_set_path_text(f, 1, 300);
+  wn_fastce_set_flags(f, WN_FASTCE_FLAG_SITE);
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  assert_int_equal(wn_fastce_encode(f, &b, NULL), WN_OK);
+  assert_int_equal(((const unsigned char *)b.data)[4], 2);
+  wn_fastce *g = NULL;
+  assert_int_equal(wn_fastce_decode(b.data, b.len, &g, NULL), WN_OK);
+  assert_int_equal(wn_fastce_flags(g), WN_FASTCE_FLAG_SITE);
+  assert_int_equal(wn_fastce_path_text(g, 0), 0);
+  assert_int_equal(wn_fastce_path_text(g, 1), 300);
+  wn_fastce_free(g);
+  wn_buf_free(&b);
+  wn_fastce_free(f);
+
+  /* A format 1 record by hand: one path "html.body.p" on 2 of 2 pages, no
+   * stored block. */
+  unsigned char v1[64];
+  size_t n = 0;
+  static const unsigned char head[] = {'W', 'N', 'F', 'C', 1, 2, 0, 0x84, 0x03, 1, 11};
+  memcpy(v1, head, sizeof head);
+  n = sizeof head;
+  memcpy(v1 + n, "html.body.p", 11);
+  n += 11;
+  v1[n++] = 2; /* pages */
+  v1[n++] = 0; /* stored blocks */
+  uint32_t crc = (uint32_t)crc32(0L, v1, (uInt)n);
+  for (int k = 0; k < 4; k++)
+    v1[n++] = (unsigned char)(crc >> (8 * k));
+  wn_diag d = {{0}};
+  wn_err e = wn_fastce_decode(v1, n, &g, &d);
+  if (e)
+    fail_msg("%s", wn_diag_message(&d, e));
+  uint32_t pages = 0;
+  assert_string_equal(wn_fastce_path(g, 0, &pages), "html.body.p");
+  assert_int_equal(pages, 2);
+  assert_int_equal(wn_fastce_path_text(g, 0), 0);
+  assert_int_equal(wn_fastce_flags(g), 0);
+  wn_buf_init(&b, 1 << 20);
+  assert_int_equal(wn_fastce_encode(g, &b, NULL), WN_OK);
+  assert_int_equal(b.len, n + 2); /* the flags byte and one text varint more */
+  wn_buf_free(&b);
+  wn_fastce_free(g);
+  /* Unknown flags are refused. */
+  f = wn_small_template();
+  wn_buf_init(&b, 1 << 20);
+  assert_int_equal(wn_fastce_encode(f, &b, NULL), WN_OK);
+  unsigned char *bad = (unsigned char *)b.data;
+  bad[9] = 0x80;
+  crc = (uint32_t)crc32(0L, bad, (uInt)(b.len - 4));
+  for (int k = 0; k < 4; k++)
+    bad[b.len - 4 + (size_t)k] = (unsigned char)(crc >> (8 * k));
+  assert_int_equal(wn_fastce_decode(b.data, b.len, &g, &d), WN_ECORRUPT);
+  assert_non_null(strstr(wn_diag_message(&d, WN_ECORRUPT), "unknown flags"));
+  wn_buf_free(&b);
+  wn_fastce_free(f);
+}
+
 static void test_record_corrupt(void **state) {
   (void)state;
   wn_fastce *f = wn_small_template();
@@ -198,6 +262,7 @@ int main(void) {
       cmocka_unit_test(test_partition),
       cmocka_unit_test(test_cosine),
       cmocka_unit_test(test_record_round_trip),
+      cmocka_unit_test(test_record_format2_and_1),
       cmocka_unit_test(test_record_corrupt),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -268,6 +268,55 @@ static void test_explain(void **state) {
   wn_run_free(&r);
 }
 
+/* A site learned with FastCE is explained block by block: each block's
+ * path, whether it is a content path (n/N sample pages), and what the
+ * paper's rules made of it; the HTML view paints it too. (The fixtures'
+ * story paragraphs are on html.body.div.main.article.div.p on all five
+ * samples; the header is on no content path and folds.) */
+static void test_explain_fastce(void **state) {
+  (void)state;
+  char dir[PATH_MAX], html[PATH_MAX];
+  wn_fresh(dir, "store");
+  wn_fresh(html, "explain-fastce.html");
+  const char *paths[5] = {SITE_DIR "/article-1.html", SITE_DIR "/article-2.html",
+                          SITE_DIR "/article-3.html", SITE_DIR "/article-4.html",
+                          SITE_DIR "/article-5.html"};
+  wn_learned *learned = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_site_learn_files_algo(WN_LEARN_FASTCE, DEMO, paths, 5, NULL, &learned, &diag);
+  if (err)
+    fail_msg("learn: %s", wn_diag_message(&diag, err));
+  wn_store *store = wn_open(dir, 0);
+  assert_int_equal(wn_site_save(store, learned, NULL, &diag), WN_OK);
+  wn_learned_free(learned);
+  wn_store_close(store);
+  wn_run r;
+  RUN(&r, "--store", dir, "explain", DEMO, SITE_DIR "/article-6.html", "--html", html);
+  if (r.status != 0)
+    fail_msg("explain: %s", r.err);
+  /* With the site-level rules the lists of other stories are out of P
+   * (docs/fastce.md): four content paths, and the story's paragraphs are
+   * selected one by one, as their div is on no content path. */
+  wn_expect_contains(r.out, "site:       " DEMO " (fastce template generation 1: 4 content "
+                            "paths, 0 stored non-content blocks, from 5 sample pages)");
+  wn_expect_contains(r.out, "the page has 2 of the 4 content paths");
+  wn_expect_contains(r.out, "method:     fastce\n");
+  wn_expect_contains(r.out, "decided:    FastCE (Sec. III): 7 block(s) on a content path");
+  wn_expect_contains(r.out, "[html.body.div.main.article.div.p 5/5] EXTRACTED SELECTED  text 236 "
+                            "kept 236 \"The sea wall along the South Par...\"");
+  wn_expect_contains(r.out, "[html.body.div.main.article.h1 5/5] EXTRACTED SELECTED");
+  wn_expect_contains(r.out, "header.site-header                       [html.body.header -] (+37)");
+  wn_expect_contains(r.out, "section.related                      [html.body.div.main.section -] "
+                            "(+12)");
+  wn_expect_lacks(r.out, "paired with the template (ETDM)");
+  wn_run_free(&r);
+  char *page = wn_test_slurp(html, NULL);
+  wn_expect_contains(page, "data-wn=\"kept\"");
+  wn_expect_contains(page, "not on a content path");
+  wn_expect_lacks(page, "<script");
+  free(page);
+}
+
 static void test_stats_verify_delete(void **state) {
   (void)state;
   char dir[PATH_MAX];
@@ -854,6 +903,7 @@ int main(void) {
       cmocka_unit_test(test_list),
       cmocka_unit_test(test_show),
       cmocka_unit_test(test_explain),
+      cmocka_unit_test(test_explain_fastce),
       cmocka_unit_test(test_stats_verify_delete),
       cmocka_unit_test(test_empty_store),
       cmocka_unit_test(test_damaged_template),
