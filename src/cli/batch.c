@@ -72,7 +72,9 @@ static void wn_batch_learn_count(wn_batch_learn *learn, const wn_page_result *r)
       atomic_fetch_add_explicit(&learn->pages_no_template, 1, memory_order_relaxed);
     return;
   }
-  if (site && learn->n_learned &&
+  /* Served by a template learned here (not a page of such a site that
+   * fitted it badly and went to the single-page method). */
+  if (site && learn->n_learned && wn_page_result_fallback(r) == WN_FALLBACK_NONE &&
       bsearch(&site, learn->learned, learn->n_learned, sizeof *learn->learned, wn_batch_cmp_name))
     atomic_fetch_add_explicit(&learn->pages_learned_sites, 1, memory_order_relaxed);
 }
