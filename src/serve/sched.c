@@ -144,6 +144,23 @@ static wn_plan *wn_plan_find(wn_sched *s, const char *site) {
 
 /* ---- jobs -------------------------------------------------------------------------- */
 
+/* Under the lock: a free slot in the job table, the oldest finished job
+ * forgotten when it is full. -1 when every job is queued or running. */
+static int wn_jobs_make_room(wn_sched *s) {
+  if (s->n_jobs < s->cap_jobs)
+    return 0;
+  size_t k = 0;
+  while (k < s->n_jobs &&
+         (s->jobs[k]->state == WN_JOB_QUEUED || s->jobs[k]->state == WN_JOB_RUNNING))
+    k++;
+  if (k == s->n_jobs)
+    return -1;
+  wn_job_free(s->jobs[k]);
+  memmove(&s->jobs[k], &s->jobs[k + 1], (s->n_jobs - k - 1) * sizeof s->jobs[0]);
+  s->n_jobs--;
+  return 0;
+}
+
 /* Queues a job under the lock. */
 static wn_err wn_submit_locked(wn_sched *s, wn_job_request *req, wn_job_reason reason,
                                uint64_t *job_id, int *existing, wn_diag *diag) {
@@ -163,19 +180,9 @@ static wn_err wn_submit_locked(wn_sched *s, wn_job_request *req, wn_job_reason r
     return wn_diag_set(diag, WN_EBUSY, "learn: %zu jobs are queued already; try again later",
                        s->n_queued);
   }
-  if (s->n_jobs == s->cap_jobs) {
-    /* Forget the oldest finished job to make room. */
-    size_t k = 0;
-    while (k < s->n_jobs && (s->jobs[k]->state == WN_JOB_QUEUED ||
-                             s->jobs[k]->state == WN_JOB_RUNNING))
-      k++;
-    if (k == s->n_jobs) {
-      wn_request_clear(req);
-      return wn_diag_set(diag, WN_EBUSY, "learn: every job slot is busy; try again later");
-    }
-    wn_job_free(s->jobs[k]);
-    memmove(&s->jobs[k], &s->jobs[k + 1], (s->n_jobs - k - 1) * sizeof s->jobs[0]);
-    s->n_jobs--;
+  if (wn_jobs_make_room(s) != 0) {
+    wn_request_clear(req);
+    return wn_diag_set(diag, WN_EBUSY, "learn: every job slot is busy; try again later");
   }
   wn_job *job = calloc(1, sizeof *job);
   if (!job) {
@@ -230,20 +237,10 @@ void wn_sched_record(wn_sched *s, const char *site, wn_job_reason reason,
   job->created_ms = job->started_ms = started_ms;
   job->finished_ms = finished_ms;
   pthread_mutex_lock(&s->mu);
-  if (s->n_jobs == s->cap_jobs) {
-    /* Forget the oldest finished job, as for a queued one. */
-    size_t k = 0;
-    while (k < s->n_jobs && (s->jobs[k]->state == WN_JOB_QUEUED ||
-                             s->jobs[k]->state == WN_JOB_RUNNING))
-      k++;
-    if (k == s->n_jobs) {
-      pthread_mutex_unlock(&s->mu);
-      free(job);
-      return;
-    }
-    wn_job_free(s->jobs[k]);
-    memmove(&s->jobs[k], &s->jobs[k + 1], (s->n_jobs - k - 1) * sizeof s->jobs[0]);
-    s->n_jobs--;
+  if (wn_jobs_make_room(s) != 0) {
+    pthread_mutex_unlock(&s->mu);
+    free(job);
+    return;
   }
   job->id = ++s->next_id;
   s->jobs[s->n_jobs++] = job;

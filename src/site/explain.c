@@ -144,6 +144,28 @@ out:
   return WN_OK;
 }
 
+/* A tree line's tail: "  text N kept K \"first 32 bytes...\"" (nothing
+ * when the element holds no text of its own), cut on a UTF-8 boundary. */
+static wn_err wn_explain_text_tail(wn_buf *line, uint32_t own, uint32_t own_kept,
+                                   const char *first) {
+  if (own == 0)
+    return WN_OK;
+  wn_err err = wn_buf_printf(line, "  text %u", own);
+  if (!err && own_kept)
+    err = wn_buf_printf(line, " kept %u", own_kept);
+  if (!err && first) {
+    size_t k = strlen(first) > 32 ? 32 : strlen(first);
+    while (k > 0 && k < strlen(first) && (first[k] & 0xC0) == 0x80)
+      k--; /* not inside a UTF-8 sequence */
+    err = wn_buf_append_str(line, " \"");
+    if (!err)
+      err = wn_buf_append(line, first, k);
+    if (!err)
+      err = wn_buf_append_str(line, k < strlen(first) ? "...\"" : "\"");
+  }
+  return err;
+}
+
 /* ---- as text ----------------------------------------------------------------- */
 
 static wn_err wn_path(const wn_explain *ex, uint32_t i, wn_buf *out) {
@@ -449,21 +471,8 @@ static wn_err wn_explain_text_fastce(const wn_explain *ex, uint32_t max_depth, w
         if (!first)
           first = nodes[c].text;
       }
-    if (!err && own > 0) {
-      err = wn_buf_printf(&line, "  text %u", own);
-      if (!err && own_kept)
-        err = wn_buf_printf(&line, " kept %u", own_kept);
-      if (!err && first) {
-        size_t k = strlen(first) > 32 ? 32 : strlen(first);
-        while (k > 0 && k < strlen(first) && (first[k] & 0xC0) == 0x80)
-          k--; /* not inside a UTF-8 sequence */
-        err = wn_buf_append_str(&line, " \"");
-        if (!err)
-          err = wn_buf_append(&line, first, k);
-        if (!err)
-          err = wn_buf_append_str(&line, k < strlen(first) ? "...\"" : "\"");
-      }
-    }
+    if (!err)
+      err = wn_explain_text_tail(&line, own, own_kept, first);
     if (!err)
       err = wn_buf_append(b, line.data, line.len);
     if (!err)
@@ -617,21 +626,8 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
       err = wn_buf_printf(&line, " score %.2f", t->score[i]);
     if (!err && folded)
       err = wn_buf_printf(&line, " (+%u)", folded);
-    if (!err && own > 0) {
-      err = wn_buf_printf(&line, "  text %u", own);
-      if (!err && own_kept)
-        err = wn_buf_printf(&line, " kept %u", own_kept);
-      if (!err && first) {
-        size_t k = strlen(first) > 32 ? 32 : strlen(first);
-        while (k > 0 && k < strlen(first) && (first[k] & 0xC0) == 0x80)
-          k--; /* not inside a UTF-8 sequence */
-        err = wn_buf_append_str(&line, " \"");
-        if (!err)
-          err = wn_buf_append(&line, first, k);
-        if (!err)
-          err = wn_buf_append_str(&line, k < strlen(first) ? "...\"" : "\"");
-      }
-    }
+    if (!err)
+      err = wn_explain_text_tail(&line, own, own_kept, first);
     if (!err)
       err = wn_buf_append(&b, line.data, line.len);
     if (!err)
