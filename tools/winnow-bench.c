@@ -1,6 +1,6 @@
 /*
  * winnow-bench: throughput of detection against a bare libxml2 parse, on
- * the pages of a corpus laid out by tools/eval.sh:
+ * the pages of a corpus laid out by scripts/eval.sh:
  *
  *   CORPUS_DIR/pages.tsv               group, id, split (train | test)
  *   CORPUS_DIR/html/<group>/<id>.html  the page bytes
@@ -387,7 +387,7 @@ static void wn_bench_usage(FILE *f) {
   fprintf(f,
           "usage: winnow-bench [--threads N] [--seconds S] CORPUS_DIR\n"
           "  CORPUS_DIR holds pages.tsv (group, id, split) and html/<group>/<id>.html,\n"
-          "  as tools/eval.sh lays them out (e.g. /tmp/winnow-corpora/ctf).\n"
+          "  as scripts/eval.sh lays them out (e.g. /tmp/winnow-corpora/ctf).\n"
           "  --threads N   measure 1 .. N threads (default: the cores)\n"
           "  --seconds S   least wall time of each measurement (default 2)\n"
           "  --only MODE   measure one mode alone (for a profiler): parse, template,\n"

@@ -6,7 +6,7 @@
  *
  * Set WN_DOM_COMPARE_DIRS to a colon-separated list of directories to hold
  * every page under them to the same test (the corpora: see
- * /tmp/winnow-corpora/{ctf,cpe}/html, laid out by tools/eval.sh).
+ * /tmp/winnow-corpora/{ctf,cpe}/html, laid out by scripts/eval.sh).
  */
 #include "wn_test.h"
 

@@ -7,7 +7,7 @@
 # and the single-page method alone (the same WARC, no store). Wall times of
 # the two WARC runs are printed too (one thread unless --threads).
 #
-# usage: tools/eval-learn.sh [--build DIR] [--out DIR] [--seed N] [--threads N] [CORPUS_ROOT]
+# usage: scripts/eval-learn.sh [--build DIR] [--out DIR] [--seed N] [--threads N] [CORPUS_ROOT]
 #   --build DIR    build directory holding winnow, winnow-eval and make-warc (default: build)
 #   --out DIR      where the laid-out corpora live (default: /tmp/winnow-corpora)
 #   --seed N       the shuffle's seed (default 7)

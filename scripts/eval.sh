@@ -3,7 +3,7 @@
 # ../shared/corpus/README.md: lays the corpora out (once) outside the
 # project tree with tools/layout-corpora.py, then runs winnow-eval on each.
 #
-# usage: tools/eval.sh [--build DIR] [--out DIR] [CORPUS_ROOT] [-- WINNOW_EVAL_ARGS...]
+# usage: scripts/eval.sh [--build DIR] [--out DIR] [CORPUS_ROOT] [-- WINNOW_EVAL_ARGS...]
 #   --build DIR    build directory holding winnow-eval (default: build in the repository)
 #   --out DIR      where the laid-out corpora live (default: /tmp/winnow-corpora)
 #   CORPUS_ROOT    folder with the corpus archives (default: ../shared/corpus

@@ -10,7 +10,7 @@
 # Prints, per site, how many pages of each phase the template served and
 # whether the site drifted after each phase, then totals.
 #
-# usage: tools/eval-drift.sh [--build DIR] [--from YEAR] [--to YEAR]
+# usage: scripts/eval-drift.sh [--build DIR] [--from YEAR] [--to YEAR]
 #                            [--min-confidence X] CORPUS_DIR
 #   --build DIR          build directory with winnow (default: build)
 #   --from YEAR          year of the template (default 2000)

@@ -6,10 +6,10 @@
 # detection speed against a bare libxml2 parse, the median template size
 # and the learning compute per group. One winnow-eval run per cell.
 #
-# usage: tools/eval-compare.sh [--build DIR] [--repeat N] CORPUS_DIR...
+# usage: scripts/eval-compare.sh [--build DIR] [--repeat N] CORPUS_DIR...
 #   --build DIR   build directory holding winnow-eval (default: build)
 #   --repeat N    timing loops, the best counts (default 3)
-#   CORPUS_DIR    a corpus laid out by tools/eval.sh, e.g. /tmp/winnow-corpora/ctf
+#   CORPUS_DIR    a corpus laid out by scripts/eval.sh, e.g. /tmp/winnow-corpora/ctf
 #
 # Prints one Markdown table per corpus.
 set -eu
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-[ $# -ge 1 ] || { echo "usage: tools/eval-compare.sh [--build DIR] [--repeat N] CORPUS_DIR..." >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: scripts/eval-compare.sh [--build DIR] [--repeat N] CORPUS_DIR..." >&2; exit 2; }
 ev=$build/winnow-eval
 [ -x "$ev" ] || { echo "eval-compare.sh: $ev not found; build first" >&2; exit 1; }
 tmp=$(mktemp -d)

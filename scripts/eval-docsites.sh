@@ -17,7 +17,7 @@
 #      K) against the crawl's ranked n-SET, both scored on the same pages
 #      (the site less the key page and both n-SETs).
 #
-# usage: tools/eval-docsites.sh [--build DIR] [--out DIR] [--n N] [--docgold PATH]
+# usage: scripts/eval-docsites.sh [--build DIR] [--out DIR] [--n N] [--docgold PATH]
 #                               [--selector S] [--random K] [PKG...]
 #                               [-- WINNOW_EVAL_ARGS...]
 #   --build DIR      build directory with winnow and winnow-eval (default: build)

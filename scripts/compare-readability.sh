@@ -4,11 +4,11 @@
 # winnow's single-page fallback (DANAg) on the same pages: the "best
 # single-page extractor" issue 10 measures the fallback against.
 #
-# usage: tools/compare-readability.sh [--build DIR] [--work DIR] CORPUS_DIR...
+# usage: scripts/compare-readability.sh [--build DIR] [--work DIR] CORPUS_DIR...
 #   --build DIR   build directory holding winnow-eval (default: build)
 #   --work DIR    where Readability.js and its outputs go, outside the
 #                 repository (default: /tmp/winnow-readability)
-#   CORPUS_DIR    a corpus laid out by tools/eval.sh, e.g. /tmp/winnow-corpora/ctf
+#   CORPUS_DIR    a corpus laid out by scripts/eval.sh, e.g. /tmp/winnow-corpora/ctf
 #
 # Needs node and npm (Debian: nodejs, npm) and the npm registry: the
 # packages @mozilla/readability and jsdom are installed into WORK, never
@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-[ $# -ge 1 ] || { echo "usage: tools/compare-readability.sh [--build DIR] [--work DIR] CORPUS_DIR..." >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: scripts/compare-readability.sh [--build DIR] [--work DIR] CORPUS_DIR..." >&2; exit 2; }
 case $work in
   "$repo"|"$repo"/*) echo "compare-readability.sh: --work must be outside the repository" >&2; exit 2 ;;
 esac
