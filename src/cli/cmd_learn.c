@@ -138,7 +138,8 @@ static int wn_learn_number(const char *name, const char *s, uint32_t lo, uint32_
   return 0;
 }
 
-/* Files: a warning per page left out (the one stdout line stays the
+/* Files: a warning per page left out, or kept by --force though it is
+ * another version of the key page (the one stdout line stays the
  * 'learned' line). */
 static void wn_learn_warn_left(const wn_learned *l) {
   wn_learn_summary sum;
@@ -147,6 +148,8 @@ static void wn_learn_warn_left(const wn_learned *l) {
     const wn_learn_page *p = wn_learned_page(l, i);
     if (!p->used && p->message && p->message[0])
       wn_cli_error("warning: %s left out: %s", p->name, p->message);
+    else if (p->used && p->message && p->message[0])
+      wn_cli_error("warning: %s %s", p->name, p->message); /* kept by --force */
   }
 }
 

@@ -319,7 +319,7 @@ wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
    * template nodes; it is left out before check 1. */
   int variant[WN_LEARN_MAX_PAGES] = {0};
   size_t n_variants = 0;
-  for (size_t i = 1; i < n_pages && !force; i++) {
+  for (size_t i = 1; i < n_pages && (!force || measure); i++) {
     if (!text[i])
       continue;
     wn_learn_check *c = &checks[i];
@@ -335,6 +335,17 @@ wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
         c->dup_of = 0;
         wn_learn_dup_message(dup, "the key page", c->message, sizeof c->message);
       }
+    }
+    /* force keeps it, and says so. */
+    if (force && variant[i]) {
+      /* The reason, cut to fit after the prefix. */
+      static const char kept[] = "kept by force, though ";
+      char why[sizeof c->message - sizeof kept + 1];
+      snprintf(why, sizeof why, "%s", c->message);
+      snprintf(c->message, sizeof c->message, "%s%s", kept, why);
+      variant[i] = 0;
+      c->dup = 0;
+      continue;
     }
     n_variants += (size_t)variant[i];
   }

@@ -232,12 +232,17 @@ static void test_files(void **state) {
     wn_dom_free(en[i]);
   wn_learned_free(l);
 
-  /* force: every page, as before. */
+  /* force: every page, as before, and the versions of the key page say
+   * they were kept though they are. */
   o.force = 1;
   l = NULL;
   assert_int_equal(wn_site_learn_files("courier.example", paths, N, &o, &l, &diag), WN_OK);
   wn_learned_summary_get(l, &sum);
   assert_int_equal(sum.n_used, N);
+  const wn_learn_page *fr = wn_learned_page(l, 1);
+  assert_true(fr->used);
+  if (strncmp(fr->message, "kept by force, though its lang is \"fr\"", 38) != 0)
+    fail_msg("fr/harbour.html kept by force: \"%s\"", fr->message);
   wn_learned_free(l);
 
   /* Nothing but versions of the key page: refused, saying so. */
