@@ -251,6 +251,8 @@ static void test_usage_errors(void **state) {
        "is not a site"},
       {{"learn", "--store", g_store, "--site", "example.com/x", PAGE(1), PAGE(2)},
        "is not a site"},
+      /* detect: a bad --site is a usage error (2), as for learn and sites. */
+      {{"detect", "--site", "WWW.Example.com", PAGE(1)}, "is not a site"},
       {{"learn", "--store", g_store, "--site", "one.example", PAGE(1)},
        "learn needs a URL, or a key page and at least one more page"},
       {{"learn", "--store", g_store, "--site", "x.example"}, "learn needs a URL, or a key page"},
