@@ -338,11 +338,15 @@ wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
     }
     /* force keeps it, and says so. */
     if (force && variant[i]) {
-      /* The reason, cut to fit after the prefix. */
+      /* The reason moved behind the prefix, cut to fit. */
       static const char kept[] = "kept by force, though ";
-      char why[sizeof c->message - sizeof kept + 1];
-      snprintf(why, sizeof why, "%s", c->message);
-      snprintf(c->message, sizeof c->message, "%s%s", kept, why);
+      const size_t prefix = sizeof kept - 1;
+      size_t len = strnlen(c->message, sizeof c->message - 1);
+      if (len > sizeof c->message - 1 - prefix)
+        len = sizeof c->message - 1 - prefix;
+      memmove(c->message + prefix, c->message, len);
+      memcpy(c->message, kept, prefix);
+      c->message[prefix + len] = '\0';
       variant[i] = 0;
       c->dup = 0;
       continue;
