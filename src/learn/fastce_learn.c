@@ -255,6 +255,22 @@ static wn_err wn_fce_filter_paths(const wn_dom_page *const *pages, size_t n_page
         kept[p][bl[p].block_of[i]] += nodes[i].own_text_len;
     wn_detect_result_free(res);
   }
+  /* DANAg is the judge only on a site where it keeps most (more than
+   * WN_FASTCE_PATH_MAIN_SHARE) of what ContentExtractor calls content over
+   * all the samples: there it reads the site as FastCE does, and where it
+   * leaves a path out, the path is a box beside the story. Elsewhere (a
+   * manual: DANAg leaves its code blocks and lists out, keeping a third)
+   * its verdict per path says nothing, and no path is taken out. */
+  uint64_t all_text = 0, all_main = 0;
+  for (size_t q = 0; q < n_refs; q++) {
+    const wn_fce_ref *r = &refs[q];
+    if (recurs[r->page][r->block])
+      continue;
+    all_text += bl[r->page].blocks[r->block].text_len;
+    all_main += kept[r->page][r->block];
+  }
+  if ((double)all_main < WN_FASTCE_PATH_MAIN_SHARE * (double)all_text)
+    return WN_OK;
   for (size_t g = 0; g < n_refs;) {
     size_t end = g;
     uint64_t text = 0, in_main = 0;
