@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detect/detect.h"
 #include "learn/learn.h"
 
 /* Three pages of one layout: a navigation box, the story (h1 and p in
@@ -189,12 +190,73 @@ static void test_learn_site_filter(void **state) {
     wn_dom_free(pages[i]);
 }
 
+/* The guard on the path filter: on a site where the single-page method
+ * keeps less than half of what ContentExtractor calls content over the
+ * samples, its verdict per path is not used and no path is taken out: the
+ * site rules learn the paper's paths. Here each page is a one-line note
+ * under a long list of links that differ from page to page: DANAg keeps
+ * the note and leaves the list, most of the text, out. */
+#define LINKS(x)                                                                                 \
+  "<div id=more><ul><li><a href=/a>" x " opens the new library today</a></li><li><a href=/b>" x \
+  " and the coast road floods again</a></li><li><a href=/c>" x " schools reopen after the "      \
+  "storm</a></li><li><a href=/d>" x " votes on parking fees</a></li><li><a href=/e>" x          \
+  " bridge repairs run late</a></li><li><a href=/f>" x " rowing club wins the regatta</a></li>"  \
+  "<li><a href=/g>" x " ferry fares rise in May</a></li><li><a href=/h>" x " lifeboat crew "     \
+  "rescues walkers</a></li></ul></div>"
+static const char *manual_html[4] = {
+    "<html><body><div id=doc><p>The reader note, brief.</p></div>" LINKS("North") "</body></html>",
+    "<html><body><div id=doc><p>The writer note, brief.</p></div>" LINKS("South") "</body></html>",
+    "<html><body><div id=doc><p>The parser note, brief.</p></div>" LINKS("East") "</body></html>",
+    "<html><body><div id=doc><p>The cursor note, brief.</p></div>" LINKS("West") "</body></html>",
+};
+
+static void test_learn_site_filter_guard(void **state) {
+  (void)state;
+  wn_dom_page *pages[4];
+  for (int i = 0; i < 4; i++)
+    pages[i] = wn_test_parse(manual_html[i]);
+  /* What DANAg keeps of the pages' text: less than half. */
+  uint64_t all = 0, kept = 0;
+  for (int i = 0; i < 4; i++) {
+    wn_detect_result *res = NULL;
+    assert_int_equal(wn_detect_single(pages[i], WN_SINGLE_DANAG, &res, NULL), WN_OK);
+    uint32_t count = 0;
+    const wn_dom_node *nodes = wn_dom_nodes(pages[i], &count);
+    const uint8_t *keep = wn_detect_keep_flags(res);
+    for (uint32_t k = 0; k < count; k++)
+      if (nodes[k].tag == WN_TAG_TEXT) {
+        all += nodes[k].own_text_len;
+        kept += keep[k] ? nodes[k].own_text_len : 0;
+      }
+    wn_detect_result_free(res);
+  }
+  if (!(2 * kept < all))
+    fail_msg("the fixture must be one where DANAg keeps under half: it kept %llu of %llu bytes",
+             (unsigned long long)kept, (unsigned long long)all);
+  wn_learn_options o;
+  wn_learn_options_init(&o);
+  o.force = 1;
+  wn_fastce *site = NULL, *paper = NULL;
+  assert_int_equal(
+      wn_learn_fastce_pages((const wn_dom_page *const *)pages, 4, &o, &site, NULL, NULL), WN_OK);
+  o.selector = WN_SELECT_PAPER;
+  assert_int_equal(
+      wn_learn_fastce_pages((const wn_dom_page *const *)pages, 4, &o, &paper, NULL, NULL), WN_OK);
+  assert_int_equal(wn_fastce_path_count(site), wn_fastce_path_count(paper));
+  assert_true(wn_fastce_path_count(site) >= 2);
+  wn_fastce_free(site);
+  wn_fastce_free(paper);
+  for (int i = 0; i < 4; i++)
+    wn_dom_free(pages[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_learn_paths_and_stored),
       cmocka_unit_test(test_learn_nothing_content),
       cmocka_unit_test(test_learn_pages_check),
       cmocka_unit_test(test_learn_site_filter),
+      cmocka_unit_test(test_learn_site_filter_guard),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
