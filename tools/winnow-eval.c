@@ -1454,6 +1454,33 @@ static int wn_eval_single_print_json(const wn_eval *ev) {
 }
 
 /* Every page, train and test, with the single-page method; no template. */
+/* A page's score into its group's sums (all pages; test pages apart). */
+static void wn_eval_add_page(wn_eval_group *g, const wn_eval_page *pg) {
+  g->n_all++;
+  g->all_p += pg->score.precision;
+  g->all_r += pg->score.recall;
+  g->all_f1 += pg->score.f1;
+  g->n_failed += (size_t)pg->failed;
+  if (!pg->is_train) {
+    g->sum_p += pg->score.precision;
+    g->sum_r += pg->score.recall;
+    g->sum_f1 += pg->score.f1;
+  }
+}
+
+/* A group's sums into the corpus's. */
+static void wn_eval_add_group(wn_eval *ev, const wn_eval_group *g) {
+  ev->n_all += g->n_all;
+  ev->n_test += g->n_test;
+  ev->n_failed += g->n_failed;
+  ev->all_p += g->all_p;
+  ev->all_r += g->all_r;
+  ev->all_f1 += g->all_f1;
+  ev->sum_p += g->sum_p;
+  ev->sum_r += g->sum_r;
+  ev->sum_f1 += g->sum_f1;
+}
+
 static int wn_eval_run_single(wn_eval *ev) {
   int rc = 1;
   wn_detector *d = NULL;
@@ -1474,26 +1501,9 @@ static int wn_eval_run_single(wn_eval *ev) {
         fprintf(stderr, "winnow-eval: out of memory\n");
         goto out;
       }
-      g->n_all++;
-      g->all_p += pg->score.precision;
-      g->all_r += pg->score.recall;
-      g->all_f1 += pg->score.f1;
-      g->n_failed += (size_t)pg->failed;
-      if (!pg->is_train) {
-        g->sum_p += pg->score.precision;
-        g->sum_r += pg->score.recall;
-        g->sum_f1 += pg->score.f1;
-      }
+      wn_eval_add_page(g, pg);
     }
-    ev->n_all += g->n_all;
-    ev->n_test += g->n_test;
-    ev->n_failed += g->n_failed;
-    ev->all_p += g->all_p;
-    ev->all_r += g->all_r;
-    ev->all_f1 += g->all_f1;
-    ev->sum_p += g->sum_p;
-    ev->sum_r += g->sum_r;
-    ev->sum_f1 += g->sum_f1;
+    wn_eval_add_group(ev, g);
   }
   wn_detector_destroy(d);
   d = NULL;
@@ -1615,27 +1625,11 @@ static int wn_eval_run_scored(wn_eval *ev) {
       }
       free(gold);
       const char *method = line ? json_string_value(json_object_get(line->obj, "method")) : NULL;
-      g->n_all++;
-      g->all_p += pg->score.precision;
-      g->all_r += pg->score.recall;
-      g->all_f1 += pg->score.f1;
-      g->n_failed += (size_t)pg->failed;
-      if (!pg->is_train) {
-        g->sum_p += pg->score.precision;
-        g->sum_r += pg->score.recall;
-        g->sum_f1 += pg->score.f1;
+      wn_eval_add_page(g, pg);
+      if (!pg->is_train)
         ev->n_scored_template += method && strcmp(method, "template") == 0;
-      }
     }
-    ev->n_all += g->n_all;
-    ev->n_test += g->n_test;
-    ev->n_failed += g->n_failed;
-    ev->all_p += g->all_p;
-    ev->all_r += g->all_r;
-    ev->all_f1 += g->all_f1;
-    ev->sum_p += g->sum_p;
-    ev->sum_r += g->sum_r;
-    ev->sum_f1 += g->sum_f1;
+    wn_eval_add_group(ev, g);
   }
   rc = ev->opts.json ? wn_eval_single_print_json(ev) : (wn_eval_single_print_text(ev), 0);
 out:

@@ -95,17 +95,11 @@ void wn_collect_options_init(wn_collect_options *opts) {
 
 /* ---- the table ----------------------------------------------------------------- */
 
-/* FNV-1a: site names are short and trusted not to be chosen against us
- * beyond their bound (the table's size). */
-static size_t wn_collect_hash(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return (size_t)h;
-}
-
 static wn_csite **wn_collect_slot(wn_collector *c, const char *site) {
-  wn_csite **p = &c->buckets[wn_collect_hash(site) & (c->n_buckets - 1)];
+  /* The project's FNV-1a: site names are short and bounded, and the table
+   * by max_sites. */
+  size_t h = (size_t)wn_hash_bytes(WN_HASH_SEED, site, strlen(site));
+  wn_csite **p = &c->buckets[h & (c->n_buckets - 1)];
   while (*p && strcmp((*p)->name, site) != 0)
     p = &(*p)->chain;
   return p;
