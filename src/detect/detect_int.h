@@ -58,6 +58,15 @@ char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len);
 enum { WN_BODY_TEXT, WN_BODY_HTML };
 wn_err wn_detect_body_lines(const char *text, int mode, wn_buf *out);
 
+/* The figures of the content, for output that carries images (render.c):
+ * *keep is a copy of result->keep with their captions kept, *regions the
+ * selected regions with the figures that lie outside them merged in, in
+ * document order (*n_regions of them). Both are left NULL (and
+ * *n_regions is result->n_selected) when no figure comes back; the
+ * caller frees them. */
+wn_err wn_detect_figures(const wn_dom_page *page, const wn_detect_result *result, uint8_t **keep,
+                         uint32_t **regions, uint32_t *n_regions);
+
 /* Unkeeps the text of permalink marks (a link to a fragment of the page
  * whose whole text is "¶", "§", "#" or a link symbol): not content in any
  * text output (steps.c). Run on every result of wn_detect_page. */

@@ -930,17 +930,22 @@ wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result
   wn_md md = {0};
   uint8_t *live = calloc(count, 1);
   uint8_t *kept_below = calloc(count, 1);
+  uint8_t *keep = NULL; /* result->keep with captions back, when any came back */
+  uint32_t *regions = NULL, n_regions = result->n_selected; /* with figures, when any */
   uint32_t *text_anc = malloc((size_t)count * sizeof *text_anc);
   uint32_t depth = 0;
   if (!live || !kept_below || !text_anc)
     goto out;
+  if (opts->images && wn_detect_figures(page, result, &keep, &regions, &n_regions))
+    goto out;
+  const uint8_t *kept = keep ? keep : result->keep;
   /* What has content: kept text, and the images of kept regions. An image
    * belongs to the nearest element around it that has text: it is kept
    * when some of that text is (a logo in a dropped header is not), or
    * when that element lies outside the selection (a figure selected
    * whole). */
   for (uint32_t i = count; i-- > 0;) {
-    if (nodes[i].tag == WN_TAG_TEXT && result->keep[i] && nodes[i].own_text_len)
+    if (nodes[i].tag == WN_TAG_TEXT && kept[i] && nodes[i].own_text_len)
       kept_below[i] = 1;
     if (kept_below[i] && nodes[i].parent != WN_DOM_NONE)
       kept_below[nodes[i].parent] = 1;
@@ -951,8 +956,9 @@ wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result
     uint32_t p = nodes[i].parent;
     text_anc[i] = p == WN_DOM_NONE ? WN_DOM_NONE : nodes[p].text_len > 0 ? p : text_anc[p];
   }
-  for (uint32_t k = 0; k < result->n_selected; k++) {
-    uint32_t r = result->selected[k];
+  const uint32_t *sel = regions ? regions : result->selected;
+  for (uint32_t k = 0; k < n_regions; k++) {
+    uint32_t r = sel[k];
     for (uint32_t i = r; i < nodes[r].end; i++) {
       live[i] = kept_below[i] || nodes[i].tag == WN_TAG_BR || nodes[i].tag == WN_TAG_HR;
       if (nodes[i].tag == WN_TAG_IMG && opts->images) {
@@ -967,7 +973,7 @@ wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result
   md.out = out;
   md.page = page;
   md.nodes = nodes;
-  md.keep = result->keep;
+  md.keep = kept;
   md.live = live;
   md.opts = opts;
   md.stack_cap = depth + 2;
@@ -981,8 +987,8 @@ wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result
   if (opts->base_url && wn_url_base_parse(opts->base_url, &md.base) == WN_ENOMEM)
     goto out;
   err = WN_OK;
-  for (uint32_t k = 0; k < result->n_selected && !err; k++) {
-    uint32_t r = result->selected[k];
+  for (uint32_t k = 0; k < n_regions && !err; k++) {
+    uint32_t r = sel[k];
     if (!live[r])
       continue;
     wn_md_want(&md, 2); /* selected subtrees are separate blocks */
@@ -1003,5 +1009,7 @@ out:
   free(live);
   free(kept_below);
   free(text_anc);
+  free(keep);
+  free(regions);
   return err;
 }

@@ -163,6 +163,123 @@ wn_err wn_detect_render_text(const wn_dom_page *page, const wn_detect_result *re
   return err;
 }
 
+/*
+ * A figure's caption goes with its image (detect_int.h). The single-page
+ * methods leave <figcaption> text out of the content: a caption is no
+ * part of the article's running text, and the plain text leaves it out,
+ * as trafilatura leaves figures out unless images are asked for. Output
+ * that carries images (HTML, Markdown with images) renders a figure of
+ * the content whole, its image with its caption. A figure is of the
+ * content when it lies inside a selected region and the nearest element
+ * around it with text has kept text (or lies outside the region), or,
+ * outside every region, when it sits within the run of the content: the
+ * nearest element around it with more text than the figure's own has
+ * kept text both before and after it (an image between two kept
+ * paragraphs, not a picture in a sidebar after the article).
+ */
+static int wn_figure_has_image(const wn_dom_node *nodes, uint32_t f) {
+  for (uint32_t i = f; i < nodes[f].end; i++)
+    if (nodes[i].tag == WN_TAG_IMG)
+      return 1;
+  return 0;
+}
+
+static wn_err wn_figure_keep_caption(const wn_dom_node *nodes, uint32_t count,
+                                     const wn_detect_result *result, uint32_t f, uint8_t **keep) {
+  if (!*keep) {
+    *keep = malloc(count);
+    if (!*keep)
+      return WN_ENOMEM;
+    memcpy(*keep, result->keep, count);
+  }
+  for (uint32_t c = f + 1; c < nodes[f].end; c++) {
+    if (nodes[c].tag != WN_TAG_FIGCAPTION)
+      continue;
+    for (uint32_t i = c; i < nodes[c].end; i++)
+      if (nodes[i].tag == WN_TAG_TEXT)
+        (*keep)[i] = 1;
+    c = nodes[c].end - 1;
+  }
+  return WN_OK;
+}
+
+wn_err wn_detect_figures(const wn_dom_page *page, const wn_detect_result *result, uint8_t **keep,
+                         uint32_t **regions, uint32_t *n_regions) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  *keep = NULL;
+  *regions = NULL;
+  *n_regions = result->n_selected;
+  uint32_t first = 0;
+  while (first < count && nodes[first].tag != WN_TAG_FIGURE)
+    first++;
+  if (first == count || result->n_selected == 0)
+    return WN_OK; /* most pages: nothing to do, nothing allocated */
+  wn_err err = WN_ENOMEM;
+  uint32_t *before = malloc(((size_t)count + 1) * sizeof *before); /* kept text nodes in [0, i) */
+  uint32_t *outer = NULL;
+  uint32_t n_outer = 0;
+  if (!before)
+    goto out;
+  before[0] = 0;
+  for (uint32_t i = 0; i < count; i++)
+    before[i + 1] = before[i] + (nodes[i].tag == WN_TAG_TEXT && result->keep[i] &&
+                                 nodes[i].own_text_len > 0);
+  uint32_t k = 0;
+  for (uint32_t f = first; f < count; f++) {
+    while (k < result->n_selected && nodes[result->selected[k]].end <= f)
+      k++;
+    if (nodes[f].tag != WN_TAG_FIGURE || before[f] != before[nodes[f].end] ||
+        !wn_figure_has_image(nodes, f))
+      continue; /* not a figure, or one with kept text already */
+    uint32_t r = k < result->n_selected && result->selected[k] <= f ? result->selected[k]
+                                                                    : WN_DOM_NONE;
+    if (r != WN_DOM_NONE) {
+      uint32_t a = nodes[f].parent;
+      while (a != WN_DOM_NONE && nodes[a].text_len == 0)
+        a = nodes[a].parent;
+      if (!(a == WN_DOM_NONE || a < r || before[a] != before[nodes[a].end]))
+        continue;
+    } else {
+      uint32_t a = nodes[f].parent;
+      while (a != WN_DOM_NONE && nodes[a].text_len <= nodes[f].text_len)
+        a = nodes[a].parent;
+      if (a == WN_DOM_NONE || before[f] == before[a] ||
+          before[nodes[a].end] == before[nodes[f].end])
+        continue;
+      if (!outer) {
+        outer = malloc((size_t)count * sizeof *outer);
+        if (!outer)
+          goto out;
+      }
+      outer[n_outer++] = f;
+    }
+    if (wn_figure_keep_caption(nodes, count, result, f, keep))
+      goto out;
+    f = nodes[f].end - 1;
+  }
+  if (n_outer) {
+    uint32_t n = 0, j = 0;
+    *regions = malloc(((size_t)result->n_selected + n_outer) * sizeof **regions);
+    if (!*regions)
+      goto out;
+    for (uint32_t s = 0; s < result->n_selected || j < n_outer;)
+      (*regions)[n++] = (j >= n_outer || (s < result->n_selected && result->selected[s] < outer[j]))
+                            ? result->selected[s++]
+                            : outer[j++];
+    *n_regions = n;
+  }
+  err = WN_OK;
+out:
+  if (err) {
+    free(*keep);
+    *keep = NULL;
+  }
+  free(before);
+  free(outer);
+  return err;
+}
+
 wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *result,
                              wn_buf *out, wn_diag *diag) {
   uint32_t count = 0;
@@ -180,14 +297,20 @@ wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *re
   xmlDocPtr doc = wn_dom_xml_doc(page);
   if (!doc)
     return wn_diag_set(diag, WN_EINVAL, "detect: HTML output needs a page parsed with keep_xml");
-  wn_err err = WN_OK;
-  for (uint32_t k = 0; k < result->n_selected && !err; k++) {
-    xmlNodePtr node = nodes[result->selected[k]].xml;
+  uint8_t *keep = NULL;
+  uint32_t *regions = NULL, n_regions = 0;
+  wn_err err = wn_detect_figures(page, result, &keep, &regions, &n_regions);
+  free(keep); /* a region is written whole: its figures' captions with it */
+  const uint32_t *sel = regions ? regions : result->selected;
+  for (uint32_t k = 0; k < n_regions && !err; k++) {
+    xmlNodePtr node = nodes[sel[k]].xml;
     if (!node)
       continue;
     xmlBufferPtr xb = xmlBufferCreate();
-    if (!xb)
-      return WN_ENOMEM;
+    if (!xb) {
+      err = WN_ENOMEM;
+      break;
+    }
     if (htmlNodeDump(xb, doc, node) < 0)
       err = wn_diag_set(diag, WN_EIO, "detect: libxml2 could not serialise a node");
     else
@@ -196,6 +319,7 @@ wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *re
       err = wn_buf_append_char(out, '\n');
     xmlBufferFree(xb);
   }
+  free(regions);
   return err;
 }
 
@@ -232,8 +356,13 @@ wn_err wn_detect_render_html_base(const wn_dom_page *page, const wn_detect_resul
     wn_buf_init(&tmp, WN_URL_MAX * 4);
     /* The elements of the selection are the compact tree's, each with its
      * libxml2 node: the same walk, without recursion. */
-    for (uint32_t k = 0; k < result->n_selected && !err; k++) {
-      uint32_t r = result->selected[k];
+    uint8_t *keep = NULL;
+    uint32_t *regions = NULL, n_regions = 0;
+    err = wn_detect_figures(page, result, &keep, &regions, &n_regions);
+    free(keep);
+    const uint32_t *sel = regions ? regions : result->selected;
+    for (uint32_t k = 0; k < n_regions && !err; k++) {
+      uint32_t r = sel[k];
       for (uint32_t i = r; i < nodes[r].end && !err; i++) {
         xmlNodePtr el = nodes[i].xml;
         if (!el || el->type != XML_ELEMENT_NODE)
@@ -246,6 +375,7 @@ wn_err wn_detect_render_html_base(const wn_dom_page *page, const wn_detect_resul
       }
     }
     wn_buf_free(&tmp);
+    free(regions);
   }
   wn_url_base_free(base);
   if (err)

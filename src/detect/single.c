@@ -345,7 +345,7 @@ static int wn_single_role_not_content(const char *role) {
 static int wn_single_is_named_box(const wn_dom_page *page, const wn_dom_node *n, uint32_t links) {
   (void)links;
   return n->tag == WN_TAG_NAV || n->tag == WN_TAG_FOOTER || n->tag == WN_TAG_ASIDE ||
-         wn_single_has_word(n->id) || wn_single_has_word(n->cls) ||
+         n->tag == WN_TAG_FIGCAPTION || wn_single_has_word(n->id) || wn_single_has_word(n->cls) ||
          wn_single_role_not_content(wn_dom_attr(page, n, "role"));
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "detect/detect.h"
+#include "winnow/winnow.h"
 #include "detect/single_int.h"
 
 /* Runs a method with the given steps and renders its text (malloc'd);
@@ -1130,8 +1131,57 @@ static void test_caption_meta(void **state) {
   check_story(text);
   if (strstr(text, "town archive") || strstr(text, "Posted in Town"))
     fail_msg("credit or metadata line kept:\n%s", text);
+  /* The caption is no part of the running text either. */
+  if (strstr(text, "The baths in 1930"))
+    fail_msg("figure caption kept in the text:\n%s", text);
   assert_non_null(strstr(text, "Baths saved"));
   free(text);
+  wn_buf_free(&h);
+}
+
+/* Output that carries images renders a figure of the content whole, its
+ * image with its caption, though the caption is out of the text; a
+ * figure after the article, in a sidebar, does not come back. */
+static void test_figure_outputs(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<article><h1>Baths saved</h1><div class=\"entry-content\">");
+  for (size_t k = 0; k < sizeof story / sizeof *story; k++) {
+    OUT("<p>%s</p>", story[k]);
+    if (k == 1)
+      OUT("<div class=\"wp-block-image\"><figure><img src=\"/baths.jpg\"><figcaption>The baths "
+          "in 1930</figcaption></figure></div>");
+  }
+  OUT("</div></article><div class=\"rail\"><figure><img src=\"/ad.jpg\"><figcaption>Our "
+      "summer offer</figcaption></figure></div>");
+  page_chrome_bottom(&h);
+  wn_detector *d = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_detector_create(NULL, NULL, &d, &diag), WN_OK);
+  wn_page_input in = {.bytes = h.data, .len = h.len};
+  wn_page_result *r = NULL;
+  assert_int_equal(
+      wn_detector_detect(d, &in, WN_WANT_TEXT | WN_WANT_HTML | WN_WANT_MARKDOWN, &r, &diag),
+      WN_OK);
+  const char *text = wn_page_result_text(r, NULL);
+  const char *html = wn_page_result_html(r, NULL);
+  const char *md = wn_page_result_markdown(r, NULL);
+  check_story(text);
+  if (strstr(text, "The baths in 1930"))
+    fail_msg("caption in the text:\n%s", text);
+  if (!strstr(html, "/baths.jpg") || !strstr(html, "The baths in 1930"))
+    fail_msg("figure missing from the HTML:\n%s", html);
+  if (!strstr(md, "![](/baths.jpg)\n\nThe baths in 1930"))
+    fail_msg("figure missing from the Markdown:\n%s", md);
+  const char *second = strstr(md, story[2]);
+  if (!second || second < strstr(md, "The baths in 1930"))
+    fail_msg("figure out of order in the Markdown:\n%s", md);
+  if (strstr(html, "ad.jpg") || strstr(md, "ad.jpg") || strstr(md, "summer offer"))
+    fail_msg("sidebar figure came back:\n%s\n%s", html, md);
+  wn_page_result_free(r);
+  wn_detector_destroy(d);
   wn_buf_free(&h);
 }
 
@@ -1148,6 +1198,7 @@ int main(void) {
       cmocka_unit_test(test_index_footer), cmocka_unit_test(test_title_share),
       cmocka_unit_test(test_semantic_hints), cmocka_unit_test(test_semantic_hint_moves),
       cmocka_unit_test(test_danag_container), cmocka_unit_test(test_drupal_label_hidden),
+      cmocka_unit_test(test_figure_outputs),
       cmocka_unit_test(test_retry_masks),  cmocka_unit_test(test_jsonld_body),
       cmocka_unit_test(test_paragraph_baseline), cmocka_unit_test(test_caption_meta),
   };
