@@ -171,7 +171,11 @@ static int wn_is_space(const unsigned char *p, size_t left, size_t *width) {
 /* Collapses runs of white space to one space and trims both ends. Returns
  * NULL for white-space-only text (not a node of ours). *edges gets
  * WN_DOM_SPACE_BEFORE / WN_DOM_SPACE_AFTER for what was trimmed: text
- * output needs it to join inline elements as a browser does. */
+ * output needs it to join inline elements as a browser does. Soft hyphens
+ * (U+00AD) go: they are hints where a line may break, shown only there,
+ * and a word written "Mit&shy;tel&shy;al&shy;ter" is one word to a reader
+ * and to a search index. */
+#define WN_COLLAPSE_HIDDEN 0x80u /* *edges of text that is soft hyphens only */
 static char *wn_collapse(wn_arena *arena, const char *text, uint32_t *out_len, uint8_t *edges,
                          int *oom) {
   size_t len = strlen(text);
@@ -200,11 +204,23 @@ static char *wn_collapse(wn_arena *arena, const char *text, uint32_t *out_len, u
       i += width;
       continue;
     }
+    if (p[i] == 0xC2 && i + 1 < len && p[i + 1] == 0xAD) {
+      i += 2;
+      continue;
+    }
     if (pending_space) {
-      out[n++] = ' ';
+      if (n > 0)
+        out[n++] = ' ';
+      else
+        *edges |= WN_DOM_SPACE_BEFORE; /* white space after a leading soft hyphen */
       pending_space = 0;
     }
     out[n++] = (char)p[i++];
+  }
+  if (n == 0) {
+    if (*edges == 0 && !pending_space)
+      *edges = WN_COLLAPSE_HIDDEN; /* soft hyphens only: no text, and no space either */
+    return NULL;
   }
   if (pending_space)
     *edges |= WN_DOM_SPACE_AFTER;
@@ -678,6 +694,8 @@ static wn_err wn_emit_text(wn_builder *b, wn_frame *parent, uint32_t top, const 
   char *text = wn_collapse(page->arena, content, &len, &edges, &oom);
   if (oom)
     return WN_ENOMEM;
+  if (!text && edges == WN_COLLAPSE_HIDDEN && !in_pre)
+    return WN_OK;
   if (!text) {
     b->space_pending = 1;
     if (b->last_text != WN_DOM_NONE)

@@ -245,6 +245,30 @@ static void test_space_and_pre_flags(void **state) {
   wn_dom_free(page);
 }
 
+/* Soft hyphens are hints where a line may break: the tree's text has none,
+ * a node of soft hyphens only is no text and no space between its
+ * neighbours, and white space around them is still white space. */
+static void test_soft_hyphens(void **state) {
+  (void)state;
+  wn_dom_page *page = wn_test_parse("<body><p>Mit&shy;tel&shy;al\xc2\xadter</p>"
+                                    "<p><b>Aus</b><i>&shy;</i>gabe</p><p><b>one</b> &shy; two</p>"
+                                    "</body>");
+  uint32_t count = 0;
+  const wn_dom_node *n = wn_dom_nodes(page, &count);
+  uint32_t w = wn_test_find(page, "#text", "Mittelalter");
+  assert_int_equal(n[w].own_text_len, 11);
+  uint32_t aus = wn_test_find(page, "#text", "Aus");
+  uint32_t gabe = wn_test_find(page, "#text", "gabe");
+  assert_int_equal(n[aus].flags & WN_DOM_SPACE_AFTER, 0);
+  assert_int_equal(n[gabe].flags & WN_DOM_SPACE_BEFORE, 0);
+  uint32_t two = wn_test_find(page, "#text", "two");
+  assert_int_equal(n[two].flags & WN_DOM_SPACE_BEFORE, WN_DOM_SPACE_BEFORE);
+  for (uint32_t i = 0; i < count; i++)
+    if (n[i].tag == WN_TAG_TEXT && strstr(n[i].text, "\xc2\xad"))
+      fail_msg("soft hyphen kept in [%s]", n[i].text);
+  wn_dom_free(page);
+}
+
 /* Element of name whose kept attribute attr is value. */
 static uint32_t find_attr(const wn_dom_page *page, const char *name, const char *attr,
                           const char *value) {
@@ -357,6 +381,7 @@ int main(void) {
       cmocka_unit_test(test_caps),          cmocka_unit_test(test_node_path),
       cmocka_unit_test(test_keep_xml),      cmocka_unit_test(test_meta_charset_respected),
       cmocka_unit_test(test_space_and_pre_flags),
+      cmocka_unit_test(test_soft_hyphens),
       cmocka_unit_test(test_kept_attributes_and_meta),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
