@@ -500,7 +500,15 @@ typedef struct wn_builder {
   wn_buf pre_space;
   /* A <title> / <h1> with visible text was kept: later ones are not. */
   int title_done, h1_done;
+  /* <noscript> is content, not skipped (the second pass of wn_dom_parse). */
+  int noscript_content;
 } wn_builder;
+
+/* The element's subtree is left out of the tree. */
+static int wn_skipped(const wn_builder *b, const wn_tag_entry *entry) {
+  return entry && entry->block == WN_SKIP &&
+         !(b->noscript_content && strcmp(entry->name, "noscript") == 0);
+}
 
 static wn_dom_node *wn_add_node(wn_builder *b, uint32_t parent, uint32_t *prev_sibling,
                                 uint16_t depth, wn_err *err) {
@@ -755,7 +763,7 @@ static wn_err wn_build_from_xml(wn_builder *b, xmlNodePtr root, int keep_xml, wn
       char name[WN_MAX_TAG_NAME + 1];
       wn_lower_name(raw, name);
       const wn_tag_entry *entry = wn_tag_lookup(name);
-      if (!entry || entry->block != WN_SKIP) {
+      if (!wn_skipped(b, entry)) {
         xmlChar *id = xmlGetNoNsProp(cur, (const xmlChar *)"id");
         xmlChar *cls = xmlGetNoNsProp(cur, (const xmlChar *)"class");
         int has_href = xmlHasProp(cur, (const xmlChar *)"href") != NULL;
@@ -1192,7 +1200,7 @@ static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) 
         s->tags[slot].entry = entry;
       }
     }
-    if (!outside && (!entry || entry->block != WN_SKIP)) {
+    if (!outside && !wn_skipped(s->b, entry)) {
       int found = 0, has_href = 0;
       const char *id = wn_sax_attr(atts, "id", &found);
       const char *cls = wn_sax_attr(atts, "class", &found);
@@ -1497,13 +1505,14 @@ static wn_err wn_build_empty(wn_builder *b) {
   return WN_OK;
 }
 
-wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
-                    wn_dom_page **out, wn_diag *diag) {
+static wn_err wn_dom_parse_pass(const char *bytes, size_t len, const wn_dom_options *opts,
+                                int noscript_content, wn_dom_page **out, wn_diag *diag) {
   wn_err err = WN_OK;
   wn_dom_page *page = NULL;
   wn_dom_decoded decoded = {0};
   xmlDocPtr doc = NULL;
-  wn_builder builder = {.page = NULL, .cap = 0, .max_nodes = 0, .last_text = WN_DOM_NONE};
+  wn_builder builder = {.page = NULL, .cap = 0, .max_nodes = 0, .last_text = WN_DOM_NONE,
+                        .noscript_content = noscript_content};
   *out = NULL;
 
   size_t max_bytes = opts && opts->max_bytes ? opts->max_bytes : WN_DOM_DEFAULT_MAX_BYTES;
@@ -1597,6 +1606,62 @@ out:
   if (err == WN_ENOMEM)
     wn_diag_set(diag, err, "page: out of memory while building the tree");
   return err;
+}
+
+/* bytes hold "<noscript", in any case. */
+static int wn_has_noscript(const char *bytes, size_t len) {
+  static const char tag[] = "<noscript";
+  const size_t n = sizeof tag - 1;
+  for (size_t i = 0; i + n <= len; i++) {
+    const char *p = memchr(bytes + i, '<', len - n + 1 - i);
+    if (!p)
+      return 0;
+    i = (size_t)(p - bytes);
+    size_t k = 1;
+    while (k < n && (p[k] | 0x20) == tag[k])
+      k++;
+    if (k == n)
+      return 1;
+  }
+  return 0;
+}
+
+/*
+ * A <noscript> is left out of the tree: what a page shows without
+ * scripts is no part of the page a reader sees. But libxml2 parses its
+ * content as markup, and an element left open inside it (a
+ * "<noscript><div id=nojs></noscript>" at the top of a body: HTML's
+ * parser reads it as text when scripts run) keeps the noscript open to
+ * the end of the body, so the whole page lies inside it. Such a page has
+ * no text outside noscript; it is parsed again with noscript as content,
+ * and that tree is taken when it has text. Only pages with no text at all
+ * pay for the second parse.
+ */
+wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
+                    wn_dom_page **out, wn_diag *diag) {
+  wn_err err = wn_dom_parse_pass(bytes, len, opts, 0, out, diag);
+  if (err || !bytes)
+    return err;
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(*out, &count);
+  for (uint32_t i = 0; i < count; i++)
+    if (nodes[i].tag == WN_TAG_TEXT)
+      return WN_OK;
+  if (!wn_has_noscript(bytes, len))
+    return WN_OK;
+  wn_dom_page *again = NULL;
+  err = wn_dom_parse_pass(bytes, len, opts, 1, &again, diag);
+  if (err)
+    return err == WN_ENOMEM ? err : WN_OK; /* the first tree stands */
+  nodes = wn_dom_nodes(again, &count);
+  for (uint32_t i = 0; i < count; i++)
+    if (nodes[i].tag == WN_TAG_TEXT) {
+      wn_dom_free(*out);
+      *out = again;
+      return WN_OK;
+    }
+  wn_dom_free(again);
+  return WN_OK;
 }
 
 void wn_dom_free(wn_dom_page *page) {

@@ -269,6 +269,33 @@ static void test_soft_hyphens(void **state) {
   wn_dom_free(page);
 }
 
+/* A noscript is left out, but one whose unclosed <div> keeps it open to
+ * the end of the body (libxml2 reads its content as markup) holds the
+ * whole page: such a page is read with noscript as content. */
+static void test_noscript(void **state) {
+  (void)state;
+  wn_dom_page *page = wn_test_parse("<body><noscript><p>Turn on JavaScript</p></noscript>"
+                                    "<p>The story.</p></body>");
+  wn_test_find(page, "#text", "The story.");
+  uint32_t count = 0;
+  const wn_dom_node *n = wn_dom_nodes(page, &count);
+  for (uint32_t i = 0; i < count; i++)
+    if (n[i].tag == WN_TAG_TEXT && strstr(n[i].text, "JavaScript"))
+      fail_msg("noscript text kept");
+  wn_dom_free(page);
+  const char *swallowed = "<html><body><NOSCRIPT><div id=\"nojs\"></noscript><div id=\"page\">"
+                          "<h1>Bears</h1><p>A record year for the bears of the park.</p></div>"
+                          "<script>var x = 1;</script></body></html>";
+  for (int keep_xml = 0; keep_xml <= 1; keep_xml++) {
+    wn_dom_options opts = {.keep_xml = keep_xml};
+    wn_dom_page *p = NULL;
+    wn_diag diag = {{0}};
+    assert_int_equal(wn_dom_parse(swallowed, strlen(swallowed), &opts, &p, &diag), WN_OK);
+    wn_test_find(p, "#text", "A record year for the bears of the park.");
+    wn_dom_free(p);
+  }
+}
+
 /* Element of name whose kept attribute attr is value. */
 static uint32_t find_attr(const wn_dom_page *page, const char *name, const char *attr,
                           const char *value) {
@@ -382,6 +409,7 @@ int main(void) {
       cmocka_unit_test(test_keep_xml),      cmocka_unit_test(test_meta_charset_respected),
       cmocka_unit_test(test_space_and_pre_flags),
       cmocka_unit_test(test_soft_hyphens),
+      cmocka_unit_test(test_noscript),
       cmocka_unit_test(test_kept_attributes_and_meta),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
