@@ -349,8 +349,72 @@ static int wn_single_is_named_box(const wn_dom_page *page, const wn_dom_node *n,
          wn_single_role_not_content(wn_dom_attr(page, n, "role"));
 }
 
+/*
+ * Headings left alone (part of WN_SINGLE_STEP_BOXES). A heading titles
+ * the text below it. When the box steps left out what a heading titled
+ * (the list under "Related posts", the author box under "About the
+ * author", the form under "Subscribe"), or the method's area ends on the
+ * heading of the next section, the heading titles nothing that is kept:
+ * a kept heading with no kept text after it, or whose next kept text lies
+ * in a heading of a higher rank (an <h2> after an <h3>), is left out too.
+ * A heading followed by one of its own rank stays: sites set a standfirst
+ * or a kicker as a heading above the headline's sibling. No word list: the
+ * document's own outline says it.
+ */
+static int wn_single_heading_level(const wn_dom_node *n) {
+  return n->tag >= WN_TAG_H1 && n->tag <= WN_TAG_H6 ? 1 + (n->tag - WN_TAG_H1) : 0;
+}
+
+static void wn_single_drop_orphan_headings(const wn_dom_page *page, wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  /* Content of headings only (a page that is its title) stays whole. */
+  int body = 0;
+  for (uint32_t i = 0; i < count && !body;) {
+    if (wn_single_heading_level(&nodes[i])) {
+      i = nodes[i].end;
+      continue;
+    }
+    body = nodes[i].tag == WN_TAG_TEXT && res->keep[i] && nodes[i].own_text_len;
+    i++;
+  }
+  if (!body)
+    return;
+  /* From the end: the level of the heading holding the next kept text
+   * (0: not in a heading), or -1 when no kept text follows. */
+  int next = -1;
+  for (uint32_t i = count; i-- > 0;) {
+    const wn_dom_node *n = &nodes[i];
+    int level = wn_single_heading_level(n);
+    if (level) {
+      int kept = 0;
+      for (uint32_t j = i; j < n->end && !kept; j++)
+        kept = res->keep[j] && nodes[j].tag == WN_TAG_TEXT;
+      if (!kept)
+        continue;
+      if (next == -1 || (next > 0 && next < level)) {
+        for (uint32_t j = i; j < n->end; j++)
+          res->keep[j] = 0;
+        continue;
+      }
+      next = level;
+      continue;
+    }
+    if (n->tag == WN_TAG_TEXT && res->keep[i] && n->own_text_len) {
+      uint32_t h = n->parent;
+      while (h != WN_DOM_NONE && !wn_single_heading_level(&nodes[h]))
+        h = nodes[h].parent;
+      if (h == WN_DOM_NONE)
+        next = 0;
+    }
+  }
+}
+
 wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res) {
-  return wn_single_drop_minor(page, res, wn_single_is_named_box);
+  wn_err err = wn_single_drop_minor(page, res, wn_single_is_named_box);
+  if (!err)
+    wn_single_drop_orphan_headings(page, res);
+  return err;
 }
 
 /*

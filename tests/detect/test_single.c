@@ -1139,6 +1139,44 @@ static void test_caption_meta(void **state) {
   wn_buf_free(&h);
 }
 
+/* A heading whose section the box steps left out (a related-posts list
+ * under an <h3> at the end of the story, a newsletter box under an <h3>
+ * before the story's next <h2>) titles nothing kept and goes; the
+ * story's own subheads, two kicker headings of one rank in a row and a
+ * page that is only its title stay. */
+static void test_orphan_headings(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<article><h1>Baths saved</h1><h4>A campaign of four thousand names</h4><h4>The vote</h4>"
+      "<div class=\"entry-content\">");
+  for (size_t k = 0; k < sizeof story / sizeof *story; k++) {
+    if (k == 2)
+      OUT("<h3>Get our letters</h3><div class=\"newsletter\"><p>Sign up for the morning mail "
+          "and never miss a story.</p></div><h2>What the survey found</h2>");
+    OUT("<p>%s</p>", story[k]);
+  }
+  OUT("<h3>Related posts</h3><div class=\"related-posts\"><ul><li><a href=\"/a\">Pool "
+      "closes for the winter</a></li><li><a href=\"/b\">Council elections</a></li></ul></div>"
+      "</div></article>");
+  page_chrome_bottom(&h);
+  char *text = default_text(h.data, NULL, NULL);
+  check_story(text);
+  if (strstr(text, "Related posts") || strstr(text, "Get our letters"))
+    fail_msg("heading of a left-out box kept:\n%s", text);
+  if (!strstr(text, "What the survey found") || !strstr(text, "A campaign of four thousand") ||
+      !strstr(text, "The vote") || !strstr(text, "Baths saved"))
+    fail_msg("a heading of the story lost:\n%s", text);
+  free(text);
+  wn_buf_free(&h);
+  const char *title_only = "<html><body><h1>Closed for the season, back in May</h1></body></html>";
+  text = default_text(title_only, NULL, NULL);
+  if (!strstr(text, "Closed for the season"))
+    fail_msg("a page of one heading lost it:\n%s", text);
+  free(text);
+}
+
 /* Output that carries images renders a figure of the content whole, its
  * image with its caption, though the caption is out of the text; a
  * figure after the article, in a sidebar, does not come back. */
@@ -1199,6 +1237,7 @@ int main(void) {
       cmocka_unit_test(test_semantic_hints), cmocka_unit_test(test_semantic_hint_moves),
       cmocka_unit_test(test_danag_container), cmocka_unit_test(test_drupal_label_hidden),
       cmocka_unit_test(test_figure_outputs),
+      cmocka_unit_test(test_orphan_headings),
       cmocka_unit_test(test_retry_masks),  cmocka_unit_test(test_jsonld_body),
       cmocka_unit_test(test_paragraph_baseline), cmocka_unit_test(test_caption_meta),
   };
