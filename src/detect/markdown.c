@@ -954,7 +954,12 @@ wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result
   }
   for (uint32_t i = 0; i < count; i++) {
     uint32_t p = nodes[i].parent;
-    text_anc[i] = p == WN_DOM_NONE ? WN_DOM_NONE : nodes[p].text_len > 0 ? p : text_anc[p];
+    /* A figure's text is its caption and credit: an image belongs to the
+     * text around the figure, so a figure whose caption was left out
+     * still shows its image. */
+    text_anc[i] = p == WN_DOM_NONE                                        ? WN_DOM_NONE
+                  : nodes[p].text_len > 0 && nodes[p].tag != WN_TAG_FIGURE ? p
+                                                                            : text_anc[p];
   }
   const uint32_t *sel = regions ? regions : result->selected;
   for (uint32_t k = 0; k < n_regions; k++) {

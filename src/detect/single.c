@@ -342,10 +342,25 @@ static int wn_single_role_not_content(const char *role) {
          strcmp(role, "contentinfo") == 0 || strcmp(role, "banner") == 0;
 }
 
+/* A <figure> that illustrates: one with no table, code listing or
+ * quotation in it (a data table, a listing or a pull quote set as a
+ * figure is text of the story; a picture's figure holds its caption and
+ * credit only). */
+static int wn_single_is_illustration(const wn_dom_page *page, const wn_dom_node *f) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  for (uint32_t i = (uint32_t)(f - nodes) + 1; i < f->end; i++)
+    if (nodes[i].tag == WN_TAG_TABLE || nodes[i].tag == WN_TAG_PRE ||
+        nodes[i].tag == WN_TAG_BLOCKQUOTE)
+      return 0;
+  return 1;
+}
+
 static int wn_single_is_named_box(const wn_dom_page *page, const wn_dom_node *n, uint32_t links) {
   (void)links;
   return n->tag == WN_TAG_NAV || n->tag == WN_TAG_FOOTER || n->tag == WN_TAG_ASIDE ||
-         n->tag == WN_TAG_FIGCAPTION || wn_single_has_word(n->id) || wn_single_has_word(n->cls) ||
+         n->tag == WN_TAG_FIGCAPTION || (n->tag == WN_TAG_FIGURE && wn_single_is_illustration(page, n)) ||
+         wn_single_has_word(n->id) || wn_single_has_word(n->cls) ||
          wn_single_role_not_content(wn_dom_attr(page, n, "role"));
 }
 

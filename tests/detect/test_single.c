@@ -1177,8 +1177,9 @@ static void test_orphan_headings(void **state) {
   free(text);
 }
 
-/* Output that carries images renders a figure of the content whole, its
- * image with its caption, though the caption is out of the text; a
+/* A picture's figure is no part of the text: its caption and credit are
+ * left out, a table set as a figure stays. Output that carries images
+ * renders a figure of the content whole, its image with its caption; a
  * figure after the article, in a sidebar, does not come back. */
 static void test_figure_outputs(void **state) {
   (void)state;
@@ -1191,6 +1192,10 @@ static void test_figure_outputs(void **state) {
     if (k == 1)
       OUT("<div class=\"wp-block-image\"><figure><img src=\"/baths.jpg\"><figcaption>The baths "
           "in 1930</figcaption></figure></div>");
+    if (k == 2)
+      OUT("<figure><img src=\"/pool.jpg\"><span>Town archive</span></figure>"
+          "<figure class=\"wp-block-table\"><table><tr><td>Visitors in 2021</td><td>41,000</td>"
+          "</tr></table></figure>");
   }
   OUT("</div></article><div class=\"rail\"><figure><img src=\"/ad.jpg\"><figcaption>Our "
       "summer offer</figcaption></figure></div>");
@@ -1207,8 +1212,12 @@ static void test_figure_outputs(void **state) {
   const char *html = wn_page_result_html(r, NULL);
   const char *md = wn_page_result_markdown(r, NULL);
   check_story(text);
-  if (strstr(text, "The baths in 1930"))
-    fail_msg("caption in the text:\n%s", text);
+  if (strstr(text, "The baths in 1930") || strstr(text, "Town archive"))
+    fail_msg("caption or credit in the text:\n%s", text);
+  if (!strstr(text, "Visitors in 2021") || !strstr(md, "Visitors in 2021"))
+    fail_msg("a table set as a figure is text of the story:\n%s\n%s", text, md);
+  if (!strstr(md, "![](/pool.jpg)"))
+    fail_msg("a figure without caption lost its image in the Markdown:\n%s", md);
   if (!strstr(html, "/baths.jpg") || !strstr(html, "The baths in 1930"))
     fail_msg("figure missing from the HTML:\n%s", html);
   if (!strstr(md, "![](/baths.jpg)\n\nThe baths in 1930"))
