@@ -300,7 +300,9 @@ wn_err wn_single_add_title_place(const wn_dom_page *page, const uint8_t *cand,
  * "unlikely candidates" of Readability and of boilerplate work since),
  * photo galleries embedded in a story (their captions are no part of
  * its text), the post's metadata line ("entry-meta", "post-meta": date,
- * categories, tags, reading time) and photo credits. A block inside the
+ * categories, tags, reading time), photo credits and the author box
+ * under a post ("author-box", "author-bio": who wrote it, the same on
+ * every post of that writer). A block inside the
  * content whose id or class holds one of these words (not <figcaption>:
  * leaving it out took the figure's image out of Markdown), or a block
  * whose ARIA landmark role says it is navigation,
@@ -311,7 +313,7 @@ wn_err wn_single_add_title_place(const wn_dom_page *page, const uint8_t *cand,
 static const char *const wn_single_box_words[] = {
     "comment", "footer", "sidebar", "breadcrumb", "share", "social",
     "related", "sponsor", "promo", "advert", "newsletter", "nav", "gallery",
-    "meta", "credit",
+    "meta", "credit", "author-box", "author-bio",
 };
 
 static int wn_single_has_word(const char *s) {

@@ -1108,9 +1108,9 @@ static void test_paragraph_baseline(void **state) {
   wn_buf_free(&h);
 }
 
-/* An image's credit and the post's metadata line, inside the story: the
- * running text stays, they go (named boxes, as a share bar inside the
- * story goes). */
+/* An image's credit, the post's metadata line and the author box under
+ * it: the running text stays, they go (named boxes, as a share bar inside
+ * the story goes). */
 static void test_caption_meta(void **state) {
   (void)state;
   wn_buf h;
@@ -1124,13 +1124,15 @@ static void test_caption_meta(void **state) {
       OUT("<figure><img src=\"/baths.jpg\"><figcaption>The baths in 1930, when the roof was "
           "new</figcaption><div class=\"photo-credit\">Photo: the town archive</div></figure>");
   }
-  OUT("</div></article>");
+  OUT("</div><div class=\"author-box\"><p>Jo Pender has covered the town council for the "
+      "paper since 2009 and writes a weekly column on local history.</p></div></article>");
   page_chrome_bottom(&h);
   const char *retried = NULL;
   char *text = default_text(h.data, &retried, NULL);
   check_story(text);
-  if (strstr(text, "town archive") || strstr(text, "Posted in Town"))
-    fail_msg("credit or metadata line kept:\n%s", text);
+  if (strstr(text, "town archive") || strstr(text, "Posted in Town") ||
+      strstr(text, "Jo Pender"))
+    fail_msg("credit, metadata line or author box kept:\n%s", text);
   /* The caption is no part of the running text either. */
   if (strstr(text, "The baths in 1930"))
     fail_msg("figure caption kept in the text:\n%s", text);
