@@ -232,8 +232,12 @@ int wn_danag_area(const uint32_t *content, const int64_t *diff, uint32_t n, uint
  * difference above the axis, as Sec. 3.2 reads every line) are the rest
  * of the story, however far from the area; the lines of the box between
  * stay out (joining the whole span of lines, boxes between included, was
- * measured lower on both news corpora). What it costs: text ads inside
- * the container whose lines read as prose come in with the story.
+ * measured lower on both news corpora). A paragraph (<p>) of the
+ * container comes in however short: its markup says it is running text,
+ * where a one-line paragraph between empty ad slots has lines that the
+ * smoothing reads as code. What it costs: text ads inside the container
+ * whose lines read as prose, or that are set as paragraphs, come in with
+ * the story.
  */
 static wn_err wn_danag_container(const wn_dom_node *nodes, uint32_t count, const uint8_t *mask,
                                  const int64_t *diff, const uint32_t *line_of, uint32_t first,
@@ -256,9 +260,16 @@ static wn_err wn_danag_container(const wn_dom_node *nodes, uint32_t count, const
   for (uint32_t i = 0; i < count; i++)
     if (nodes[i].tag != WN_TAG_TEXT && held[i] * 2 > total)
       c = i;
-  for (uint32_t i = c; c != WN_DOM_NONE && i < nodes[c].end; i++)
-    if (nodes[i].tag == WN_TAG_TEXT && diff[line_of[i]] > 0 && (!mask || !mask[i]))
+  uint32_t para = WN_DOM_NONE; /* the <p> the walk is in */
+  for (uint32_t i = c; c != WN_DOM_NONE && i < nodes[c].end; i++) {
+    if (nodes[i].tag == WN_TAG_P)
+      para = i;
+    else if (para != WN_DOM_NONE && i >= nodes[para].end)
+      para = WN_DOM_NONE;
+    if (nodes[i].tag == WN_TAG_TEXT && (diff[line_of[i]] > 0 || para != WN_DOM_NONE) &&
+        (!mask || !mask[i]))
       keep[i] = 1;
+  }
   free(held);
   return WN_OK;
 }
