@@ -610,6 +610,36 @@ static wn_err wn_single_html5_at(const wn_dom_page *page, uint32_t hint, wn_dete
   return WN_OK;
 }
 
+/* The third half of the semantic hints: the method's area is a run of
+ * lines or a block, and a story cut by an embed, a gallery or a box of
+ * links longer than DANAg's gap loses the part beyond it. When most of
+ * the kept text lies in the element the page marks as its article, every
+ * paragraph (<p>) of that element is its running text, as trafilatura
+ * reads the paragraphs of the article it finds by its markup; the box
+ * and link steps that run next take the boxes among them out again.
+ * Paragraphs only: headings and list items of the article were measured
+ * no better. */
+static void wn_single_hint_paragraphs(const wn_dom_page *page, uint32_t hint, const uint8_t *mask,
+                                      wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  if (hint == WN_DOM_NONE)
+    return;
+  uint64_t in = 0, all = 0;
+  wn_single_kept_in(nodes, count, res, hint, &in, &all);
+  if (2 * in <= all)
+    return;
+  uint32_t para = WN_DOM_NONE; /* the <p> the walk is in */
+  for (uint32_t i = hint; i < nodes[hint].end; i++) {
+    if (nodes[i].tag == WN_TAG_P)
+      para = i;
+    else if (para != WN_DOM_NONE && i >= nodes[para].end)
+      para = WN_DOM_NONE;
+    if (para != WN_DOM_NONE && nodes[i].tag == WN_TAG_TEXT && !(mask && mask[i]))
+      res->keep[i] = 1;
+  }
+}
+
 wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res) {
   return wn_single_html5_at(page, wn_single_hint(page), res);
 }
@@ -682,6 +712,8 @@ static wn_err wn_single_run(const wn_dom_page *page, wn_single_method method, ui
   const uint32_t hint = (steps & WN_SINGLE_STEP_HTML5) ? wn_single_hint(page) : WN_DOM_NONE;
   if (!err && (steps & WN_SINGLE_STEP_HTML5))
     err = wn_single_rehint(page, method, steps, hint, mask, res);
+  if (!err && (steps & WN_SINGLE_STEP_HTML5))
+    wn_single_hint_paragraphs(page, hint, *mask, res);
   if (!err && (steps & WN_SINGLE_STEP_LINKS))
     err = wn_single_drop_links(page, res);
   if (!err && (steps & WN_SINGLE_STEP_HTML5))

@@ -1149,6 +1149,41 @@ static void test_caption_meta(void **state) {
   wn_buf_free(&h);
 }
 
+/* A story in the page's one <article>, cut in two by an embed longer
+ * than DANAg's gap: the area holds the first part, the paragraphs of the
+ * article bring the second (WN_SINGLE_STEP_HTML5); a link box among them
+ * stays out. */
+static void test_article_paragraphs(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<article><h1>Baths saved</h1><div class=\"part\">");
+  for (size_t k = 0; k < 3; k++)
+    OUT("<p>%s</p>", story[k]);
+  OUT("</div><div class=\"embed\">");
+  for (int j = 0; j < 40; j++)
+    OUT("<div class=\"frame\"><span class=\"icon\"></span></div>");
+  OUT("</div><div class=\"part\"><p>%s</p><p><a href=\"/a\">Pool closes for the winter, and "
+      "the council elections in May</a></p></div></article>", story[3]);
+  page_chrome_bottom(&h);
+  wn_dom_page *page = wn_test_parse(h.data);
+  uint32_t n = 0;
+  const uint32_t steps = wn_single_default_steps(WN_SINGLE_DANAG);
+  for (int with = 0; with < 2; with++) {
+    char *text =
+        run_text(page, WN_SINGLE_DANAG, with ? steps : steps & ~WN_SINGLE_STEP_HTML5, &n);
+    int second = strstr(text, story[3]) != NULL;
+    if (second != with || !strstr(text, story[0]))
+      fail_msg("hints %d: second part %d in:\n%s", with, second, text);
+    if (strstr(text, "Pool closes"))
+      fail_msg("hints %d: a link box kept:\n%s", with, text);
+    free(text);
+  }
+  wn_dom_free(page);
+  wn_buf_free(&h);
+}
+
 /* A heading whose section the box steps left out (a related-posts list
  * under an <h3> at the end of the story, a newsletter box under an <h3>
  * before the story's next <h2>) titles nothing kept and goes; the
@@ -1257,6 +1292,7 @@ int main(void) {
       cmocka_unit_test(test_danag_container), cmocka_unit_test(test_drupal_label_hidden),
       cmocka_unit_test(test_figure_outputs),
       cmocka_unit_test(test_orphan_headings),
+      cmocka_unit_test(test_article_paragraphs),
       cmocka_unit_test(test_retry_masks),  cmocka_unit_test(test_jsonld_body),
       cmocka_unit_test(test_paragraph_baseline), cmocka_unit_test(test_caption_meta),
   };
