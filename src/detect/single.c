@@ -610,25 +610,47 @@ static wn_err wn_single_html5_at(const wn_dom_page *page, uint32_t hint, wn_dete
   return WN_OK;
 }
 
-/* The third half of the semantic hints: the method's area is a run of
- * lines or a block, and a story cut by an embed, a gallery or a box of
- * links longer than DANAg's gap loses the part beyond it. When most of
- * the kept text lies in the element the page marks as its article, every
- * paragraph (<p>) of that element is its running text, as trafilatura
- * reads the paragraphs of the article it finds by its markup; the box
- * and link steps that run next take the boxes among them out again.
- * Paragraphs only: headings and list items of the article were measured
- * no better. */
-static void wn_single_hint_paragraphs(const wn_dom_page *page, uint32_t hint, const uint8_t *mask,
-                                      wn_detect_result *res) {
+/* The article's paragraphs (part of WN_SINGLE_STEP_HTML5). The method's
+ * area is a run of lines or a block, and a story cut by an embed, a
+ * gallery or a box of links longer than DANAg's gap loses the part beyond
+ * it. The page marks up where its article is: of the elements that say
+ * so (itemprop="articleBody", <article>, <main>, role="main"), the
+ * outermost that holds more than half of the kept text is the article,
+ * and every paragraph (<p>) in it is running text, as trafilatura reads
+ * the paragraphs of the article it finds by its markup. The outermost,
+ * not the innermost: sites set the parts of one story (its header, its
+ * ingredients, its steps) as <article>s of their own inside one <main>
+ * or one outer <article>. The box and link steps that run next take the
+ * boxes among the paragraphs out again. Paragraphs only: headings and
+ * list items as well were measured no better. */
+static wn_err wn_single_hint_paragraphs(const wn_dom_page *page, const uint8_t *mask,
+                                        wn_detect_result *res) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint64_t *kept = calloc((size_t)count + 1, sizeof *kept);
+  if (!kept)
+    return WN_ENOMEM;
+  for (uint32_t i = count; i-- > 0;) {
+    if (nodes[i].tag == WN_TAG_TEXT && res->keep[i])
+      kept[i] = nodes[i].own_text_len;
+    if (nodes[i].parent != WN_DOM_NONE)
+      kept[nodes[i].parent] += kept[i];
+  }
+  uint32_t hint = WN_DOM_NONE;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag == WN_TAG_TEXT || 2 * kept[i] <= kept[0])
+      continue;
+    const char *prop = wn_dom_attr(page, &nodes[i], "itemprop");
+    const char *role = wn_dom_attr(page, &nodes[i], "role");
+    if (nodes[i].tag == WN_TAG_ARTICLE || nodes[i].tag == WN_TAG_MAIN ||
+        (prop && strcmp(prop, "articleBody") == 0) || (role && strcmp(role, "main") == 0)) {
+      hint = i; /* those holding more than half nest: the first is the outermost */
+      break;
+    }
+  }
+  free(kept);
   if (hint == WN_DOM_NONE)
-    return;
-  uint64_t in = 0, all = 0;
-  wn_single_kept_in(nodes, count, res, hint, &in, &all);
-  if (2 * in <= all)
-    return;
+    return WN_OK;
   uint32_t para = WN_DOM_NONE; /* the <p> the walk is in */
   for (uint32_t i = hint; i < nodes[hint].end; i++) {
     if (nodes[i].tag == WN_TAG_P)
@@ -638,6 +660,7 @@ static void wn_single_hint_paragraphs(const wn_dom_page *page, uint32_t hint, co
     if (para != WN_DOM_NONE && nodes[i].tag == WN_TAG_TEXT && !(mask && mask[i]))
       res->keep[i] = 1;
   }
+  return WN_OK;
 }
 
 wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res) {
@@ -713,7 +736,7 @@ static wn_err wn_single_run(const wn_dom_page *page, wn_single_method method, ui
   if (!err && (steps & WN_SINGLE_STEP_HTML5))
     err = wn_single_rehint(page, method, steps, hint, mask, res);
   if (!err && (steps & WN_SINGLE_STEP_HTML5))
-    wn_single_hint_paragraphs(page, hint, *mask, res);
+    err = wn_single_hint_paragraphs(page, *mask, res);
   if (!err && (steps & WN_SINGLE_STEP_LINKS))
     err = wn_single_drop_links(page, res);
   if (!err && (steps & WN_SINGLE_STEP_HTML5))
