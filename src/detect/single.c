@@ -283,8 +283,80 @@ static wn_err wn_single_title(const wn_dom_page *page, wn_detect_result *res,
   return WN_OK;
 }
 
+/*
+ * The standfirst (part of WN_SINGLE_STEP_TITLE, single-page methods). A
+ * story's lead paragraph often sits apart from its body, under the
+ * headline in a box of its own before the lead photo, and both methods
+ * start at the body. The paragraphs (<p>) between the nearest heading
+ * before the content and the content come in when they are no box (as
+ * the box steps judge them), the gap is not mostly link text, and they
+ * are shorter than the content (a standfirst introduces the story; it
+ * is not another one). Paragraph text only: the dates, credits and
+ * labels around it are not running text. Runs after the headline step,
+ * so that the heading is the headline when that came in.
+ */
+static wn_err wn_single_standfirst(const wn_dom_page *page, wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t first = WN_DOM_NONE;
+  uint64_t kept = 0;
+  for (uint32_t i = 0; i < count; i++)
+    if (res->keep[i] && nodes[i].tag == WN_TAG_TEXT) {
+      if (first == WN_DOM_NONE)
+        first = i;
+      kept += nodes[i].own_text_len;
+    }
+  if (first == WN_DOM_NONE)
+    return WN_OK;
+  uint32_t head = WN_DOM_NONE;
+  for (uint32_t i = first; i-- > 0;)
+    if (nodes[i].tag >= WN_TAG_H1 && nodes[i].tag <= WN_TAG_H6) {
+      if (nodes[i].end > first)
+        return WN_OK; /* the content starts in a heading */
+      head = i;
+      break;
+    }
+  if (head == WN_DOM_NONE || nodes[head].end >= first)
+    return WN_OK;
+  uint8_t *flags = calloc(count, 1); /* 1: in a box of the gap; 2: in a <p> */
+  uint32_t *links = calloc(count, sizeof *links);
+  if (!flags || !links) {
+    free(flags);
+    free(links);
+    return WN_ENOMEM;
+  }
+  for (uint32_t i = count; i-- > 0;) {
+    if (nodes[i].tag == WN_TAG_TEXT)
+      links[i] = (nodes[i].flags & WN_DOM_IN_LINK) != 0;
+    if (nodes[i].parent != WN_DOM_NONE)
+      links[nodes[i].parent] += links[i];
+  }
+  wn_single_gap_boxes(page, nodes, links, nodes[head].end, first, flags);
+  uint64_t prose = 0, all = 0, linked = 0;
+  for (uint32_t i = nodes[head].end; i < first; i++) {
+    uint32_t p = nodes[i].parent;
+    if (nodes[i].tag == WN_TAG_P || (p != WN_DOM_NONE && p >= nodes[head].end && (flags[p] & 2)))
+      flags[i] |= 2;
+    if (nodes[i].tag != WN_TAG_TEXT || (flags[i] & 1))
+      continue;
+    all += nodes[i].own_text_len;
+    if (nodes[i].flags & WN_DOM_IN_LINK)
+      linked += nodes[i].own_text_len;
+    else if (flags[i] & 2)
+      prose += nodes[i].own_text_len;
+  }
+  if (prose > 0 && prose < kept && 2 * linked <= all)
+    for (uint32_t i = nodes[head].end; i < first; i++)
+      if (nodes[i].tag == WN_TAG_TEXT && flags[i] == 2)
+        res->keep[i] = 1;
+  free(flags);
+  free(links);
+  return WN_OK;
+}
+
 wn_err wn_single_add_title_clean(const wn_dom_page *page, wn_detect_result *res) {
-  return wn_single_title(page, res, NULL);
+  wn_err err = wn_single_title(page, res, NULL);
+  return err ? err : wn_single_standfirst(page, res);
 }
 
 wn_err wn_single_add_title_place(const wn_dom_page *page, const uint8_t *cand,

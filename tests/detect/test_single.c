@@ -1184,6 +1184,35 @@ static void test_article_paragraphs(void **state) {
   wn_buf_free(&h);
 }
 
+/* The standfirst in a box of its own between the headline and the lead
+ * photo comes in; the date line and the photo credit around it, which
+ * are no paragraphs, do not. */
+static void test_standfirst(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<div class=\"news-single\"><div class=\"header\"><h3>Baths saved</h3></div>"
+      "<div class=\"info\"><span>01.02.2022</span></div><div class=\"teaser-text\"><p>Four "
+      "thousand names and a survey of the roof kept the pool open.</p></div><div class=\"media\">"
+      "<img src=\"/b.jpg\"><span>Picture: the archive</span>");
+  for (int j = 0; j < 30; j++)
+    OUT("<div class=\"frame\"><span class=\"icon\"></span></div>");
+  OUT("</div><div class=\"news-text\">");
+  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
+    OUT("<p>%s</p>", story[k]);
+  OUT("</div></div>");
+  page_chrome_bottom(&h);
+  char *text = default_text(h.data, NULL, NULL);
+  check_story(text);
+  if (!strstr(text, "Four thousand names"))
+    fail_msg("standfirst lost:\n%s", text);
+  if (strstr(text, "Picture: the archive") || strstr(text, "01.02.2022"))
+    fail_msg("credit or date line kept:\n%s", text);
+  free(text);
+  wn_buf_free(&h);
+}
+
 /* A heading whose section the box steps left out (a related-posts list
  * under an <h3> at the end of the story, a newsletter box under an <h3>
  * before the story's next <h2>) titles nothing kept and goes; the
@@ -1293,6 +1322,7 @@ int main(void) {
       cmocka_unit_test(test_figure_outputs),
       cmocka_unit_test(test_orphan_headings),
       cmocka_unit_test(test_article_paragraphs),
+      cmocka_unit_test(test_standfirst),
       cmocka_unit_test(test_retry_masks),  cmocka_unit_test(test_jsonld_body),
       cmocka_unit_test(test_paragraph_baseline), cmocka_unit_test(test_caption_meta),
   };
