@@ -175,7 +175,9 @@ wn_err wn_detect_render_text(const wn_dom_page *page, const wn_detect_result *re
  * outside every region, when it sits within the run of the content: the
  * nearest element around it with more text than the figure's own has
  * kept text both before and after it (an image between two kept
- * paragraphs, not a picture in a sidebar after the article).
+ * paragraphs, not a picture in a sidebar after the article). An image
+ * whose caption block of a site's own making was left out (single.c,
+ * "captions without markup") is shown alone on the same terms.
  */
 static int wn_figure_has_image(const wn_dom_node *nodes, uint32_t f) {
   for (uint32_t i = f; i < nodes[f].end; i++)
@@ -211,7 +213,7 @@ wn_err wn_detect_figures(const wn_dom_page *page, const wn_detect_result *result
   *regions = NULL;
   *n_regions = result->n_selected;
   uint32_t first = 0;
-  while (first < count && nodes[first].tag != WN_TAG_FIGURE)
+  while (first < count && nodes[first].tag != WN_TAG_FIGURE && nodes[first].tag != WN_TAG_IMG)
     first++;
   if (first == count || result->n_selected == 0)
     return WN_OK; /* most pages: nothing to do, nothing allocated */
@@ -229,6 +231,29 @@ wn_err wn_detect_figures(const wn_dom_page *page, const wn_detect_result *result
   for (uint32_t f = first; f < count; f++) {
     while (k < result->n_selected && nodes[result->selected[k]].end <= f)
       k++;
+    if (nodes[f].tag == WN_TAG_IMG && !(k < result->n_selected && result->selected[k] <= f)) {
+      /* An image outside every region whose caption block (the nearest
+       * element around it with text) has no kept text: shown alone when
+       * the block sits within the run of the content. */
+      uint32_t w = nodes[f].parent;
+      while (w != WN_DOM_NONE && nodes[w].text_len == 0)
+        w = nodes[w].parent;
+      if (w == WN_DOM_NONE || before[w] != before[nodes[w].end])
+        continue;
+      uint32_t a = nodes[w].parent;
+      while (a != WN_DOM_NONE && nodes[a].text_len <= nodes[w].text_len)
+        a = nodes[a].parent;
+      if (a == WN_DOM_NONE || before[w] == before[a] ||
+          before[nodes[a].end] == before[nodes[w].end])
+        continue;
+      if (!outer) {
+        outer = malloc((size_t)count * sizeof *outer);
+        if (!outer)
+          goto out;
+      }
+      outer[n_outer++] = f;
+      continue;
+    }
     if (nodes[f].tag != WN_TAG_FIGURE || before[f] != before[nodes[f].end] ||
         !wn_figure_has_image(nodes, f))
       continue; /* not a figure, or one with kept text already */

@@ -499,8 +499,80 @@ static void wn_single_drop_orphan_headings(const wn_dom_page *page, wn_detect_re
   }
 }
 
+/*
+ * Captions without markup (part of WN_SINGLE_STEP_BOXES). Most pages set
+ * an image's caption and credit in a wrapper of their own making, not in
+ * a <figure>: the nearest element around the image that has text holds
+ * the image and its caption ("Photo: Getty Images", "The harbour at low
+ * tide"). That text is no part of the running text either (as
+ * <figcaption> is not). Told from the story by its length: a caption is
+ * shorter than the story's paragraphs, so a wrapper whose text is shorter
+ * than the median kept paragraph is left out; one that is itself a
+ * paragraph, a heading or a link, or that is mostly link text, or holds
+ * half of the kept text, is not judged. No constant and no name: the
+ * page's own paragraphs set the length. Output that carries images
+ * still shows the image (wn_detect_figures).
+ */
+static int wn_cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static wn_err wn_single_image_captions(const wn_dom_page *page, wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t images = 0;
+  for (uint32_t i = 0; i < count; i++)
+    images += nodes[i].tag == WN_TAG_IMG;
+  if (images == 0)
+    return WN_OK;
+  uint32_t *kept = calloc((size_t)count + 1, sizeof *kept); /* kept text bytes per subtree */
+  uint32_t *lens = malloc(((size_t)count + 1) * sizeof *lens);
+  if (!kept || !lens) {
+    free(kept);
+    free(lens);
+    return WN_ENOMEM;
+  }
+  for (uint32_t i = count; i-- > 0;) {
+    if (nodes[i].tag == WN_TAG_TEXT && res->keep[i])
+      kept[i] = nodes[i].own_text_len;
+    if (nodes[i].parent != WN_DOM_NONE)
+      kept[nodes[i].parent] += kept[i];
+  }
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < count; i++)
+    if (nodes[i].tag == WN_TAG_P && kept[i] > 0)
+      lens[n++] = nodes[i].text_len;
+  if (n > 0) {
+    qsort(lens, n, sizeof *lens, wn_cmp_u32);
+    const uint32_t median = lens[n / 2];
+    const uint64_t total = count ? kept[0] : 0;
+    for (uint32_t i = 0; i < count; i++) {
+      if (nodes[i].tag != WN_TAG_IMG)
+        continue;
+      uint32_t a = nodes[i].parent;
+      while (a != WN_DOM_NONE && nodes[a].text_len == 0)
+        a = nodes[a].parent;
+      if (a == WN_DOM_NONE || kept[a] == 0 || nodes[a].text_len >= median ||
+          2 * (uint64_t)kept[a] >= total || 2 * nodes[a].link_text_len > nodes[a].text_len)
+        continue;
+      const uint8_t t = nodes[a].tag;
+      if (t == WN_TAG_P || t == WN_TAG_A || (t >= WN_TAG_H1 && t <= WN_TAG_H6) ||
+          t == WN_TAG_BODY || t == WN_TAG_HTML)
+        continue;
+      for (uint32_t j = a; j < nodes[a].end; j++)
+        res->keep[j] = 0;
+    }
+  }
+  free(kept);
+  free(lens);
+  return WN_OK;
+}
+
 wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res) {
   wn_err err = wn_single_drop_minor(page, res, wn_single_is_named_box);
+  if (!err)
+    err = wn_single_image_captions(page, res);
   if (!err)
     wn_single_drop_orphan_headings(page, res);
   return err;
