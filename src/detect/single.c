@@ -372,15 +372,16 @@ wn_err wn_single_add_title_place(const wn_dom_page *page, const uint8_t *cand,
  * "unlikely candidates" of Readability and of boilerplate work since),
  * photo galleries embedded in a story (their captions are no part of
  * its text), the post's metadata line ("entry-meta", "post-meta": date,
- * categories, tags, reading time), photo credits and the author box
- * under a post ("author-box", "author-bio": who wrote it, the same on
- * every post of that writer). A block inside the
- * content whose id or class holds one of these words (not <figcaption>:
- * leaving it out took the figure's image out of Markdown), or a block
- * whose ARIA landmark role says it is navigation,
- * complementary, the page footer (contentinfo) or header (banner), is
+ * categories, tags, reading time), photo credits, the author box under
+ * a post ("author-box", "author-bio": who wrote it, the same on every
+ * post of that writer) and calls to action ("cta"). A block inside the
+ * content whose id or class holds one of these words, a block whose ARIA
+ * landmark role says it is navigation, complementary, the page footer
+ * (contentinfo) or header (banner), and a caption (<figcaption>, or the
+ * <figure> of a picture: one holding no table, listing or quotation) is
  * left out; as for link boxes, never a block holding half the content (a
- * gallery page keeps its gallery).
+ * gallery page keeps its gallery). Output that carries images still
+ * shows a figure's image (wn_detect_figures).
  */
 static const char *const wn_single_box_words[] = {
     "comment", "footer", "sidebar", "breadcrumb", "share", "social",
@@ -388,9 +389,32 @@ static const char *const wn_single_box_words[] = {
     "meta", "credit", "author-box", "author-bio",
 };
 
+/* A call to action ("cta", "cta-box", "article-donation-CTA",
+ * "ctaButton"): a box asking the reader to subscribe, donate or sign up.
+ * Short, so matched as a word of its own (a run of letters that is
+ * "cta", or that starts with "cta" and an upper-case letter), not inside
+ * "selectable". */
+static int wn_single_has_cta(const char *s) {
+  for (size_t i = 0; i < 128 && s[i];) {
+    if (!(((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z'))) {
+      i++;
+      continue;
+    }
+    size_t b = i;
+    while (i < 128 && ((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z'))
+      i++;
+    if (i - b >= 3 && (s[b] | 0x20) == 'c' && (s[b + 1] | 0x20) == 't' && (s[b + 2] | 0x20) == 'a' &&
+        (i - b == 3 || (s[b + 2] == 'a' && s[b + 3] >= 'A' && s[b + 3] <= 'Z')))
+      return 1;
+  }
+  return 0;
+}
+
 static int wn_single_has_word(const char *s) {
   if (!s)
     return 0;
+  if (wn_single_has_cta(s))
+    return 1;
   char low[128];
   size_t len = strlen(s);
   if (len >= sizeof low)
