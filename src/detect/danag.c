@@ -239,6 +239,56 @@ int wn_danag_area(const uint32_t *content, const int64_t *diff, uint32_t n, uint
  * whose lines read as prose, or that are set as paragraphs, come in with
  * the story.
  */
+/* Keeps the text of el's subtree on lines where content outweighs code,
+ * and the text of its paragraphs however short (the container step). */
+static void wn_danag_keep_prose(const wn_dom_node *nodes, const uint8_t *mask,
+                                const int64_t *diff, const uint32_t *line_of, uint32_t el,
+                                uint8_t *keep) {
+  uint32_t para = WN_DOM_NONE; /* the <p> the walk is in */
+  for (uint32_t i = el; i < nodes[el].end; i++) {
+    if (nodes[i].tag == WN_TAG_P)
+      para = i;
+    else if (para != WN_DOM_NONE && i >= nodes[para].end)
+      para = WN_DOM_NONE;
+    if (nodes[i].tag == WN_TAG_TEXT && (diff[line_of[i]] > 0 || para != WN_DOM_NONE) &&
+        (!mask || !mask[i]))
+      keep[i] = 1;
+  }
+}
+
+/* Like items: an element and a sibling of its own element and class
+ * (the same class attribute, not empty). */
+static int wn_danag_alike(const wn_dom_node *a, const wn_dom_node *b) {
+  return a->tag == b->tag && a->cls && b->cls && strcmp(a->cls, b->cls) == 0;
+}
+
+/* The container as one of a run of like items (WN_SINGLE_STEP_CONTAINER):
+ * the posts of a forum thread, the sections or text blocks a CMS builds a
+ * page of, each an element of one class beside others of that class. The
+ * method's area holds one of them (the longest post); the nearest
+ * ancestor of the container (itself included) that has a like sibling is
+ * such an item, and the prose of its like siblings comes in as the
+ * container's own does. Comment threads are masked and stay out; their
+ * items are the same kind of run. */
+static void wn_danag_like_items(const wn_dom_node *nodes, const uint8_t *mask,
+                                const int64_t *diff, const uint32_t *line_of, uint32_t c,
+                                uint8_t *keep) {
+  for (uint32_t x = c; x != WN_DOM_NONE; x = nodes[x].parent) {
+    const uint32_t par = nodes[x].parent;
+    if (par == WN_DOM_NONE || !nodes[x].cls)
+      continue;
+    int like = 0;
+    for (uint32_t s = par + 1; s < nodes[par].end && !like; s = nodes[s].end)
+      like = s != x && wn_danag_alike(&nodes[s], &nodes[x]);
+    if (!like)
+      continue;
+    for (uint32_t s = par + 1; s < nodes[par].end; s = nodes[s].end)
+      if (s != x && wn_danag_alike(&nodes[s], &nodes[x]) && !(mask && mask[s]))
+        wn_danag_keep_prose(nodes, mask, diff, line_of, s, keep);
+    return;
+  }
+}
+
 static wn_err wn_danag_container(const wn_dom_node *nodes, uint32_t count, const uint8_t *mask,
                                  const int64_t *diff, const uint32_t *line_of, uint32_t first,
                                  uint32_t last, uint8_t *keep) {
@@ -260,16 +310,10 @@ static wn_err wn_danag_container(const wn_dom_node *nodes, uint32_t count, const
   for (uint32_t i = 0; i < count; i++)
     if (nodes[i].tag != WN_TAG_TEXT && held[i] * 2 > total)
       c = i;
-  uint32_t para = WN_DOM_NONE; /* the <p> the walk is in */
-  for (uint32_t i = c; c != WN_DOM_NONE && i < nodes[c].end; i++) {
-    if (nodes[i].tag == WN_TAG_P)
-      para = i;
-    else if (para != WN_DOM_NONE && i >= nodes[para].end)
-      para = WN_DOM_NONE;
-    if (nodes[i].tag == WN_TAG_TEXT && (diff[line_of[i]] > 0 || para != WN_DOM_NONE) &&
-        (!mask || !mask[i]))
-      keep[i] = 1;
-  }
+  if (c != WN_DOM_NONE)
+    wn_danag_keep_prose(nodes, mask, diff, line_of, c, keep);
+  if (c != WN_DOM_NONE)
+    wn_danag_like_items(nodes, mask, diff, line_of, c, keep);
   free(held);
   return WN_OK;
 }

@@ -1169,7 +1169,7 @@ static void test_article_paragraphs(void **state) {
   OUT("</div><div class=\"embed\">");
   for (int j = 0; j < 40; j++)
     OUT("<div class=\"frame\"><span class=\"icon\"></span></div>");
-  OUT("</div><div class=\"part\"><p>%s</p><p><a href=\"/a\">Pool closes for the winter, and "
+  OUT("</div><div class=\"rest\"><p>%s</p><p><a href=\"/a\">Pool closes for the winter, and "
       "the council elections in May</a></p></div></article>", story[3]);
   page_chrome_bottom(&h);
   wn_dom_page *page = wn_test_parse(h.data);
@@ -1215,6 +1215,42 @@ static void test_standfirst(void **state) {
   if (strstr(text, "Picture: the archive") || strstr(text, "01.02.2022"))
     fail_msg("credit or date line kept:\n%s", text);
   free(text);
+  wn_buf_free(&h);
+}
+
+/* A forum thread: posts of one class side by side, each after a block of
+ * user details longer than DANAg's gap. The area holds the longest post;
+ * the container step brings its like siblings, the other posts
+ * (WN_SINGLE_STEP_CONTAINER). */
+static void test_like_items(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<h1>Baths saved</h1><ol class=\"thread\">");
+  for (size_t k = 0; k < sizeof story / sizeof *story; k++) {
+    OUT("<li class=\"post\"><div class=\"user\">");
+    for (int j = 0; j < 25; j++)
+      OUT("<div class=\"badge\"><span class=\"icon\"></span></div>");
+    OUT("</div><div class=\"message\"><div class=\"body\">%s", story[k]);
+    if (k == 1)
+      OUT(" %s %s", story[0], story[2]); /* the longest post */
+    OUT("</div></div></li>");
+  }
+  OUT("</ol>");
+  page_chrome_bottom(&h);
+  wn_dom_page *page = wn_test_parse(h.data);
+  uint32_t n = 0;
+  const uint32_t steps = wn_single_default_steps(WN_SINGLE_DANAG);
+  for (int with = 0; with < 2; with++) {
+    char *text =
+        run_text(page, WN_SINGLE_DANAG, with ? steps : steps & ~WN_SINGLE_STEP_CONTAINER, &n);
+    int last = strstr(text, story[3]) != NULL;
+    if (last != with)
+      fail_msg("container %d: the last post %d in:\n%s", with, last, text);
+    free(text);
+  }
+  wn_dom_free(page);
   wn_buf_free(&h);
 }
 
@@ -1335,6 +1371,7 @@ int main(void) {
       cmocka_unit_test(test_orphan_headings),
       cmocka_unit_test(test_article_paragraphs),
       cmocka_unit_test(test_standfirst),
+      cmocka_unit_test(test_like_items),
       cmocka_unit_test(test_retry_masks),  cmocka_unit_test(test_jsonld_body),
       cmocka_unit_test(test_paragraph_baseline), cmocka_unit_test(test_caption_meta),
   };
