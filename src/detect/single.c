@@ -375,7 +375,10 @@ wn_err wn_single_add_title_place(const wn_dom_page *page, const uint8_t *cand,
  * categories, tags, reading time), photo credits, the author box under
  * a post ("author-box", "author-bio": who wrote it, the same on every
  * post of that writer) and calls to action ("cta"). A block inside the
- * content whose id or class holds one of these words, a block whose ARIA
+ * content whose id or class holds one of these words, a <form> (its text
+ * is the labels and prompts of a sign-up or a search; a page that wraps
+ * everything in one form keeps it, as a box never holds half the
+ * content), a block whose ARIA
  * landmark role says it is navigation, complementary, the page footer
  * (contentinfo) or header (banner), and a caption (<figcaption>, or the
  * <figure> of a picture: one holding no table, listing or quotation) is
@@ -457,6 +460,7 @@ static int wn_single_is_illustration(const wn_dom_page *page, const wn_dom_node 
 static int wn_single_is_named_box(const wn_dom_page *page, const wn_dom_node *n, uint32_t links) {
   (void)links;
   return n->tag == WN_TAG_NAV || n->tag == WN_TAG_FOOTER || n->tag == WN_TAG_ASIDE ||
+         n->tag == WN_TAG_FORM ||
          n->tag == WN_TAG_FIGCAPTION || (n->tag == WN_TAG_FIGURE && wn_single_is_illustration(page, n)) ||
          wn_single_has_word(n->id) || wn_single_has_word(n->cls) ||
          wn_single_role_not_content(wn_dom_attr(page, n, "role"));
