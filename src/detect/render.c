@@ -205,6 +205,28 @@ static wn_err wn_figure_keep_caption(const wn_dom_node *nodes, uint32_t count,
   return WN_OK;
 }
 
+/* Element e, outside every region, sits within the run of the content:
+ * the nearest element around it with more text than its own has kept
+ * text both before and after it. before[i]: kept text nodes in [0, i). */
+static int wn_within_content(const wn_dom_node *nodes, const uint32_t *before, uint32_t e) {
+  uint32_t a = nodes[e].parent;
+  while (a != WN_DOM_NONE && nodes[a].text_len <= nodes[e].text_len)
+    a = nodes[a].parent;
+  return a != WN_DOM_NONE && before[e] != before[a] &&
+         before[nodes[a].end] != before[nodes[e].end];
+}
+
+/* Appends f to *outer (allocated for count entries on first use). */
+static wn_err wn_push_outer(uint32_t **outer, uint32_t *n, uint32_t count, uint32_t f) {
+  if (!*outer) {
+    *outer = malloc((size_t)count * sizeof **outer);
+    if (!*outer)
+      return WN_ENOMEM;
+  }
+  (*outer)[(*n)++] = f;
+  return WN_OK;
+}
+
 wn_err wn_detect_figures(const wn_dom_page *page, const wn_detect_result *result, uint8_t **keep,
                          uint32_t **regions, uint32_t *n_regions) {
   uint32_t count = 0;
@@ -233,25 +255,16 @@ wn_err wn_detect_figures(const wn_dom_page *page, const wn_detect_result *result
       k++;
     if (nodes[f].tag == WN_TAG_IMG && !(k < result->n_selected && result->selected[k] <= f)) {
       /* An image outside every region whose caption block (the nearest
-       * element around it with text) has no kept text: shown alone when
-       * the block sits within the run of the content. */
+       * element around it with text, not mostly link text) has no kept
+       * text: shown alone when the block sits within the content. */
       uint32_t w = nodes[f].parent;
       while (w != WN_DOM_NONE && nodes[w].text_len == 0)
         w = nodes[w].parent;
-      if (w == WN_DOM_NONE || before[w] != before[nodes[w].end])
+      if (w == WN_DOM_NONE || before[w] != before[nodes[w].end] ||
+          2 * nodes[w].link_text_len > nodes[w].text_len || !wn_within_content(nodes, before, w))
         continue;
-      uint32_t a = nodes[w].parent;
-      while (a != WN_DOM_NONE && nodes[a].text_len <= nodes[w].text_len)
-        a = nodes[a].parent;
-      if (a == WN_DOM_NONE || before[w] == before[a] ||
-          before[nodes[a].end] == before[nodes[w].end])
-        continue;
-      if (!outer) {
-        outer = malloc((size_t)count * sizeof *outer);
-        if (!outer)
-          goto out;
-      }
-      outer[n_outer++] = f;
+      if (wn_push_outer(&outer, &n_outer, count, f))
+        goto out;
       continue;
     }
     if (nodes[f].tag != WN_TAG_FIGURE || before[f] != before[nodes[f].end] ||
@@ -266,18 +279,10 @@ wn_err wn_detect_figures(const wn_dom_page *page, const wn_detect_result *result
       if (!(a == WN_DOM_NONE || a < r || before[a] != before[nodes[a].end]))
         continue;
     } else {
-      uint32_t a = nodes[f].parent;
-      while (a != WN_DOM_NONE && nodes[a].text_len <= nodes[f].text_len)
-        a = nodes[a].parent;
-      if (a == WN_DOM_NONE || before[f] == before[a] ||
-          before[nodes[a].end] == before[nodes[f].end])
+      if (!wn_within_content(nodes, before, f))
         continue;
-      if (!outer) {
-        outer = malloc((size_t)count * sizeof *outer);
-        if (!outer)
-          goto out;
-      }
-      outer[n_outer++] = f;
+      if (wn_push_outer(&outer, &n_outer, count, f))
+        goto out;
     }
     if (wn_figure_keep_caption(nodes, count, result, f, keep))
       goto out;
