@@ -179,9 +179,20 @@ static int wn_single_is_named_box(const wn_dom_page *page, const wn_dom_node *n,
 
 /* Text nodes of [from, to) that lie in a box starting there (a
  * named box or a link box, as WN_SINGLE_STEP_BOXES and _LINKS judge them)
- * get skip[i] = 1; links[] counts link text nodes per subtree. */
-static void wn_single_gap_boxes(const wn_dom_page *page, const wn_dom_node *nodes,
-                                const uint32_t *links, uint32_t from, uint32_t to, uint8_t *skip) {
+ * get skip[i] = 1. */
+static wn_err wn_single_gap_boxes(const wn_dom_page *page, uint32_t from, uint32_t to,
+                                  uint8_t *skip) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t *links = calloc(count ? count : 1, sizeof *links); /* link text nodes per subtree */
+  if (!links)
+    return WN_ENOMEM;
+  for (uint32_t i = count; i-- > 0;) {
+    if (nodes[i].tag == WN_TAG_TEXT)
+      links[i] = (nodes[i].flags & WN_DOM_IN_LINK) != 0;
+    if (nodes[i].parent != WN_DOM_NONE)
+      links[nodes[i].parent] += links[i];
+  }
   for (uint32_t i = from; i < to;) {
     const wn_dom_node *n = &nodes[i];
     if (n->tag != WN_TAG_TEXT && n->end <= to &&
@@ -192,6 +203,8 @@ static void wn_single_gap_boxes(const wn_dom_page *page, const wn_dom_node *node
     }
     i++;
   }
+  free(links);
+  return WN_OK;
 }
 
 /* The boxes between the headline and the content are judged as the box
@@ -241,21 +254,11 @@ static wn_err wn_single_title(const wn_dom_page *page, wn_detect_result *res,
   }
   uint8_t *skip = NULL;
   if (first > nodes[h1].end) {
-    uint32_t *links = calloc(count, sizeof *links);
     skip = calloc(count, 1);
-    if (!links || !skip) {
-      free(links);
+    if (!skip || wn_single_gap_boxes(page, nodes[h1].end, first, skip)) {
       free(skip);
       return WN_ENOMEM;
     }
-    for (uint32_t i = count; i-- > 0;) {
-      if (nodes[i].tag == WN_TAG_TEXT)
-        links[i] = (nodes[i].flags & WN_DOM_IN_LINK) != 0;
-      if (nodes[i].parent != WN_DOM_NONE)
-        links[nodes[i].parent] += links[i];
-    }
-    wn_single_gap_boxes(page, nodes, links, nodes[h1].end, first, skip);
-    free(links);
   }
   uint64_t gap = 0, gap_links = 0, kept = 0;
   for (uint32_t i = nodes[h1].end; i < first; i++)
@@ -319,19 +322,10 @@ static wn_err wn_single_standfirst(const wn_dom_page *page, wn_detect_result *re
   if (head == WN_DOM_NONE || nodes[head].end >= first)
     return WN_OK;
   uint8_t *flags = calloc(count, 1); /* 1: in a box of the gap; 2: in a <p> */
-  uint32_t *links = calloc(count, sizeof *links);
-  if (!flags || !links) {
+  if (!flags || wn_single_gap_boxes(page, nodes[head].end, first, flags)) {
     free(flags);
-    free(links);
     return WN_ENOMEM;
   }
-  for (uint32_t i = count; i-- > 0;) {
-    if (nodes[i].tag == WN_TAG_TEXT)
-      links[i] = (nodes[i].flags & WN_DOM_IN_LINK) != 0;
-    if (nodes[i].parent != WN_DOM_NONE)
-      links[nodes[i].parent] += links[i];
-  }
-  wn_single_gap_boxes(page, nodes, links, nodes[head].end, first, flags);
   uint64_t prose = 0, all = 0, linked = 0;
   for (uint32_t i = nodes[head].end; i < first; i++) {
     uint32_t p = nodes[i].parent;
@@ -350,7 +344,6 @@ static wn_err wn_single_standfirst(const wn_dom_page *page, wn_detect_result *re
       if (nodes[i].tag == WN_TAG_TEXT && flags[i] == 2)
         res->keep[i] = 1;
   free(flags);
-  free(links);
   return WN_OK;
 }
 
