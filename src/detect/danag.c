@@ -239,18 +239,15 @@ int wn_danag_area(const uint32_t *content, const int64_t *diff, uint32_t n, uint
  * whose lines read as prose, or that are set as paragraphs, come in with
  * the story.
  */
-/* Keeps the text of el's subtree on lines where content outweighs code,
- * and the text of its paragraphs however short (the container step). */
-static void wn_danag_keep_prose(const wn_dom_node *nodes, const uint8_t *mask,
-                                const int64_t *diff, const uint32_t *line_of, uint32_t el,
-                                uint8_t *keep) {
+void wn_danag_keep_prose(const wn_dom_node *nodes, const uint8_t *mask, const int64_t *diff,
+                         const uint32_t *line_of, uint32_t el, uint8_t *keep) {
   uint32_t para = WN_DOM_NONE; /* the <p> the walk is in */
   for (uint32_t i = el; i < nodes[el].end; i++) {
     if (nodes[i].tag == WN_TAG_P)
       para = i;
     else if (para != WN_DOM_NONE && i >= nodes[para].end)
       para = WN_DOM_NONE;
-    if (nodes[i].tag == WN_TAG_TEXT && (diff[line_of[i]] > 0 || para != WN_DOM_NONE) &&
+    if (nodes[i].tag == WN_TAG_TEXT && (para != WN_DOM_NONE || (diff && diff[line_of[i]] > 0)) &&
         (!mask || !mask[i]))
       keep[i] = 1;
   }

@@ -539,6 +539,21 @@ static int wn_cmp_u32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Kept text bytes per subtree (malloc'd, the page's node count), or
+ * NULL when out of memory. */
+static uint64_t *wn_single_kept_sums(const wn_dom_node *nodes, uint32_t count, const uint8_t *keep) {
+  uint64_t *kept = calloc((size_t)count + 1, sizeof *kept);
+  if (!kept)
+    return NULL;
+  for (uint32_t i = count; i-- > 0;) {
+    if (nodes[i].tag == WN_TAG_TEXT && keep[i])
+      kept[i] = nodes[i].own_text_len;
+    if (nodes[i].parent != WN_DOM_NONE)
+      kept[nodes[i].parent] += kept[i];
+  }
+  return kept;
+}
+
 static wn_err wn_single_image_captions(const wn_dom_page *page, wn_detect_result *res) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -547,18 +562,12 @@ static wn_err wn_single_image_captions(const wn_dom_page *page, wn_detect_result
     images += nodes[i].tag == WN_TAG_IMG;
   if (images == 0)
     return WN_OK;
-  uint32_t *kept = calloc((size_t)count + 1, sizeof *kept); /* kept text bytes per subtree */
+  uint64_t *kept = wn_single_kept_sums(nodes, count, res->keep);
   uint32_t *lens = malloc(((size_t)count + 1) * sizeof *lens);
   if (!kept || !lens) {
     free(kept);
     free(lens);
     return WN_ENOMEM;
-  }
-  for (uint32_t i = count; i-- > 0;) {
-    if (nodes[i].tag == WN_TAG_TEXT && res->keep[i])
-      kept[i] = nodes[i].own_text_len;
-    if (nodes[i].parent != WN_DOM_NONE)
-      kept[nodes[i].parent] += kept[i];
   }
   uint32_t n = 0;
   for (uint32_t i = 0; i < count; i++)
@@ -575,7 +584,7 @@ static wn_err wn_single_image_captions(const wn_dom_page *page, wn_detect_result
       while (a != WN_DOM_NONE && nodes[a].text_len == 0)
         a = nodes[a].parent;
       if (a == WN_DOM_NONE || kept[a] == 0 || nodes[a].text_len >= median ||
-          2 * (uint64_t)kept[a] >= total || 2 * nodes[a].link_text_len > nodes[a].text_len)
+          2 * kept[a] >= total || 2 * nodes[a].link_text_len > nodes[a].text_len)
         continue;
       const uint8_t t = nodes[a].tag;
       if (t == WN_TAG_P || t == WN_TAG_A || (t >= WN_TAG_H1 && t <= WN_TAG_H6) ||
@@ -792,15 +801,9 @@ static wn_err wn_single_hint_paragraphs(const wn_dom_page *page, const uint8_t *
                                         wn_detect_result *res) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  uint64_t *kept = calloc((size_t)count + 1, sizeof *kept);
+  uint64_t *kept = wn_single_kept_sums(nodes, count, res->keep);
   if (!kept)
     return WN_ENOMEM;
-  for (uint32_t i = count; i-- > 0;) {
-    if (nodes[i].tag == WN_TAG_TEXT && res->keep[i])
-      kept[i] = nodes[i].own_text_len;
-    if (nodes[i].parent != WN_DOM_NONE)
-      kept[nodes[i].parent] += kept[i];
-  }
   uint32_t hint = WN_DOM_NONE;
   for (uint32_t i = 0; i < count; i++) {
     if (nodes[i].tag == WN_TAG_TEXT || 2 * kept[i] <= kept[0])
@@ -814,17 +817,8 @@ static wn_err wn_single_hint_paragraphs(const wn_dom_page *page, const uint8_t *
     }
   }
   free(kept);
-  if (hint == WN_DOM_NONE)
-    return WN_OK;
-  uint32_t para = WN_DOM_NONE; /* the <p> the walk is in */
-  for (uint32_t i = hint; i < nodes[hint].end; i++) {
-    if (nodes[i].tag == WN_TAG_P)
-      para = i;
-    else if (para != WN_DOM_NONE && i >= nodes[para].end)
-      para = WN_DOM_NONE;
-    if (para != WN_DOM_NONE && nodes[i].tag == WN_TAG_TEXT && !(mask && mask[i]))
-      res->keep[i] = 1;
-  }
+  if (hint != WN_DOM_NONE)
+    wn_danag_keep_prose(nodes, mask, NULL, NULL, hint, res->keep);
   return WN_OK;
 }
 

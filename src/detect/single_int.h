@@ -98,4 +98,11 @@ void wn_danag_smooth(const uint32_t *content, const uint32_t *code, uint32_t n, 
 int wn_danag_area(const uint32_t *content, const int64_t *diff, uint32_t n, uint32_t gap,
                   uint32_t *first, uint32_t *last);
 
+/* Keeps the text of el's subtree that lies in a paragraph (<p>), and,
+ * with diff (NULL: paragraphs only), on a line of DANAg's source where
+ * content outweighs code; text under mask (may be NULL) stays out
+ * (danag.c; the container step and the article's paragraphs). */
+void wn_danag_keep_prose(const wn_dom_node *nodes, const uint8_t *mask, const int64_t *diff,
+                         const uint32_t *line_of, uint32_t el, uint8_t *keep);
+
 #endif /* WN_SINGLE_INT_H */
