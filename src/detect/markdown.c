@@ -283,9 +283,27 @@ static wn_err wn_md_image(wn_md *md, uint32_t i) {
   const wn_dom_node *n = &md->nodes[i];
   const char *src = wn_md_attr(md, n, "src");
   wn_err err = WN_OK;
+  char *first = NULL; /* the first candidate of srcset, when that is the source */
   if (!src || !*src || strncmp(src, "data:", 5) == 0) {
     /* Lazy loading puts the real source in data-src. */
     src = wn_md_attr(md, n, "data-src");
+  }
+  if (!src || !*src) {
+    /* A responsive image may give its sources in srcset only ("a.jpg 1x,
+     * b.jpg 2x"): the first candidate's URL. */
+    const char *set = wn_md_attr(md, n, "srcset");
+    if (set) {
+      set += strspn(set, " \t\n\r\f,");
+      size_t len = strcspn(set, " \t\n\r\f,");
+      if (len > 0 && strncmp(set, "data:", 5) != 0) {
+        first = malloc(len + 1);
+        if (!first)
+          return WN_ENOMEM;
+        memcpy(first, set, len);
+        first[len] = '\0';
+        src = first;
+      }
+    }
   }
   if (!src || !*src)
     return WN_OK;
@@ -325,6 +343,7 @@ static wn_err wn_md_image(wn_md *md, uint32_t i) {
   }
   if (!err)
     err = wn_buf_append_char(md->out, ')');
+  free(first);
   return err;
 }
 
@@ -952,15 +971,20 @@ wn_err wn_detect_render_markdown(const wn_dom_page *page, const wn_detect_result
     if (nodes[i].depth > depth)
       depth = nodes[i].depth;
   }
+  /* A figure's text, wherever it sits inside the figure, is its caption
+   * and credit: an image belongs to the text around the figure, so a
+   * figure whose caption was left out still shows its image. in_fig
+   * marks the figure and its subtree (live is its scratch here, cleared
+   * below). */
+  uint8_t *in_fig = live;
   for (uint32_t i = 0; i < count; i++) {
     uint32_t p = nodes[i].parent;
-    /* A figure's text is its caption and credit: an image belongs to the
-     * text around the figure, so a figure whose caption was left out
-     * still shows its image. */
-    text_anc[i] = p == WN_DOM_NONE                                        ? WN_DOM_NONE
-                  : nodes[p].text_len > 0 && nodes[p].tag != WN_TAG_FIGURE ? p
-                                                                            : text_anc[p];
+    in_fig[i] = nodes[i].tag == WN_TAG_FIGURE || (p != WN_DOM_NONE && in_fig[p]);
+    text_anc[i] = p == WN_DOM_NONE                         ? WN_DOM_NONE
+                  : nodes[p].text_len > 0 && !in_fig[p] ? p
+                                                             : text_anc[p];
   }
+  memset(live, 0, count);
   const uint32_t *sel = regions ? regions : result->selected;
   for (uint32_t k = 0; k < n_regions; k++) {
     uint32_t r = sel[k];

@@ -302,11 +302,12 @@ static const char *wn_attr_copy(wn_arena *arena, const char *value, int *oom) {
  * "navigation", "complementary") and schema.org's itemprop
  * ("articleBody"). */
 static const char *const wn_kept_a[] = {"href", "role", "itemprop", NULL};
-static const char *const wn_kept_img[] = {"src", "data-src", "alt", "role", "itemprop", NULL};
+static const char *const wn_kept_img[] = {"src", "data-src", "srcset", "alt", "role", "itemprop",
+                                           NULL};
 static const char *const wn_kept_ol[] = {"start", "role", "itemprop", NULL};
 static const char *const wn_kept_cell[] = {"colspan", "rowspan", "role", "itemprop", NULL};
 static const char *const wn_kept_any[] = {"role", "itemprop", NULL};
-#define WN_MAX_KEPT 5u /* the longest list above */
+#define WN_MAX_KEPT 6u /* the longest list above */
 
 static const char *const *wn_kept_names(uint8_t tag) {
   switch (tag) {

@@ -182,6 +182,9 @@ static void test_links_and_images(void **state) {
         "\n"
         "![A \\[nice\\] photo](https://www.example.com/i/p.png) "
         "![](https://www.example.com/dir/lazy.jpg)\n");
+  /* A responsive image with its sources in srcset only: the first. */
+  check("<p><img srcset=\"/w/a-320.jpg 320w, /w/a-640.jpg 640w\" alt=\"Harbour\"></p>", NULL,
+        &base, "![Harbour](https://www.example.com/w/a-320.jpg)\n");
   /* A link around blocks (a card) stays on one line: Markdown links
    * cannot span lines; a heading's marker goes before the link. */
   check("<p>x</p><a href=\"/s\"><h3>Card title</h3><p>Its summary</p></a><p>y</p>", NULL, NULL,

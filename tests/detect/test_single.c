@@ -1315,6 +1315,9 @@ static void test_figure_outputs(void **state) {
       OUT("<div class=\"media\"><img src=\"/harbour.jpg\"><p class=\"media__caption\">The "
           "harbour at low tide. Photo: T. Marsh</p></div>");
     if (k == 2)
+      OUT("<figure><div class=\"wrap\"><img src=\"/tide.jpg\"><div class=\"lightbox\">High "
+          "water</div></div><figcaption>High water at noon</figcaption></figure>");
+    if (k == 2)
       OUT("<figure><img src=\"/pool.jpg\"><span>Town archive</span></figure>"
           "<figure class=\"wp-block-table\"><table><tr><td>Visitors in 2021</td><td>41,000</td>"
           "</tr></table></figure>");
@@ -1343,6 +1346,8 @@ static void test_figure_outputs(void **state) {
     fail_msg("a table set as a figure is text of the story:\n%s\n%s", text, md);
   if (!strstr(md, "![](/pool.jpg)"))
     fail_msg("a figure without caption lost its image in the Markdown:\n%s", md);
+  if (!strstr(md, "![](/tide.jpg)\n\nHigh water at noon"))
+    fail_msg("an image wrapped with text inside its figure lost in the Markdown:\n%s", md);
   if (!strstr(html, "/baths.jpg") || !strstr(html, "The baths in 1930"))
     fail_msg("figure missing from the HTML:\n%s", html);
   if (!strstr(md, "![](/baths.jpg)\n\nThe baths in 1930"))
