@@ -15,28 +15,47 @@
  * in <head>, at the top of the document. */
 #define WN_BASE_SEARCH_MAX_NODES 100000u
 
-/* The first <base href> of the document, walked without recursion. */
+/* The next node after node in document order within root, without
+ * recursion (NULL at the end). */
+static xmlNode *wn_links_next(xmlNode *node, xmlNode *root) {
+  if (node->children)
+    return node->children;
+  while (node && !node->next && node != root)
+    node = node->parent;
+  return !node || node == root ? NULL : node->next;
+}
+
+/* The first <base href> of the document. */
 static xmlChar *find_base_href(xmlNode *root) {
-  xmlNode *node = root;
   uint32_t seen = 0;
-  while (node && seen++ < WN_BASE_SEARCH_MAX_NODES) {
+  for (xmlNode *node = root; node && seen++ < WN_BASE_SEARCH_MAX_NODES;
+       node = wn_links_next(node, root))
     if (node->type == XML_ELEMENT_NODE && node->name &&
         xmlStrcasecmp(node->name, (const xmlChar *)"base") == 0) {
       xmlChar *href = xmlGetProp(node, (const xmlChar *)"href");
       if (href)
         return href;
     }
-    if (node->children) {
-      node = node->children;
-      continue;
-    }
-    while (node && !node->next && node != root)
-      node = node->parent;
-    if (!node || node == root)
-      break;
-    node = node->next;
-  }
   return NULL;
+}
+
+/* The base links of the page resolve against: its URL, or its first
+ * <base href> resolved against the URL (one that does not resolve is
+ * ignored, as browsers do). *base is malloc'd. */
+static wn_err wn_links_base(xmlNode *root, const char *page_url, char **base, wn_diag *diag) {
+  wn_err err = wn_url_resolve(NULL, page_url, base, diag); /* the URL must be a base */
+  if (err)
+    return err;
+  xmlChar *href = find_base_href(root);
+  if (href) {
+    char *resolved = NULL;
+    if (wn_url_resolve(*base, (const char *)href, &resolved, NULL) == WN_OK) {
+      free(*base);
+      *base = resolved;
+    }
+    xmlFree(href);
+  }
+  return WN_OK;
 }
 
 void wn_links_free(wn_link *links, size_t n) {
@@ -53,7 +72,6 @@ wn_err wn_learn_links(const wn_dom_page *page, const char *page_url, size_t max_
   wn_link *links = NULL;
   size_t n = 0, alloc = 0;
   char *base = NULL;
-  xmlChar *base_href = NULL;
   *out = NULL;
   *n_out = 0;
   if (!max_links)
@@ -61,19 +79,8 @@ wn_err wn_learn_links(const wn_dom_page *page, const char *page_url, size_t max_
   xmlDoc *doc = wn_dom_xml_doc(page);
   if (!doc)
     return wn_diag_set(diag, WN_EINVAL, "links: page was parsed without keep_xml");
-  /* The page URL must itself be a valid base. */
-  err = wn_url_resolve(NULL, page_url, &base, diag);
-  if (err)
+  if ((err = wn_links_base(xmlDocGetRootElement(doc), page_url, &base, diag)))
     goto out;
-  base_href = find_base_href(xmlDocGetRootElement(doc));
-  if (base_href) {
-    char *resolved = NULL;
-    /* A <base href> that does not resolve is ignored, as browsers do. */
-    if (wn_url_resolve(base, (const char *)base_href, &resolved, NULL) == WN_OK) {
-      free(base);
-      base = resolved;
-    }
-  }
 
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -115,7 +122,6 @@ wn_err wn_learn_links(const wn_dom_page *page, const char *page_url, size_t max_
   n = 0;
 out:
   wn_links_free(links, n);
-  xmlFree(base_href);
   free(base);
   return err;
 }
@@ -148,7 +154,6 @@ wn_err wn_learn_alternates(const wn_dom_page *page, const char *page_url, wn_lin
   wn_link *alts = NULL;
   size_t n = 0;
   char *base = NULL;
-  xmlChar *base_href = NULL;
   *out = NULL;
   *n_out = 0;
   xmlDoc *doc = wn_dom_xml_doc(page);
@@ -157,25 +162,16 @@ wn_err wn_learn_alternates(const wn_dom_page *page, const char *page_url, wn_lin
   xmlNode *root = xmlDocGetRootElement(doc);
   if (!root)
     return WN_OK;
-  if ((err = wn_url_resolve(NULL, page_url, &base, diag)))
+  if ((err = wn_links_base(root, page_url, &base, diag)))
     goto out;
-  base_href = find_base_href(root);
-  if (base_href) {
-    char *resolved = NULL;
-    if (wn_url_resolve(base, (const char *)base_href, &resolved, NULL) == WN_OK) {
-      free(base);
-      base = resolved;
-    }
-  }
   alts = calloc(WN_ALTERNATES_MAX, sizeof *alts);
   if (!alts) {
     err = wn_diag_set(diag, WN_ENOMEM, "links: out of memory");
     goto out;
   }
   const char *lang = wn_dom_lang(page);
-  /* The walk of find_base_href, over the whole document (the <link>s are
-   * in <head>, language switchers anywhere); bounded by the node cap the
-   * parser enforced. */
+  /* The whole document in order (the <link>s are in <head>, language
+   * switchers anywhere); bounded by the node cap the parser enforced. */
   xmlNode *node = root;
   while (node && n < WN_ALTERNATES_MAX) {
     if (node->type == XML_ELEMENT_NODE && node->name) {
@@ -207,15 +203,7 @@ wn_err wn_learn_alternates(const wn_dom_page *page, const char *page_url, wn_lin
         }
       }
     }
-    if (node->children) {
-      node = node->children;
-      continue;
-    }
-    while (node && !node->next && node != root)
-      node = node->parent;
-    if (!node || node == root)
-      break;
-    node = node->next;
+    node = wn_links_next(node, root);
   }
   *out = alts;
   *n_out = n;
@@ -223,7 +211,6 @@ wn_err wn_learn_alternates(const wn_dom_page *page, const char *page_url, wn_lin
   n = 0;
 out:
   wn_links_free(alts, n);
-  xmlFree(base_href);
   free(base);
   return err;
 }

@@ -85,26 +85,43 @@ static size_t wn_split_path(const char *path, const char **starts, size_t *lens,
 
 #define WN_NSET_MAX_SEGMENTS 64u
 
+/* A URL's path segments and query (both functions below compare two). */
+typedef struct wn_url_parts {
+  char *path, *query; /* curl's, or NULL */
+  const char *seg[WN_NSET_MAX_SEGMENTS];
+  size_t len[WN_NSET_MAX_SEGMENTS];
+  size_t n;
+} wn_url_parts;
+
+static int wn_url_parts_get(const char *url, wn_url_parts *u) {
+  u->path = u->query = NULL;
+  u->n = 0;
+  if (wn_url_path_query(url, &u->path, &u->query) != 0)
+    return -1;
+  u->n = wn_split_path(u->path, u->seg, u->len, WN_NSET_MAX_SEGMENTS);
+  return 0;
+}
+
+static void wn_url_parts_free(wn_url_parts *u) {
+  curl_free(u->path);
+  curl_free(u->query);
+}
+
 uint32_t wn_learn_hyperlink_distance(const char *key_url, const char *url) {
-  char *kp = NULL, *kq = NULL, *up = NULL, *uq = NULL;
+  wn_url_parts k, u;
   uint32_t d = UINT32_MAX;
-  if (wn_url_path_query(key_url, &kp, &kq) != 0 || wn_url_path_query(url, &up, &uq) != 0)
-    goto out;
-  const char *ks[WN_NSET_MAX_SEGMENTS], *us[WN_NSET_MAX_SEGMENTS];
-  size_t kl[WN_NSET_MAX_SEGMENTS], ul[WN_NSET_MAX_SEGMENTS];
-  size_t m = wn_split_path(kp, ks, kl, WN_NSET_MAX_SEGMENTS);
-  size_t n = wn_split_path(up, us, ul, WN_NSET_MAX_SEGMENTS);
-  size_t common = m < n ? m : n;
-  d = (uint32_t)(m > n ? m - n : n - m);
-  for (size_t i = 0; i < common; i++)
-    d += (uint32_t)wn_folded_differ(ks[i], kl[i], us[i], ul[i]);
-  const char *a = kq ? kq : "", *b = uq ? uq : "";
-  d += (uint32_t)wn_folded_differ(a, strlen(a), b, strlen(b));
-out:
-  curl_free(kp);
-  curl_free(kq);
-  curl_free(up);
-  curl_free(uq);
+  int ok = wn_url_parts_get(key_url, &k) == 0;
+  ok = wn_url_parts_get(url, &u) == 0 && ok;
+  if (ok) {
+    size_t m = k.n, n = u.n, common = m < n ? m : n;
+    d = (uint32_t)(m > n ? m - n : n - m);
+    for (size_t i = 0; i < common; i++)
+      d += (uint32_t)wn_folded_differ(k.seg[i], k.len[i], u.seg[i], u.len[i]);
+    const char *a = k.query ? k.query : "", *b = u.query ? u.query : "";
+    d += (uint32_t)wn_folded_differ(a, strlen(a), b, strlen(b));
+  }
+  wn_url_parts_free(&k);
+  wn_url_parts_free(&u);
   return d;
 }
 
@@ -168,15 +185,16 @@ static int wn_bytes_equal(const char *a, size_t alen, const char *b, size_t blen
 
 int wn_learn_url_other_language(const char *key_url, const char *key_lang, const char *url,
                                 char *why, size_t why_size) {
-  char *kp = NULL, *kq = NULL, *up = NULL, *uq = NULL;
+  wn_url_parts kp, up;
   int other = 0;
-  if (wn_url_path_query(key_url, &kp, &kq) != 0 || wn_url_path_query(url, &up, &uq) != 0)
+  int ok = wn_url_parts_get(key_url, &kp) == 0;
+  ok = wn_url_parts_get(url, &up) == 0 && ok;
+  if (!ok)
     goto out;
-  const char *ks[WN_NSET_MAX_SEGMENTS], *us[WN_NSET_MAX_SEGMENTS];
-  size_t kl[WN_NSET_MAX_SEGMENTS], ul[WN_NSET_MAX_SEGMENTS];
-  size_t m = wn_split_path(kp, ks, kl, WN_NSET_MAX_SEGMENTS);
-  size_t n = wn_split_path(up, us, ul, WN_NSET_MAX_SEGMENTS);
-  const int same_query = strcmp(kq ? kq : "", uq ? uq : "") == 0;
+  const char *const *ks = kp.seg, *const *us = up.seg;
+  const size_t *kl = kp.len, *ul = up.len;
+  const size_t m = kp.n, n = up.n;
+  const int same_query = strcmp(kp.query ? kp.query : "", up.query ? up.query : "") == 0;
   /* Segments at the same place from the root: /en/guide/x.html and
    * /fr/guide/x.html, /manual/de-de/x and /manual/fr-fr/x. */
   size_t common = m < n ? m : n;
@@ -221,10 +239,8 @@ int wn_learn_url_other_language(const char *key_url, const char *key_lang, const
     }
   }
 out:
-  curl_free(kp);
-  curl_free(kq);
-  curl_free(up);
-  curl_free(uq);
+  wn_url_parts_free(&kp);
+  wn_url_parts_free(&up);
   return other;
 }
 

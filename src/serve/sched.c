@@ -135,6 +135,15 @@ static void wn_job_free(wn_job *job) {
   free(job);
 }
 
+/* A finished learn's figures on its job (/v1/jobs). */
+static void wn_job_take_summary(wn_job *job, const wn_learned *learned) {
+  wn_learn_summary sum;
+  wn_learned_summary_get(learned, &sum);
+  job->pages_used = sum.n_used;
+  job->pages_seen = sum.n_pages;
+  job->template_bytes = sum.template_bytes;
+}
+
 static wn_plan *wn_plan_find(wn_sched *s, const char *site) {
   for (size_t i = 0; i < s->n_plans; i++)
     if (strcmp(s->plans[i].site, site) == 0)
@@ -227,13 +236,8 @@ void wn_sched_record(wn_sched *s, const char *site, wn_job_reason reason,
   job->err = err;
   snprintf(job->message, sizeof job->message, "%s", err && message ? message : "");
   job->generation = generation;
-  if (learned) {
-    wn_learn_summary sum;
-    wn_learned_summary_get(learned, &sum);
-    job->pages_used = sum.n_used;
-    job->pages_seen = sum.n_pages;
-    job->template_bytes = sum.template_bytes;
-  }
+  if (learned)
+    wn_job_take_summary(job, learned);
   job->created_ms = job->started_ms = started_ms;
   job->finished_ms = finished_ms;
   pthread_mutex_lock(&s->mu);
@@ -292,13 +296,8 @@ static void wn_job_run(wn_sched *s, wn_job *job, const wn_crawl_options *crawl) 
     free(bytes);
     free(lens);
   }
-  if (learned) {
-    wn_learn_summary sum;
-    wn_learned_summary_get(learned, &sum);
-    job->pages_used = sum.n_used;
-    job->pages_seen = sum.n_pages;
-    job->template_bytes = sum.template_bytes;
-  }
+  if (learned)
+    wn_job_take_summary(job, learned);
   if (!err) {
     wn_save_info info;
     err = wn_site_save(s->store, learned, &info, &diag);
