@@ -28,7 +28,7 @@
  * After them h = 1 (/news/2015/), then h = 3 in document order... the
  * first of which is /index.html, then by spread.
  */
-#include "wn_test.h"
+#include "wn_crawl_test.h"
 
 #include <stdlib.h>
 
@@ -139,35 +139,13 @@ static void test_rank_by_hand(void **state) {
 
 /* ---- end to end: crawl the fixture site from 127.0.0.1 ------------------- */
 
-static wn_crawl *quick_crawl(void) {
-  wn_crawl_options o;
-  wn_crawl_options_init(&o);
-  o.host_delay_ms = 0;
-  o.timeout_ms = 5000;
-  wn_crawl *c = NULL;
-  wn_diag diag = {{0}};
-  assert_int_equal(wn_crawl_create(&o, &c, &diag), WN_OK);
-  return c;
-}
-
-static const wn_learn_crawl_page *find_page(const wn_learn_crawl_result *r, const char *suffix) {
-  size_t sl = strlen(suffix);
-  for (size_t i = 0; i < r->n_pages; i++) {
-    size_t ul = strlen(r->pages[i].url);
-    if (ul >= sl && strcmp(r->pages[i].url + ul - sl, suffix) == 0)
-      return &r->pages[i];
-  }
-  fail_msg("page %s not fetched", suffix);
-  return NULL;
-}
-
 static void test_crawl_replaces_bad_candidates(void **state) {
   (void)state;
   wn_httpd *srv = wn_httpd_start(SITE);
   assert_non_null(srv);
   char url[256];
   wn_httpd_url(srv, "/news/2015/article-7.html", url, sizeof url);
-  wn_crawl *crawl = quick_crawl();
+  wn_crawl *crawl = wn_test_quick_crawl();
   wn_learn_crawl_options o = {.n = 3};
   wn_learn_crawl_result *r = NULL;
   wn_diag diag = {{0}};
@@ -181,18 +159,18 @@ static void test_crawl_replaces_bad_candidates(void **state) {
   assert_int_equal(r->n_used, 1 + 3);
   assert_true(r->pages[0].used);
   assert_int_equal(r->pages[0].http_status, 200);
-  assert_true(find_page(r, "/article-8.html")->used);
-  assert_true(find_page(r, "/article-3.html")->used);
-  assert_true(find_page(r, "/article-6.html")->used);
-  const wn_learn_crawl_page *a9 = find_page(r, "/article-9.html");
+  assert_true(wn_test_crawled(r, "/article-8.html")->used);
+  assert_true(wn_test_crawled(r, "/article-3.html")->used);
+  assert_true(wn_test_crawled(r, "/article-6.html")->used);
+  const wn_learn_crawl_page *a9 = wn_test_crawled(r, "/article-9.html");
   assert_false(a9->used);
   assert_int_equal(a9->err, WN_EHTTP);
   assert_int_equal(a9->http_status, 404);
-  const wn_learn_crawl_page *a5 = find_page(r, "/article-5.html");
+  const wn_learn_crawl_page *a5 = wn_test_crawled(r, "/article-5.html");
   assert_false(a5->used);
   assert_int_equal(a5->http_status, 200);
   assert_true(a5->share < 0.5);
-  assert_true(find_page(r, "/article-8.html")->share >= 0.9);
+  assert_true(wn_test_crawled(r, "/article-8.html")->share >= 0.9);
   assert_true(r->compute_ms >= 0 && r->network_ms > 0);
   /* robots.txt once for the host. */
   assert_int_equal(wn_httpd_requests(srv, "/robots.txt"), 1);
@@ -207,7 +185,7 @@ static void test_crawl_fewer_than_n(void **state) {
   assert_non_null(srv);
   char url[256];
   wn_httpd_url(srv, "/news/2015/article-7.html", url, sizeof url);
-  wn_crawl *crawl = quick_crawl();
+  wn_crawl *crawl = wn_test_quick_crawl();
   /* Only a8, a3 and a6 share the key page's template: n = 6 gets 3. */
   wn_learn_crawl_options o = {.n = 6};
   wn_learn_crawl_result *r = NULL;
@@ -225,7 +203,7 @@ static void test_crawl_key_page_errors(void **state) {
   wn_httpd *srv = wn_httpd_start(SITE);
   assert_non_null(srv);
   char url[256];
-  wn_crawl *crawl = quick_crawl();
+  wn_crawl *crawl = wn_test_quick_crawl();
   wn_learn_crawl_result *r = NULL;
   wn_diag diag = {{0}};
   wn_httpd_url(srv, "/news/2015/article-9.html", url, sizeof url);
@@ -254,7 +232,7 @@ static void test_crawl_unreachable_key(void **state) {
   snprintf(url, sizeof url, "http://127.0.0.1:%u/news/2015/article-7.html", (unsigned)port);
   snprintf(want, sizeof want, "key page %s: could not connect to 127.0.0.1:%u (connection refused)",
            url, (unsigned)port);
-  wn_crawl *crawl = quick_crawl();
+  wn_crawl *crawl = wn_test_quick_crawl();
   wn_learn_crawl_result *r = NULL;
   wn_diag diag = {{0}};
   assert_int_equal(wn_learn_crawl(crawl, url, NULL, &r, &diag), WN_ENET);

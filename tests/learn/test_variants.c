@@ -15,7 +15,7 @@
  * links to all of them (and to /fr/ferry.html, /fr/library.html without
  * hreflang) besides its nav links, which are 404.
  */
-#include "wn_test.h"
+#include "wn_crawl_test.h"
 
 #include <stdlib.h>
 
@@ -258,29 +258,13 @@ static void test_files(void **state) {
 
 /* ---- by crawling: the fixture from 127.0.0.1 -------------------------------- */
 
-static const wn_learn_crawl_page *find_page(const wn_learn_crawl_result *r, const char *suffix) {
-  size_t sl = strlen(suffix);
-  for (size_t i = 0; i < r->n_pages; i++) {
-    size_t ul = strlen(r->pages[i].url);
-    if (ul >= sl && strcmp(r->pages[i].url + ul - sl, suffix) == 0)
-      return &r->pages[i];
-  }
-  fail_msg("page %s not fetched", suffix);
-  return NULL;
-}
-
 static void test_crawl(void **state) {
   (void)state;
   wn_httpd *srv = wn_httpd_start(SITE);
   assert_non_null(srv);
   char url[256];
   wn_httpd_url(srv, "/en/harbour.html", url, sizeof url);
-  wn_crawl_options co;
-  wn_crawl_options_init(&co);
-  co.host_delay_ms = 0;
-  co.timeout_ms = 5000;
-  wn_crawl *crawl = NULL;
-  assert_int_equal(wn_crawl_create(&co, &crawl, NULL), WN_OK);
+  wn_crawl *crawl = wn_test_quick_crawl();
   /* n = 6: more than the four other English articles, so that every
    * candidate is fetched and judged. */
   wn_learn_crawl_options o = {.n = 6};
@@ -302,14 +286,14 @@ static void test_crawl(void **state) {
   static const char *const used[] = {"/en/ferry.html", "/en/library.html", "/en/market.html",
                                      "/en/bridge.html"};
   for (size_t i = 0; i < 4; i++)
-    assert_true(find_page(r, used[i])->used);
-  const wn_learn_crawl_page *de = find_page(r, "/en/harbour-de.html");
+    assert_true(wn_test_crawled(r, used[i])->used);
+  const wn_learn_crawl_page *de = wn_test_crawled(r, "/en/harbour-de.html");
   assert_false(de->used);
   assert_non_null(strstr(de->message, "near-duplicate of the key page"));
-  const wn_learn_crawl_page *lettre = find_page(r, "/en/lettre.html");
+  const wn_learn_crawl_page *lettre = wn_test_crawled(r, "/en/lettre.html");
   assert_false(lettre->used);
   assert_non_null(strstr(lettre->message, "another language"));
-  const wn_learn_crawl_page *copy = find_page(r, "/en/print/harbour.html");
+  const wn_learn_crawl_page *copy = wn_test_crawled(r, "/en/print/harbour.html");
   assert_false(copy->used);
   assert_non_null(strstr(copy->message, "(a copy)"));
   /* The template is the one of the five English articles. */
