@@ -53,6 +53,23 @@ wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method);
  * NUL-terminated (*len its length), or NULL when it has none (meta.c). */
 char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len);
 
+/* A part of a page's content as its structured data states it: text
+ * (len bytes, not NUL-terminated) of group (0: a recipe's ingredients,
+ * 1: its steps). */
+typedef struct wn_detect_part {
+  int group;
+  const char *text;
+  size_t len;
+} wn_detect_part;
+typedef wn_err (*wn_detect_recipe_fn)(const wn_dom_page *page, const wn_detect_part *parts,
+                                      uint32_t n, void *ctx);
+/* The first JSON-LD script of the page that states a schema.org Recipe
+ * with ingredients or steps: fn is called with them (at most max, the
+ * texts valid during the call; *n their number), else fn is not called
+ * and *n is 0 (meta.c). */
+wn_err wn_detect_jsonld_recipe(const wn_dom_page *page, wn_detect_part *parts, uint32_t max,
+                               uint32_t *n, wn_detect_recipe_fn fn, void *ctx);
+
 /* Writes text held outside the page's tree (a result's body_text) as
  * lines of text or as <p> elements (render.c). */
 enum { WN_BODY_TEXT, WN_BODY_HTML };

@@ -376,6 +376,95 @@ char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len) {
   return b.text;
 }
 
+/* A Recipe's parts as its JSON-LD states them (schema.org): the strings
+ * of recipeIngredient (group 0) and of recipeInstructions (group 1: a
+ * string, or HowToStep texts, or the steps of HowToSections). */
+typedef struct wn_jsonld_parts {
+  wn_detect_part *parts;
+  uint32_t n, max;
+} wn_jsonld_parts;
+
+static void wn_jsonld_part(wn_jsonld_parts *p, int group, const json_t *v) {
+  if (json_is_object(v))
+    v = json_object_get(v, "text");
+  if (!json_is_string(v) || p->n >= p->max || json_string_length(v) == 0)
+    return;
+  p->parts[p->n].group = group;
+  p->parts[p->n].text = json_string_value(v);
+  p->parts[p->n].len = json_string_length(v);
+  p->n++;
+}
+
+static int wn_jsonld_is(const json_t *item, const char *type) {
+  const json_t *t = json_object_get(item, "@type");
+  for (size_t k = 0; json_is_array(t) ? k < json_array_size(t) : k < 1; k++) {
+    const json_t *e = json_is_array(t) ? json_array_get(t, k) : t;
+    if (json_is_string(e) && strcmp(json_string_value(e), type) == 0)
+      return 1;
+  }
+  return 0;
+}
+
+static void wn_jsonld_recipe_item(const json_t *item, void *ctx) {
+  wn_jsonld_parts *p = ctx;
+  if (!wn_jsonld_is(item, "Recipe"))
+    return;
+  const json_t *ing = json_object_get(item, "recipeIngredient");
+  if (!ing)
+    ing = json_object_get(item, "ingredients"); /* the older name */
+  for (size_t k = 0; json_is_array(ing) && k < json_array_size(ing); k++)
+    wn_jsonld_part(p, 0, json_array_get(ing, k));
+  const json_t *ins = json_object_get(item, "recipeInstructions");
+  if (json_is_string(ins))
+    wn_jsonld_part(p, 1, ins);
+  for (size_t k = 0; json_is_array(ins) && k < json_array_size(ins); k++) {
+    const json_t *step = json_array_get(ins, k);
+    const json_t *sub = json_is_object(step) ? json_object_get(step, "itemListElement") : NULL;
+    if (json_is_array(sub))
+      for (size_t j = 0; j < json_array_size(sub); j++)
+        wn_jsonld_part(p, 1, json_array_get(sub, j));
+    else
+      wn_jsonld_part(p, 1, step);
+  }
+}
+
+wn_err wn_detect_jsonld_recipe(const wn_dom_page *page, wn_detect_part *parts, uint32_t max,
+                               uint32_t *n, wn_detect_recipe_fn fn, void *ctx) {
+  uint32_t n_items = 0;
+  const wn_dom_meta *items = wn_dom_meta_items(page, &n_items);
+  *n = 0;
+  for (uint32_t i = 0; i < n_items; i++) {
+    if (items[i].kind != WN_DOM_META_JSONLD || !items[i].text || items[i].cut ||
+        !strstr(items[i].text, "Recipe"))
+      continue; /* (most pages: no JSON parse for them) */
+    size_t len = strlen(items[i].text);
+    if (len > WN_META_MAX_JSONLD)
+      continue;
+    json_t *root = json_loadb(items[i].text, len, JSON_DECODE_ANY, NULL);
+    if (!root)
+      continue;
+    wn_jsonld_parts p = {parts, 0, max};
+    size_t seen = 0;
+    size_t m = json_is_array(root) ? json_array_size(root) : 1;
+    for (size_t k = 0; k < m && seen < WN_META_MAX_ITEMS; k++, seen++) {
+      const json_t *item = json_is_array(root) ? json_array_get(root, k) : root;
+      wn_jsonld_recipe_item(item, &p);
+      const json_t *graph = json_object_get(item, "@graph");
+      for (size_t g = 0; json_is_array(graph) && g < json_array_size(graph) &&
+                         seen < WN_META_MAX_ITEMS;
+           g++, seen++)
+        wn_jsonld_recipe_item(json_array_get(graph, g), &p);
+    }
+    wn_err err = p.n ? fn(page, parts, p.n, ctx) : WN_OK; /* the strings live in root */
+    json_decref(root);
+    if (err || p.n) {
+      *n = p.n;
+      return err;
+    }
+  }
+  return WN_OK;
+}
+
 /* ---- <meta> --------------------------------------------------------------------- */
 
 static int wn_ieq(const char *a, const char *b) {

@@ -904,6 +904,8 @@ static wn_err wn_single_run(const wn_dom_page *page, wn_single_method method, ui
     err = wn_single_drop_boxes(page, res);
   if (!err && (steps & WN_SINGLE_STEP_TITLE))
     err = wn_single_add_title_clean(page, res);
+  if (!err && (steps & WN_SINGLE_STEP_HTML5))
+    err = wn_single_recipe(page, res);
   return err;
 }
 

@@ -52,6 +52,10 @@ wn_err wn_single_add_title_place(const wn_dom_page *page, const uint8_t *cand,
 wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res);
 wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res);
 
+/* Part of WN_SINGLE_STEP_HTML5: keeps a recipe's ingredients and steps
+ * where the page states them with schema.org markup (recipe.c). */
+wn_err wn_single_recipe(const wn_dom_page *page, wn_detect_result *res);
+
 /* Comment threads, page footers and hidden text (part of
  * WN_SINGLE_STEP_BOXES, single.c): sets mask[i] for every node inside a
  * container named as a comment thread or a footer, or of a class that

@@ -1257,6 +1257,71 @@ static void test_like_items(void **state) {
   wn_buf_free(&h);
 }
 
+/* A recipe page: the story, then the ingredients in a table (quantity and
+ * name in cells of their own, one name linked to a shop page, a group
+ * label in a heading row) and the steps as a list of short lines. The
+ * page states its Recipe in JSON-LD (json 1) or as microdata (json 0).
+ * With the semantic hints the ingredients, their group label and the
+ * steps are content; without, the method reads only the story's prose.
+ * A table the JSON-LD does not state (json 2: its ingredients are another
+ * recipe's) stays out; the stated steps still come in. */
+static void recipe_page(wn_buf *b, int json) {
+  static const char *const qty[] = {"125 g", "65 g", "1 TL", "2 EL"};
+  static const char *const name[] = {"Mehl", "Zucker", "Backpulver", "Schmand"};
+  page_chrome_top(b);
+  wn_buf h = *b;
+  if (json) {
+    OUT("<script type=\"application/ld+json\">{\"@context\":\"https://schema.org\","
+        "\"@type\":\"Recipe\",\"name\":\"Kuchen\",\"recipeIngredient\":[");
+    for (int k = 0; k < 4; k++)
+      OUT("%s\"%s  %s\"", k ? "," : "", qty[k], json == 2 ? "Salz" : name[k]);
+    OUT("],\"recipeInstructions\":[{\"@type\":\"HowToStep\",\"text\":\"Den Teig kneten.\"},"
+        "{\"@type\":\"HowToStep\",\"text\":\"Eine Stunde backen.\"}]}</script>");
+  }
+  OUT("<h1>Baths saved, and a cake</h1>");
+  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
+    OUT("<p>%s</p>", story[k]);
+  OUT("<table class=\"ingredients\"><thead><tr><th colspan=\"2\">F\xc3\xbcr den Boden:</th></tr>"
+      "</thead><tbody>");
+  for (int k = 0; k < 4; k++)
+    OUT("<tr%s><td><span>%s</span></td><td>%s%s%s</td></tr>",
+        json == 0 ? " itemprop=\"recipeIngredient\"" : "", qty[k],
+        k == 2 ? "<a href=\"/shop\">" : "", name[k], k == 2 ? "</a>" : "");
+  const char *prop = json == 0 ? " itemprop=\"recipeInstructions\"" : "";
+  OUT("</tbody></table><ol class=\"steps\"><li%s>Den Teig kneten.</li>"
+      "<li%s>Eine Stunde backen.</li></ol>",
+      prop, prop);
+  *b = h;
+  page_chrome_bottom(b);
+}
+
+static void test_recipe(void **state) {
+  (void)state;
+  const uint32_t steps = wn_single_default_steps(WN_SINGLE_DANAG);
+  for (int json = 0; json < 3; json++) {
+    wn_buf h;
+    wn_buf_init(&h, 1 << 20);
+    recipe_page(&h, json);
+    wn_dom_page *page = wn_test_parse(h.data);
+    uint32_t n = 0;
+    for (int with = 0; with < 2; with++) {
+      char *text =
+          run_text(page, WN_SINGLE_DANAG, with ? steps : steps & ~WN_SINGLE_STEP_HTML5, &n);
+      check_story(text);
+      int want = with && json < 2;
+      int ing = strstr(text, "Mehl") && strstr(text, "Backpulver") && strstr(text, "65 g");
+      int label = strstr(text, "F\xc3\xbcr den Boden:") != NULL;
+      int how = strstr(text, "Den Teig kneten.") && strstr(text, "Eine Stunde backen.");
+      if (ing != want || label != want || how != with)
+        fail_msg("json %d hints %d: ingredients %d label %d steps %d in:\n%s", json, with, ing,
+                 label, how, text);
+      free(text);
+    }
+    wn_dom_free(page);
+    wn_buf_free(&h);
+  }
+}
+
 /* A heading whose section the box steps left out (a related-posts list
  * under an <h3> at the end of the story, a newsletter box under an <h3>
  * before the story's next <h2>) titles nothing kept and goes; the
@@ -1380,6 +1445,7 @@ int main(void) {
       cmocka_unit_test(test_article_paragraphs),
       cmocka_unit_test(test_standfirst),
       cmocka_unit_test(test_like_items),
+      cmocka_unit_test(test_recipe),
       cmocka_unit_test(test_retry_masks),  cmocka_unit_test(test_jsonld_body),
       cmocka_unit_test(test_paragraph_baseline), cmocka_unit_test(test_caption_meta),
   };
