@@ -137,7 +137,8 @@ wn_err wn_detect_select_paper(const wn_dom_page *page, wn_detect_labels *l,
 wn_err wn_detect_select_region(const wn_dom_page *page, const wn_detect_labels *l,
                                wn_detect_result *res);
 /* The places selector (select_places.c) reads l->tmap and the template's
- * content places; the cue selector serves pages that do not fit them. */
+ * content places; the single-page method, the template as its filter,
+ * serves pages that do not fit them. */
 wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
                                const wn_detect_labels *l, wn_detect_result *res);
 
