@@ -28,9 +28,9 @@
  *    places are left out.
  * A page that does not pair the place, or holds no page-specific text
  * there, is one the places do not describe: like a page that does not fit
- * them, the single-page method reads it, the template as its filter (the
- * cue selector did before: DANAg's run of lines reads such pages better,
- * measured in CHANGELOG.md, issue 22, "recipes" section).
+ * them, the single-page method reads it, the template as its filter:
+ * DANAg's run of lines follows a story wherever its elements lie, where
+ * the cue selector's cues were read on the layout the samples showed.
  * Last, on every page but those the single-page method read, the story
  * past the place (wn_places_continue): where DANAg's run of lines carries
  * the story on past what was chosen, the rest of the run comes in.
