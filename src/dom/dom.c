@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <utf8proc.h>
 
 struct wn_dom_page {
   wn_arena *arena;
@@ -168,13 +169,75 @@ static int wn_is_space(const unsigned char *p, size_t left, size_t *width) {
   return 0;
 }
 
+/* Text in Unicode's canonical composition (NFC). One text can be written
+ * as several code point sequences (a letter and its combining accent, or
+ * the precomposed letter; a Bengali consonant with its nukta, or the
+ * character that is both); a reader sees one text, and so must a search
+ * index, a deduplicator or a comparison with text written elsewhere.
+ * Most text is in NFC already and most code points cannot change under
+ * it: below U+0300 nothing does, and above it only a code point that
+ * combines (a non-zero combining class, or one the composition table
+ * holds), has a canonical decomposition or is excluded from composition.
+ * Only text holding one of those is normalized (utf8proc). */
+static int wn_nfc_may_change(const char *s, size_t n) {
+  const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
+  size_t i = 0;
+  while (i < n) {
+    if (p[i] < 0xCC) { /* ASCII and the leads of U+0080..U+02FF */
+      i += p[i] < 0x80 ? 1 : 2;
+      continue;
+    }
+    utf8proc_int32_t cp = 0;
+    utf8proc_ssize_t w = utf8proc_iterate(p + i, (utf8proc_ssize_t)(n - i), &cp);
+    if (w <= 0)
+      return 0; /* not UTF-8: left as it is */
+    i += (size_t)w;
+    if (cp < 0x300)
+      continue;
+    const utf8proc_property_t *pr = utf8proc_get_property(cp);
+    if (pr->combining_class || pr->comp_exclusion || pr->comb_index != UINT16_MAX ||
+        (pr->decomp_seqindex != UINT16_MAX && pr->decomp_type == 0))
+      return 1;
+  }
+  return 0;
+}
+
+/* out[0..*n) (arena memory, cap bytes) in NFC; a longer result goes to a
+ * new arena block. */
+static char *wn_nfc(wn_arena *arena, char *out, size_t cap, uint32_t *n, int *oom) {
+  if (!wn_nfc_may_change(out, *n))
+    return out;
+  utf8proc_uint8_t *d = NULL;
+  utf8proc_ssize_t m = utf8proc_map((const utf8proc_uint8_t *)out, (utf8proc_ssize_t)*n, &d,
+                                    UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+  if (m == UTF8PROC_ERROR_NOMEM) {
+    *oom = 1;
+    return out;
+  }
+  if (m < 0 || (size_t)m > UINT32_MAX - 1) {
+    free(d); /* invalid UTF-8 (or absurdly long): left as it is */
+    return out;
+  }
+  char *to = out;
+  if ((size_t)m + 1 > cap && !(to = wn_arena_alloc(arena, (size_t)m + 1))) {
+    free(d);
+    *oom = 1;
+    return out;
+  }
+  memcpy(to, d, (size_t)m);
+  to[m] = '\0';
+  *n = (uint32_t)m;
+  free(d);
+  return to;
+}
+
 /* Collapses runs of white space to one space and trims both ends. Returns
  * NULL for white-space-only text (not a node of ours). *edges gets
  * WN_DOM_SPACE_BEFORE / WN_DOM_SPACE_AFTER for what was trimmed: text
  * output needs it to join inline elements as a browser does. Soft hyphens
  * (U+00AD) go: they are hints where a line may break, shown only there,
  * and a word written "Mit&shy;tel&shy;al&shy;ter" is one word to a reader
- * and to a search index. */
+ * and to a search index. The text is returned in NFC (wn_nfc). */
 #define WN_COLLAPSE_HIDDEN 0x80u /* *edges of text that is soft hyphens only */
 static char *wn_collapse(wn_arena *arena, const char *text, uint32_t *out_len, uint8_t *edges,
                          int *oom) {
@@ -188,6 +251,7 @@ static char *wn_collapse(wn_arena *arena, const char *text, uint32_t *out_len, u
     return NULL;
   if (i > 0)
     *edges |= WN_DOM_SPACE_BEFORE;
+  const size_t start = i;
   if (len - i > UINT32_MAX - 1) {
     *oom = 1;
     return NULL;
@@ -226,7 +290,7 @@ static char *wn_collapse(wn_arena *arena, const char *text, uint32_t *out_len, u
     *edges |= WN_DOM_SPACE_AFTER;
   out[n] = '\0';
   *out_len = (uint32_t)n;
-  return out;
+  return wn_nfc(arena, out, len - start + 1, out_len, oom);
 }
 
 /* Hash of a string with runs of digits folded to one '0': article ids,

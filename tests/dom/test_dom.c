@@ -269,6 +269,43 @@ static void test_soft_hyphens(void **state) {
   wn_dom_free(page);
 }
 
+/* The tree's text is in NFC: a letter and its combining accent become
+ * the precomposed letter, a character excluded from composition (Bengali
+ * U+09DF) its canonical pair, and text written either way has one
+ * signature. Text already in NFC (Polish, Cyrillic, Chinese) is as it
+ * was, in either tree builder. */
+static void test_nfc(void **state) {
+  (void)state;
+  static const char *const in[][2] = {
+      {"Cafe\xcc\x81 cre\xcc\x80me", "Caf\xc3\xa9 cr\xc3\xa8me"},
+      {"\xe0\xa7\x9f", "\xe0\xa6\xaf\xe0\xa6\xbc"},
+      {"Za\xc5\xbc\xc3\xb3\xc5\x82\xc4\x87 \xd0\xb9\xd0\xbe\xd0\xb4 \xe4\xb8\xad\xe6\x96\x87",
+       "Za\xc5\xbc\xc3\xb3\xc5\x82\xc4\x87 \xd0\xb9\xd0\xbe\xd0\xb4 \xe4\xb8\xad\xe6\x96\x87"},
+  };
+  for (int keep_xml = 0; keep_xml <= 1; keep_xml++)
+    for (size_t k = 0; k < sizeof in / sizeof *in; k++) {
+      char html[256];
+      snprintf(html, sizeof html, "<body><p>%s</p><p>%s</p></body>", in[k][0], in[k][1]);
+      wn_dom_options opts = {.keep_xml = keep_xml};
+      wn_dom_page *page = NULL;
+      wn_diag diag = {{0}};
+      assert_int_equal(wn_dom_parse(html, strlen(html), &opts, &page, &diag), WN_OK);
+      uint32_t count = 0;
+      const wn_dom_node *n = wn_dom_nodes(page, &count);
+      uint32_t t[2], found = 0;
+      for (uint32_t i = 0; i < count && found < 2; i++)
+        if (n[i].tag == WN_TAG_TEXT)
+          t[found++] = i;
+      assert_int_equal(found, 2);
+      for (int j = 0; j < 2; j++) {
+        assert_string_equal(n[t[j]].text, in[k][1]);
+        assert_int_equal(n[t[j]].own_text_len, strlen(in[k][1]));
+      }
+      assert_true(n[t[0]].sig == n[t[1]].sig);
+      wn_dom_free(page);
+    }
+}
+
 /* A noscript is left out, but one whose unclosed <div> keeps it open to
  * the end of the body (libxml2 reads its content as markup) holds the
  * whole page: such a page is read with noscript as content. */
@@ -409,6 +446,7 @@ int main(void) {
       cmocka_unit_test(test_keep_xml),      cmocka_unit_test(test_meta_charset_respected),
       cmocka_unit_test(test_space_and_pre_flags),
       cmocka_unit_test(test_soft_hyphens),
+      cmocka_unit_test(test_nfc),
       cmocka_unit_test(test_noscript),
       cmocka_unit_test(test_kept_attributes_and_meta),
   };
