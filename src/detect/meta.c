@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <utf8proc.h>
 
 #include <jansson.h>
 
@@ -316,13 +317,13 @@ static void wn_jsonld_item(wn_meta_acc *a, const json_t *item) {
  * page's problem, not a failure: it has no items. */
 typedef void (*wn_jsonld_fn)(const json_t *item, void *ctx);
 
-static void wn_jsonld_each(const char *text, wn_jsonld_fn fn, void *ctx) {
+/* The script's JSON, parsed (NULL: none); the caller json_decref's it. */
+static json_t *wn_jsonld_load(const char *text) {
   size_t len = strlen(text);
-  if (len > WN_META_MAX_JSONLD)
-    return;
-  json_t *root = json_loadb(text, len, JSON_DECODE_ANY, NULL);
-  if (!root)
-    return;
+  return len > WN_META_MAX_JSONLD ? NULL : json_loadb(text, len, JSON_DECODE_ANY, NULL);
+}
+
+static void wn_jsonld_walk(const json_t *root, wn_jsonld_fn fn, void *ctx) {
   size_t seen = 0;
   size_t n = json_is_array(root) ? json_array_size(root) : 1;
   for (size_t k = 0; k < n && seen < WN_META_MAX_ITEMS; k++, seen++) {
@@ -334,6 +335,13 @@ static void wn_jsonld_each(const char *text, wn_jsonld_fn fn, void *ctx) {
          g++, seen++)
       fn(json_array_get(graph, g), ctx);
   }
+}
+
+static void wn_jsonld_each(const char *text, wn_jsonld_fn fn, void *ctx) {
+  json_t *root = wn_jsonld_load(text);
+  if (!root)
+    return;
+  wn_jsonld_walk(root, fn, ctx);
   json_decref(root);
 }
 
@@ -372,6 +380,17 @@ char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len) {
   for (uint32_t i = 0; i < n_items; i++)
     if (items[i].kind == WN_DOM_META_JSONLD && items[i].text && !items[i].cut)
       wn_jsonld_each(items[i].text, wn_jsonld_body_item, &b);
+  /* In NFC, as the page tree's text is (src/dom/dom.c). */
+  utf8proc_uint8_t *nfc = NULL;
+  utf8proc_ssize_t m = b.text ? utf8proc_map((const utf8proc_uint8_t *)b.text,
+                                             (utf8proc_ssize_t)b.len, &nfc,
+                                             UTF8PROC_STABLE | UTF8PROC_COMPOSE)
+                              : -1;
+  if (m >= 0) {
+    free(b.text);
+    b.text = (char *)nfc;
+    b.len = (size_t)m;
+  }
   *len = b.len;
   return b.text;
 }
@@ -437,24 +456,11 @@ wn_err wn_detect_jsonld_recipe(const wn_dom_page *page, wn_detect_part *parts, u
     if (items[i].kind != WN_DOM_META_JSONLD || !items[i].text || items[i].cut ||
         !strstr(items[i].text, "Recipe"))
       continue; /* (most pages: no JSON parse for them) */
-    size_t len = strlen(items[i].text);
-    if (len > WN_META_MAX_JSONLD)
-      continue;
-    json_t *root = json_loadb(items[i].text, len, JSON_DECODE_ANY, NULL);
+    json_t *root = wn_jsonld_load(items[i].text);
     if (!root)
       continue;
     wn_jsonld_parts p = {parts, 0, max};
-    size_t seen = 0;
-    size_t m = json_is_array(root) ? json_array_size(root) : 1;
-    for (size_t k = 0; k < m && seen < WN_META_MAX_ITEMS; k++, seen++) {
-      const json_t *item = json_is_array(root) ? json_array_get(root, k) : root;
-      wn_jsonld_recipe_item(item, &p);
-      const json_t *graph = json_object_get(item, "@graph");
-      for (size_t g = 0; json_is_array(graph) && g < json_array_size(graph) &&
-                         seen < WN_META_MAX_ITEMS;
-           g++, seen++)
-        wn_jsonld_recipe_item(json_array_get(graph, g), &p);
-    }
+    wn_jsonld_walk(root, wn_jsonld_recipe_item, &p);
     wn_err err = p.n ? fn(page, parts, p.n, ctx) : WN_OK; /* the strings live in root */
     json_decref(root);
     if (err || p.n) {

@@ -1044,7 +1044,8 @@ static void test_jsonld_body(void **state) {
       "\"@graph\":[{\"@type\":\"WebPage\",\"name\":\"x\"},{\"@type\":\"NewsArticle\","
       "\"headline\":\"Baths saved\",\"articleBody\":\"The council voted on Tuesday to keep the "
       "old baths open.\\nEngineers had warned that the roof needed repairs <costly> & "
-      "slow.\\n\\n*Swimming* clubs train there every evening.\"}]}</script></head><body>"
+      "slow.\\n\\n*Swimming* clubs train there every evening, cafe\\u0301 after.\"}]}"
+      "</script></head><body>"
       "<nav><a href=\"/\">Home</a> <a href=\"/news\">News</a></nav><div id=\"app\"></div>"
       "</body></html>";
   wn_dom_page *page = wn_test_parse(html);
@@ -1057,7 +1058,8 @@ static void test_jsonld_body(void **state) {
   assert_int_equal(wn_detect_render_text(page, res, &out), WN_OK);
   assert_string_equal(out.data, "The council voted on Tuesday to keep the old baths open.\n"
                                 "Engineers had warned that the roof needed repairs <costly> & "
-                                "slow.\n*Swimming* clubs train there every evening.\n");
+                                "slow.\n*Swimming* clubs train there every evening, "
+                                "caf\xc3\xa9 after.\n"); /* in NFC */
   wn_buf_reset(&out);
   assert_int_equal(wn_detect_render_html(page, res, &out, &diag), WN_OK);
   assert_non_null(strstr(out.data, "<p>Engineers had warned that the roof needed repairs "
