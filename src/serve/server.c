@@ -1229,9 +1229,13 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
     workers = cores > 0 ? (unsigned)cores : 2;
   }
   /* ITC: MHD_quiesce_daemon needs it to stop accepting while requests
-   * in flight finish (wn_server_stop). */
+   * in flight finish (wn_server_stop). poll(), not epoll: with a thread
+   * pool on epoll, libmicrohttpd 0.9.75 (Debian 12) takes the listen
+   * socket out of each worker's epoll set both in MHD_quiesce_daemon and
+   * in the worker once it sees the daemon quiesced, and aborts the process
+   * ("Failed to remove listen FD from epoll set") when the worker wins. */
   unsigned flags =
-      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_AUTO | MHD_USE_ITC;
+      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_POLL | MHD_USE_ITC;
   if (ai->ai_family == AF_INET6)
     flags |= MHD_USE_IPv6;
   srv->mhd = MHD_start_daemon(
