@@ -16,10 +16,10 @@
  * half of the strings are found (the page shows the recipe it states).
  * The element holding them all (the table, when they are its rows) is
  * the group's box: kept whole, with the group labels and headings
- * between the parts ("For the dough:"), when
- * the parts are at least half of its text; else (it is the page, or a
- * column with more in it) only the parts are kept. No word list: the
- * markup is the same in every language.
+ * between the parts ("For the dough:"), when the parts are at least half
+ * of its text; else (it is the page, or a column with more in it) only
+ * the parts are kept. No word list: the markup is the same in every
+ * language.
  */
 #include "detect/detect_int.h"
 #include "detect/single_int.h"

@@ -177,7 +177,8 @@ static int wn_is_space(const unsigned char *p, size_t left, size_t *width) {
  * Most text is in NFC already and most code points cannot change under
  * it: below U+0300 nothing does, and above it only a code point that
  * combines (a non-zero combining class, or one the composition table
- * holds), has a canonical decomposition or is excluded from composition.
+ * holds), has a canonical decomposition or is excluded from composition,
+ * and the conjoining Hangul jamo (composed by rule, not by the table).
  * Only text holding one of those is normalized (utf8proc). */
 static int wn_nfc_may_change(const char *s, size_t n) {
   const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
@@ -194,6 +195,8 @@ static int wn_nfc_may_change(const char *s, size_t n) {
     i += (size_t)w;
     if (cp < 0x300)
       continue;
+    if (cp >= 0x1100 && cp <= 0x11FF)
+      return 1;
     const utf8proc_property_t *pr = utf8proc_get_property(cp);
     if (pr->combining_class || pr->comp_exclusion || pr->comb_index != UINT16_MAX ||
         (pr->decomp_seqindex != UINT16_MAX && pr->decomp_type == 0))

@@ -271,7 +271,8 @@ static void test_soft_hyphens(void **state) {
 
 /* The tree's text is in NFC: a letter and its combining accent become
  * the precomposed letter, a character excluded from composition (Bengali
- * U+09DF) its canonical pair, and text written either way has one
+ * U+09DF) its canonical pair, conjoining Hangul jamo their syllable, and
+ * text written either way has one
  * signature. Text already in NFC (Polish, Cyrillic, Chinese) is as it
  * was, in either tree builder. */
 static void test_nfc(void **state) {
@@ -279,6 +280,7 @@ static void test_nfc(void **state) {
   static const char *const in[][2] = {
       {"Cafe\xcc\x81 cre\xcc\x80me", "Caf\xc3\xa9 cr\xc3\xa8me"},
       {"\xe0\xa7\x9f", "\xe0\xa6\xaf\xe0\xa6\xbc"},
+      {"\xe1\x84\x92\xe1\x85\xa1\xe1\x86\xab", "\xed\x95\x9c"}, /* jamo: U+D55C */
       {"Za\xc5\xbc\xc3\xb3\xc5\x82\xc4\x87 \xd0\xb9\xd0\xbe\xd0\xb4 \xe4\xb8\xad\xe6\x96\x87",
        "Za\xc5\xbc\xc3\xb3\xc5\x82\xc4\x87 \xd0\xb9\xd0\xbe\xd0\xb4 \xe4\xb8\xad\xe6\x96\x87"},
   };
