@@ -65,10 +65,14 @@ typedef wn_err (*wn_detect_recipe_fn)(const wn_dom_page *page, const wn_detect_p
                                       uint32_t n, void *ctx);
 /* The first JSON-LD script of the page that states a schema.org Recipe
  * with ingredients or steps: fn is called with them (at most max, the
- * texts valid during the call; *n their number), else fn is not called
- * and *n is 0 (meta.c). */
+ * texts valid during the call), else fn is not called (meta.c). */
 wn_err wn_detect_jsonld_recipe(const wn_dom_page *page, wn_detect_part *parts, uint32_t max,
-                               uint32_t *n, wn_detect_recipe_fn fn, void *ctx);
+                               wn_detect_recipe_fn fn, void *ctx);
+/* ASCII white space (meta.c). */
+int wn_detect_space(unsigned char c);
+/* list (an attribute of tokens separated by white space: rel, itemprop;
+ * NULL: none) holds tok, compared exactly (meta.c). */
+int wn_detect_has_token(const char *list, const char *tok);
 
 /* Writes text held outside the page's tree (a result's body_text) as
  * lines of text or as <p> elements (render.c). */

@@ -42,8 +42,22 @@ typedef struct wn_meta_acc {
   int oom;
 } wn_meta_acc;
 
-static int wn_meta_space(unsigned char c) {
+int wn_detect_space(unsigned char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+int wn_detect_has_token(const char *list, const char *tok) {
+  size_t n = strlen(tok);
+  for (const char *p = list; p && *p;) {
+    while (wn_detect_space((unsigned char)*p))
+      p++;
+    const char *w = p;
+    while (*p && !wn_detect_space((unsigned char)*p))
+      p++;
+    if ((size_t)(p - w) == n && strncmp(w, tok, n) == 0)
+      return 1;
+  }
+  return 0;
 }
 
 /* s with white space collapsed and trimmed, cut to WN_META_MAX_FIELD bytes
@@ -62,7 +76,7 @@ static char *wn_meta_clean(const char *s, int *oom) {
   size_t len = 0;
   int blank = 0;
   for (size_t k = 0; k < n && len < WN_META_MAX_FIELD; k++) {
-    if (wn_meta_space((unsigned char)s[k])) {
+    if (wn_detect_space((unsigned char)s[k])) {
       blank = len > 0;
       continue;
     }
@@ -146,10 +160,10 @@ static unsigned wn_month_name(const char *w, size_t n) {
 int wn_detect_date_iso(const char *in, char *out, size_t size) {
   if (!in || size < 40)
     return 0;
-  while (wn_meta_space((unsigned char)*in))
+  while (wn_detect_space((unsigned char)*in))
     in++;
   size_t n = strlen(in);
-  while (n && wn_meta_space((unsigned char)in[n - 1]))
+  while (n && wn_detect_space((unsigned char)in[n - 1]))
     n--;
   unsigned y = 0, m = 0, d = 0;
   /* ISO 8601 / RFC 3339 first: YYYY-MM-DD (or / or . between), then an
@@ -448,10 +462,9 @@ static void wn_jsonld_recipe_item(const json_t *item, void *ctx) {
 }
 
 wn_err wn_detect_jsonld_recipe(const wn_dom_page *page, wn_detect_part *parts, uint32_t max,
-                               uint32_t *n, wn_detect_recipe_fn fn, void *ctx) {
+                               wn_detect_recipe_fn fn, void *ctx) {
   uint32_t n_items = 0;
   const wn_dom_meta *items = wn_dom_meta_items(page, &n_items);
-  *n = 0;
   for (uint32_t i = 0; i < n_items; i++) {
     if (items[i].kind != WN_DOM_META_JSONLD || !items[i].text || items[i].cut ||
         !strstr(items[i].text, "Recipe"))
@@ -463,10 +476,8 @@ wn_err wn_detect_jsonld_recipe(const wn_dom_page *page, wn_detect_part *parts, u
     wn_jsonld_walk(root, wn_jsonld_recipe_item, &p);
     wn_err err = p.n ? fn(page, parts, p.n, ctx) : WN_OK; /* the strings live in root */
     json_decref(root);
-    if (err || p.n) {
-      *n = p.n;
+    if (err || p.n)
       return err;
-    }
   }
   return WN_OK;
 }
@@ -523,18 +534,6 @@ static void wn_meta_tag(wn_meta_acc *a, const char *key, const char *content) {
 }
 
 /* rel="canonical" among the link's space-separated rel tokens. */
-static int wn_rel_canonical(const char *rel) {
-  for (const char *p = rel; p && *p;) {
-    while (wn_meta_space((unsigned char)*p))
-      p++;
-    const char *w = p;
-    while (*p && !wn_meta_space((unsigned char)*p))
-      p++;
-    if (p - w == 9 && strncmp(w, "canonical", 9) == 0)
-      return 1;
-  }
-  return 0;
-}
 
 static void wn_meta_element(wn_meta_acc *a, const wn_dom_meta *m) {
   switch (m->kind) {
@@ -546,7 +545,7 @@ static void wn_meta_element(wn_meta_acc *a, const wn_dom_meta *m) {
       wn_meta_offer(a, WN_M_LANG, 20, m->content);
     break;
   case WN_DOM_META_LINK:
-    if (wn_rel_canonical(m->rel))
+    if (wn_detect_has_token(m->rel, "canonical"))
       wn_meta_offer(a, WN_M_CANON, 10, m->href);
     break;
   case WN_DOM_META_TIME: {
@@ -740,19 +739,19 @@ size_t wn_detect_node_text(const wn_dom_page *page, uint32_t node, char *out, si
 int wn_detect_byline_author(const char *text, char *out, size_t size) {
   if (!text || size == 0)
     return 0;
-  while (wn_meta_space((unsigned char)*text))
+  while (wn_detect_space((unsigned char)*text))
     text++;
   if ((text[0] | 0x20) != 'b' || (text[1] | 0x20) != 'y' ||
-      !(wn_meta_space((unsigned char)text[2]) || text[2] == ':'))
+      !(wn_detect_space((unsigned char)text[2]) || text[2] == ':'))
     return 0;
   const char *s = text + 3;
-  while (wn_meta_space((unsigned char)*s) || *s == ':')
+  while (wn_detect_space((unsigned char)*s) || *s == ':')
     s++;
   /* The name ends where a byline goes on with a title, a place or a date. */
   size_t n = 0;
   while (s[n] && !strchr(",|;(0123456789", s[n]) && strncmp(s + n, " - ", 3) != 0)
     n++;
-  while (n && wn_meta_space((unsigned char)s[n - 1]))
+  while (n && wn_detect_space((unsigned char)s[n - 1]))
     n--;
   int letter = 0;
   for (size_t k = 0; k < n; k++)

@@ -31,16 +31,12 @@
 #define WN_RECIPE_MAX_PARTS 256u
 #define WN_RECIPE_MAX_LEN 4096u
 
-static int wn_recipe_space(unsigned char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
 /* s[0..len) without white space into out (size bytes); its length, or
  * size when it does not fit. */
 static size_t wn_recipe_strip(const char *s, size_t len, char *out, size_t size) {
   size_t n = 0;
   for (size_t i = 0; i < len; i++) {
-    if (wn_recipe_space((unsigned char)s[i]))
+    if (wn_detect_space((unsigned char)s[i]))
       continue;
     if (n == size)
       return size;
@@ -62,22 +58,6 @@ static size_t wn_recipe_node_text(const wn_dom_node *nodes, uint32_t node, char 
     n += k;
   }
   return n;
-}
-
-/* itemprop (a list of tokens) holds tok. */
-static int wn_recipe_prop_has(const char *prop, const char *tok) {
-  size_t n = strlen(tok);
-  for (const char *c = prop; c && *c;) {
-    while (wn_recipe_space((unsigned char)*c))
-      c++;
-    size_t k = 0;
-    while (c[k] && !wn_recipe_space((unsigned char)c[k]))
-      k++;
-    if (k == n && memcmp(c, tok, n) == 0)
-      return 1;
-    c += k;
-  }
-  return 0;
 }
 
 static uint32_t wn_recipe_lca(const wn_dom_node *nodes, uint32_t a, uint32_t b) {
@@ -190,24 +170,22 @@ wn_err wn_single_recipe(const wn_dom_page *page, wn_detect_result *res) {
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   /* Microdata first: the elements say what they are. */
   uint8_t *found = NULL;
-  int any = 0;
   for (uint32_t i = 0; i < count; i++) {
     if (nodes[i].tag == WN_TAG_TEXT)
       continue;
     const char *prop = wn_dom_attr(page, &nodes[i], "itemprop");
-    int g = !prop ? 0
-            : wn_recipe_prop_has(prop, "recipeIngredient") || wn_recipe_prop_has(prop, "ingredients")
-                ? 1
-            : wn_recipe_prop_has(prop, "recipeInstructions") ? 2
-                                                               : 0;
+    int g = 0;
+    if (wn_detect_has_token(prop, "recipeIngredient") || wn_detect_has_token(prop, "ingredients"))
+      g = 1;
+    else if (wn_detect_has_token(prop, "recipeInstructions"))
+      g = 2;
     if (!g)
       continue;
     if (!found && !(found = calloc((size_t)count + 1, 1)))
       return WN_ENOMEM;
     found[i] = (uint8_t)g;
-    any = 1;
   }
-  if (any) {
+  if (found) {
     for (int g = 0; g < 2; g++)
       wn_recipe_keep_group(nodes, count, found, g, res->keep);
     free(found);
@@ -220,8 +198,7 @@ wn_err wn_single_recipe(const wn_dom_page *page, wn_detect_result *res) {
   wn_err err = WN_ENOMEM;
   if (parts && found) {
     wn_recipe_ctx ctx = {found, res->keep};
-    uint32_t n = 0;
-    err = wn_detect_jsonld_recipe(page, parts, WN_RECIPE_MAX_PARTS, &n, wn_recipe_match, &ctx);
+    err = wn_detect_jsonld_recipe(page, parts, WN_RECIPE_MAX_PARTS, wn_recipe_match, &ctx);
   }
   free(parts);
   free(found);
