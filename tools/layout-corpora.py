@@ -54,6 +54,7 @@ SLUG_MAX = 60
 
 CTF_ARCHIVE = "crawl-to-the-future.tar.xz"
 CPE_ARCHIVE = "cleanportaleval.tar.xz"
+CE_ARCHIVE = "cleaneval.tar.xz"
 
 
 def fail(msg):
@@ -140,8 +141,9 @@ class Corpus:
         self.out_dir = out_dir
         self.rows = []  # (group, id, split)
 
-    def add_group(self, group, pages):
-        """pages: list of (id, html_bytes, gold_text), sorted by id."""
+    def add_group(self, group, pages, train=TRAIN_PAGES):
+        """pages: list of (id, html_bytes, gold_text), sorted by id; the
+        first `train` of them are the group's learning sample."""
         ids = [p[0] for p in pages]
         if ids != sorted(ids):
             fail("ids of group %s are not sorted" % group)
@@ -157,7 +159,7 @@ class Corpus:
             with open(os.path.join(gdir, pid + ".txt"), "w", encoding="utf-8",
                       newline="\n") as f:
                 f.write(gold)
-            self.rows.append((group, pid, "train" if n < TRAIN_PAGES else "test"))
+            self.rows.append((group, pid, "train" if n < train else "test"))
 
     def finish(self, name):
         self.rows.sort(key=lambda r: (r[0], r[1]))
@@ -173,6 +175,10 @@ class Corpus:
         train = sum(c[0] for c in groups.values())
         test = sum(c[1] for c in groups.values())
         small = [g for g, c in groups.items() if c[1] == 0]
+        if len(groups) > 100:
+            print("%s: %d groups, %d pages (%d train, %d test)"
+                  % (name, len(groups), len(self.rows), train, test))
+            return
         print("%s: %d groups, %d pages (%d train, %d test)"
               % (name, len(groups), len(self.rows), train, test))
         for g in sorted(groups):
@@ -270,25 +276,57 @@ def layout_cpe(src_root, out_dir):
     corpus.finish("CleanPortalEval")
 
 
+def layout_ce(src_root, out_dir):
+    """CleanEval is a single-page corpus: every page is its own group (so
+    that winnow-eval's --fold alternates pages) and a test page. Groups are
+    "dev_<id>" and "final_<id>", the id zero-padded so that they sort as
+    numbers."""
+    corpus = Corpus(out_dir)
+    for part in ("dev", "final"):
+        in_dir = os.path.join(src_root, part, "input")
+        gold_dir = os.path.join(src_root, part, "GoldStandard")
+        for name in sorted(os.listdir(in_dir)):
+            if not name.endswith(".html"):
+                continue
+            stem = name[:-len(".html")]
+            if slugify(stem) != stem:
+                fail("%s: file name is not filesystem-safe" % name)
+            gold_path = os.path.join(gold_dir, stem + ".txt")
+            if not os.path.isfile(gold_path):
+                fail("%s: no gold file %s" % (name, gold_path))
+            with open(os.path.join(in_dir, name), "rb") as f:
+                page = f.read()
+            with open(gold_path, "rb") as f:
+                gold = clean_cleaneval(decode_text(f.read()))
+            group = "%s_%04d" % (part, int(stem)) if stem.isdigit() else \
+                safe_group("%s_%s" % (part, stem))
+            corpus.add_group(group, [(stem, page, gold)], train=0)
+    corpus.finish("CleanEval")
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] in ("-h", "--help"):
         print("usage: %s SRC_DIR OUT_DIR" % os.path.basename(argv[0]), file=sys.stderr)
         return 2
     src, out = argv[1], argv[2]
     archives = {}
-    for key, name in (("ctf", CTF_ARCHIVE), ("cpe", CPE_ARCHIVE)):
+    for key, name in (("ctf", CTF_ARCHIVE), ("cpe", CPE_ARCHIVE), ("ce", CE_ARCHIVE)):
         path = os.path.join(src, name)
-        if not os.path.isfile(path):
+        if os.path.isfile(path):
+            archives[key] = path
+        elif key != "ce":
             fail("%s not found (SRC_DIR should hold the corpus archives)" % path)
-        archives[key] = path
-    for key in ("ctf", "cpe"):
-        if os.path.exists(os.path.join(out, key)):
-            fail("%s already exists; remove it first" % os.path.join(out, key))
+    # Each corpus is laid out once; one already there is left as it is.
+    todo = [k for k in ("ctf", "cpe", "ce")
+            if k in archives and not os.path.exists(os.path.join(out, k))]
     os.makedirs(out, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="winnow-corpora-")
     try:
         for key, layout, marker in (("ctf", layout_ctf, "pairs.tsv"),
-                                    ("cpe", layout_cpe, "GoldStandard")):
+                                    ("cpe", layout_cpe, "GoldStandard"),
+                                    ("ce", layout_ce, "final")):
+            if key not in todo:
+                continue
             dest = os.path.join(tmp, key)
             os.makedirs(dest)
             extract(archives[key], dest)

@@ -36,7 +36,10 @@
  * result); each loop runs --repeat times and the best run counts.
  *
  * usage: winnow-snippets [--per-page] [--json] [--repeat N] [--fold A|B]
- *                        [--fallback danag|cnr] CORPUS_DIR
+ *                        [--fallback danag|cnr] [--steps paper|default|N] CORPUS_DIR
+ *
+ * --steps, as winnow-eval's: the single-page method's added steps (an
+ * ablation), paper (none), default, or a bit mask of WN_SINGLE_STEP_*.
  */
 #include <errno.h>
 #include <limits.h>
@@ -90,6 +93,7 @@ typedef struct wn_snip_counts {
 
 typedef struct wn_snip_opts {
   int per_page, json, fallback_given;
+  uint32_t steps; /* wn_detect_options.fallback_steps */
   unsigned repeat;
   char fold; /* 'A', 'B', or 0 for every page */
   wn_single_method fallback;
@@ -629,7 +633,7 @@ out:
 static void wn_snip_usage(FILE *f) {
   fprintf(f,
           "usage: winnow-snippets [--per-page] [--json] [--repeat N] [--fold A|B]\n"
-          "                       [--fallback danag|cnr] CORPUS_DIR\n"
+          "                       [--fallback danag|cnr] [--steps paper|default|N] CORPUS_DIR\n"
           "\n"
           "Scores winnow detect (no store) on CORPUS_DIR/html/<id>.html against the \"with\"\n"
           "and \"without\" snippets of CORPUS_DIR/snippets.json: P, R, accuracy and F1 over\n"
@@ -639,7 +643,9 @@ static void wn_snip_usage(FILE *f) {
           "  --json          one JSON object with all the figures\n"
           "  --repeat N      timing loops run N times, the best counts (default 3)\n"
           "  --fold F        A or B: only the pages of one fold\n"
-          "  --fallback M    the single-page method, danag or cnr (default: the library's)\n");
+          "  --fallback M    the single-page method, danag or cnr (default: the library's)\n"
+          "  --steps S       the method's added steps (ablation): paper (none), default,\n"
+          "                  or a bit mask of WN_SINGLE_STEP_* (winnow/winnow.h)\n");
 }
 
 static int wn_snip_parse_args(int argc, char **argv, wn_snip_opts *o) {
@@ -669,6 +675,19 @@ static int wn_snip_parse_args(int argc, char **argv, wn_snip_opts *o) {
         return 2;
       }
       o->fallback_given = 1;
+    } else if (strcmp(a, "--steps") == 0) {
+      const char *v = i + 1 < argc ? argv[++i] : "";
+      uint32_t n = 0;
+      if (strcmp(v, "paper") == 0) {
+        o->steps = WN_SINGLE_STEPS_SET;
+      } else if (strcmp(v, "default") == 0) {
+        o->steps = WN_SINGLE_STEPS_DEFAULT;
+      } else if (wn_parse_u32(v, 0, 0xffff, &n) == 0) {
+        o->steps = WN_SINGLE_STEPS_SET | n;
+      } else {
+        fprintf(stderr, "winnow-snippets: --steps needs paper, default or a number up to 65535\n");
+        return 2;
+      }
     } else if (strcmp(a, "--per-page") == 0) {
       o->per_page = 1;
     } else if (strcmp(a, "--json") == 0) {
@@ -729,6 +748,7 @@ int main(int argc, char **argv) {
   if (s.opts.fallback_given)
     o.detect.fallback = s.opts.fallback;
   s.opts.fallback = o.detect.fallback; /* for the report */
+  o.detect.fallback_steps = s.opts.steps;
   wn_diag diag;
   wn_diag_clear(&diag);
   wn_err err = wn_detector_create(NULL, &o, &d, &diag);

@@ -17,6 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+uint32_t wn_single_chars(const char *text, uint32_t len) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)text[i];
+    /* UTF-8 continuation bytes belong to the character before them. */
+    if ((c & 0xC0u) == 0x80u || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f')
+      continue;
+    n++;
+  }
+  return n;
+}
+
 /* Sec. IV: "nonContentNode", weight 1 and no text: nodes without text
  * (img), and nodes mainly used for menus (nav and a). Script, style, svg,
  * video and the like never reach the compact tree. */

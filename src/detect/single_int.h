@@ -63,6 +63,26 @@ wn_err wn_single_recipe(const wn_dom_page *page, wn_detect_result *res);
  * containers masked. */
 uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask);
 
+/* The name masks (single_masks.c): all 1, comment threads and page
+ * footers (wn_single_not_content_mask); all 0, page footers only (what
+ * the retry keeps masked). Returns the number of containers masked. */
+uint32_t wn_single_mask_names(const wn_dom_page *page, uint8_t *mask, int all);
+
+/* Kept text bytes per subtree (malloc'd, the page's node count + 1), or
+ * NULL when out of memory (single_boxes.c). */
+uint64_t *wn_single_kept_sums(const wn_dom_node *nodes, uint32_t count, const uint8_t *keep);
+
+/* The semantic hints (single_hints.c): the element the page marks as its
+ * article (WN_DOM_NONE: none); the kept text (*all) and how much of it
+ * lies in hint (*in); the text outside hint left out when most kept text
+ * lies in it; the article's paragraphs kept. */
+uint32_t wn_single_hint(const wn_dom_page *page);
+void wn_single_kept_in(const wn_dom_node *nodes, uint32_t count, const wn_detect_result *res,
+                       uint32_t hint, uint64_t *in, uint64_t *all);
+wn_err wn_single_html5_at(const wn_dom_page *page, uint32_t hint, wn_detect_result *res);
+wn_err wn_single_hint_paragraphs(const wn_dom_page *page, const uint8_t *mask,
+                                 wn_detect_result *res);
+
 /* Method bodies: fill res->keep (text nodes that are content). mask
  * (NULL: none) marks nodes whose text is not content (comment threads). */
 wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, const uint8_t *mask,
@@ -79,7 +99,7 @@ wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, const uint8_t *m
 void wn_cnr_ratios(const wn_dom_page *page, uint32_t *weight, uint32_t *chars, double *ratio);
 
 /* Characters of UTF-8 text that are not white space (the paper counts
- * characters "ignoring special characters such as spaces"). */
+ * characters "ignoring special characters such as spaces"; cnr.c). */
 uint32_t wn_single_chars(const char *text, uint32_t len);
 
 /*

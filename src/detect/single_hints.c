@@ -1,0 +1,113 @@
+/*
+ * detect/single_hints.c: the page's own markup of where its article is
+ * (WN_SINGLE_STEP_HTML5; docs/single-page.md).
+ */
+#include "detect/single_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Semantic hints (WN_SINGLE_STEP_HTML5). A page that marks up where its
+ * article is says where its content is: schema.org's
+ * itemprop="articleBody" (the markup search engines read; news sites
+ * have written it since about 2015), else HTML5's one
+ * <article>, else one <main> (or ARIA's role="main"). When most of the
+ * kept text lies in it, the text outside it is left out; the headline
+ * comes back with WN_SINGLE_STEP_TITLE.
+ */
+uint32_t wn_single_hint(const wn_dom_page *page) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t body = WN_DOM_NONE, article = WN_DOM_NONE, main = WN_DOM_NONE;
+  uint32_t n_body = 0, n_article = 0, n_main = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag == WN_TAG_TEXT)
+      continue;
+    const char *prop = wn_dom_attr(page, &nodes[i], "itemprop");
+    const char *role = wn_dom_attr(page, &nodes[i], "role");
+    if (prop && strcmp(prop, "articleBody") == 0 && n_body++ == 0)
+      body = i;
+    if (nodes[i].tag == WN_TAG_ARTICLE && n_article++ == 0)
+      article = i;
+    if ((nodes[i].tag == WN_TAG_MAIN || (role && strcmp(role, "main") == 0)) && n_main++ == 0)
+      main = i;
+  }
+  return n_body == 1      ? body
+         : n_article == 1 ? article
+         : n_main == 1    ? main
+                          : WN_DOM_NONE;
+}
+
+/* The text res keeps (*all) and how much of it lies inside node hint
+ * (*in). */
+void wn_single_kept_in(const wn_dom_node *nodes, uint32_t count,
+                              const wn_detect_result *res, uint32_t hint, uint64_t *in,
+                              uint64_t *all) {
+  *in = *all = 0;
+  for (uint32_t i = 0; i < count; i++)
+    if (res->keep[i]) {
+      *all += nodes[i].own_text_len;
+      if (i >= hint && i < nodes[hint].end)
+        *in += nodes[i].own_text_len;
+    }
+}
+
+/* hint: wn_single_hint's answer (found once per page: it reads two
+ * attributes of every element). */
+wn_err wn_single_html5_at(const wn_dom_page *page, uint32_t hint, wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  if (hint == WN_DOM_NONE)
+    return WN_OK;
+  uint64_t in = 0, all = 0;
+  wn_single_kept_in(nodes, count, res, hint, &in, &all);
+  if (2 * in <= all)
+    return WN_OK;
+  for (uint32_t i = 0; i < count; i++)
+    if (i < hint || i >= nodes[hint].end)
+      res->keep[i] = 0;
+  return WN_OK;
+}
+
+/* The article's paragraphs (part of WN_SINGLE_STEP_HTML5). The method's
+ * area is a run of lines or a block, and a story cut by an embed, a
+ * gallery or a box of links longer than DANAg's gap loses the part beyond
+ * it. The page marks up where its article is: of the elements that say
+ * so (itemprop="articleBody", <article>, <main>, role="main"), the
+ * outermost that holds more than half of the kept text is the article,
+ * and every paragraph (<p>) in it is running text, as trafilatura reads
+ * the paragraphs of the article it finds by its markup. The outermost,
+ * not the innermost: sites set the parts of one story (its header, its
+ * ingredients, its steps) as <article>s of their own inside one <main>
+ * or one outer <article>. The box and link steps that run next take the
+ * boxes among the paragraphs out again. Paragraphs only: headings and
+ * list items as well were measured no better. */
+wn_err wn_single_hint_paragraphs(const wn_dom_page *page, const uint8_t *mask,
+                                        wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint64_t *kept = wn_single_kept_sums(nodes, count, res->keep);
+  if (!kept)
+    return WN_ENOMEM;
+  uint32_t hint = WN_DOM_NONE;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag == WN_TAG_TEXT || 2 * kept[i] <= kept[0])
+      continue;
+    const char *prop = wn_dom_attr(page, &nodes[i], "itemprop");
+    const char *role = wn_dom_attr(page, &nodes[i], "role");
+    if (nodes[i].tag == WN_TAG_ARTICLE || nodes[i].tag == WN_TAG_MAIN ||
+        (prop && strcmp(prop, "articleBody") == 0) || (role && strcmp(role, "main") == 0)) {
+      hint = i; /* those holding more than half nest: the first is the outermost */
+      break;
+    }
+  }
+  free(kept);
+  if (hint != WN_DOM_NONE)
+    wn_danag_keep_prose(nodes, mask, NULL, NULL, hint, res->keep);
+  return WN_OK;
+}
+
+wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res) {
+  return wn_single_html5_at(page, wn_single_hint(page), res);
+}

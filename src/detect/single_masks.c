@@ -1,0 +1,121 @@
+/*
+ * detect/single_masks.c: the not-content mask, computed before a method
+ * runs, so that the method neither chooses nor keeps what it covers
+ * (part of WN_SINGLE_STEP_BOXES; docs/single-page.md).
+ */
+#include "detect/single_int.h"
+
+#include <string.h>
+
+/*
+ * Comment threads (part of WN_SINGLE_STEP_BOXES). A blog post's reader
+ * comments are often longer than the post, so the named-box rule above,
+ * which never drops a block holding half the kept text, keeps them, and
+ * both methods may even choose the thread as the content (a blog post's
+ * output was then mostly its comments). The thread is marked up
+ * by a web-wide convention: the comment systems and blog engines name its
+ * container and its items "comment" (WordPress's comments, commentlist,
+ * comment-body, the #respond form; Disqus's disqus_thread; Drupal's
+ * comment-wrapper), which is also Readability's "unlikely candidates"
+ * list. So a container whose id or class holds a word containing
+ * "comment" (not "commentary", a news column) or "disqus", or the word
+ * "respond" or "replies", is masked before the method runs: DANAg leaves
+ * it out of its normalised source, CNR counts it a nonContentNode, and its
+ * text is never kept.
+ *
+ * Page footers likewise (a word ending in "foot" or "footer": foot,
+ * site-footer, pageFooter; the "footer" of Readability's list). Their
+ * legal notices and "best viewed with" disclaimers are the longest
+ * paragraphs of a page that has no article (a section front: teasers and
+ * links only), so DANAg chose them and the named-box rule, which never
+ * drops half the kept text, kept them (a section front whose gold is
+ * empty came out as its legal notice). Masked, such a page has no line where content
+ * outweighs code and nothing is selected. A name that only starts with
+ * it ("footnotes") is content.
+ *
+ * Never the post itself: not <html>, <body> or <main>, and not a
+ * container that holds the page's first <h1>, the headline of the post
+ * the thread comments on (a theme that names the page wrapper
+ * "comments-open" must not lose the post).
+ */
+/* w[0..n) equals the lower-case lit, ignoring case: w holds letters only,
+ * whose lower case is the byte | 0x20. */
+static int wn_single_word_is(const char *w, const char *lit, size_t n) {
+  for (size_t k = 0; k < n; k++)
+    if ((char)(w[k] | 0x20) != lit[k])
+      return 0;
+  return 1;
+}
+
+static int wn_single_word_masked(const char *w, size_t len, int container, int threads) {
+  /* A page footer: a word that ends in "foot" or "footer" (foot,
+   * blq-foot, pagefooter, site-footer), not "footnote"; and a container,
+   * not the closing paragraph of a story ("zn-body__footer"). */
+  if (container && ((len >= 4 && wn_single_word_is(w + len - 4, "foot", 4)) ||
+                    (len >= 6 && wn_single_word_is(w + len - 6, "footer", 6))))
+    return 1;
+  if (!threads)
+    return 0;
+  /* (compared in place, first letter first: this runs on every id and
+   * class of every page; copying each name lower-cased and calling memcmp
+   * at every offset cost 3% of detection) */
+  for (size_t i = 0; i + 7 <= len; i++)
+    if ((w[i] | 0x20) == 'c' && wn_single_word_is(w + i, "comment", 7) &&
+        !(i + 9 <= len && wn_single_word_is(w + i + 7, "ar", 2)))
+      return 1;
+  for (size_t i = 0; i + 6 <= len; i++)
+    if ((w[i] | 0x20) == 'd' && wn_single_word_is(w + i, "disqus", 6))
+      return 1;
+  return len == 7 && (wn_single_word_is(w, "respond", 7) || wn_single_word_is(w, "replies", 7));
+}
+
+/* id or class holds a comment word; words are runs of letters, compared
+ * without case ("comment-list", "commentList", "fb_comments",
+ * "userComments" all hold one). Bounded: names past 128 bytes are cut. */
+static int wn_single_names_masked(const char *s, int container, int threads) {
+  if (!s)
+    return 0;
+  size_t i = 0;
+  for (;;) {
+    while (i < 128 && s[i] && !(((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z')))
+      i++;
+    if (i >= 128 || !s[i])
+      return 0;
+    size_t b = i;
+    while (i < 128 && ((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z'))
+      i++;
+    if (wn_single_word_masked(s + b, i - b, container, threads))
+      return 1;
+  }
+}
+
+uint32_t wn_single_mask_names(const wn_dom_page *page, uint8_t *mask, int all) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  memset(mask, 0, count);
+  uint32_t h1 = WN_DOM_NONE;
+  for (uint32_t i = 0; i < count && h1 == WN_DOM_NONE; i++)
+    if (nodes[i].tag == WN_TAG_H1 && nodes[i].text_len > 0)
+      h1 = i;
+  uint32_t threads = 0;
+  for (uint32_t i = 0; i < count;) {
+    const wn_dom_node *n = &nodes[i];
+    int container = (n->flags & WN_DOM_BLOCK) && n->tag != WN_TAG_P &&
+                    !(n->tag >= WN_TAG_H1 && n->tag <= WN_TAG_H6);
+    if (n->tag != WN_TAG_TEXT && n->tag != WN_TAG_HTML && n->tag != WN_TAG_BODY &&
+        n->tag != WN_TAG_MAIN && !(h1 != WN_DOM_NONE && i <= h1 && h1 < n->end) &&
+        (wn_single_names_masked(n->id, container, all) ||
+         wn_single_names_masked(n->cls, container, all))) {
+      memset(mask + i, 1, n->end - i);
+      threads++;
+      i = n->end;
+      continue;
+    }
+    i++;
+  }
+  return threads;
+}
+
+uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask) {
+  return wn_single_mask_names(page, mask, 1);
+}
