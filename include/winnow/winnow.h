@@ -488,11 +488,13 @@ WN_API wn_err wn_site_save(wn_store *store, const wn_learned *learned, wn_save_i
  * better than CNR on both evaluation corpora (docs/single-page.md). */
 typedef enum wn_single_method {
   WN_SINGLE_DANAG = 0, /* content and code density of the source lines */
-  WN_SINGLE_CNR        /* chars-nodes ratio */
+  WN_SINGLE_CNR,       /* chars-nodes ratio */
+  WN_SINGLE_READABILITY /* Readability's paragraph scoring alone (the second
+                           reading; no step applies) */
 } wn_single_method;
-/* "danag" / "cnr"; NULL for an unknown value. */
+/* "danag" / "cnr" / "readability"; NULL for an unknown value. */
 WN_API const char *wn_single_method_name(wn_single_method method);
-/* Parses "cnr" / "danag": 0 and *out set, or -1 if unknown. */
+/* Parses "cnr" / "danag" / "readability": 0 and *out set, or -1 if unknown. */
 WN_API int wn_single_method_parse(const char *name, wn_single_method *out);
 
 /* Steps added to the papers' single-page methods (each kept because it
@@ -506,6 +508,7 @@ WN_API int wn_single_method_parse(const char *name, wn_single_method *out);
 #define WN_SINGLE_STEP_BOXES 0x20u /* drop boxes named like comments/nav/footer */
 #define WN_SINGLE_STEP_CONTAINER 0x40u /* DANAg: the story's container, past the gap */
 #define WN_SINGLE_STEP_RETRY 0x80u /* little prose kept: masks relaxed, the other method, JSON-LD, <p> */
+#define WN_SINGLE_STEP_SECOND 0x100u /* a second reading (Readability's scoring), combined by blocks */
 #define WN_SINGLE_STEPS_DEFAULT 0u /* the method's measured default set */
 /* An explicit set: WN_SINGLE_STEPS_SET | steps (WN_SINGLE_STEPS_SET alone
  * is the paper's method as stated). */

@@ -17,6 +17,8 @@ const char *wn_single_method_name(wn_single_method method) {
     return "cnr";
   case WN_SINGLE_DANAG:
     return "danag";
+  case WN_SINGLE_READABILITY:
+    return "readability";
   }
   return NULL;
 }
@@ -30,6 +32,10 @@ int wn_single_method_parse(const char *name, wn_single_method *out) {
   }
   if (strcmp(name, "danag") == 0) {
     *out = WN_SINGLE_DANAG;
+    return 0;
+  }
+  if (strcmp(name, "readability") == 0) {
+    *out = WN_SINGLE_READABILITY;
     return 0;
   }
   return -1;
@@ -98,6 +104,8 @@ uint32_t wn_single_default_steps(wn_single_method method) {
   case WN_SINGLE_DANAG:
     return WN_SINGLE_STEP_LINKS | WN_SINGLE_STEP_BOXES | WN_SINGLE_STEP_TITLE |
            WN_SINGLE_STEP_HTML5 | WN_SINGLE_STEP_CONTAINER | WN_SINGLE_STEP_RETRY;
+  case WN_SINGLE_READABILITY:
+    return 0;
   }
   return 0;
 }
@@ -417,6 +425,18 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
   if (!res) {
     err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
     goto out;
+  }
+  if (method == WN_SINGLE_READABILITY) {
+    /* The second reading alone, as Readability states it: no step. */
+    err = wn_readability_select(page, res);
+    if (!err)
+      err = wn_single_finish(nodes, count, res);
+    if (err) {
+      wn_diag_set(diag, err, "detect: %s: %s", name, wn_strerror(err));
+      goto out;
+    }
+    *out = res;
+    return WN_OK;
   }
   if ((steps & WN_SINGLE_STEP_BOXES) && (!mask_known || known)) {
     mask = malloc(count ? count : 1);

@@ -90,6 +90,10 @@ wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, const uint8_t *mas
 wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, const uint8_t *mask,
                        wn_detect_result *res);
 
+/* The second reading (readability.c): Readability's paragraph scoring,
+ * the best candidate and its siblings, cleaned; fills res->keep. */
+wn_err wn_readability_select(const wn_dom_page *page, wn_detect_result *res);
+
 /*
  * CNR, Algorithm 1 (exposed for tests): per node, weight (nodes in the
  * subtree, a non-content node counting 1), chars (non-space characters of
