@@ -103,7 +103,8 @@ uint32_t wn_single_default_steps(wn_single_method method) {
            WN_SINGLE_STEP_HTML5 | WN_SINGLE_STEP_RETRY;
   case WN_SINGLE_DANAG:
     return WN_SINGLE_STEP_LINKS | WN_SINGLE_STEP_BOXES | WN_SINGLE_STEP_TITLE |
-           WN_SINGLE_STEP_HTML5 | WN_SINGLE_STEP_CONTAINER | WN_SINGLE_STEP_RETRY;
+           WN_SINGLE_STEP_HTML5 | WN_SINGLE_STEP_CONTAINER | WN_SINGLE_STEP_RETRY |
+           WN_SINGLE_STEP_SECOND;
   case WN_SINGLE_READABILITY:
     return 0;
   }
@@ -457,9 +458,11 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
     err = in_p ? wn_single_retry(page, method, steps, mask, in_p, &res) : WN_ENOMEM;
     if (!err)
       err = wn_single_other_method(page, method, in_p, &res);
-    if (!err)
-      err = wn_single_last_resort(page, res, in_p);
   }
+  if (!err && (steps & WN_SINGLE_STEP_SECOND))
+    err = wn_single_second(page, mask, steps, res);
+  if (!err && (steps & WN_SINGLE_STEP_RETRY) && count > 0)
+    err = wn_single_last_resort(page, res, in_p);
   if (!err)
     err = wn_single_finish(nodes, count, res);
   if (err) {

@@ -94,6 +94,11 @@ wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, const uint8_t *m
  * the best candidate and its siblings, cleaned; fills res->keep. */
 wn_err wn_readability_select(const wn_dom_page *page, wn_detect_result *res);
 
+/* WN_SINGLE_STEP_SECOND (combine.c): the second reading run and
+ * combined with res->keep block by block; mask (may be NULL) stays out. */
+wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
+                        wn_detect_result *res);
+
 /*
  * CNR, Algorithm 1 (exposed for tests): per node, weight (nodes in the
  * subtree, a non-content node counting 1), chars (non-space characters of

@@ -1,0 +1,147 @@
+/*
+ * detect/combine.c: the two readings of a page combined block by block
+ * (WN_SINGLE_STEP_SECOND).
+ *
+ * The first reading is the density method with its steps (danag.c and
+ * the single_*.c steps); the second is Readability's paragraph scoring
+ * (readability.c). They fail on different pages (docs/single-page.md,
+ * "Two readings"), so where they agree the answer stands and where they
+ * disagree each block is judged by evidence neither reading used to
+ * choose it. A block is the nearest block-level element around a text
+ * node; a reading keeps a block when it keeps most of its text.
+ *
+ *  - kept by both: kept;
+ *  - kept by neither: out;
+ *  - kept by the first only: kept (its steps brought in the headline,
+ *    the standfirst, a recipe's parts, which Readability leaves out);
+ *  - kept by the second only: kept when the two readings found the same
+ *    article (the second holds most of what the first kept), the block
+ *    lies between the first and the last text the first reading kept,
+ *    it is prose (under a quarter of it link text, as Readability judges
+ *    a sibling paragraph) and outside the not-content mask. A block the
+ *    density method's area skipped inside the article both chose (a
+ *    section past an embed or a box, a list or a quotation between
+ *    paragraphs, lines set with <br>) comes in; a box beside or after the
+ *    article (teasers of other stories, a comment thread) does not;
+ *  - a first reading that is a fragment of an article not set in <p>
+ *    (below): the second reading's article.
+ * What came in then passes the first reading's link and box steps.
+ *
+ * Blocks are the lines of DANAg's normalised source (wn_danag_lines): a
+ * line breaks at every block element and at <br>, so lines set with <br>
+ * in one <div> are judged one by one.
+ */
+#include "detect/single_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
+                        wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  if (count == 0 || res->body_text)
+    return WN_OK;
+  wn_err err = WN_ENOMEM;
+  const size_t n_lines = 2 * (size_t)count + 1;
+  wn_detect_result *second = wn_detect_result_alloc(count, "readability");
+  uint32_t *line_of = malloc((size_t)count * sizeof *line_of);
+  uint32_t *content = malloc(n_lines * sizeof *content);
+  uint32_t *code = malloc(n_lines * sizeof *code);
+  uint64_t *sums = calloc(n_lines * 4, sizeof *sums);
+  uint8_t *before = NULL; /* the first reading's keep[] */
+  uint8_t *in_p = malloc(count);
+  if (!second || !line_of || !content || !code || !sums || !in_p)
+    goto out;
+  err = wn_readability_select(page, second);
+  if (err)
+    goto out;
+  wn_danag_lines(page, NULL, content, code, line_of);
+  uint64_t *tot = sums, *first_k = sums + n_lines, *second_k = sums + 2 * n_lines,
+           *link = sums + 3 * n_lines;
+  uint64_t kept1 = 0, kept2 = 0, both = 0, para = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    const uint32_t p = nodes[i].parent;
+    in_p[i] = nodes[i].tag == WN_TAG_P || (p != WN_DOM_NONE && in_p[p]);
+    if (nodes[i].tag != WN_TAG_TEXT)
+      continue;
+    const uint64_t len = nodes[i].own_text_len;
+    const uint32_t b = line_of[i];
+    tot[b] += len;
+    if (res->keep[i]) {
+      first_k[b] += len;
+      kept1 += len;
+      if (second->keep[i])
+        both += len;
+    }
+    if (second->keep[i]) {
+      second_k[b] += len;
+      kept2 += len;
+    }
+    if (nodes[i].flags & WN_DOM_IN_LINK)
+      link[b] += len;
+    else if (in_p[i])
+      para += len;
+  }
+  err = WN_OK;
+  /* The same article: the second reading holds most of the first's text. */
+  if (kept1 == 0 || 2 * both <= kept1) {
+    goto out;
+  }
+  uint32_t added = 0;
+  before = malloc(count);
+  if (!before) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  memcpy(before, res->keep, count);
+  uint32_t lo = WN_DOM_NONE, hi = 0; /* the first and last text the first reading kept */
+  for (uint32_t i = 0; i < count; i++)
+    if (res->keep[i] && nodes[i].tag == WN_TAG_TEXT) {
+      if (lo == WN_DOM_NONE)
+        lo = i;
+      hi = i;
+    }
+  /* A fragment of an article not set in paragraphs: the second reading
+   * kept more than twice the first's text, and most of it lies outside
+   * <p> (lines set with <br>, text in cells and bare blocks). The density
+   * method's own check on what it kept (the retry) counts <p> text and
+   * cannot fire there; the second reading's article is taken whole, as
+   * its own cleaning judged it. */
+  int whole = 0;
+  if (kept2 > 2 * kept1 && 2 * para < kept2) {
+    lo = 0;
+    hi = count;
+    whole = 1;
+  }
+  for (uint32_t i = lo; i < hi; i++) {
+    if (nodes[i].tag != WN_TAG_TEXT || res->keep[i] || !second->keep[i] || (mask && mask[i]))
+      continue;
+    const uint32_t b = line_of[i];
+    if (2 * first_k[b] > tot[b] || 2 * second_k[b] <= tot[b])
+      continue; /* not a line the second reading alone keeps */
+    if (!whole && 4 * (uint64_t)link[b] >= tot[b])
+      continue; /* not prose */
+    res->keep[i] = 1;
+    added++;
+  }
+  /* What came in passes the first reading's box steps, as its own
+   * choice did; what the first reading kept stays (the steps judge a box
+   * by its share of the kept text, which the added blocks changed). */
+  if (added && (steps & WN_SINGLE_STEP_LINKS))
+    err = wn_single_drop_links(page, res);
+  if (!err && added && (steps & WN_SINGLE_STEP_BOXES))
+    err = wn_single_drop_boxes(page, res);
+  if (!err && added)
+    for (uint32_t i = 0; i < count; i++)
+      res->keep[i] |= before[i];
+out:
+  wn_detect_result_free(second);
+  free(line_of);
+  free(content);
+  free(code);
+  free(sums);
+  free(before);
+  free(in_p);
+  return err;
+}
