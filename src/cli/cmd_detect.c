@@ -54,7 +54,7 @@ void wn_cli_usage_detect(FILE *out) {
           "                        page-specific region, whole; places: the learned\n"
           "                        content place; paper: the paper's\n"
           "                        Algorithms 2 to 5\n"
-          "  --fallback METHOD     single-page method: danag (default) or cnr\n"
+          "  --fallback METHOD     single-page method: danag (default), cnr or readability\n"
           "  --min-confidence X    below this match confidence (0 to 1) a page is served\n"
           "                        by the fallback (default %.2f; 0: never)\n"
           "  --drift-share X       a site drifts when at least this share of its recent\n"

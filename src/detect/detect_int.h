@@ -92,6 +92,9 @@ wn_err wn_detect_figures(const wn_dom_page *page, const wn_detect_result *result
  * whose whole text is "¶", "§", "#" or a link symbol): not content in any
  * text output (steps.c). Run on every result of wn_detect_page. */
 void wn_detect_drop_marks(const wn_dom_page *page, wn_detect_result *res);
+/* A kept line whose text (a sentence or longer) equals an earlier kept
+ * line's is left out: the output never repeats a block (repeats.c). */
+wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res);
 
 /* The link-box rule (steps.c), shared by the cue selector and the
  * single-page methods: the largest share of its text that may be link text

@@ -228,6 +228,11 @@ wn_err wn_detect_fastce_page(const wn_dom_page *page, const wn_fastce *fce,
   if (err)
     return err;
   if (res->confidence >= min_confidence && res->n_selected > 0) {
+    err = wn_detect_drop_repeats(page, res);
+    if (err) {
+      wn_detect_result_free(res);
+      return wn_diag_set(diag, err, "detect: %s", wn_strerror(err));
+    }
     *out = res;
     return WN_OK;
   }
@@ -244,6 +249,11 @@ wn_err wn_detect_fastce_page(const wn_dom_page *page, const wn_fastce *fce,
     return err;
   res->confidence = confidence;
   res->fallback = WN_FALLBACK_LOW_CONFIDENCE;
+  err = wn_detect_drop_repeats(page, res);
+  if (err) {
+    wn_detect_result_free(res);
+    return wn_diag_set(diag, err, "detect: %s", wn_strerror(err));
+  }
   *out = res;
   return WN_OK;
 }

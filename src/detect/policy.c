@@ -169,6 +169,11 @@ wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
     }
     if (res) {
       wn_detect_drop_marks(page, res);
+      wn_err derr = wn_detect_drop_repeats(page, res);
+      if (derr) {
+        wn_detect_result_free(res);
+        return wn_diag_set(diag, derr, "detect: %s", wn_strerror(derr));
+      }
       *out = res;
       return WN_OK;
     }
@@ -191,6 +196,11 @@ wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
   res->confidence = confidence;
   res->fallback = reason;
   wn_detect_drop_marks(page, res);
+  err = wn_detect_drop_repeats(page, res);
+  if (err) {
+    wn_detect_result_free(res);
+    return wn_diag_set(diag, err, "detect: %s", wn_strerror(err));
+  }
   if (trace)
     trace->fallback = reason;
   *out = res;

@@ -89,6 +89,18 @@ static int wn_single_names_masked(const char *s, int container, int threads) {
   }
 }
 
+/* A dialog: the <dialog> element or ARIA's dialog roles. A consent
+ * banner, a sign-up prompt or a modal shown over the page is never its
+ * article, and a long one beside a short text won DANAg's choice; the
+ * standard's markup says what it is, whatever its names (masked in both
+ * modes, as page footers are). */
+static int wn_single_is_dialog(const wn_dom_page *page, const wn_dom_node *n) {
+  if (n->tag == WN_TAG_OTHER && n->name && strcmp(n->name, "dialog") == 0)
+    return 1;
+  const char *role = wn_dom_attr(page, n, "role");
+  return role && (strcmp(role, "dialog") == 0 || strcmp(role, "alertdialog") == 0);
+}
+
 uint32_t wn_single_mask_names(const wn_dom_page *page, uint8_t *mask, int all) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -105,7 +117,7 @@ uint32_t wn_single_mask_names(const wn_dom_page *page, uint8_t *mask, int all) {
     if (n->tag != WN_TAG_TEXT && n->tag != WN_TAG_HTML && n->tag != WN_TAG_BODY &&
         n->tag != WN_TAG_MAIN && !(h1 != WN_DOM_NONE && i <= h1 && h1 < n->end) &&
         (wn_single_names_masked(n->id, container, all) ||
-         wn_single_names_masked(n->cls, container, all))) {
+         wn_single_names_masked(n->cls, container, all) || wn_single_is_dialog(page, n))) {
       memset(mask + i, 1, n->end - i);
       threads++;
       i = n->end;

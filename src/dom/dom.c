@@ -73,6 +73,7 @@ static const wn_tag_entry wn_tags[] = {
     {"datalist", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
     {"dd", WN_TAG_DD, 1, WN_ME_NONE},
     {"details", WN_TAG_OTHER, 1, WN_ME_NONE},
+    {"dialog", WN_TAG_OTHER, 1, WN_ME_NONE},
     {"dir", WN_TAG_OTHER, 1, WN_ME_NONE},
     {"div", WN_TAG_DIV, 1, WN_ME_NONE},
     {"dl", WN_TAG_DL, 1, WN_ME_NONE},
@@ -124,6 +125,10 @@ static const wn_tag_entry wn_tags[] = {
     {"p", WN_TAG_P, 1, WN_ME_NONE},
     {"plaintext", WN_TAG_OTHER, 1, WN_ME_NONE},
     {"pre", WN_TAG_PRE, 1, WN_ME_NONE},
+    /* Ruby annotations: the reading set over the base text (furigana,
+     * pinyin) and the parentheses around it; the base text is the text. */
+    {"rp", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
+    {"rt", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
     {"script", WN_TAG_OTHER, WN_SKIP, WN_ME_SCRIPT},
     {"section", WN_TAG_SECTION, 1, WN_ME_NONE},
     {"select", WN_TAG_OTHER, WN_SKIP, WN_ME_NONE},
