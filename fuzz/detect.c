@@ -2,7 +2,9 @@
  * tests/fixtures/site (the same pages the test suite learns from), then
  * each input is detected as a page of that site, rendered every way the
  * API offers (text, HTML, nodes, Markdown, metadata, JSON). A second
- * detector without a template takes the single-page path (DANAG, CNR). */
+ * detector without a template takes the single-page path (DANAg with its
+ * steps, Readability's reading combined with it, the repeat invariant);
+ * a third reads with Readability's reading alone. */
 #include "fuzz.h"
 
 #include <winnow/winnow.h>
@@ -11,6 +13,7 @@
 
 static wn_detector *with_template;
 static wn_detector *single;
+static wn_detector *second;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
@@ -35,6 +38,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   if (wn_detector_create(NULL, &opts, &with_template, &diag) ||
       wn_detector_use(with_template, learned, &diag) ||
       wn_detector_create(NULL, &opts, &single, &diag))
+    abort();
+  opts.detect.fallback = WN_SINGLE_READABILITY;
+  if (wn_detector_create(NULL, &opts, &second, &diag))
     abort();
   wn_learned_free(learned);
   return 0;
@@ -66,5 +72,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   in.site = NULL;
   in.url = NULL;
   run(single, &in);
+  run(second, &in);
   return 0;
 }

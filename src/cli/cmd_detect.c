@@ -363,7 +363,7 @@ int wn_cli_detect(int argc, char **argv) {
       break;
     case WN_OPT_FALLBACK:
       if (wn_single_method_parse(optarg, &dopts.detect.fallback) != 0)
-        return wn_cli_usage_error("detect ", "--fallback is cnr or danag, not '%.40s'", optarg);
+        return wn_cli_usage_error("detect ", "--fallback is danag, cnr or readability, not '%.40s'", optarg);
       break;
     case WN_OPT_MIN_CONFIDENCE:
       if (wn_cli_parse_share(optarg, &dopts.detect.min_confidence) != 0)

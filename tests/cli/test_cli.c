@@ -272,7 +272,7 @@ static void test_usage_errors(void **state) {
       {{"detect", "--store", g_store, PAGE(6)}, "detect with --store needs --site SITE or --url"},
       {{"detect", "--store", g_store, "--site", SITE, "--url", "https://" SITE "/", PAGE(6)},
        "give --site SITE or --url URL, not both"},
-      {{"detect", "--fallback", "readability", PAGE(6)}, "--fallback is cnr or danag"},
+      {{"detect", "--fallback", "boilerpipe", PAGE(6)}, "--fallback is danag, cnr or readability"},
       {{"detect", "--min-confidence", "1.5", PAGE(6)}, "--min-confidence is a number from 0 to 1"},
       {{"detect", "--min-confidence", "-0", PAGE(6)}, "--min-confidence is a number"},
       {{"detect", "--min-confidence", "nan", PAGE(6)}, "--min-confidence is a number"},

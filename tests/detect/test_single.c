@@ -1182,7 +1182,8 @@ static void test_article_paragraphs(void **state) {
   const uint32_t steps = wn_single_default_steps(WN_SINGLE_DANAG);
   for (int with = 0; with < 2; with++) {
     char *text =
-        run_text(page, WN_SINGLE_DANAG, with ? steps : steps & ~WN_SINGLE_STEP_HTML5, &n);
+        run_text(page, WN_SINGLE_DANAG,
+                   with ? steps : steps & ~(WN_SINGLE_STEP_HTML5 | WN_SINGLE_STEP_SECOND), &n);
     int second = strstr(text, story[3]) != NULL;
     if (second != with || !strstr(text, story[0]))
       fail_msg("hints %d: second part %d in:\n%s", with, second, text);
@@ -1308,13 +1309,17 @@ static void test_recipe(void **state) {
     uint32_t n = 0;
     for (int with = 0; with < 2; with++) {
       char *text =
-          run_text(page, WN_SINGLE_DANAG, with ? steps : steps & ~WN_SINGLE_STEP_HTML5, &n);
+          run_text(page, WN_SINGLE_DANAG,
+                   with ? steps : steps & ~(WN_SINGLE_STEP_HTML5 | WN_SINGLE_STEP_SECOND), &n);
       check_story(text);
       int want = with && json < 2;
       int ing = strstr(text, "Mehl") && strstr(text, "Backpulver") && strstr(text, "65 g");
       int label = strstr(text, "F\xc3\xbcr den Boden:") != NULL;
       int how = strstr(text, "Den Teig kneten.") && strstr(text, "Eine Stunde backen.");
-      if (ing != want || label != want || how != with)
+      /* Unstated (json 2): the ingredient table stays out; the group's
+       * label line, prose between the story's parts, may come in with
+       * the second reading (combine.c). */
+      if (ing != want || (json < 2 && label != want) || how != with)
         fail_msg("json %d hints %d: ingredients %d label %d steps %d in:\n%s", json, with, ing,
                  label, how, text);
       free(text);
