@@ -36,33 +36,70 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether the second reading could add anything (below): some text the
+ * first left out between its first and last kept text, outside the
+ * mask, or a fragment of an article not in <p> is possible at all (the
+ * second reading keeps at most the page's text). When neither, the
+ * second reading is not run: the result would be the first's. */
+static int wn_single_second_can_add(const wn_dom_node *nodes, uint32_t count, const uint8_t *keep,
+                                    const uint8_t *mask, uint32_t lo, uint32_t hi, uint64_t kept1,
+                                    uint64_t total, uint64_t para) {
+  if (total > 2 * kept1 && 2 * para < total)
+    return 1;
+  for (uint32_t i = lo; i < hi && i < count; i++)
+    if (nodes[i].tag == WN_TAG_TEXT && !keep[i] && !(mask && mask[i]) && nodes[i].own_text_len)
+      return 1;
+  return 0;
+}
+
 wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
                         wn_detect_result *res) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   if (count == 0 || res->body_text)
     return WN_OK;
+  /* The first reading's text: how much (kept1), its first and last text
+   * node (lo, hi), and the page's text and paragraph prose. */
+  uint64_t kept1 = 0, total = 0;
+  uint32_t lo = WN_DOM_NONE, hi = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag != WN_TAG_TEXT)
+      continue;
+    total += nodes[i].own_text_len;
+    if (res->keep[i]) {
+      kept1 += nodes[i].own_text_len;
+      if (lo == WN_DOM_NONE)
+        lo = i;
+      hi = i;
+    }
+  }
+  if (kept1 == 0)
+    return WN_OK; /* nothing to agree with; the last resort follows */
+  uint8_t *in_p = malloc(count);
+  if (!in_p)
+    return WN_ENOMEM;
+  uint64_t para = 0, para_kept = 0;
+  wn_single_prose(nodes, count, res->keep, NULL, in_p, &para, &para_kept);
+  free(in_p);
+  if (!wn_single_second_can_add(nodes, count, res->keep, mask, lo, hi, kept1, total, para))
+    return WN_OK;
   wn_err err = WN_ENOMEM;
   const size_t n_lines = 2 * (size_t)count + 1;
   wn_detect_result *second = wn_detect_result_alloc(count, "readability");
   uint32_t *line_of = malloc((size_t)count * sizeof *line_of);
   uint32_t *content = malloc(n_lines * sizeof *content);
-  uint32_t *code = malloc(n_lines * sizeof *code);
   uint64_t *sums = calloc(n_lines * 4, sizeof *sums);
   uint8_t *before = NULL; /* the first reading's keep[] */
-  uint8_t *in_p = malloc(count);
-  if (!second || !line_of || !content || !code || !sums || !in_p)
+  if (!second || !line_of || !content || !sums)
     goto out;
   err = wn_readability_select(page, second);
   if (err)
     goto out;
-  wn_danag_lines(page, NULL, content, code, line_of);
+  wn_danag_lines(page, NULL, content, NULL, line_of);
   uint64_t *tot = sums, *first_k = sums + n_lines, *second_k = sums + 2 * n_lines,
            *link = sums + 3 * n_lines;
-  uint64_t kept1 = 0, kept2 = 0, both = 0, para = 0;
+  uint64_t kept2 = 0, both = 0;
   for (uint32_t i = 0; i < count; i++) {
-    const uint32_t p = nodes[i].parent;
-    in_p[i] = nodes[i].tag == WN_TAG_P || (p != WN_DOM_NONE && in_p[p]);
     if (nodes[i].tag != WN_TAG_TEXT)
       continue;
     const uint64_t len = nodes[i].own_text_len;
@@ -70,7 +107,6 @@ wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t s
     tot[b] += len;
     if (res->keep[i]) {
       first_k[b] += len;
-      kept1 += len;
       if (second->keep[i])
         both += len;
     }
@@ -80,14 +116,11 @@ wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t s
     }
     if (nodes[i].flags & WN_DOM_IN_LINK)
       link[b] += len;
-    else if (in_p[i])
-      para += len;
   }
   err = WN_OK;
   /* The same article: the second reading holds most of the first's text. */
-  if (kept1 == 0 || 2 * both <= kept1) {
+  if (2 * both <= kept1)
     goto out;
-  }
   uint32_t added = 0;
   before = malloc(count);
   if (!before) {
@@ -95,13 +128,6 @@ wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t s
     goto out;
   }
   memcpy(before, res->keep, count);
-  uint32_t lo = WN_DOM_NONE, hi = 0; /* the first and last text the first reading kept */
-  for (uint32_t i = 0; i < count; i++)
-    if (res->keep[i] && nodes[i].tag == WN_TAG_TEXT) {
-      if (lo == WN_DOM_NONE)
-        lo = i;
-      hi = i;
-    }
   /* A fragment of an article not set in paragraphs: the second reading
    * kept more than twice the first's text, and most of it lies outside
    * <p> (lines set with <br>, text in cells and bare blocks). The density
@@ -120,7 +146,7 @@ wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t s
     const uint32_t b = line_of[i];
     if (2 * first_k[b] > tot[b] || 2 * second_k[b] <= tot[b])
       continue; /* not a line the second reading alone keeps */
-    if (!whole && 4 * (uint64_t)link[b] >= tot[b])
+    if (!whole && 4 * link[b] >= tot[b])
       continue; /* not prose */
     res->keep[i] = 1;
     added++;
@@ -139,9 +165,7 @@ out:
   wn_detect_result_free(second);
   free(line_of);
   free(content);
-  free(code);
   free(sums);
   free(before);
-  free(in_p);
   return err;
 }

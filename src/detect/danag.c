@@ -111,14 +111,15 @@ static void wn_danag_break(wn_danag_writer *w) {
   if (w->used) {
     w->line++;
     w->content[w->line] = 0;
-    w->code[w->line] = 0;
+    if (w->code)
+      w->code[w->line] = 0;
     w->used = 0;
   }
 }
 
 /* Closes element e: its end tag, and a line break after a block. */
 static void wn_danag_close(wn_danag_writer *w, const wn_dom_node *e) {
-  if (!wn_danag_void(e) && !wn_danag_free_markup(w->nodes, e)) {
+  if (w->code && !wn_danag_void(e) && !wn_danag_free_markup(w->nodes, e)) {
     w->code[w->line] += 3u + (uint32_t)strlen(e->name);
     w->used = 1;
   }
@@ -132,7 +133,8 @@ uint32_t wn_danag_lines(const wn_dom_page *page, const uint8_t *mask, uint32_t *
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   wn_danag_writer w = {nodes, mask, content, code, 0, 0};
   content[0] = 0;
-  code[0] = 0;
+  if (code)
+    code[0] = 0;
   uint32_t prev = WN_DOM_NONE; /* the last node opened */
   for (uint32_t i = 0; i < count; i++) {
     /* End tags of the elements that closed before i: climb from the last
@@ -160,7 +162,7 @@ uint32_t wn_danag_lines(const wn_dom_page *page, const uint8_t *mask, uint32_t *
       if (n->flags & WN_DOM_BLOCK)
         wn_danag_break(&w);
       line_of[i] = w.line;
-      if (!wn_danag_free_markup(nodes, n))
+      if (code && !wn_danag_free_markup(nodes, n))
         w.code[w.line] += wn_danag_start_code(n);
       w.used = 1;
     }

@@ -50,6 +50,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/util.h"
+
 #define WN_RD_STRIP_UNLIKELYS 0x1u
 #define WN_RD_WEIGHT_CLASSES 0x2u
 #define WN_RD_CLEAN_CONDITIONALLY 0x4u
@@ -100,19 +102,21 @@ typedef struct wn_rd {
   double *score;
 } wn_rd;
 
+/* Appends s lower-cased to buf (k bytes used), bounded by
+ * WN_RD_NAME_BYTES with its NUL; returns the bytes used. */
+static size_t wn_rd_lower(char *buf, size_t k, const char *s) {
+  for (size_t i = 0; s[i] && k < WN_RD_NAME_BYTES - 1; i++)
+    buf[k++] = wn_ascii_lower(s[i]);
+  buf[k] = '\0';
+  return k;
+}
+
 /* "class id", lower-cased and bounded, into buf. */
 static void wn_rd_names(const wn_dom_node *n, char *buf) {
-  size_t k = 0;
-  for (int part = 0; part < 2; part++) {
-    const char *s = part ? n->id : n->cls;
-    if (!s)
-      continue;
-    if (k && k < WN_RD_NAME_BYTES - 1)
-      buf[k++] = ' ';
-    for (size_t i = 0; s[i] && k < WN_RD_NAME_BYTES - 1; i++)
-      buf[k++] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] - 'A' + 'a') : s[i];
-  }
-  buf[k] = '\0';
+  size_t k = wn_rd_lower(buf, 0, n->cls ? n->cls : "");
+  if (n->cls && n->id && k < WN_RD_NAME_BYTES - 1)
+    buf[k++] = ' ';
+  wn_rd_lower(buf, k, n->id ? n->id : "");
 }
 
 static int wn_rd_any(const char *names, const char *const *words, size_t n) {
@@ -144,10 +148,7 @@ static int wn_rd_weight(const wn_rd *rd, const wn_dom_node *n) {
     const char *s = part ? n->id : n->cls;
     if (!s || !*s)
       continue;
-    size_t k = 0;
-    for (; s[k] && k < WN_RD_NAME_BYTES - 1; k++)
-      buf[k] = (s[k] >= 'A' && s[k] <= 'Z') ? (char)(s[k] - 'A' + 'a') : s[k];
-    buf[k] = '\0';
+    wn_rd_lower(buf, 0, s);
     if (wn_rd_any(buf, wn_rd_negative, WN_RD_COUNT(wn_rd_negative)) || wn_rd_has_hid(buf))
       w -= 25;
     if (wn_rd_any(buf, wn_rd_positive, WN_RD_COUNT(wn_rd_positive)))

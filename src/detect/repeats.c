@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/util.h"
+
 /* Bytes a line's kept text needs to be judged: about a sentence. */
 #define WN_REPEAT_MIN_BYTES 60u
 
@@ -36,15 +38,6 @@ static int wn_repeat_cmp(const void *a, const void *b) {
   return x->first < y->first ? -1 : x->first > y->first;
 }
 
-/* FNV-1a over the bytes, a space between text nodes. */
-static uint64_t wn_repeat_hash(uint64_t h, const char *s, uint32_t len) {
-  for (uint32_t i = 0; i < len; i++) {
-    h ^= (unsigned char)s[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -53,13 +46,12 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
   const size_t n_lines = 2 * (size_t)count + 1;
   uint32_t *line_of = malloc((size_t)count * sizeof *line_of);
   uint32_t *content = malloc(n_lines * sizeof *content);
-  uint32_t *code = malloc(n_lines * sizeof *code);
   wn_repeat_line *lines = malloc(((size_t)count + 1) * sizeof *lines);
   uint8_t *dup = malloc((size_t)count + 3); /* by order + 1: a repeated line */
   wn_err err = WN_ENOMEM;
-  if (!line_of || !content || !code || !lines || !dup)
+  if (!line_of || !content || !lines || !dup)
     goto out;
-  wn_danag_lines(page, NULL, content, code, line_of);
+  wn_danag_lines(page, NULL, content, NULL, line_of);
   /* Lines come in document order: each line's kept text nodes are one
    * stretch of the node order. */
   uint32_t n = 0, cur = WN_DOM_NONE;
@@ -68,16 +60,16 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
       continue;
     if (line_of[i] != cur) {
       cur = line_of[i];
-      lines[n].hash = 14695981039346656037ull;
+      lines[n].hash = WN_HASH_SEED;
       lines[n].len = 0;
       lines[n].first = i;
       lines[n].order = n;
       n++;
     }
     wn_repeat_line *l = &lines[n - 1];
-    if (l->len)
-      l->hash = wn_repeat_hash(l->hash, " ", 1);
-    l->hash = wn_repeat_hash(l->hash, nodes[i].text, nodes[i].own_text_len);
+    if (l->len) /* a space between the line's text nodes */
+      l->hash = wn_hash_bytes(l->hash, " ", 1);
+    l->hash = wn_hash_bytes(l->hash, nodes[i].text, nodes[i].own_text_len);
     l->len += nodes[i].own_text_len + (l->len ? 1u : 0u);
     l->last = i;
   }
@@ -103,7 +95,6 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
 out:
   free(line_of);
   free(content);
-  free(code);
   free(lines);
   free(dup);
   return err;

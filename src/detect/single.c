@@ -200,7 +200,7 @@ static wn_err wn_single_run(const wn_dom_page *page, wn_single_method method, ui
  * A paragraph is the one markup every language and every site uses for
  * running text, so its share tells how much of a page's running text a
  * method kept, with no word list. */
-static void wn_single_prose(const wn_dom_node *nodes, uint32_t count, const uint8_t *keep,
+void wn_single_prose(const wn_dom_node *nodes, uint32_t count, const uint8_t *keep,
                             const uint8_t *mask, uint8_t *in_p, uint64_t *page_prose,
                             uint64_t *kept_prose) {
   *page_prose = *kept_prose = 0;

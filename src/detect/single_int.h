@@ -94,6 +94,14 @@ wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, const uint8_t *m
  * the best candidate and its siblings, cleaned; fills res->keep. */
 wn_err wn_readability_select(const wn_dom_page *page, wn_detect_result *res);
 
+/* Prose: the text of paragraphs (<p>) that is not link text nor under
+ * mask (may be NULL), in bytes, of the whole page (*page_prose) and of
+ * what keep keeps (*kept_prose); in_p (the page's node count) gets 1 for
+ * the nodes inside a <p> (single.c). */
+void wn_single_prose(const wn_dom_node *nodes, uint32_t count, const uint8_t *keep,
+                     const uint8_t *mask, uint8_t *in_p, uint64_t *page_prose,
+                     uint64_t *kept_prose);
+
 /* WN_SINGLE_STEP_SECOND (combine.c): the second reading run and
  * combined with res->keep block by block; mask (may be NULL) stays out. */
 wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
@@ -118,7 +126,9 @@ uint32_t wn_single_chars(const char *text, uint32_t len);
  * root has mask[i] set (mask may be NULL) is left out of the source. Inline
  * formatting inside prose costs no code (danag.c). Returns the
  * number of lines (at most 2 * nodes + 1); arrays are caller-owned, the
- * line arrays sized for 2 * count + 1.
+ * line arrays sized for 2 * count + 1. code may be NULL when only the
+ * lines' text is wanted (which text nodes share a line): no code is
+ * counted, and lines that would hold code alone are not numbered.
  */
 uint32_t wn_danag_lines(const wn_dom_page *page, const uint8_t *mask, uint32_t *content,
                         uint32_t *code, uint32_t *line_of);

@@ -378,7 +378,8 @@ static wn_err wn_set_key(wn_serve_config *cfg, const char *section, const char *
       return wn_get_share(v, 1.0, &d->detect.min_confidence, loc, key, diag);
     if (strcmp(name, "fallback") == 0) {
       if (wn_single_method_parse(v, &d->detect.fallback) != 0)
-        return wn_cfg_error(diag, loc, key, "\"%s\" is not a single-page method (danag, cnr)", v);
+        return wn_cfg_error(diag, loc, key,
+                            "\"%s\" is not a single-page method (danag, cnr, readability)", v);
       return WN_OK;
     }
     if (strcmp(name, "template_check") == 0) {

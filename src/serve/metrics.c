@@ -28,8 +28,9 @@ static const double wn_learn_bounds[WN_METRIC_LEARN_BUCKETS] = {0.1, 0.5, 1,  2.
                                                                  10,  30,  60, 120, 300};
 
 /* The methods wn_page_result_method names, then "other". */
+#define WN_METHOD_OTHER 6u
 static const char *const wn_methods[WN_METRIC_METHODS] = {
-    "template", "template-paper", "template-region", "danag", "cnr", "other", NULL, NULL};
+    "template", "template-paper", "template-region", "danag", "cnr", "readability", "other", NULL};
 
 void wn_metrics_init(wn_metrics *m) {
   memset(m, 0, sizeof *m);
@@ -58,8 +59,8 @@ void wn_metrics_request(wn_metrics *m, wn_endpoint ep, unsigned status, uint64_t
 }
 
 void wn_metrics_detection(wn_metrics *m, const char *method, int fallback) {
-  size_t i = 5; /* "other" */
-  for (size_t k = 0; k < 5; k++)
+  size_t i = WN_METHOD_OTHER;
+  for (size_t k = 0; k < WN_METHOD_OTHER; k++)
     if (method && strcmp(method, wn_methods[k]) == 0)
       i = k;
   atomic_fetch_add_explicit(&m->detections[i], 1, memory_order_relaxed);
@@ -139,7 +140,7 @@ wn_err wn_metrics_render(const wn_metrics *m, const wn_metrics_gauges *g, wn_buf
 
   P("# HELP winnow_detections_total Pages detected, by the method that served them.\n"
     "# TYPE winnow_detections_total counter\n");
-  for (size_t i = 0; i < 6; i++)
+  for (size_t i = 0; i <= WN_METHOD_OTHER; i++)
     P("winnow_detections_total{method=\"%s\"} %llu\n", wn_methods[i],
       (unsigned long long)wn_load(&m->detections[i]));
   P("# HELP winnow_detection_fallbacks_total Pages the template did not serve, by reason.\n"

@@ -6,6 +6,7 @@
  * over the page's text, text set with <br> is read, ruby readings are not
  * text. All through the public detector, as `winnow detect` runs. */
 #include "wn_test.h"
+#include "wn_story.h"
 
 #include <stdlib.h>
 
@@ -45,22 +46,11 @@ static size_t occurrences(const char *hay, const char *needle) {
   return n;
 }
 
-static const char *const story[] = {
-    "The council voted on Tuesday to keep the old swimming baths open for another five years, "
-    "after a campaign that gathered more than four thousand signatures in a single month.",
-    "Engineers had warned that the roof needed repairs costing close to a million pounds, but "
-    "a survey commissioned by the campaigners found that most of the timber was sound.",
-    "The baths opened in 1912 and were the first in the county to admit women and men on the "
-    "same days, a fact the campaign put on every leaflet it handed out at the market.",
-    "Swimming clubs from three villages train there every evening, and the school next door "
-    "has no other pool within an hour by bus, the head teacher told the meeting.",
-};
-#define N_STORY (sizeof story / sizeof *story)
 
 static void append_story(wn_buf *b, const char *open, const char *close) {
-  for (size_t k = 0; k < N_STORY; k++) {
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++) {
     assert_int_equal(wn_buf_append_str(b, open), WN_OK);
-    assert_int_equal(wn_buf_append_str(b, story[k]), WN_OK);
+    assert_int_equal(wn_buf_append_str(b, wn_test_story[k]), WN_OK);
     assert_int_equal(wn_buf_append_str(b, close), WN_OK);
   }
 }
@@ -80,9 +70,9 @@ static void test_readability_alone(void **state) {
   assert_int_equal(wn_buf_append_str(&b, "<html><body>"), WN_OK);
   assert_int_equal(wn_buf_append_str(&b, nav), WN_OK);
   assert_int_equal(wn_buf_append_str(&b, "<div class=\"story\">"), WN_OK);
-  for (size_t k = 0; k < N_STORY; k++) {
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++) {
     assert_int_equal(wn_buf_append_str(&b, "<p>"), WN_OK);
-    assert_int_equal(wn_buf_append_str(&b, story[k]), WN_OK);
+    assert_int_equal(wn_buf_append_str(&b, wn_test_story[k]), WN_OK);
     assert_int_equal(wn_buf_append_str(&b, " See <a href=\"/a\">the council</a>, "
                                            "<a href=\"/b\">the campaign</a>, "
                                            "<a href=\"/c\">the survey</a>.</p>"), WN_OK);
@@ -91,8 +81,8 @@ static void test_readability_alone(void **state) {
                                          "Paper, all rights reserved, no reuse.</div>"
                                          "</body></html>"), WN_OK);
   char *t = detect_text(b.data, WN_SINGLE_READABILITY, 0);
-  for (size_t k = 0; k < N_STORY; k++)
-    assert_non_null(strstr(t, story[k]));
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++)
+    assert_non_null(strstr(t, wn_test_story[k]));
   assert_null(strstr(t, "Weather"));
   assert_null(strstr(t, "Copyright"));
   free(t);
@@ -112,13 +102,13 @@ static void test_br_lines(void **state) {
   assert_int_equal(wn_buf_append_str(&b, "</font></div></td></tr></table></body></html>"),
                    WN_OK);
   char *t = detect_text(b.data, WN_SINGLE_DANAG, 0);
-  for (size_t k = 0; k < N_STORY; k++)
-    assert_non_null(strstr(t, story[k]));
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++)
+    assert_non_null(strstr(t, wn_test_story[k]));
   assert_null(strstr(t, "Weather"));
   free(t);
   t = detect_text(b.data, WN_SINGLE_READABILITY, 0);
-  for (size_t k = 0; k < N_STORY; k++)
-    assert_non_null(strstr(t, story[k]));
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++)
+    assert_non_null(strstr(t, wn_test_story[k]));
   free(t);
   wn_buf_free(&b);
 }
@@ -149,15 +139,15 @@ static void test_combine_gap(void **state) {
   assert_int_equal(wn_buf_append_str(&b, "<html><body>"), WN_OK);
   assert_int_equal(wn_buf_append_str(&b, nav), WN_OK);
   assert_int_equal(wn_buf_append_str(&b, "<div class=\"entry\"><p>"), WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, story[0]), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, wn_test_story[0]), WN_OK);
   assert_int_equal(wn_buf_append_str(&b, "</p><p>"), WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, story[1]), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, wn_test_story[1]), WN_OK);
   assert_int_equal(wn_buf_append_str(&b, "</p><div class=\"more\"><a href=\"/1\">More on the "
                                          "baths</a> <a href=\"/2\">Pool prices</a></div><p>"),
                    WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, story[2]), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, wn_test_story[2]), WN_OK);
   assert_int_equal(wn_buf_append_str(&b, "</p><p>"), WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, story[3]), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, wn_test_story[3]), WN_OK);
   assert_int_equal(wn_buf_append_str(&b, "</p></div></body></html>"), WN_OK);
   wn_dom_page *page = wn_test_parse(b.data);
   uint32_t count = 0;
@@ -214,10 +204,10 @@ static void test_story_twice(void **state) {
   const wn_single_method methods[] = {WN_SINGLE_DANAG, WN_SINGLE_CNR, WN_SINGLE_READABILITY};
   for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
     char *t = detect_text(b.data, methods[m], 0);
-    for (size_t k = 0; k < N_STORY; k++)
-      if (occurrences(t, story[k]) != 1)
+    for (size_t k = 0; k < WN_TEST_STORY_N; k++)
+      if (occurrences(t, wn_test_story[k]) != 1)
         fail_msg("%s: paragraph %zu %zu times:\n%s", wn_single_method_name(methods[m]), k,
-                 occurrences(t, story[k]), t);
+                 occurrences(t, wn_test_story[k]), t);
     free(t);
   }
   /* One repeated line alone (a quoted sentence in a reply) stays. */
@@ -243,7 +233,7 @@ static void test_post_above_thread(void **state) {
   assert_int_equal(wn_buf_append_str(&b, "<html><body>"), WN_OK);
   assert_int_equal(wn_buf_append_str(&b, nav), WN_OK);
   assert_int_equal(wn_buf_append_str(&b, "<div class=\"post\"><h1>Baths saved</h1><p>"), WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, story[0]), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, wn_test_story[0]), WN_OK);
   assert_int_equal(wn_buf_append_str(&b, "</p></div><h3>12 replies</h3><ol class=\"thread\">"),
                    WN_OK);
   for (int k = 0; k < 12; k++) {
@@ -256,7 +246,7 @@ static void test_post_above_thread(void **state) {
   }
   assert_int_equal(wn_buf_append_str(&b, "</ol></body></html>"), WN_OK);
   char *t = detect_text(b.data, WN_SINGLE_DANAG, 0);
-  assert_non_null(strstr(t, story[0]));
+  assert_non_null(strstr(t, wn_test_story[0]));
   free(t);
   wn_buf_free(&b);
 }

@@ -3,6 +3,7 @@
  * worked out by hand; both methods on a real-looking news page
  * (tests/fixtures/single/article.html); empty pages; bounded input. */
 #include "wn_test.h"
+#include "wn_story.h"
 
 #include <stdlib.h>
 
@@ -962,21 +963,11 @@ static char *default_text(const char *html, const char **retried, wn_dom_page **
   return s;
 }
 
-static const char *const story[] = {
-    "The council voted on Tuesday to keep the old swimming baths open for another five years, "
-    "after a campaign that gathered more than four thousand signatures in a single month.",
-    "Engineers had warned that the roof needed repairs costing close to a million pounds, but "
-    "a survey commissioned by the campaigners found that most of the timber was sound.",
-    "The baths opened in 1912 and were the first in the county to admit women and men on the "
-    "same days, a fact the campaign put on every leaflet it handed out at the market.",
-    "Swimming clubs from three villages train there every evening, and the school next door "
-    "has no other pool within an hour by bus, the head teacher told the meeting.",
-};
 
-/* Every paragraph of story[] is in text. */
+/* Every paragraph of wn_test_story[] is in text. */
 static void check_story(const char *text) {
-  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
-    if (!strstr(text, story[k]))
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++)
+    if (!strstr(text, wn_test_story[k]))
       fail_msg("paragraph %zu missing:\n%s", k, text);
 }
 
@@ -990,8 +981,8 @@ static void test_drupal_label_hidden(void **state) {
   OUT("<article class=\"node node--type-article\"><h1>Baths saved</h1>"
       "<div class=\"clearfix text-formatted field field--name-body field--type-text-with-summary "
       "field--label-hidden field__item\">");
-  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
-    OUT("<p>%s</p>", story[k]);
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++)
+    OUT("<p>%s</p>", wn_test_story[k]);
   OUT("</div></article>");
   page_chrome_bottom(&h);
   const char *retried = NULL;
@@ -1013,8 +1004,8 @@ static void test_retry_masks(void **state) {
   wn_buf_init(&h, 1 << 20);
   page_chrome_top(&h);
   OUT("<div class=\"post commentable\">");
-  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
-    OUT("<p>%s</p>", story[k]);
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++)
+    OUT("<p>%s</p>", wn_test_story[k]);
   OUT("</div><div class=\"widget\"><p>Opening times: Monday to Friday.</p></div>");
   page_chrome_bottom(&h);
   const char *retried = NULL;
@@ -1027,7 +1018,7 @@ static void test_retry_masks(void **state) {
   uint32_t n = 0;
   text = run_text(page, WN_SINGLE_DANAG,
                   wn_single_default_steps(WN_SINGLE_DANAG) & ~WN_SINGLE_STEP_RETRY, &n);
-  if (strstr(text, story[0]))
+  if (strstr(text, wn_test_story[0]))
     fail_msg("without the retry the mask should hide the story:\n%s", text);
   free(text);
   wn_dom_free(page);
@@ -1128,8 +1119,8 @@ static void test_caption_meta(void **state) {
   page_chrome_top(&h);
   OUT("<article><h1>Baths saved</h1><div class=\"entry-meta\">Posted in Town, Pools on "
       "3 May 2022 by the desk, 4 minutes to read</div><div class=\"entry-content\">");
-  for (size_t k = 0; k < sizeof story / sizeof *story; k++) {
-    OUT("<p>%s</p>", story[k]);
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++) {
+    OUT("<p>%s</p>", wn_test_story[k]);
     if (k == 1)
       OUT("<figure><img src=\"/baths.jpg\"><figcaption>The baths in 1930, when the roof was "
           "new</figcaption><div class=\"photo-credit\">Photo: the town archive</div></figure>");
@@ -1170,12 +1161,12 @@ static void test_article_paragraphs(void **state) {
   page_chrome_top(&h);
   OUT("<article><h1>Baths saved</h1><div class=\"part\">");
   for (size_t k = 0; k < 3; k++)
-    OUT("<p>%s</p>", story[k]);
+    OUT("<p>%s</p>", wn_test_story[k]);
   OUT("</div><div class=\"embed\">");
   for (int j = 0; j < 40; j++)
     OUT("<div class=\"frame\"><span class=\"icon\"></span></div>");
   OUT("</div><div class=\"rest\"><p>%s</p><p><a href=\"/a\">Pool closes for the winter, and "
-      "the council elections in May</a></p></div></article>", story[3]);
+      "the council elections in May</a></p></div></article>", wn_test_story[3]);
   page_chrome_bottom(&h);
   wn_dom_page *page = wn_test_parse(h.data);
   uint32_t n = 0;
@@ -1184,8 +1175,8 @@ static void test_article_paragraphs(void **state) {
     char *text =
         run_text(page, WN_SINGLE_DANAG,
                    with ? steps : steps & ~(WN_SINGLE_STEP_HTML5 | WN_SINGLE_STEP_SECOND), &n);
-    int second = strstr(text, story[3]) != NULL;
-    if (second != with || !strstr(text, story[0]))
+    int second = strstr(text, wn_test_story[3]) != NULL;
+    if (second != with || !strstr(text, wn_test_story[0]))
       fail_msg("hints %d: second part %d in:\n%s", with, second, text);
     if (strstr(text, "Pool closes"))
       fail_msg("hints %d: a link box kept:\n%s", with, text);
@@ -1210,8 +1201,8 @@ static void test_standfirst(void **state) {
   for (int j = 0; j < 30; j++)
     OUT("<div class=\"frame\"><span class=\"icon\"></span></div>");
   OUT("</div><div class=\"news-text\">");
-  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
-    OUT("<p>%s</p>", story[k]);
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++)
+    OUT("<p>%s</p>", wn_test_story[k]);
   OUT("</div></div>");
   page_chrome_bottom(&h);
   char *text = default_text(h.data, NULL, NULL);
@@ -1234,13 +1225,13 @@ static void test_like_items(void **state) {
   wn_buf_init(&h, 1 << 20);
   page_chrome_top(&h);
   OUT("<h1>Baths saved</h1><ol class=\"thread\">");
-  for (size_t k = 0; k < sizeof story / sizeof *story; k++) {
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++) {
     OUT("<li class=\"post\"><div class=\"user\">");
     for (int j = 0; j < 25; j++)
       OUT("<div class=\"badge\"><span class=\"icon\"></span></div>");
-    OUT("</div><div class=\"message\"><div class=\"body\">%s", story[k]);
+    OUT("</div><div class=\"message\"><div class=\"body\">%s", wn_test_story[k]);
     if (k == 1)
-      OUT(" %s %s", story[0], story[2]); /* the longest post */
+      OUT(" %s %s", wn_test_story[0], wn_test_story[2]); /* the longest post */
     OUT("</div></div></li>");
   }
   OUT("</ol>");
@@ -1251,7 +1242,7 @@ static void test_like_items(void **state) {
   for (int with = 0; with < 2; with++) {
     char *text =
         run_text(page, WN_SINGLE_DANAG, with ? steps : steps & ~WN_SINGLE_STEP_CONTAINER, &n);
-    int last = strstr(text, story[3]) != NULL;
+    int last = strstr(text, wn_test_story[3]) != NULL;
     if (last != with)
       fail_msg("container %d: the last post %d in:\n%s", with, last, text);
     free(text);
@@ -1282,8 +1273,8 @@ static void recipe_page(wn_buf *b, int json) {
         "{\"@type\":\"HowToStep\",\"text\":\"Eine Stunde backen.\"}]}</script>");
   }
   OUT("<h1>Baths saved, and a cake</h1>");
-  for (size_t k = 0; k < sizeof story / sizeof *story; k++)
-    OUT("<p>%s</p>", story[k]);
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++)
+    OUT("<p>%s</p>", wn_test_story[k]);
   OUT("<table class=\"ingredients\"><thead><tr><th colspan=\"2\">F\xc3\xbcr den Boden:</th></tr>"
       "</thead><tbody>");
   for (int k = 0; k < 4; k++)
@@ -1341,11 +1332,11 @@ static void test_orphan_headings(void **state) {
   page_chrome_top(&h);
   OUT("<article><h1>Baths saved</h1><h4>A campaign of four thousand names</h4><h4>The vote</h4>"
       "<div class=\"entry-content\">");
-  for (size_t k = 0; k < sizeof story / sizeof *story; k++) {
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++) {
     if (k == 2)
       OUT("<h3>Get our letters</h3><div class=\"newsletter\"><p>Sign up for the morning mail "
           "and never miss a story.</p></div><h2>What the survey found</h2>");
-    OUT("<p>%s</p>", story[k]);
+    OUT("<p>%s</p>", wn_test_story[k]);
   }
   OUT("<h3>Related posts</h3><div class=\"related-posts\"><ul><li><a href=\"/a\">Pool "
       "closes for the winter</a></li><li><a href=\"/b\">Council elections</a></li></ul></div>"
@@ -1378,8 +1369,8 @@ static void test_figure_outputs(void **state) {
   wn_buf_init(&h, 1 << 20);
   page_chrome_top(&h);
   OUT("<article><h1>Baths saved</h1><div class=\"entry-content\">");
-  for (size_t k = 0; k < sizeof story / sizeof *story; k++) {
-    OUT("<p>%s</p>", story[k]);
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++) {
+    OUT("<p>%s</p>", wn_test_story[k]);
     if (k == 1)
       OUT("<div class=\"wp-block-image\"><figure><img src=\"/baths.jpg\"><figcaption>The baths "
           "in 1930</figcaption></figure></div>");
@@ -1424,7 +1415,7 @@ static void test_figure_outputs(void **state) {
     fail_msg("figure missing from the HTML:\n%s", html);
   if (!strstr(md, "![](/baths.jpg)\n\nThe baths in 1930"))
     fail_msg("figure missing from the Markdown:\n%s", md);
-  const char *second = strstr(md, story[2]);
+  const char *second = strstr(md, wn_test_story[2]);
   if (!second || second < strstr(md, "The baths in 1930"))
     fail_msg("figure out of order in the Markdown:\n%s", md);
   if (strstr(html, "ad.jpg") || strstr(md, "ad.jpg") || strstr(md, "summer offer"))
