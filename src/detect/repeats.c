@@ -1,16 +1,22 @@
 /*
- * detect/repeats.c: the output never holds the same block twice.
+ * detect/repeats.c: the output never holds the story twice.
  *
  * Pages hold their story twice: an A/B test sends two copies and hides
  * one with CSS, a theme writes the article once for wide screens and once
  * for narrow ones, an "infinite scroll" page appends the story again.
  * Every method keeps what it finds, and with two copies in its area it
  * keeps both (precision halves). A reader sees one. So after every
- * method, a kept line (a line of DANAg's normalised source: the text
- * between two block boundaries or <br>s) whose kept text is a sentence
- * long and equals that of an earlier kept line, next to another such
- * line (a copied stretch, not one quoted line), is left out. Short lines
- * ("Reply", a table's "Yes") repeat for good reasons and stay.
+ * method, an element whose kept text equals that of an earlier element
+ * (not one around it) is left out, when that text is a copy of a story,
+ * not a repeated phrase: it spans two lines or more, a sentence or more,
+ * and a quarter of all the kept text or more. A manual that says the same
+ * thing of two functions repeats a paragraph or a list inside two
+ * different entries, a small part of its page; it keeps both.
+ *
+ * Elements are compared by a hash of their kept text nodes, in order
+ * (each node's text hashed, the hashes of an element's children with kept
+ * text hashed in turn), its length and its lines (lines of DANAg's
+ * normalised source, wn_danag_lines).
  */
 #include "detect/single_int.h"
 
@@ -19,23 +25,26 @@
 
 #include "util/util.h"
 
-/* Bytes a line's kept text needs to be judged: about a sentence. */
+/* Bytes an element's kept text needs to be a copy: about a sentence. */
 #define WN_REPEAT_MIN_BYTES 60u
+/* Lines it needs: more than one block. */
+#define WN_REPEAT_MIN_LINES 2u
+/* Its share of the page's kept text: at least 1 / WN_REPEAT_SHARE. */
+#define WN_REPEAT_SHARE 4u
 
-typedef struct wn_repeat_line {
+typedef struct wn_repeat_elem {
   uint64_t hash;
-  uint32_t len;
-  uint32_t first, last; /* its kept text nodes: [first, last] */
-  uint32_t order;       /* its place among the kept lines */
-} wn_repeat_line;
+  uint64_t len;
+  uint32_t node;
+} wn_repeat_elem;
 
 static int wn_repeat_cmp(const void *a, const void *b) {
-  const wn_repeat_line *x = a, *y = b;
+  const wn_repeat_elem *x = a, *y = b;
   if (x->hash != y->hash)
     return x->hash < y->hash ? -1 : 1;
   if (x->len != y->len)
     return x->len < y->len ? -1 : 1;
-  return x->first < y->first ? -1 : x->first > y->first;
+  return x->node < y->node ? -1 : x->node > y->node;
 }
 
 wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
@@ -46,56 +55,84 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
   const size_t n_lines = 2 * (size_t)count + 1;
   uint32_t *line_of = malloc((size_t)count * sizeof *line_of);
   uint32_t *content = malloc(n_lines * sizeof *content);
-  wn_repeat_line *lines = malloc(((size_t)count + 1) * sizeof *lines);
-  uint8_t *dup = malloc((size_t)count + 3); /* by order + 1: a repeated line */
+  uint64_t *hash = malloc((size_t)count * sizeof *hash);
+  uint64_t *len = calloc(count, sizeof *len);
+  uint32_t *lines = calloc(count, sizeof *lines);
+  wn_repeat_elem *elems = NULL;
+  uint8_t *drop = NULL;
   wn_err err = WN_ENOMEM;
-  if (!line_of || !content || !lines || !dup)
+  if (!line_of || !content || !hash || !len || !lines)
     goto out;
+  err = WN_OK;
   wn_danag_lines(page, NULL, content, NULL, line_of);
-  /* Lines come in document order: each line's kept text nodes are one
-   * stretch of the node order. */
-  uint32_t n = 0, cur = WN_DOM_NONE;
+  /* Lines: a kept text node that starts a line (the first kept text of
+   * its line) counts one. */
+  uint32_t last_line = WN_DOM_NONE;
+  uint64_t total = 0;
   for (uint32_t i = 0; i < count; i++) {
+    hash[i] = WN_HASH_SEED;
     if (nodes[i].tag != WN_TAG_TEXT || !res->keep[i] || nodes[i].own_text_len == 0)
       continue;
-    if (line_of[i] != cur) {
-      cur = line_of[i];
-      lines[n].hash = WN_HASH_SEED;
-      lines[n].len = 0;
-      lines[n].first = i;
-      lines[n].order = n;
-      n++;
+    hash[i] = wn_hash_bytes(WN_HASH_SEED, nodes[i].text, nodes[i].own_text_len);
+    len[i] = nodes[i].own_text_len;
+    total += len[i];
+    if (line_of[i] != last_line) {
+      lines[i] = 1;
+      last_line = line_of[i];
     }
-    wn_repeat_line *l = &lines[n - 1];
-    if (l->len) /* a space between the line's text nodes */
-      l->hash = wn_hash_bytes(l->hash, " ", 1);
-    l->hash = wn_hash_bytes(l->hash, nodes[i].text, nodes[i].own_text_len);
-    l->len += nodes[i].own_text_len + (l->len ? 1u : 0u);
-    l->last = i;
   }
-  qsort(lines, n, sizeof *lines, wn_repeat_cmp);
-  /* A repeat is a copy of a stretch: a repeated line whose neighbour
-   * among the kept lines repeats too. One repeated line alone (a quote in
-   * a reply, a signature) stays. */
-  memset(dup, 0, (size_t)n + 2);
-  for (uint32_t k = 1; k < n; k++) {
-    const wn_repeat_line *a = &lines[k - 1], *b = &lines[k];
-    if (b->len >= WN_REPEAT_MIN_BYTES && a->hash == b->hash && a->len == b->len)
-      dup[b->order + 1] = 1;
-  }
-  for (uint32_t k = 0; k < n; k++) {
-    const wn_repeat_line *b = &lines[k];
-    if (!dup[b->order + 1] || !(dup[b->order] || dup[b->order + 2]))
+  /* Each element from its children, last child first (the same order
+   * for every copy). */
+  uint32_t n = 0;
+  for (uint32_t i = count; i-- > 0;) {
+    const uint32_t p = nodes[i].parent;
+    if (len[i] && nodes[i].tag != WN_TAG_TEXT && len[i] >= WN_REPEAT_MIN_BYTES &&
+        lines[i] >= WN_REPEAT_MIN_LINES && WN_REPEAT_SHARE * len[i] >= total)
+      n++;
+    if (p == WN_DOM_NONE || !len[i])
       continue;
-    for (uint32_t i = b->first; i <= b->last; i++)
-      if (line_of[i] == line_of[b->first])
-        res->keep[i] = 0;
+    hash[p] = wn_hash_bytes(hash[p], &hash[i], sizeof hash[i]);
+    len[p] += len[i];
+    lines[p] += lines[i];
   }
-  err = WN_OK;
+  if (n < 2)
+    goto out; /* no two elements large enough to be copies */
+  elems = malloc((size_t)n * sizeof *elems);
+  drop = calloc(count, 1);
+  if (!elems || !drop) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  n = 0;
+  for (uint32_t i = 0; i < count; i++)
+    if (len[i] && nodes[i].tag != WN_TAG_TEXT && len[i] >= WN_REPEAT_MIN_BYTES &&
+        lines[i] >= WN_REPEAT_MIN_LINES && WN_REPEAT_SHARE * len[i] >= total)
+      elems[n++] = (wn_repeat_elem){hash[i], len[i], i};
+  qsort(elems, n, sizeof *elems, wn_repeat_cmp);
+  /* In each run of equal elements (sorted by place), the first stays and
+   * every later one that lies after it, not inside it, goes. */
+  uint32_t first = 0;
+  for (uint32_t k = 1; k < n; k++) {
+    if (elems[k].hash != elems[first].hash || elems[k].len != elems[first].len)
+      first = k;
+    else if (nodes[elems[first].node].end <= elems[k].node)
+      drop[elems[k].node] = 1;
+  }
+  for (uint32_t i = 0; i < count;) {
+    if (drop[i]) {
+      memset(res->keep + i, 0, nodes[i].end - i);
+      i = nodes[i].end;
+      continue;
+    }
+    i++;
+  }
 out:
   free(line_of);
   free(content);
+  free(hash);
+  free(len);
   free(lines);
-  free(dup);
+  free(elems);
+  free(drop);
   return err;
 }

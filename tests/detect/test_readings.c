@@ -221,6 +221,32 @@ static void test_story_twice(void **state) {
   char *t = detect_text(quoted, WN_SINGLE_DANAG, 0);
   assert_int_equal(occurrences(t, "keep the old swimming baths open"), 2);
   free(t);
+  /* A manual that describes two functions with the same paragraphs
+   * (their shared parameters) inside entries of their own: both stay. */
+  wn_buf_reset(&b);
+  assert_int_equal(wn_buf_append_str(&b, "<html><body><div class=\"body\"><h1>compile</h1>"),
+                   WN_OK);
+  const char *const fn[] = {"compile_dir(dir, quiet=0)", "compile_file(fullname, quiet=0)"};
+  for (int k = 0; k < 2; k++) {
+    assert_int_equal(wn_buf_append_str(&b, "<dl><dt>"), WN_OK);
+    assert_int_equal(wn_buf_append_str(&b, fn[k]), WN_OK);
+    assert_int_equal(wn_buf_append_str(&b, k ? "</dt><dd><p>Compile one file and write its "
+                                               "byte-code next to it, in the cache folder.</p>"
+                                             : "</dt><dd><p>Walk the tree below dir and "
+                                               "compile every source file found in it.</p>"),
+                     WN_OK);
+    assert_int_equal(wn_buf_append_str(&b, "<p>If quiet is 0, the names of the files are "
+                                           "printed; 1 prints errors only.</p><p>If legacy is "
+                                           "true, byte-code files are written to their legacy "
+                                           "places and names.</p>"
+                                           "</dd></dl>"),
+                     WN_OK);
+  }
+  assert_int_equal(wn_buf_append_str(&b, "</div></body></html>"), WN_OK);
+  t = detect_text(b.data, WN_SINGLE_DANAG, 0);
+  assert_int_equal(occurrences(t, "If quiet is 0"), 2);
+  assert_int_equal(occurrences(t, "If legacy is true"), 2);
+  free(t);
   wn_buf_free(&b);
 }
 
