@@ -60,8 +60,9 @@ double wn_detect_confidence(const wn_detect_result *result);
  * "paragraphs"; NULL when it did not. */
 const char *wn_detect_result_retried(const wn_detect_result *result);
 /* Why the site's content place did not serve the page (the places
- * selector), or NULL: "not paired", "no text" or "unfit" (the
- * single-page method read it, the template as its filter). */
+ * selector), or NULL: "not paired" or "no text" (the cue selector served
+ * it), "unfit" (the single-page method read it, the template as its
+ * filter). */
 const char *wn_detect_result_place(const wn_detect_result *result);
 /* "template", "template-paper" or "template-region", after the selector
  * that chose the content. */

@@ -145,7 +145,8 @@ wn_err wn_detect_select_region(const wn_dom_page *page, const wn_detect_labels *
                                wn_detect_result *res);
 /* The places selector (select_places.c) reads l->tmap and the template's
  * content places; the single-page method, the template as its filter,
- * serves pages that do not fit them. */
+ * serves pages that do not fit them, the cue selector pages that do not
+ * pair them. */
 wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
                                const wn_detect_labels *l, wn_detect_result *res);
 
