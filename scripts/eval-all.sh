@@ -23,9 +23,10 @@ src=$repo/../shared/corpus
 snip=""
 while [ $# -gt 0 ]; do
   case $1 in
-    --build) build=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --snippets) snip=$2; shift 2 ;;
+    --build|--out|--snippets)
+      [ $# -ge 2 ] || { echo "eval-all.sh: $1 needs a directory" >&2; exit 2; }
+      case $1 in --build) build=$2 ;; --out) out=$2 ;; --snippets) snip=$2 ;; esac
+      shift 2 ;;
     -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     -*) echo "eval-all.sh: unknown option $1" >&2; exit 2 ;;

@@ -4,13 +4,15 @@
     tools/layout-corpora.py SRC_DIR OUT_DIR
 
 SRC_DIR holds crawl-to-the-future.tar.xz and cleanportaleval.tar.xz (e.g.
-../shared/corpus). Both archives are unpacked into a temporary directory
+../shared/corpus), and cleaneval.tar.xz when there is one (it is laid out
+too). A corpus already in OUT_DIR is left as it is. Both archives are unpacked into a temporary directory
 (never into the repository) and written out as
 
     OUT_DIR/ctf/html/<group>/<id>.html   the page bytes, unchanged
     OUT_DIR/ctf/gold/<group>/<id>.txt    the gold text, UTF-8
     OUT_DIR/ctf/pages.tsv                group, id, split (header line first)
     OUT_DIR/cpe/...                      the same for CleanPortalEval
+    OUT_DIR/ce/...                       the same for CleanEval
 
 following "A uniform layout for evaluation tools" in the corpus README:
 pages are sorted by their original file name within a group, the first 5
@@ -20,6 +22,8 @@ rest are "test".
 Groups:
   ctf  "<site>-<year>" from pairs.tsv (a site in one year shares a template)
   cpe  the host, i.e. the file name's prefix before the first "_"
+  ce   one page per group, "dev_NNNN" / "final_NNNN" (a single-page
+       corpus: every page is a test page; --fold alternates pages)
 
 Ids:
   ctf  the original names hold spaces, quotes, "&" and the like and can be
@@ -32,7 +36,7 @@ Gold cleaning:
   ctf  a third of the gold files are windows-1252, not UTF-8; every file is
        decoded as UTF-8 where valid and as windows-1252 byte by byte where
        not, and written as UTF-8. The text is otherwise unchanged.
-  cpe  CleanEval form: the first "URL:" line is dropped, the <p>, <h>, <l>
+  cpe, ce  CleanEval form: the first "URL:" line is dropped, the <p>, <h>, <l>
        block markers and any other tag or comment ("<!-- this page
        contains no article -->") are removed, and HTML entities (&#8217;,
        &ldquo;, ...) are decoded.
