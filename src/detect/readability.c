@@ -683,9 +683,14 @@ wn_err wn_readability_select(const wn_dom_page *page, wn_detect_result *res) {
       WN_RD_CLEAN_CONDITIONALLY, 0};
   uint32_t best_kept = 0;
   for (size_t a = 0; a < sizeof attempts / sizeof *attempts; a++) {
+    /* Step 1 and the counts depend on the unlikely words alone: made
+     * again only when that flag changes. */
+    if (a == 0 || (attempts[a] ^ attempts[a - 1]) & WN_RD_STRIP_UNLIKELYS) {
+      rd.flags = attempts[a];
+      memset(words, 0, (size_t)count * 8 * sizeof *words);
+      wn_rd_prepare(&rd);
+    }
     rd.flags = attempts[a];
-    memset(words, 0, (size_t)count * 8 * sizeof *words);
-    wn_rd_prepare(&rd);
     wn_rd_score(&rd);
     uint32_t top = wn_rd_top(&rd);
     if (top == WN_DOM_NONE) {
