@@ -41,7 +41,6 @@ int wn_single_method_parse(const char *name, wn_single_method *out) {
   return -1;
 }
 
-
 /*
  * From keep[] to the selection: the selected roots are the maximal
  * subtrees all of whose text nodes are kept (and that hold one), so that
