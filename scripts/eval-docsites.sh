@@ -26,10 +26,11 @@
 #   --docgold PATH   the gold extractor (default: ../shared/corpus/tools/docgold.py)
 #   --selector S     learn with winnow learn --selector S (cues, region, paper)
 #   --random K       also compare the ranked n-SET with K random ones
-#   PKG              python3.11-doc and/or postgresql-doc-15 (default: both)
+#   PKG              python3.11-doc, postgresql-doc-15, git-doc, cmake-doc
+#                    (default: the first two)
 #   after "--":      passed to winnow-eval (e.g. --per-page)
 #
-# Needs: apt-get install python3 python3.11-doc postgresql-doc-15
+# Needs: apt-get install python3 python3.11-doc postgresql-doc-15 [git-doc cmake-doc]
 set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +43,7 @@ selector=
 random=0
 
 usage() {
-  sed -n '20,31p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '20,32p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
@@ -89,7 +90,9 @@ for pkg in $pkgs; do
   case $pkg in
     python3.11-doc) root=/usr/share/doc/python3.11/html; key=library/os.html ;;
     postgresql-doc-15) root=/usr/share/doc/postgresql-doc-15/html; key=sql-select.html ;;
-    *) echo "eval-docsites.sh: unknown package $pkg (python3.11-doc or postgresql-doc-15)" >&2; exit 2 ;;
+    git-doc) root=/usr/share/doc/git-doc; key=git-add.html ;;
+    cmake-doc) root=/usr/share/doc/cmake-data/html; key=command/add_library.html ;;
+    *) echo "eval-docsites.sh: unknown package $pkg (python3.11-doc, postgresql-doc-15, git-doc, cmake-doc)" >&2; exit 2 ;;
   esac
   if [ ! -f "$root/$key" ]; then
     echo "eval-docsites.sh: $root/$key not found: apt-get install $pkg" >&2
@@ -99,7 +102,9 @@ for pkg in $pkgs; do
   rm -rf "$work"
   mkdir -p "$work"
   echo "== $pkg: gold text from $root"
-  python3 "$docgold" "$pkg" "$root" "$work/docgold" >/dev/null
+  # Gold: the corpus tool's rules, and tools/docgold-more.py's for the
+  # manuals it does not know (git-doc, cmake-doc).
+  python3 "$repo/tools/docgold-more.py" "$docgold" "$pkg" "$root" "$work/docgold" >/dev/null
 
   # A free port: bind to 0 and read what the kernel gave.
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')

@@ -200,12 +200,173 @@ static wn_err wn_places_single(const wn_dom_page *page, const wn_detect_labels *
   return WN_OK;
 }
 
+/*
+ * A content area kept whole. The region selector keeps the place's
+ * largest page-specific region and the regions beside it; in a place that
+ * is all content that loses blocks the template happens to hold: a page
+ * repeats a section block a variable number of times and the samples gave
+ * the template a slot for the third or fourth one, so the block's element
+ * is a template node and its text hangs below it, not beside the largest
+ * region. The page itself says what such a block is: where two or more
+ * siblings of one kind (tag and class; a class there must be, a bare <tr>
+ * or <div> is every kind of box) hold kept content, the page's content is
+ * a run of such blocks, and a template element of that kind beside them
+ * that brings less text than the run holds is one more: its template
+ * nodes are transparent and all its page-specific text is kept. One kept
+ * block of a kind is no run, and a run that holds little is not where the
+ * content is (a caption and a topic list kept from boxes whose class a
+ * longer highlights box shares: that box is not one more of them). A
+ * block the template does not hold is a page-specific region the region
+ * selector judged. Skipped places and <aside>s (in[] 2) stay out.
+ */
+#define WN_PLACES_KINDS 16u
+
+static int wn_places_same_kind(const wn_dom_node *a, const wn_dom_node *b) {
+  if (a->tag != b->tag)
+    return 0;
+  return a->cls == b->cls || (a->cls && b->cls && strcmp(a->cls, b->cls) == 0);
+}
+
+/* held[i - at]: the kept page-specific text in i's subtree, in bytes. */
+static void wn_places_held(const wn_dom_node *nodes, uint32_t at, const uint8_t *keep,
+                           const uint8_t *cand, uint32_t *held) {
+  const uint32_t end = nodes[at].end;
+  memset(held, 0, (size_t)(end - at) * sizeof *held);
+  for (uint32_t i = end; i-- > at;) {
+    if (nodes[i].tag == WN_TAG_TEXT && keep[i] && cand[i])
+      held[i - at] = nodes[i].own_text_len;
+    if (i > at)
+      held[nodes[i].parent - at] += held[i - at];
+  }
+}
+
+static wn_err wn_places_runs(const wn_dom_page *page, const wn_detect_labels *l,
+                             const uint8_t *in, uint32_t at, wn_detect_result *res) {
+  const wn_dom_node *nodes = wn_dom_nodes(page, NULL);
+  const uint32_t end = nodes[at].end;
+  uint32_t *held = malloc(((size_t)(end - at) + 1) * sizeof *held);
+  if (!held)
+    return WN_ENOMEM;
+  wn_places_held(nodes, at, res->keep, l->cand, held);
+  for (uint32_t p = at; p < end; p++) {
+    if (nodes[p].tag == WN_TAG_TEXT || in[p] != 1 || held[p - at] == 0)
+      continue;
+    /* The kinds of p's children that hold content, and how many of each
+     * (the first WN_PLACES_KINDS kinds). */
+    uint32_t kind[WN_PLACES_KINDS], n_of[WN_PLACES_KINDS], text_of[WN_PLACES_KINDS], nk = 0;
+    for (uint32_t c = nodes[p].first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
+      if (nodes[c].tag == WN_TAG_TEXT || !nodes[c].cls || held[c - at] == 0)
+        continue;
+      uint32_t k = 0;
+      while (k < nk && !wn_places_same_kind(&nodes[kind[k]], &nodes[c]))
+        k++;
+      if (k < nk) {
+        n_of[k]++;
+        text_of[k] += held[c - at];
+      } else if (nk < WN_PLACES_KINDS) {
+        kind[nk] = c;
+        text_of[nk] = held[c - at];
+        n_of[nk++] = 1;
+      }
+    }
+    for (uint32_t c = nodes[p].first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
+      if (nodes[c].tag == WN_TAG_TEXT || held[c - at] > 0 || in[c] != 1 || !l->mapped[c])
+        continue;
+      uint32_t k = 0;
+      while (k < nk && !(n_of[k] >= 2 && wn_places_same_kind(&nodes[kind[k]], &nodes[c])))
+        k++;
+      uint64_t brings = 0;
+      for (uint32_t j = c; k < nk && j < nodes[c].end; j++)
+        if (nodes[j].tag == WN_TAG_TEXT && in[j] == 1 && l->cand[j])
+          brings += nodes[j].own_text_len;
+      if (k < nk && brings >= text_of[k])
+        continue;
+      for (uint32_t j = c; k < nk && j < nodes[c].end; j++)
+        if (nodes[j].tag == WN_TAG_TEXT && in[j] == 1 && l->cand[j])
+          res->keep[j] = 1;
+    }
+  }
+  free(held);
+  return WN_OK;
+}
+
+/* Text that reads as a label: in a heading, a header cell or a term, or
+ * ending in a colon (ASCII or full width). */
+static int wn_places_label(const wn_dom_node *text, const wn_dom_node *el) {
+  if ((el->tag >= WN_TAG_H1 && el->tag <= WN_TAG_H6) || el->tag == WN_TAG_TH ||
+      el->tag == WN_TAG_DT)
+    return 1;
+  uint32_t n = text->own_text_len;
+  while (n > 0 && (text->text[n - 1] == ' ' || text->text[n - 1] == '\n'))
+    n--;
+  return (n >= 1 && text->text[n - 1] == ':') ||
+         (n >= 3 && memcmp(text->text + n - 3, "\xef\xbc\x9a", 3) == 0);
+}
+
+/*
+ * Labels, in a place that is all content, once the content is chosen:
+ * template text alone in its element that reads as a label, whose next
+ * sibling (the value) holds kept page-specific text and more text than
+ * the label, is that value's label ("Syntax:" in the <th> before its
+ * <td>, a section's "DESCRIPTION" in the <h2> before its body): identical
+ * on every page, so template text, but a reader reads it with its value.
+ * Likewise template words of a heading whose other words are kept
+ * ("Directive" before the directive's name): a heading is read whole.
+ */
+static wn_err wn_places_labels(const wn_dom_page *page, const wn_detect_labels *l, uint32_t at,
+                               wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  const uint32_t end = nodes[at].end;
+  wn_err err = WN_OK;
+  uint32_t *held = malloc(((size_t)(end - at) + 1) * sizeof *held);
+  uint8_t *mark = calloc((size_t)count + 1, 1);
+  uint32_t *set = malloc(((size_t)count + 1) * sizeof *set);
+  if (!held || !mark || !set) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  wn_places_held(nodes, at, res->keep, l->cand, held);
+  wn_places_mark_selected(nodes, count, res, mark);
+  uint32_t added = 0;
+  for (uint32_t i = at + 1; i < end; i++) {
+    if (nodes[i].tag != WN_TAG_TEXT || l->cand[i] || res->keep[i])
+      continue;
+    uint32_t p = nodes[i].parent;
+    if (p == at)
+      continue;
+    const int heading = nodes[p].tag >= WN_TAG_H1 && nodes[p].tag <= WN_TAG_H6;
+    if (!(heading && held[p - at] > 0)) {
+      if (nodes[p].text_len != nodes[i].own_text_len || !wn_places_label(&nodes[i], &nodes[p]))
+        continue; /* not alone in its element, or not a label */
+      uint32_t v = nodes[p].next_sibling;
+      while (v != WN_DOM_NONE && nodes[v].text_len == 0)
+        v = nodes[v].next_sibling;
+      if (v == WN_DOM_NONE || !held[v - at] || nodes[v].text_len <= nodes[i].own_text_len)
+        continue;
+    }
+    res->keep[i] = 1;
+    mark[i] = mark[p] = 1; /* rendered as its element (a heading, a cell) */
+    added++;
+  }
+  if (added) {
+    wn_places_mark_kept(nodes, count, l->cand, res->keep, mark);
+    wn_places_reselect(page, mark, set, res);
+    set = NULL;
+  }
+out:
+  free(held);
+  free(mark);
+  free(set);
+  return err;
+}
+
 /* The selection by the places alone (the cue selector's on a template
  * with no place; the single-page method's on a page the place does not
  * describe or that does not fit it). */
 static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
-                               const wn_detect_labels *l, wn_detect_result *res,
-                               int *by_single) {
+                               const wn_detect_labels *l, wn_detect_result *res, int *by_single,
+                               uint32_t *whole_at) {
   wn_err err = WN_OK;
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -297,6 +458,7 @@ static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
     }
   }
   if (pl->whole) {
+    *whole_at = at;
     /* A place that held nothing but content on the samples: the region
      * selector inside it (its largest page-specific region and the
      * regions beside it, lists of links included; a page-specific slot in
@@ -324,6 +486,7 @@ static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
     for (uint32_t i = at + 1; i < end; i++)
       if (nodes[i].tag != WN_TAG_TEXT && wn_places_tangential(page, nodes, i)) {
         memset(mark + i, 0, nodes[i].end - i);
+        memset(in + i, 2, nodes[i].end - i);
         i = nodes[i].end - 1;
       }
     wn_detect_labels inner = *l;
@@ -348,6 +511,8 @@ static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
     for (uint32_t i = 0; i < count; i++)
       if (nodes[i].tag == WN_TAG_TEXT && res->keep[i] && !l->cand[i])
         res->keep[i] = 0;
+    if ((err = wn_places_runs(page, l, in, at, res)))
+      goto out;
     wn_places_mark_kept(nodes, count, l->cand, res->keep, mark);
     wn_places_reselect(page, mark, set, res);
     set = NULL;
@@ -509,11 +674,14 @@ wn_err wn_detect_select_places(const wn_dom_page *page, const wn_template *tpl,
   with.not_content_known = 1;
   with.not_content = wn_single_not_content_mask(page, nc) ? nc : NULL;
   int by_single = 0;
-  wn_err err = wn_places_choose(page, tpl, &with, res, &by_single);
+  uint32_t whole_at = WN_DOM_NONE;
+  wn_err err = wn_places_choose(page, tpl, &with, res, &by_single, &whole_at);
   /* (After the single-page method chose, its page-specific text is all
    * kept: the story past the place would add nothing.) */
   if (!err && !by_single)
     err = wn_places_continue(page, tpl, &with, res);
+  if (!err && whole_at != WN_DOM_NONE)
+    err = wn_places_labels(page, &with, whole_at, res);
   free(nc);
   return err;
 }

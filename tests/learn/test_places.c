@@ -19,7 +19,11 @@
  *  - tests/fixtures/places-sections: manual pages that run through
  *    sibling sections (a heading and its text each); OPTIONS is the
  *    longest on every sample, and other.html has long sections the
- *    samples do not (make_fixtures.py writes them). */
+ *    samples do not (make_fixtures.py writes them);
+ *  - tests/fixtures/places-runs: module pages of a server manual, a long
+ *    summary and then 2 to 4 directive blocks on the samples (a heading,
+ *    a table of label rows, a paragraph), six on other.html
+ *    (make_fixtures.py writes them). */
 #include "wn_test.h"
 
 #include <stdlib.h>
@@ -33,6 +37,7 @@
 #define BLOG WN_FIXTURES "/places-blog/"
 #define MANUAL WN_FIXTURES "/places-manual/"
 #define SECTIONS WN_FIXTURES "/places-sections/"
+#define RUNS WN_FIXTURES "/places-runs/"
 
 static wn_dom_page *parse_file(const char *path) {
   size_t len = 0;
@@ -516,6 +521,45 @@ static void test_sections_place(void **state) {
   wn_template_free(tpl);
 }
 
+/* A place that is all content keeps a run of blocks whole. The samples
+ * gave the template a slot per block position, so other.html's blocks
+ * are template elements; the first and the two past every sample's count
+ * are kept by the region selector, the others are one more of that run.
+ * The label rows' words ("Syntax:") and the headings' ("Directive") are
+ * template text, read with the page-specific value beside them. */
+static void test_runs_place(void **state) {
+  (void)state;
+  wn_template *tpl = learn_site(RUNS, WN_SELECT_PLACES);
+  const wn_template_places *pl = wn_template_get_places(tpl);
+  assert_int_not_equal(pl->content, WN_DOM_NONE);
+  assert_int_equal(pl->whole, 1);
+  char *text = detect_text(tpl, RUNS "other.html");
+  char want[64];
+  for (int k = 0; k < 6; k++) {
+    snprintf(want, sizeof want, "Block upstream-%d:", k);
+    if (!page_has(text, want))
+      fail_msg("expected \"%s\" in:\n%s", want, text);
+    snprintf(want, sizeof want, "Directive upstream_");
+    assert_true(page_has(text, want));
+  }
+  size_t labels = 0;
+  for (const char *t = text; (t = strstr(t, "Syntax:")) != NULL; t++)
+    labels++;
+  assert_int_equal(labels, 6);
+  assert_true(page_has(text, "Directive upstream_index_0"));
+  assert_true(page_has(text, "Summary of upstream"));
+  /* Template text that labels nothing stays out. */
+  assert_false(page_has(text, "Last updated"));
+  assert_false(page_has(text, "Questions"));
+  free(text);
+  /* A sample keeps its own labels too. */
+  text = detect_text(tpl, RUNS "page-2.html");
+  assert_true(page_has(text, "Block proxy-3:"));
+  assert_true(page_has(text, "Default:"));
+  free(text);
+  wn_template_free(tpl);
+}
+
 /* The result says why the place did not serve a page: "unfit" for a post
  * whose text moved out of the place (the single-page method read it),
  * "not paired" for a page of another layout (no element at the place),
@@ -554,6 +598,7 @@ int main(void) {
       cmocka_unit_test(test_blog_places),
       cmocka_unit_test(test_manual_places),
       cmocka_unit_test(test_sections_place),
+      cmocka_unit_test(test_runs_place),
       cmocka_unit_test(test_place_notes),
       cmocka_unit_test(test_skip_one_sample),
   };
