@@ -337,6 +337,16 @@ out:
   return err == WN_ENOMEM ? err : WN_OK; /* markup libxml2 cannot read stays as it is */
 }
 
+/* A text node with a letter or digit (or any non-ASCII byte). */
+static int wn_single_wordy(const wn_dom_node *n) {
+  for (uint32_t k = 0; k < n->own_text_len; k++) {
+    unsigned char c = (unsigned char)n->text[k];
+    if (c >= 0x80 || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))
+      return 1;
+  }
+  return 0;
+}
+
 /*
  * The last resort (part of WN_SINGLE_STEP_RETRY), after the method and
  * its retry. Two candidates the page offers itself:
@@ -346,8 +356,9 @@ out:
  *    text in the tree) or a method that kept a teaser gets the article;
  *  - its paragraphs: when nothing at all was kept and the page has <p>
  *    text outside links and page footers, that text is the content, as
- *    trafilatura's baseline takes every <p>. Never empty where the page
- *    has running text.
+ *    trafilatura's baseline takes every <p>; on a page with no <p> text
+ *    at all, its text outside links and page footers (a gallery's
+ *    captions). Never empty where the page has text outside links.
  * res->retried says which. in_p: a scratch array of the page's node
  * count, or NULL.
  */
@@ -389,18 +400,21 @@ static wn_err wn_single_last_resort(const wn_dom_page *page, wn_detect_result *r
     res->body_text = body;
     res->retried = "json-ld articleBody";
     body = NULL;
-  } else if (all == 0 && prose > 0) {
+  } else if (all == 0) {
     uint8_t *foot = malloc(count);
     if (!foot) {
       err = WN_ENOMEM;
       goto out;
     }
     wn_single_mask_names(page, foot, 0);
+    /* No paragraphs at all (a gallery's captions, a table of figures):
+     * the text outside links and page footers, wherever it is. */
     for (uint32_t i = 0; i < count; i++)
-      if (nodes[i].tag == WN_TAG_TEXT && in_p[i] && !foot[i] && !(nodes[i].flags & WN_DOM_IN_LINK))
+      if (nodes[i].tag == WN_TAG_TEXT && (in_p[i] || prose == 0) && !foot[i] &&
+          !(nodes[i].flags & WN_DOM_IN_LINK) && wn_single_wordy(&nodes[i]))
         res->keep[i] = 1;
     free(foot);
-    res->retried = "paragraphs";
+    res->retried = prose > 0 ? "paragraphs" : "text outside links";
   }
 out:
   free(body);
