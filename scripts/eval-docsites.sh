@@ -26,6 +26,8 @@
 #   --docgold PATH   the gold extractor (default: ../shared/corpus/tools/docgold.py)
 #   --selector S     learn with winnow learn --selector S (cues, region, paper)
 #   --random K       also compare the ranked n-SET with K random ones
+#   --key PAGE       the key page, relative to the package's HTML root
+#                    (default: a reference page of each package)
 #   PKG              python3.11-doc, postgresql-doc-15, git-doc, cmake-doc
 #                    (default: the first two)
 #   after "--":      passed to winnow-eval (e.g. --per-page)
@@ -40,10 +42,11 @@ n=
 docgold=$repo/../shared/corpus/tools/docgold.py
 pkgs=
 selector=
+key_arg=
 random=0
 
 usage() {
-  sed -n '20,32p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '20,34p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
@@ -53,6 +56,7 @@ while [ $# -gt 0 ]; do
     --n) [ $# -ge 2 ] || { usage >&2; exit 2; }; n=$2; shift 2 ;;
     --docgold) [ $# -ge 2 ] || { usage >&2; exit 2; }; docgold=$2; shift 2 ;;
     --selector) [ $# -ge 2 ] || { usage >&2; exit 2; }; selector=$2; shift 2 ;;
+    --key) [ $# -ge 2 ] || { usage >&2; exit 2; }; key_arg=$2; shift 2 ;;
     --random)
       [ $# -ge 2 ] || { usage >&2; exit 2; }
       case $2 in ''|*[!0-9]*) echo "eval-docsites.sh: --random needs a number" >&2; exit 2 ;; esac
@@ -94,6 +98,7 @@ for pkg in $pkgs; do
     cmake-doc) root=/usr/share/doc/cmake-data/html; key=command/add_library.html ;;
     *) echo "eval-docsites.sh: unknown package $pkg (python3.11-doc, postgresql-doc-15, git-doc, cmake-doc)" >&2; exit 2 ;;
   esac
+  [ -z "$key_arg" ] || key=$key_arg
   if [ ! -f "$root/$key" ]; then
     echo "eval-docsites.sh: $root/$key not found: apt-get install $pkg" >&2
     exit 1
@@ -205,6 +210,32 @@ for seed in range(1, n_random + 1):
 PY
   echo "== $pkg: detection of every other page"
   "$build/winnow-eval" ${selector:+--selector "$selector"} "$@" "$work/corpus" || status=1
+  # The same pages as a user gets them: winnow detect against the store the
+  # crawl wrote (its template of every layout it learned), scored alike
+  # (the test pages; the last figures --score-jsonl prints).
+  python3 - "$work" "$port" >"$work/served.jsonl" <<'PY'
+import json, os, sys
+work, port = sys.argv[1], sys.argv[2]
+corpus = os.path.join(work, "corpus")
+for line in list(open(os.path.join(corpus, "pages.tsv")))[1:]:
+    group, ident, split = line.rstrip("\n").split("\t")
+    if split == "test":
+        print(json.dumps({"id": group + "/" + ident, "site": "127.0.0.1:" + port,
+                          "path": os.path.realpath(os.path.join(corpus, "html", group,
+                                                                ident + ".html"))}))
+PY
+  "$build/winnow" detect --store "$work/store" --jsonl "$work/served.jsonl" \
+    >"$work/served.out.jsonl" 2>"$work/served.err" || status=1
+  served=$("$build/winnow-eval" --score-jsonl "$work/served.out.jsonl" "$work/corpus" |
+             sed -n 's/^  P \([0-9.]*\)  R \([0-9.]*\)  F1 \([0-9.]*\)$/P \1 R \2 F1 \3/p' | tail -1)
+  layouts=$(python3 -c '
+import collections, json, sys
+c = collections.Counter()
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    c["layout %s" % d.get("layout", 1) if d.get("method", "").startswith("template") else d.get("method")] += 1
+print(", ".join("%s: %d" % kv for kv in sorted(c.items())))' "$work/served.out.jsonl")
+  echo "== $pkg: served from the store: $served ($layouts)"
   echo
   seed=1
   while [ "$seed" -le "$random" ]; do

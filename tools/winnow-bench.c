@@ -21,6 +21,11 @@
  *   markdown  template, rendering Markdown with its front matter (the
  *             page's metadata) instead of the text
  *   metadata  template, the text and the page's metadata
+ *   layouts   (--layouts K) template, each site learned, not forced,
+ *             from its own train pages and the next K - 1 sites', which
+ *             cluster into further layouts of it: the cost of matching a
+ *             page against every layout (with --layouts the template mode
+ *             learns its own pages not forced too: the same first layout)
  *
  * Threads take pages from one shared counter (each its own wn_detector,
  * as the library asks). Each figure is whole passes over the corpus (every
@@ -70,6 +75,7 @@ typedef struct wn_bench_group {
   const char *name; /* into the index buffer */
   char site[WN_BENCH_SITE_SIZE];
   wn_learned *learned;
+  wn_learned *learned_k; /* --layouts K: the site with other sites' pages as layouts */
 } wn_bench_group;
 
 typedef enum wn_bench_mode {
@@ -78,21 +84,23 @@ typedef enum wn_bench_mode {
   WN_BENCH_FALLBACK,
   WN_BENCH_MARKDOWN,
   WN_BENCH_METADATA,
+  WN_BENCH_LAYOUTS,
   WN_BENCH_MODES
 } wn_bench_mode;
 
-static const char *const wn_bench_mode_names[] = {"parse", "template", "fallback", "markdown",
-                                                  "metadata"};
+static const char *const wn_bench_mode_names[] = {"parse",    "template", "fallback",
+                                                  "markdown", "metadata", "layouts"};
 /* What each detecting mode asks of wn_detector_detect. */
 static const unsigned wn_bench_mode_want[] = {0, WN_WANT_TEXT, WN_WANT_TEXT,
                                               WN_WANT_MARKDOWN | WN_WANT_FRONT_MATTER,
-                                              WN_WANT_TEXT | WN_WANT_METADATA};
+                                              WN_WANT_TEXT | WN_WANT_METADATA, WN_WANT_TEXT};
 
 typedef struct wn_bench {
   const char *corpus;
   double seconds;
   unsigned max_threads;
   int only;               /* -1: all modes, else one wn_bench_mode */
+  unsigned layouts;       /* --layouts K (0: no layouts mode) */
   char *index;
   wn_bench_page *pages;
   size_t n_pages;
@@ -243,7 +251,7 @@ static int wn_bench_learn(wn_bench *b) {
   }
   wn_learn_options lopts;
   wn_learn_options_init(&lopts);
-  lopts.force = 1;
+  lopts.force = b->layouts < 2;
   for (size_t g = 0; g < b->n_groups; g++) {
     size_t n = 0;
     for (size_t i = 0; i < b->n_pages && n < WN_LEARN_MAX_PAGES; i++)
@@ -265,6 +273,31 @@ static int wn_bench_learn(wn_bench *b) {
     }
     b->groups[g].learned = l;
   }
+  /* --layouts K: each site learned again, from its own train pages and
+   * those of the next K - 1 sites, not forced, so that the others' pages
+   * cluster into layouts of its own (the template mode then learns its
+   * own pages not forced either: the same first layout in both). */
+  lopts.force = 0;
+  for (size_t g = 0; b->layouts > 1 && g < b->n_groups; g++) {
+    size_t n = 0;
+    for (size_t k = 0; k < b->layouts && k < b->n_groups; k++) {
+      size_t h = (g + k) % b->n_groups;
+      for (size_t i = 0; i < b->n_pages && n < WN_LEARN_MAX_PAGES; i++)
+        if (b->pages[i].group == h && b->pages[i].is_train) {
+          names[n] = b->pages[i].id;
+          bytes[n] = b->pages[i].bytes;
+          lens[n] = b->pages[i].len;
+          n++;
+        }
+    }
+    wn_diag diag;
+    wn_diag_clear(&diag);
+    wn_learned *l = NULL;
+    if (wn_site_learn_pages(b->groups[g].site, names, bytes, lens, n, &lopts, &l, &diag) == WN_OK)
+      b->groups[g].learned_k = l;
+    else
+      wn_learned_free(l);
+  }
 out:
   free(names);
   free(bytes);
@@ -272,7 +305,7 @@ out:
   return rc;
 }
 
-static wn_err wn_bench_detector(const wn_bench *b, wn_detector **out) {
+static wn_err wn_bench_detector(const wn_bench *b, wn_bench_mode mode, wn_detector **out) {
   wn_detector_options opts;
   wn_detector_options_init(&opts);
   opts.count = 0;
@@ -281,9 +314,12 @@ static wn_err wn_bench_detector(const wn_bench *b, wn_detector **out) {
   wn_diag diag;
   wn_diag_clear(&diag);
   wn_err e = wn_detector_create(NULL, &opts, out, &diag);
-  for (size_t g = 0; !e && g < b->n_groups; g++)
-    if (b->groups[g].learned)
-      e = wn_detector_use(*out, b->groups[g].learned, &diag);
+  for (size_t g = 0; !e && g < b->n_groups; g++) {
+    wn_learned *l = mode == WN_BENCH_LAYOUTS && b->groups[g].learned_k ? b->groups[g].learned_k
+                                                                        : b->groups[g].learned;
+    if (l)
+      e = wn_detector_use(*out, l, &diag);
+  }
   if (e) {
     fprintf(stderr, "winnow-bench: detector: %s\n", wn_diag_message(&diag, e));
     wn_detector_destroy(*out);
@@ -350,7 +386,7 @@ static int wn_bench_measure(const wn_bench *b, wn_bench_mode mode, unsigned thre
   run.stop = b->n_pages;
   for (unsigned t = 0; t < threads; t++) {
     workers[t].run = &run;
-    if (mode != WN_BENCH_PARSE && wn_bench_detector(b, &workers[t].detector)) {
+    if (mode != WN_BENCH_PARSE && wn_bench_detector(b, mode, &workers[t].detector)) {
       rc = -1;
       goto out;
     }
@@ -391,7 +427,9 @@ static void wn_bench_usage(FILE *f) {
           "  --threads N   measure 1 .. N threads (default: the cores)\n"
           "  --seconds S   least wall time of each measurement (default 2)\n"
           "  --only MODE   measure one mode alone (for a profiler): parse, template,\n"
-          "                fallback, markdown or metadata\n");
+          "                fallback, markdown, metadata or layouts\n"
+          "  --layouts K   also the layouts mode: each site learned with the next K - 1\n"
+          "                sites' train pages, which become layouts of it (2 to 8)\n");
 }
 
 int main(int argc, char **argv) {
@@ -415,6 +453,13 @@ int main(int argc, char **argv) {
         return 2;
       }
       b.seconds = v;
+    } else if (strcmp(argv[i], "--layouts") == 0 && i + 1 < argc) {
+      uint32_t v = 0;
+      if (wn_parse_u32(argv[++i], 2, 8, &v) != 0) {
+        fprintf(stderr, "winnow-bench: --layouts takes 2 to 8\n");
+        return 2;
+      }
+      b.layouts = v;
     } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
       i++;
       for (int m = WN_BENCH_PARSE; m < WN_BENCH_MODES; m++)
@@ -453,6 +498,16 @@ int main(int argc, char **argv) {
          "each figure at least %.1f s\n",
          b.n_pages, (double)b.total_bytes / 1e6, b.n_groups, learned, (unsigned)cores,
          cores == 1 ? "" : "s", b.seconds);
+  if (b.layouts > 1) {
+    size_t sites = 0, layouts = 0;
+    for (size_t g = 0; g < b.n_groups; g++)
+      if (b.groups[g].learned_k) {
+        sites++;
+        layouts += wn_learned_layouts(b.groups[g].learned_k);
+      }
+    printf("layouts mode: %zu sites, %.2f layouts each on average (%u asked)\n", sites,
+           sites ? (double)layouts / (double)sites : 0.0, b.layouts);
+  }
   printf("peak memory after loading and learning: %.1f MB\n\n",
          (double)wn_bench_peak_kib() / 1024.0);
   /* Whole passes over the corpus, so every mode sees the same pages; the
@@ -464,7 +519,8 @@ int main(int argc, char **argv) {
     for (int more = 1; more;) {
       more = 0;
       for (int m = WN_BENCH_PARSE; m < WN_BENCH_MODES; m++)
-        if ((b.only < 0 || b.only == m) && fig[t][m].wall < b.seconds) {
+        if ((b.only < 0 || b.only == m) && (m != WN_BENCH_LAYOUTS || b.layouts > 1) &&
+            fig[t][m].wall < b.seconds) {
           if (wn_bench_measure(&b, (wn_bench_mode)m, t, &fig[t][m]))
             goto out;
           more |= fig[t][m].wall < b.seconds;
@@ -473,7 +529,9 @@ int main(int argc, char **argv) {
   printf("%-9s %7s %9s %8s %9s %12s %9s %6s\n", "mode", "threads", "pages/s", "MB/s",
          "vs parse", "MB/CPU-s", "vs 1 thr", "errors");
   for (int m = WN_BENCH_PARSE; m < WN_BENCH_MODES; m++)
-    for (unsigned t = 1; (b.only < 0 || b.only == m) && t <= b.max_threads; t++) {
+    for (unsigned t = 1; (b.only < 0 || b.only == m) && (m != WN_BENCH_LAYOUTS || b.layouts > 1) &&
+                         t <= b.max_threads;
+         t++) {
       const wn_bench_figures *f = &fig[t][m], *p = &fig[t][WN_BENCH_PARSE];
       double mbs = f->wall > 0 ? (double)f->bytes / f->wall / 1e6 : 0;
       double parse_mbs = p->wall > 0 ? (double)p->bytes / p->wall / 1e6 : 0;
@@ -490,8 +548,10 @@ int main(int argc, char **argv) {
 out:
   for (size_t i = 0; i < b.n_pages; i++)
     free(b.pages[i].bytes);
-  for (size_t g = 0; g < b.n_groups; g++)
+  for (size_t g = 0; g < b.n_groups; g++) {
     wn_learned_free(b.groups[g].learned);
+    wn_learned_free(b.groups[g].learned_k);
+  }
   free(b.pages);
   free(b.groups);
   free(b.index);

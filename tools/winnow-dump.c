@@ -206,6 +206,8 @@ static int cmd_list(wn_store *store, int argc, char **argv) {
         json_object_set_new(o, "sample_pages", pages);
         json_object_set_new(o, "template_bytes", json_integer((json_int_t)in->template_bytes));
         json_object_set_new(o, "template_nodes", json_integer(in->template_nodes));
+        if (in->layouts > 0)
+          json_object_set_new(o, "layouts", json_integer(in->layouts));
         json_object_set_new(o, "page_nodes", json_integer(in->page_nodes));
         json_object_set_new(o, "detected", json_integer((json_int_t)in->counts.pages));
         json_object_set_new(o, "low", json_integer((json_int_t)in->counts.low));
@@ -353,6 +355,12 @@ static int cmd_show(wn_store *store, int argc, char **argv) {
          "selector %s\n",
          site, sum.nodes, sum.text_nodes, sum.sample_pages, sum.min_count,
          wn_detect_selector_name(sum.selector));
+  wn_site_info *li = NULL;
+  if (wn_site_info_get(store, site, &li, &diag) == WN_OK && li->layouts > 1)
+    printf("layouts: %u; shown: %s\n", li->layouts,
+           sum.named ? "the one the page below fits" : "the first (the key page's; give a page "
+                                                       "of another with --page FILE)");
+  wn_site_info_free(li);
   if (sum.named)
     printf("named from %s (%u template nodes it does not pair are not shown)\n", sum.named_from,
            sum.unpaired);

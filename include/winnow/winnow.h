@@ -390,6 +390,8 @@ typedef struct wn_learn_page {
   uint32_t dom_distance;       /* crawl: UINT32_MAX for the key page */
   wn_err err;                  /* WN_OK, or why it was not used */
   const char *message;         /* "" or a one-line reason */
+  uint32_t layout;             /* used: the site's layout it was learned
+                                  into, from 1 (1: the key page's) */
 } wn_learn_page;
 
 typedef struct wn_learn_summary {
@@ -465,6 +467,10 @@ WN_API void wn_learned_summary_get(const wn_learned *learned, wn_learn_summary *
 WN_API const wn_learn_page *wn_learned_page(const wn_learned *learned, size_t i);
 /* The algorithm a wn_learned was learned with. */
 WN_API wn_learn_algo wn_learned_algo(const wn_learned *learned);
+/* The layouts learned: 1, or more when the pages given (or crawled) came in
+ * several layouts and enough of each (docs/learning.md, "Layouts"); 0
+ * without a template. */
+WN_API uint32_t wn_learned_layouts(const wn_learned *learned);
 WN_API void wn_learned_free(wn_learned *learned);
 
 typedef struct wn_save_info {
@@ -703,6 +709,12 @@ WN_API const char *wn_page_result_empty(const wn_page_result *r);
  * page's content is not where the samples had it): the single-page method
  * read the page, the template as its filter. */
 WN_API const char *wn_page_result_place(const wn_page_result *r);
+/* The layout of the site that served the page, from 1 (a site learned with
+ * several layouts has a template per layout; "layout" in the JSON output
+ * when it has more than one); 1 for a site of one layout or none. A page
+ * the single-page method served (low confidence) names the layout it
+ * fitted best. */
+WN_API uint32_t wn_page_result_layout(const wn_page_result *r);
 WN_API const char *wn_page_result_charset(const wn_page_result *r);
 /* "bom", "transport", "meta", "guess", "default". */
 WN_API const char *wn_page_result_charset_source(const wn_page_result *r);
@@ -916,6 +928,10 @@ typedef struct wn_site_info {
    * asides beside it. */
   const char *place;
   uint32_t place_skips, place_asides;
+  /* The site's layouts (docs/learning.md, "Layouts"): 1, or a template
+   * each for several; the place and counts above are the first layout's
+   * (the key page's). 0 for a FastCE template. */
+  uint32_t layouts;
 } wn_site_info;
 
 /* The site's record. Free with wn_site_info_free. Returns WN_EINVAL (not a

@@ -148,6 +148,8 @@ static void wn_learn_warn_left(const wn_learned *l) {
     const wn_learn_page *p = wn_learned_page(l, i);
     if (!p->used && p->message && p->message[0])
       wn_cli_error("warning: %s left out: %s", p->name, p->message);
+    else if (p->used && p->layout > 1)
+      wn_cli_error("%s: another layout, learned as layout %u", p->name, p->layout);
     else if (p->used && p->message && p->message[0])
       wn_cli_error("warning: %s %s", p->name, p->message); /* kept by --force */
   }
@@ -346,11 +348,17 @@ int wn_cli_learn(int argc, char **argv) {
     goto out;
   }
   /* FastCE adds its name; the ETDM line stays as scripts know it. */
+  /* layouts=N only when there are several: the line stays as scripts
+   * know it for a site of one layout. */
+  const uint32_t layouts = wn_learned_layouts(learned);
+  char more[32] = "";
+  if (layouts > 1)
+    snprintf(more, sizeof more, " layouts=%u", layouts);
   printf("learned %s: pages=%zu nodes=%u template_nodes=%u record_bytes=%zu generation=%llu "
-         "selector=%s%s\n",
+         "selector=%s%s%s\n",
          sum.site, sum.n_used, sum.page_nodes, sum.template_nodes, info.record_bytes,
          (unsigned long long)info.generation, wn_detect_selector_name(sum.selector),
-         algo == WN_LEARN_FASTCE ? " algo=fastce" : "");
+         algo == WN_LEARN_FASTCE ? " algo=fastce" : "", more);
   rc = WN_EXIT_OK;
 out:
   wn_learned_free(learned);

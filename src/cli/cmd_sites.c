@@ -100,10 +100,13 @@ static int wn_sites_one(const char *site, void *arg) {
   const char *selector = wn_detect_selector_name(info->selector);
   /* Why a page's content is chosen where it is: the places learned. */
   const char *place = info->place;
-  char why[96] = "";
+  char why[128] = "";
   if (place)
     snprintf(why, sizeof why, " place=%s skips=%u asides=%u", place, info->place_skips,
              info->place_asides);
+  /* layouts=N only for several: a site of one keeps the line scripts know. */
+  if (info->layouts > 1)
+    snprintf(why + strlen(why), sizeof why - strlen(why), " layouts=%u", info->layouts);
   if (!ctx->json) {
     printf("%s generation=%llu learned=%s pages=%zu template_nodes=%u detected=%llu low=%llu "
            "recent=%u/%u drifting=%s selector=%s%s%s%s\n",
@@ -129,6 +132,11 @@ static int wn_sites_one(const char *site, void *arg) {
                   (json_int_t)st->recent_pages, "recent_low", (json_int_t)st->recent_low,
                   "template_bytes", (json_int_t)info->template_bytes, "drifting", drifting,
                   "selector", selector);
+  if (obj && info->layouts > 0 &&
+      json_object_set_new(obj, "layouts", json_integer(info->layouts)) != 0) {
+    ctx->rc = WN_EXIT_INTERNAL;
+    goto out;
+  }
   if (obj && place &&
       (json_object_set_new(obj, "place", json_string(place)) != 0 ||
        json_object_set_new(obj, "place_skips", json_integer(info->place_skips)) != 0 ||

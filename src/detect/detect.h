@@ -64,6 +64,18 @@ const char *wn_detect_result_retried(const wn_detect_result *result);
  * it), "unfit" (the single-page method read it, the template as its
  * filter). */
 const char *wn_detect_result_place(const wn_detect_result *result);
+/* The layout of the site's template that served the page: an index for
+ * wn_template_layout (0 when the site has one layout, and for a page the
+ * single-page method served: the layout it fitted best). */
+uint32_t wn_detect_result_layout(const wn_detect_result *result);
+/* The layout of tpl page fits best (wn_template_layout index), how well
+ * (the share of the layout's frame it pairs, policy.c), and whether the
+ * page pairs that layout's content place (1 too when it has none); 0, 0
+ * and 1 without matching when tpl has one layout. best_map (may be NULL)
+ * receives that layout's match (malloc'd, one entry per page node, as
+ * wn_template_match), or NULL when tpl has one layout. */
+wn_err wn_detect_layout(const wn_dom_page *page, const wn_template *tpl, uint32_t *layout,
+                        double *fit, int *placed, uint32_t **best_map, wn_diag *diag);
 /* "template", "template-paper" or "template-region", after the selector
  * that chose the content. */
 const char *wn_detect_method(const wn_detect_result *result);
@@ -187,6 +199,7 @@ typedef struct wn_detect_trace {
                                the story on past the place */
   uint32_t siblings_joined; /* cues: times the core rose to take siblings in */
   uint32_t n_dropped;
+  uint32_t layout;          /* the site's layout matched (wn_template_layout) */
 } wn_detect_trace;
 
 /* Detection as wn_detect_page, recording into trace (may be NULL; else

@@ -40,6 +40,8 @@ struct wn_detect_result {
                            again ("masks relaxed"), or NULL */
   const char *place;    /* static string: why the site's content place did
                            not serve the page, or NULL */
+  uint32_t layout;      /* the site's layout that served the page (0: the
+                           first, or the only one) */
   char *body_text;      /* malloc'd: content the page carries outside its
                            tree (JSON-LD articleBody), rendered when set */
 };
@@ -112,6 +114,8 @@ double wn_detect_link_limit(uint8_t tag, uint32_t links);
 typedef struct wn_detect_labels {
   uint8_t *mapped; /* the ETDM paired the node with a template node */
   uint8_t *cand;   /* candidate for main content */
+  const uint32_t *premap; /* when not NULL: the match, made already (the
+                             layout choice, policy.c), copied, not made again */
   uint32_t *tmap;  /* when not NULL: the template node paired with each
                       page node, or WN_DOM_NONE (the places selector) */
   wn_detect_trace *trace; /* explain only: NULL on the hot path */

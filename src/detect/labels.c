@@ -23,7 +23,10 @@ wn_err wn_detect_label_match(const wn_dom_page *page, const wn_template *tpl,
     goto out;
   }
   uint32_t pairs = 0;
-  err = wn_template_match(tpl, page, map, &pairs);
+  if (l->premap)
+    memcpy(map, l->premap, (size_t)count * sizeof *map);
+  else
+    err = wn_template_match(tpl, page, map, &pairs);
   if (err) {
     wn_diag_set(diag, err, "detect: matching the page against the template failed");
     goto out;

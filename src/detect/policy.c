@@ -54,12 +54,14 @@ int wn_detect_selector_parse(const char *name, wn_detect_selector *out) {
  * min_confidence stops before the selection (the fallback will serve it):
  * WN_OK, *out NULL, *confidence set. */
 static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl,
-                                 const wn_detect_options *opts, double min_confidence,
+                                 const uint32_t *premap, const wn_detect_options *opts,
+                                 double min_confidence,
                                  wn_detect_trace *trace, wn_detect_result **out,
                                  double *confidence, wn_diag *diag) {
   wn_err err = WN_OK;
   wn_detect_labels l = {0};
   l.trace = trace;
+  l.premap = premap;
   *out = NULL;
   wn_detect_result *res = NULL;
   /* The caller's choice, else the site's (kept in its template), else cues. */
@@ -141,7 +143,7 @@ out:
 wn_err wn_detect_run(const wn_dom_page *page, const wn_template *tpl,
                      const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag) {
   double confidence = 0;
-  return wn_detect_template(page, tpl, opts, 0.0, NULL, out, &confidence, diag);
+  return wn_detect_template(page, tpl, NULL, opts, 0.0, NULL, out, &confidence, diag);
 }
 
 wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
@@ -149,10 +151,132 @@ wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
   return wn_detect_page_traced(page, tpl, opts, NULL, out, diag);
 }
 
+/*
+ * Layouts: a site of several layouts has a template per layout
+ * (template.h). The page is matched against each, and the one it fits best
+ * serves it, as if it were the site's only template: its places, its
+ * confidence against the threshold. Fit is the share of the layout's
+ * frame, the nodes every one of its samples held, that the page pairs:
+ * the confidence (all template nodes, weighted by their counts) is not
+ * comparable across layouts, since a template learned from articles holds
+ * structure some of them share and a page of its layout does not repeat.
+ * The first layout (the key page's) wins a tie. One ETDM match per
+ * layout, then the chosen one's again inside the selection.
+ */
+static double wn_detect_frame_fit(const wn_template *tpl, const uint8_t *seen) {
+  uint32_t count = 0;
+  const wn_template_node *t = wn_template_nodes(tpl, &count);
+  wn_template_stats st;
+  wn_template_get_stats(tpl, &st);
+  uint32_t frame = 0, have = 0;
+  for (uint32_t i = 0; i < count; i++)
+    if (t[i].count >= st.sample_pages) {
+      frame++;
+      have += seen[i];
+    }
+  return frame ? (double)have / frame : 0.0;
+}
+wn_err wn_detect_layout(const wn_dom_page *page, const wn_template *tpl, uint32_t *layout,
+                        double *confidence, int *placed, uint32_t **best_map, wn_diag *diag) {
+  *layout = 0;
+  *confidence = 0;
+  *placed = 1;
+  if (best_map)
+    *best_map = NULL;
+  const uint32_t n = wn_template_layout_count(tpl);
+  if (n == 1)
+    return WN_OK;
+  uint32_t count = 0, tmax = 0;
+  wn_dom_nodes(page, &count);
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t tc = 0;
+    wn_template_nodes(wn_template_layout(tpl, k), &tc);
+    tmax = tc > tmax ? tc : tmax;
+  }
+  uint32_t *map = malloc(((size_t)count + 1) * sizeof *map);
+  uint32_t *best_one = best_map ? malloc(((size_t)count + 1) * sizeof *best_one) : NULL;
+  uint8_t *seen = malloc((size_t)tmax + 1);
+  wn_err err = WN_OK;
+  if (!map || !seen || (best_map && !best_one)) {
+    err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
+    goto out;
+  }
+  double best = -1;
+  for (uint32_t k = 0; k < n; k++) {
+    const wn_template *t = wn_template_layout(tpl, k);
+    uint32_t tc = 0, pairs = 0;
+    wn_template_nodes(t, &tc);
+    if ((err = wn_template_match(t, page, map, &pairs))) {
+      wn_diag_set(diag, err, "detect: matching the page against layout %u failed", k + 1);
+      goto out;
+    }
+    memset(seen, 0, tc);
+    for (uint32_t i = 0; i < count; i++)
+      if (map[i] != WN_DOM_NONE)
+        seen[map[i]] = 1;
+    double fit = wn_detect_frame_fit(t, seen);
+    if (fit > best) {
+      const uint32_t place = wn_template_get_places(t)->content;
+      best = fit;
+      *layout = k;
+      *confidence = fit;
+      *placed = place == WN_DOM_NONE || seen[place];
+      if (best_one) {
+        uint32_t *t2 = best_one;
+        best_one = map;
+        map = t2;
+      }
+    }
+  }
+  if (!err && best_map) {
+    *best_map = best_one;
+    best_one = NULL;
+  }
+out:
+  free(map);
+  free(best_one);
+  free(seen);
+  return err;
+}
+
 wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
                              const wn_detect_options *opts, wn_detect_trace *trace,
                              wn_detect_result **out, wn_diag *diag) {
   *out = NULL;
+  uint32_t layout = 0;
+  int placed = 1;
+  const char *no_layout = NULL;
+  double fit = 0;
+  uint32_t *map = NULL; /* the chosen layout's match, not made again */
+  if (tpl && wn_template_layout_count(tpl) > 1) {
+    wn_err lerr = wn_detect_layout(page, tpl, &layout, &fit, &placed, &map, diag);
+    if (lerr)
+      return lerr;
+    tpl = wn_template_layout(tpl, layout);
+  }
+  if (!placed) {
+    /* A site of several layouts, and the page has no element where the
+     * one it fits best keeps its content: the page is of a layout not
+     * learned (a gallery on a site learned from articles, fronts and
+     * reference pages), and a template of another layout says nothing of
+     * where its content is. (On a site of one layout such a page is left
+     * to the cue selector with the template as its filter: select_places.c.) */
+    no_layout = "no layout: the page has no element at the content place of the layout it "
+                "fits best; the single-page method read it";
+    tpl = NULL;
+    free(map);
+    if (trace) {
+      /* explain reads the trace as of a page matched below the threshold. */
+      uint32_t count = 0;
+      wn_dom_nodes(page, &count);
+      wn_err terr = wn_detect_trace_start(trace, count);
+      if (terr)
+        return wn_diag_set(diag, terr, "detect: out of memory for %u nodes", count);
+      trace->matched = 1;
+      trace->confidence = fit;
+      trace->min_confidence = opts ? opts->min_confidence : 0.0;
+    }
+  }
   const double min_confidence = opts ? opts->min_confidence : 0.0;
   const wn_single_method fallback = opts ? opts->fallback : WN_SINGLE_DANAG;
   wn_detect_result *res = NULL;
@@ -160,14 +284,17 @@ wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
   wn_detect_fallback reason = WN_FALLBACK_NO_TEMPLATE;
   if (tpl) {
     wn_err err =
-        wn_detect_template(page, tpl, opts, min_confidence, trace, &res, &confidence, diag);
+        wn_detect_template(page, tpl, map, opts, min_confidence, trace, &res, &confidence, diag);
+    free(map);
     if (err)
       return err;
     if (trace) {
       trace->confidence = confidence;
       trace->min_confidence = min_confidence;
+      trace->layout = layout;
     }
     if (res) {
+      res->layout = layout;
       wn_detect_drop_marks(page, res);
       wn_err derr = wn_detect_drop_repeats(page, res);
       if (derr) {
@@ -195,14 +322,22 @@ wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
     return err;
   res->confidence = confidence;
   res->fallback = reason;
+  res->layout = layout;
+  if (no_layout) {
+    res->fallback = reason = WN_FALLBACK_LOW_CONFIDENCE;
+    res->confidence = fit; /* of the layout it fits best */
+    res->place = no_layout;
+  }
   wn_detect_drop_marks(page, res);
   err = wn_detect_drop_repeats(page, res);
   if (err) {
     wn_detect_result_free(res);
     return wn_diag_set(diag, err, "detect: %s", wn_strerror(err));
   }
-  if (trace)
+  if (trace) {
     trace->fallback = reason;
+    trace->layout = layout;
+  }
   *out = res;
   return WN_OK;
 }

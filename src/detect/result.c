@@ -39,6 +39,7 @@ wn_detect_fallback wn_detect_fallback_reason(const wn_detect_result *result) {
 double wn_detect_confidence(const wn_detect_result *result) { return result->confidence; }
 const char *wn_detect_result_retried(const wn_detect_result *result) { return result->retried; }
 const char *wn_detect_result_place(const wn_detect_result *result) { return result->place; }
+uint32_t wn_detect_result_layout(const wn_detect_result *result) { return result->layout; }
 const char *wn_detect_method(const wn_detect_result *result) { return result->method; }
 const uint32_t *wn_detect_selected(const wn_detect_result *result, uint32_t *count) {
   if (count)

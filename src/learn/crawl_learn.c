@@ -51,6 +51,48 @@ void wn_learn_crawl_result_free(wn_learn_crawl_result *result) {
   free(result);
 }
 
+/* wn_learn_layouts over the pages the crawl left out as another layout
+ * (in the order fetched: the ranking's), the report told which layout
+ * each went into. */
+static wn_err wn_learn_crawl_layouts(wn_learn_crawl_result *res, const wn_dom_page *key,
+                                     wn_dom_page *const *cand_pages,
+                                     uint8_t *const *cand_mapped,
+                                     const wn_learn_crawl_options *o, wn_diag *diag) {
+  const wn_dom_page *pages[WN_LEARN_MAX_PAGES];
+  size_t index[WN_LEARN_MAX_PAGES], n = 0;
+  wn_learn_check *checks = calloc(WN_LEARN_MAX_PAGES, sizeof *checks);
+  if (!checks)
+    return wn_diag_set(diag, WN_ENOMEM, "learn: out of memory");
+  pages[n] = key;
+  checks[n].used = 1;
+  index[n++] = 0;
+  for (size_t i = 1; i < res->n_pages && n < WN_LEARN_MAX_PAGES; i++) {
+    const wn_learn_crawl_page *p = &res->pages[i];
+    /* Mapped (parsed, with text, not another version of the key page),
+     * and left out by its share. */
+    if (!cand_pages[i] || !cand_mapped[i] || p->used || p->share >= o->min_share)
+      continue;
+    pages[n] = cand_pages[i];
+    checks[n].other_layout = 1;
+    index[n++] = i;
+  }
+  wn_learn_options lo = o->learn;
+  lo.min_share = o->min_share;
+  wn_err err = wn_learn_layouts(pages, n, &lo, checks, res->tpl, diag);
+  for (size_t k = 1; !err && k < n; k++) {
+    wn_learn_crawl_page *p = &res->pages[index[k]];
+    if (!checks[k].used)
+      continue;
+    p->used = 1;
+    p->layout = checks[k].layout;
+    p->err = WN_OK;
+    snprintf(p->message, sizeof p->message, "%s", checks[k].message);
+    res->n_used++;
+  }
+  free(checks);
+  return err;
+}
+
 /* Records a fetch in the report; copies what it keeps. */
 static wn_err wn_report_fetch(wn_learn_crawl_result *res, const wn_fetch *f, uint32_t h,
                               uint32_t dom, size_t *index) {
@@ -184,8 +226,15 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
   /* Rounds: fetch as many of the next candidates as pages are missing,
    * then re-check every page fetched so far against the key page. */
   size_t good = 0;
-  while (good < o.n && next < n_ranked) {
-    size_t want = o.n - good, nb = 0;
+  /* Past a full n-SET, rounds go on while each finds more pages of other
+   * layouts (ETDM learns a template per layout: wn_learn_layouts), within
+   * the fetch budget: a layout with too few pages gets more. A crawl that
+   * met no other layout fetches no more than before. */
+  const int layouts = o.algo == WN_LEARN_ETDM && !o.learn.force;
+  size_t others = 0;
+  int more = 0;
+  while (next < n_ranked && (good < o.n || more)) {
+    size_t want = good < o.n ? o.n - good : o.n, nb = 0;
     size_t first_rank = next;
     while (nb < want && next < n_ranked)
       urls[nb++] = links[ranked[next++].link].url;
@@ -244,6 +293,7 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
     if (nc > 0 && (err = wn_learn_shares(key_count, check, nc, share, diag)))
       goto out;
     good = 0;
+    size_t now_others = 0;
     for (size_t k = 0; k < nc; k++) {
       wn_learn_crawl_page *p = &res->pages[check_index[k]];
       p->share = share[k];
@@ -280,6 +330,7 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
         p->err = WN_OK;
         p->message[0] = '\0';
       } else if (share[k] < o.min_share) {
+        now_others++;
         p->err = WN_EEMPTY;
         snprintf(p->message, sizeof p->message,
                  "pairs %.0f%% of the key page's template nodes (needs %.0f%%): another layout",
@@ -289,6 +340,8 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
         snprintf(p->message, sizeof p->message, "not needed: the n-SET is full");
       }
     }
+    more = layouts && now_others > others;
+    others = now_others;
     res->compute_ms += wn_clock_ms() - c0;
   }
 
@@ -324,6 +377,9 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
   if ((err = o.algo == WN_LEARN_FASTCE
                  ? wn_learn_fastce_pages(learn_pages, np, &lo, &res->fce, NULL, diag)
                  : wn_learn_pages(learn_pages, np, &lo, &res->tpl, NULL, diag)))
+    goto out;
+  /* The pages of other layouts: a template each. */
+  if (layouts && others > 0 && (err = wn_learn_crawl_layouts(res, key, cand_pages, cand_mapped, &o, diag)))
     goto out;
   res->compute_ms += wn_clock_ms() - c0;
 

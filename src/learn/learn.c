@@ -421,6 +421,7 @@ wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
     if (share[i] > best_left)
       best_left = share[i];
     c->err = WN_EEMPTY;
+    c->other_layout = 1;
     snprintf(c->message, sizeof c->message,
              "pairs %.0f%% of the key page's template nodes (needs %.0f%%): another layout",
              100.0 * share[i], 100.0 * min_share);
@@ -456,6 +457,132 @@ out:
   return err;
 }
 
+/* The share of tpl's frame (the nodes all its samples held) that page
+ * pairs. */
+static wn_err wn_learn_frame_fit(const wn_template *tpl, const wn_dom_page *page, double *fit,
+                                 wn_diag *diag) {
+  uint32_t count = 0, tcount = 0, pairs = 0;
+  wn_dom_nodes(page, &count);
+  const wn_template_node *t = wn_template_nodes(tpl, &tcount);
+  wn_template_stats st;
+  wn_template_get_stats(tpl, &st);
+  uint32_t *map = malloc(((size_t)count + 1) * sizeof *map);
+  uint8_t *seen = calloc((size_t)tcount + 1, 1);
+  wn_err err = WN_OK;
+  if (!map || !seen) {
+    err = wn_diag_set(diag, WN_ENOMEM, "learn: out of memory matching a layout");
+    goto out;
+  }
+  if ((err = wn_template_match(tpl, page, map, &pairs))) {
+    wn_diag_set(diag, err, "learn: matching the key page against a layout failed");
+    goto out;
+  }
+  for (uint32_t i = 0; i < count; i++)
+    if (map[i] != WN_DOM_NONE)
+      seen[map[i]] = 1;
+  uint32_t frame = 0, have = 0;
+  for (uint32_t i = 0; i < tcount; i++)
+    if (t[i].count >= st.sample_pages) {
+      frame++;
+      have += seen[i];
+    }
+  *fit = frame ? (double)have / frame : 0.0;
+out:
+  free(map);
+  free(seen);
+  return err;
+}
+
+wn_err wn_learn_layouts(const wn_dom_page *const *pages, size_t n_pages,
+                        const wn_learn_options *opts, wn_learn_check *checks, wn_template *tpl,
+                        wn_diag *diag) {
+  const double min_share = opts && opts->min_share > 0 ? opts->min_share : WN_LEARN_DEFAULT_SHARE;
+  size_t rest[WN_LEARN_MAX_PAGES], n_rest = 0;
+  if (opts && opts->force)
+    return WN_OK;
+  for (size_t i = 1; i < n_pages && i < WN_LEARN_MAX_PAGES; i++)
+    if (!checks[i].used && checks[i].other_layout)
+      rest[n_rest++] = i;
+  wn_err err = WN_OK;
+  while (n_rest >= WN_LEARN_LAYOUT_MIN_PAGES &&
+         wn_template_layout_count(tpl) < WN_TEMPLATE_MAX_LAYOUTS) {
+    const wn_dom_page *group[WN_LEARN_MAX_PAGES], *used[WN_LEARN_MAX_PAGES];
+    wn_learn_check sub[WN_LEARN_MAX_PAGES];
+    size_t n_used = 0, member[WN_LEARN_MAX_PAGES], n_member = 0;
+    for (size_t k = 0; k < n_rest; k++)
+      group[k] = pages[rest[k]];
+    wn_diag quiet = {{0}};
+    wn_err cerr = wn_learn_check_pages(group, n_rest, opts, sub, used, &n_used, &quiet);
+    if (cerr == WN_ENOMEM) {
+      err = wn_diag_set(diag, cerr, "learn: out of memory clustering layouts");
+      break;
+    }
+    /* The key page of the cluster, and the pages that pass check 1 (and
+     * 1b) against it. */
+    member[n_member++] = 0;
+    for (size_t k = 1; !cerr && k < n_rest; k++)
+      if (sub[k].used)
+        member[n_member++] = k;
+    if (n_member >= WN_LEARN_LAYOUT_MIN_PAGES) {
+      for (size_t m = 0; m < n_member; m++)
+        used[m] = group[member[m]];
+      wn_template *t = NULL;
+      uint32_t layout = 0;
+      wn_diag bd = {{0}};
+      /* Its template keeps what all its pages hold: its frame. */
+      wn_learn_options lo;
+      if (opts)
+        lo = *opts;
+      else
+        wn_learn_options_init(&lo);
+      lo.min_count = (uint32_t)n_member;
+      wn_err berr = wn_learn_build(used, n_member, &lo, &t, &layout, &bd);
+      if (berr == WN_ENOMEM) {
+        err = wn_diag_set(diag, berr, "learn: out of memory learning a layout");
+        break;
+      }
+      double key_fit = 0;
+      if (!berr && layout > 0 && (err = wn_learn_frame_fit(t, pages[0], &key_fit, diag))) {
+        wn_template_free(t);
+        break;
+      }
+      if (!berr && layout > 0 && key_fit < min_share) {
+        const uint32_t k = wn_template_layout_count(tpl);
+        wn_template_add_layout(tpl, t); /* fewer than WN_TEMPLATE_MAX_LAYOUTS */
+        for (size_t m = 0; m < n_member; m++) {
+          wn_learn_check *c = &checks[rest[member[m]]];
+          c->used = 1;
+          c->layout = k;
+          c->err = WN_OK;
+          c->other_layout = 0;
+          snprintf(c->message, sizeof c->message, "learned as layout %u", k + 1);
+        }
+      } else {
+        wn_template_free(t);
+        /* No template of its own: its key page alone leaves. A frame the
+         * site's key page pairs as much of as check 1 asks is no layout of
+         * its own (small pages sharing a bare skeleton): the cluster leaves
+         * whole. */
+        if (berr || layout == 0)
+          n_member = 1;
+      }
+    } else {
+      n_member = 1;
+    }
+    /* The cluster (or its key page alone) leaves the pages still to place. */
+    size_t keep = 0;
+    for (size_t k = 0, m = 0; k < n_rest; k++) {
+      if (m < n_member && member[m] == k) {
+        m++;
+        continue;
+      }
+      rest[keep++] = rest[k];
+    }
+    n_rest = keep;
+  }
+  return err;
+}
+
 wn_err wn_learn_pages(const wn_dom_page *const *pages, size_t n_pages,
                       const wn_learn_options *opts, wn_template **out, wn_learn_check *checks,
                       wn_diag *diag) {
@@ -478,6 +605,12 @@ wn_err wn_learn_pages(const wn_dom_page *const *pages, size_t n_pages,
                       "learn: the %zu pages share no element below <body>: nothing of a page "
                       "layout recurs, so there is no template to learn",
                       n_used);
+    goto out;
+  }
+  /* The pages of other layouts, a template each (wn_learn_layouts). */
+  if (checks && (err = wn_learn_layouts(pages, n_pages, opts, checks, *out, diag))) {
+    wn_template_free(*out);
+    *out = NULL;
   }
 out:
   return err;

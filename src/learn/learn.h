@@ -96,6 +96,9 @@ typedef struct wn_learn_check {
   int dup;           /* wn_learn_dup: left out as a near-duplicate (1b) */
   size_t dup_of;     /* with dup: the page it duplicates (0: the key page) */
   char message[256]; /* why it was left out; "" if used */
+  int other_layout;  /* left out by check 1 as another layout */
+  uint32_t layout;   /* used: the layout it was learned into (0: the key
+                        page's; see wn_learn_layouts) */
 } wn_learn_check;
 
 /* Why a page without text is left out (check 0), as the report says it. */
@@ -135,6 +138,36 @@ wn_err wn_learn_check_pages(const wn_dom_page *const *pages, size_t n_pages,
 wn_err wn_learn_pages(const wn_dom_page *const *pages, size_t n_pages,
                       const wn_learn_options *opts, wn_template **out, wn_learn_check *checks,
                       wn_diag *diag);
+
+/* ---- layouts ------------------------------------------------------------------
+ *
+ * A site is rarely one layout: articles and section fronts, reference
+ * pages and release notes. Check 1 leaves the pages of other layouts out
+ * of the key page's sample; wn_learn_layouts learns them a template each,
+ * added to tpl as its layouts (template.h), by clustering the pages left
+ * out: the first of them (in the given order: a crawl's rank) is a key
+ * page, check 1 and 1b run against it, and the pages that pass join it.
+ * (Check 1 holds one way: a page pairs min_share of the key page's
+ * template nodes. The other way, the share of a page's own nodes the key
+ * page pairs, counts its content too, and is low for every page of much
+ * text: no test.) A cluster of
+ * at least WN_LEARN_LAYOUT_MIN_PAGES pages is learned, its template the
+ * nodes all its pages hold (min_count: its page count), its frame: a
+ * layout comes of the pages a crawl happened to fetch, and structure two
+ * of three articles share by chance (their sections, their paragraph
+ * slots) is content, not layout. A frame of which the site's key page
+ * pairs min_share or more is no layout of its own (a few small pages that
+ * share a bare skeleton: every page, of this site or another, would fit
+ * it), and its cluster is left out. A smaller cluster is left out, its
+ * first page with it, and the next page left is tried, up to
+ * WN_TEMPLATE_MAX_LAYOUTS layouts in all. checks[i] of a page learned
+ * into layout k says used and layout k; force learns no layouts.
+ */
+#define WN_LEARN_LAYOUT_MIN_PAGES 3u
+
+wn_err wn_learn_layouts(const wn_dom_page *const *pages, size_t n_pages,
+                        const wn_learn_options *opts, wn_learn_check *checks, wn_template *tpl,
+                        wn_diag *diag);
 
 /* ---- other versions of a page (variants.c) --------------------------------------
  *
@@ -320,6 +353,7 @@ typedef struct wn_learn_crawl_page {
   uint32_t dom_distance;       /* UINT32_MAX for the key page and the first */
   double share;            /* of the key page's template nodes it pairs */
   int used;                /* 1: learned from */
+  uint32_t layout;         /* used: the layout learned into (0: the key page's) */
   wn_err err;              /* WN_OK, or why it was not used */
   char message[256];
 } wn_learn_crawl_page;

@@ -815,6 +815,8 @@ static json_t *wn_site_json(wn_server *srv, const wn_serve_config *cfg, const ch
     json_object_set_new(t, "format_version", json_integer(info->format_version));
     json_object_set_new(t, "sample_pages", json_integer((json_int_t)info->n_pages));
     json_object_set_new(t, "template_nodes", json_integer(info->template_nodes));
+    if (info->layouts > 0)
+      json_object_set_new(t, "layouts", json_integer(info->layouts));
     json_object_set_new(t, "template_bytes", json_integer((json_int_t)info->template_bytes));
     if (pages) {
       json_t *arr = json_array();

@@ -61,6 +61,7 @@ struct wn_page_result {
   const char *retried; /* static: why the single-page method chose again, or NULL */
   const char *empty;   /* static: why no content was found, or NULL */
   const char *place;   /* static: why the content place did not serve, or NULL */
+  uint32_t layout, layouts; /* the site's layout that served, of how many */
   uint64_t generation;
   char charset[48];
   const char *charset_source;
@@ -518,6 +519,8 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   r->retried = wn_detect_result_retried(res);
   r->empty = wn_result_empty(page, res);
   r->place = wn_detect_result_place(res);
+  r->layouts = entry && entry->tpl ? wn_template_layout_count(entry->tpl) : 1;
+  r->layout = entry && entry->tpl ? wn_detect_result_layout(res) : 0;
   r->generation = entry && (entry->tpl || entry->fce) ? entry->generation : 0;
   snprintf(r->charset, sizeof r->charset, "%s", wn_dom_charset(page));
   r->charset_source = wn_charset_source_name(wn_dom_charset_source(page));
@@ -537,7 +540,8 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
     err = wn_detect_metadata_read(page, in->url, &r->meta, diag);
     /* No date or author in the markup: where the site prints them. */
     if (!err && entry && entry->tpl)
-      err = wn_detect_metadata_positions(page, entry->tpl, &r->meta, diag);
+      err = wn_detect_metadata_positions(page, wn_template_layout(entry->tpl, r->layout),
+                                         &r->meta, diag);
     if (err)
       goto out;
     r->meta_view = (wn_page_metadata){.title = r->meta.title,
@@ -598,6 +602,7 @@ out:
 const char *wn_page_result_site(const wn_page_result *r) { return r->has_site ? r->site : NULL; }
 const char *wn_page_result_empty(const wn_page_result *r) { return r->empty; }
 const char *wn_page_result_place(const wn_page_result *r) { return r->place; }
+uint32_t wn_page_result_layout(const wn_page_result *r) { return r->layout + 1; }
 const char *wn_page_result_site_error(const wn_page_result *r) {
   return r->site_error[0] ? r->site_error : NULL;
 }
@@ -678,7 +683,8 @@ wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigne
       json_object_set_new(obj, "fallback", reason ? json_string(reason) : json_null()) != 0 ||
       (r->retried && json_object_set_new(obj, "retried", json_string(r->retried)) != 0) ||
       (r->empty && json_object_set_new(obj, "empty", json_string(r->empty)) != 0) ||
-      (r->place && json_object_set_new(obj, "place", json_string(r->place)) != 0))
+      (r->place && json_object_set_new(obj, "place", json_string(r->place)) != 0) ||
+      (r->layouts > 1 && json_object_set_new(obj, "layout", json_integer(r->layout + 1)) != 0))
     goto out;
   if (r->has_counts) {
     json_t *drift = json_pack(

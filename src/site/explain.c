@@ -23,6 +23,7 @@ struct wn_explain {
   char name[1024];           /* the page's URL, or "" */
   uint64_t generation;
   wn_template *tpl;          /* ETDM; NULL for FastCE */
+  const wn_template *layout; /* the layout of tpl that served the page */
   wn_template_stats ts;
   wn_fastce *fce;            /* FastCE; NULL for ETDM */
   wn_fastce_trace ftrace;    /* FastCE: each block's fate (run without fallback) */
@@ -135,6 +136,11 @@ wn_err wn_site_explain(wn_store *store, const wn_page_input *in, const wn_detect
     err = wn_explain_fastce_detect(ex, diag);
   else
     err = wn_detect_page_traced(ex->page, ex->tpl, &ex->opts, &ex->trace, &ex->res, diag);
+  if (!err && ex->tpl) {
+    /* The node counts and the "T n/N" of the layout that served. */
+    ex->layout = wn_template_layout(ex->tpl, ex->trace.layout);
+    wn_template_get_stats(ex->layout, &ex->ts);
+  }
 out:
   if (err) {
     wn_explain_free(ex);
@@ -193,6 +199,15 @@ static wn_err wn_label(wn_buf *b, const wn_dom_node *n) {
 static wn_err wn_explain_rule(const wn_explain *ex, wn_buf *b) {
   const wn_detect_trace *t = &ex->trace;
   wn_err err = WN_OK;
+  const char *why = ex->res ? wn_detect_result_place(ex->res) : NULL;
+  if (t->fallback == WN_FALLBACK_LOW_CONFIDENCE && why && strncmp(why, "no layout", 9) == 0)
+    return wn_buf_printf(b,
+                         "the site has %u layouts and the page has no element at the content "
+                         "place of the one it fits best (its frame %.2f paired): a layout not "
+                         "learned, so the single-page method %s chose the content (fallback: "
+                         "low confidence)",
+                         wn_template_layout_count(ex->tpl), t->confidence,
+                         wn_detect_method(ex->res));
   if (t->fallback == WN_FALLBACK_LOW_CONFIDENCE)
     return wn_buf_printf(b,
                          "the page fits the template with confidence %.2f, below the threshold "
@@ -511,7 +526,7 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
   *out = NULL;
   uint32_t count = 0, tcount = 0, n_sel = 0;
   const wn_dom_node *nodes = wn_dom_nodes(ex->page, &count);
-  wn_template_nodes(ex->tpl, &tcount);
+  wn_template_nodes(ex->layout, &tcount);
   const uint32_t *sel = wn_detect_selected(ex->res, &n_sel);
   const uint8_t *keep = wn_detect_keep_flags(ex->res);
   const wn_detect_trace *t = &ex->trace;
@@ -536,6 +551,11 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
                       ex->ts.sample_pages, ex->ts.min_count);
   if (!err && ex->name[0])
     err = wn_buf_printf(&b, "page:       %s\n", ex->name);
+  if (!err && wn_template_layout_count(ex->tpl) > 1)
+    err = wn_buf_printf(&b,
+                        "layout:     %u of %u (the one whose frame, the nodes all its samples "
+                        "held, the page pairs most)\n",
+                        t->layout + 1, wn_template_layout_count(ex->tpl));
   if (!err)
     err = wn_buf_printf(&b,
                         "match:      %u of %u page nodes paired with the template (ETDM); "
@@ -613,7 +633,7 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
       err = wn_buf_append_char(&line, ' ');
     if (!err && t->tmpl_node[i] != WN_DOM_NONE) {
       uint32_t tn = t->tmpl_node[i];
-      const wn_template_node *tnodes = wn_template_nodes(ex->tpl, NULL);
+      const wn_template_node *tnodes = wn_template_nodes(ex->layout, NULL);
       err = wn_buf_printf(&line, "T %u/%u", tnodes[tn].count, ex->ts.sample_pages);
     }
     if (!err && t->cand[i])

@@ -113,6 +113,7 @@ wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, w
     i->place_skips = pl->n_skip;
     i->place_asides = pl->n_aside;
   }
+  i->layouts = tpl ? wn_template_layout_count(tpl) : 0;
   i->counts = wn_site_counts_from(&st);
 out:
   wn_template_free(tpl);

@@ -578,13 +578,6 @@ wn_err wn_site_template_walk(wn_store *store, const char *site, const char *page
     wn_diag_set(diag, err, "template of site %s: %s", site, wn_diag_message(&inner, err));
     goto out;
   }
-  wn_template_stats ts;
-  wn_template_get_stats(tpl, &ts);
-  sum.nodes = ts.nodes;
-  sum.text_nodes = ts.text_nodes;
-  sum.sample_pages = ts.sample_pages;
-  sum.min_count = ts.min_count;
-  sum.selector = wn_detect_site_selector(tpl);
   /* The page that names the nodes: the caller's, else the key page when
    * it is a file we can still read (a crawled site's key page is a URL,
    * and a detector does not fetch). */
@@ -602,12 +595,30 @@ wn_err wn_site_template_walk(wn_store *store, const char *site, const char *page
     }
     err = WN_OK; /* the key page is gone: the walk is unnamed */
   }
+  /* A site of several layouts: the one the page fits (policy.c), else the
+   * first (the key page's). */
+  const wn_template *shown = tpl;
+  if (page && wn_template_layout_count(tpl) > 1) {
+    uint32_t k = 0;
+    double fit = 0;
+    int placed = 0;
+    if ((err = wn_detect_layout(page, tpl, &k, &fit, &placed, NULL, diag)))
+      goto out;
+    shown = wn_template_layout(tpl, k);
+  }
+  wn_template_stats ts;
+  wn_template_get_stats(shown, &ts);
+  sum.nodes = ts.nodes;
+  sum.text_nodes = ts.text_nodes;
+  sum.sample_pages = ts.sample_pages;
+  sum.min_count = ts.min_count;
+  sum.selector = wn_detect_site_selector(shown);
   if (page) {
     sum.named = 1;
     snprintf(sum.named_from, sizeof sum.named_from, "%s", named);
-    err = wn_walk_page(tpl, page, max_depth, fn, ctx, &sum, diag);
+    err = wn_walk_page(shown, page, max_depth, fn, ctx, &sum, diag);
   } else {
-    err = wn_walk_template(tpl, max_depth, fn, ctx, diag);
+    err = wn_walk_template(shown, max_depth, fn, ctx, diag);
   }
 out:
   if (summary)

@@ -211,6 +211,7 @@ wn_err wn_site_learn_pages_cs(wn_learn_algo algo, const char *site, const char *
   l->n_used = 0;
   for (size_t i = 0; i < n_pages; i++) {
     l->pages[i].used = checks[i].used;
+    l->pages[i].layout = checks[i].used ? checks[i].layout + 1 : 0;
     l->pages[i].share = checks[i].share;
     l->pages[i].err = checks[i].err;
     snprintf(l->messages[i], sizeof l->messages[i], "%s", checks[i].message);
@@ -352,6 +353,7 @@ wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const char *s
     }
     q->name = l->names[i];
     q->used = p->used;
+    q->layout = p->used ? p->layout + 1 : 0;
     q->share = i == 0 ? 1.0 : p->share;
     q->http_status = p->http_status;
     q->bytes = p->bytes;
@@ -407,6 +409,10 @@ void wn_learned_summary_get(const wn_learned *l, wn_learn_summary *out) {
 }
 
 wn_learn_algo wn_learned_algo(const wn_learned *l) { return l->algo; }
+
+uint32_t wn_learned_layouts(const wn_learned *l) {
+  return l->tpl ? wn_template_layout_count(l->tpl) : l->fce ? 1 : 0;
+}
 
 const char *wn_learn_algo_name(wn_learn_algo algo) {
   switch (algo) {

@@ -16,6 +16,9 @@ struct wn_template {
   uint8_t selector;
   wn_template_positions pos;
   wn_template_places places;
+  /* The site's other layouts (on the first layout only; they hold none). */
+  wn_template *layouts[WN_TEMPLATE_MAX_LAYOUTS - 1];
+  uint32_t n_layouts;
 };
 
 /* ---- building ------------------------------------------------------------ */
@@ -81,8 +84,24 @@ wn_err wn_template_from_nodes(const wn_template_node *nodes, uint32_t count,
 void wn_template_free(wn_template *tpl) {
   if (!tpl)
     return;
+  for (uint32_t k = 0; k < tpl->n_layouts; k++)
+    wn_template_free(tpl->layouts[k]);
   free(tpl->nodes);
   free(tpl);
+}
+
+uint32_t wn_template_layout_count(const wn_template *tpl) { return 1 + tpl->n_layouts; }
+
+const wn_template *wn_template_layout(const wn_template *tpl, uint32_t k) {
+  return k == 0 ? tpl : k <= tpl->n_layouts ? tpl->layouts[k - 1] : NULL;
+}
+
+wn_err wn_template_add_layout(wn_template *tpl, wn_template *layout) {
+  if (!layout || layout == tpl || layout->n_layouts > 0 ||
+      tpl->n_layouts + 1 >= WN_TEMPLATE_MAX_LAYOUTS)
+    return WN_EINVAL;
+  tpl->layouts[tpl->n_layouts++] = layout;
+  return WN_OK;
 }
 
 const wn_template_node *wn_template_nodes(const wn_template *tpl, uint32_t *count) {
@@ -97,6 +116,7 @@ void wn_template_get_stats(const wn_template *tpl, wn_template_stats *stats) {
   stats->sample_pages = tpl->sample_pages;
   stats->min_count = tpl->min_count;
   stats->selector = tpl->selector;
+  stats->layouts = 1 + tpl->n_layouts;
 }
 
 uint8_t wn_template_selector(const wn_template *tpl) { return tpl->selector; }
@@ -151,7 +171,7 @@ wn_err wn_template_set_places(wn_template *tpl, const wn_template_places *places
 
 /* ---- encoding --------------------------------------------------------------- */
 
-wn_err wn_template_encode(const wn_template *tpl, wn_buf *out, wn_diag *diag) {
+static wn_err wn_template_encode_one(const wn_template *tpl, wn_buf *out, wn_diag *diag) {
   wn_err err;
   unsigned char head[9] = {'W', 'N', 'T', 'P', (unsigned char)WN_TEMPLATE_FORMAT_VERSION,
                            (unsigned char)tpl->min_count, (unsigned char)tpl->sample_pages,
@@ -190,7 +210,8 @@ out:
   return err;
 }
 
-wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_diag *diag) {
+static wn_err wn_template_decode_one(const void *bytes, size_t len, wn_template **out,
+                                     wn_diag *diag) {
   wn_err err = WN_OK;
   wn_template_node *nodes = NULL;
   uint32_t *open = NULL; /* children still expected per open ancestor */
@@ -324,6 +345,82 @@ out:
   free(nodes);
   free(open);
   free(stack);
+  return err;
+}
+
+/* A site of one layout is encoded as that layout alone ("WNTP"), as
+ * before layouts: older builds read it. Several: "WNTL", u8 version, varint
+ * n, then n times varint length and that layout's "WNTP" bytes. */
+#define WN_TEMPLATE_LAYOUTS_VERSION 1u
+
+wn_err wn_template_encode(const wn_template *tpl, wn_buf *out, wn_diag *diag) {
+  if (tpl->n_layouts == 0)
+    return wn_template_encode_one(tpl, out, diag);
+  wn_err err = WN_OK;
+  wn_buf one;
+  wn_buf_init(&one, out->cap ? out->cap : SIZE_MAX);
+  const unsigned char head[5] = {'W', 'N', 'T', 'L', (unsigned char)WN_TEMPLATE_LAYOUTS_VERSION};
+  if ((err = wn_buf_append(out, head, sizeof head)) ||
+      (err = wn_varint_put(out, 1 + tpl->n_layouts)))
+    goto out;
+  for (uint32_t k = 0; k <= tpl->n_layouts; k++) {
+    one.len = 0;
+    if ((err = wn_template_encode_one(wn_template_layout(tpl, k), &one, diag)))
+      goto out;
+    if ((err = wn_varint_put(out, (uint32_t)one.len)) ||
+        (err = wn_buf_append(out, one.data, one.len)))
+      goto out;
+  }
+out:
+  wn_buf_free(&one);
+  if (err)
+    wn_diag_set(diag, err, "template: cannot encode %u layouts: %s", 1 + tpl->n_layouts,
+                wn_strerror(err));
+  return err;
+}
+
+wn_err wn_template_decode(const void *bytes, size_t len, wn_template **out, wn_diag *diag) {
+  *out = NULL;
+  if (len < 5 || memcmp(bytes, "WNTL", 4) != 0)
+    return wn_template_decode_one(bytes, len, out, diag);
+  wn_reader r = {bytes, len};
+  if (r.p[4] != WN_TEMPLATE_LAYOUTS_VERSION)
+    return wn_diag_set(diag, WN_EVERSION,
+                       "template: layouts format version %u is not supported (this build "
+                       "reads %u)",
+                       r.p[4], WN_TEMPLATE_LAYOUTS_VERSION);
+  r.p += 5;
+  r.left -= 5;
+  uint32_t n = 0;
+  if (!wn_varint_get(&r, &n) || n < 2 || n > WN_TEMPLATE_MAX_LAYOUTS)
+    return wn_diag_set(diag, WN_ECORRUPT, "template: bad layout count (2 to %u)",
+                       WN_TEMPLATE_MAX_LAYOUTS);
+  wn_template *first = NULL;
+  wn_err err = WN_OK;
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t one = 0;
+    wn_template *t = NULL;
+    if (!wn_varint_get(&r, &one) || one > r.left) {
+      err = wn_diag_set(diag, WN_ECORRUPT, "template: layout %u of %u truncated", k + 1, n);
+      goto out;
+    }
+    if ((err = wn_template_decode_one(r.p, one, &t, diag)))
+      goto out;
+    r.p += one;
+    r.left -= one;
+    if (k == 0)
+      first = t;
+    else
+      wn_template_add_layout(first, t); /* k < n <= WN_TEMPLATE_MAX_LAYOUTS */
+  }
+  if (r.left != 0) {
+    err = wn_diag_set(diag, WN_ECORRUPT, "template: trailing bytes after %u layouts", n);
+    goto out;
+  }
+  *out = first;
+  first = NULL;
+out:
+  wn_template_free(first);
   return err;
 }
 

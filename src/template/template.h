@@ -19,6 +19,11 @@
  * Versions 1 (no selector byte), 2 (no positions), 3 (no content places)
  * and 4 (no asides) are still read, with selector 0, no positions, no
  * places, no asides.
+ *
+ * A template of several layouts (below) is "WNTL", u8 version 1, varint n
+ * (2 to WN_TEMPLATE_MAX_LAYOUTS), then per layout a varint length and
+ * that layout's bytes as above; a template of one layout is its bytes
+ * alone, as before layouts.
  */
 #ifndef WN_TEMPLATE_H
 #define WN_TEMPLATE_H
@@ -32,6 +37,7 @@
 #include <winnow/winnow.h>
 
 #define WN_TEMPLATE_FORMAT_VERSION 5u
+#define WN_TEMPLATE_MAX_LAYOUTS 8u
 #define WN_TEMPLATE_MAX_NODES 1000000u
 
 typedef struct wn_template wn_template;
@@ -53,7 +59,19 @@ typedef struct wn_template_stats {
   uint32_t sample_pages;
   uint32_t min_count;
   uint32_t selector;
+  uint32_t layouts; /* 1 + the other layouts */
 } wn_template_stats;
+
+/* Layouts. A site whose pages come in several layouts (articles, section
+ * fronts, reference pages) has a template per layout; the first is the one
+ * the site was learned from (the key page's), and it holds the others.
+ * Detection matches a page against each and uses the one it fits best
+ * (src/detect). wn_template_layout(tpl, 0) is tpl itself; past the last,
+ * NULL. add_layout takes layout over (freed with tpl); WN_EINVAL when tpl
+ * holds WN_TEMPLATE_MAX_LAYOUTS already or layout holds layouts itself. */
+uint32_t wn_template_layout_count(const wn_template *tpl);
+const wn_template *wn_template_layout(const wn_template *tpl, uint32_t k);
+wn_err wn_template_add_layout(wn_template *tpl, wn_template *layout);
 
 /* Folds a 64-bit node signature to the template's 32 bits. */
 static inline uint32_t wn_template_fold(uint64_t sig) { return (uint32_t)(sig ^ (sig >> 32)); }

@@ -2,6 +2,7 @@
 #include "wn_test.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "learn/learn.h"
 #include "template/template.h"
@@ -291,6 +292,92 @@ static void test_encode_decode(void **state) {
   wn_template_free(tpl);
 }
 
+static const char *const fronts[] = {
+    "<body><div id=nav><a href=/>Home</a></div><ul class=teasers><li><a href=/1>One</a></li>"
+    "<li><a href=/2>Two</a></li></ul></body>",
+    "<body><div id=nav><a href=/>Home</a></div><ul class=teasers><li><a href=/3>Three</a></li>"
+    "</ul></body>",
+    "<body><div id=nav><a href=/>Home</a></div><ul class=teasers><li><a href=/4>Four</a></li>"
+    "<li><a href=/5>Five</a></li><li><a href=/6>Six</a></li></ul></body>",
+};
+
+/* A site of several layouts: one record, "WNTL" and each layout's own
+ * bytes; a site of one layout keeps the bytes older builds read. */
+static void test_layouts(void **state) {
+  (void)state;
+  wn_template *tpl = learn(site, 3);
+  wn_template *other = learn(fronts, 3);
+  wn_buf one;
+  wn_buf_init(&one, 0);
+  assert_int_equal(wn_template_encode(tpl, &one, NULL), WN_OK);
+  assert_memory_equal(one.data, "WNTP", 4);
+  assert_int_equal(wn_template_layout_count(tpl), 1);
+  assert_ptr_equal(wn_template_layout(tpl, 0), tpl);
+  assert_null(wn_template_layout(tpl, 1));
+
+  uint32_t other_nodes = 0;
+  wn_template_nodes(other, &other_nodes);
+  assert_int_equal(wn_template_add_layout(tpl, other), WN_OK);
+  assert_int_equal(wn_template_layout_count(tpl), 2);
+  /* A layout holds no layouts; a template is not its own layout. */
+  wn_template *third = learn(fronts, 3);
+  assert_int_equal(wn_template_add_layout(third, tpl), WN_EINVAL);
+  assert_int_equal(wn_template_add_layout(tpl, tpl), WN_EINVAL);
+  wn_buf two;
+  wn_buf_init(&two, 0);
+  assert_int_equal(wn_template_encode(tpl, &two, NULL), WN_OK);
+  assert_memory_equal(two.data, "WNTL", 4);
+  wn_template *back = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_template_decode(two.data, two.len, &back, &diag), WN_OK);
+  assert_int_equal(wn_template_layout_count(back), 2);
+  uint32_t n = 0;
+  wn_template_nodes(wn_template_layout(back, 1), &n);
+  assert_int_equal(n, other_nodes);
+  /* The first layout's bytes are the one-layout record's. */
+  wn_buf first;
+  wn_buf_init(&first, 0);
+  assert_int_equal(wn_template_encode(wn_template_layout(back, 0), &first, NULL), WN_OK);
+  wn_template_free(back);
+  assert_true(first.len > one.len); /* it holds the second layout too */
+  wn_buf_free(&first);
+
+  /* Damage: a count of 1 or past the cap, a length past the end, bytes
+   * after the last layout, another version, a layout inside a layout. */
+  wn_buf bad;
+  wn_buf_init(&bad, 0);
+  assert_int_equal(wn_buf_append(&bad, two.data, two.len), WN_OK);
+  bad.data[5] = 1;
+  assert_int_equal(wn_template_decode(bad.data, bad.len, &back, &diag), WN_ECORRUPT);
+  bad.data[5] = (char)(WN_TEMPLATE_MAX_LAYOUTS + 1);
+  assert_int_equal(wn_template_decode(bad.data, bad.len, &back, &diag), WN_ECORRUPT);
+  bad.data[5] = 2;
+  assert_int_equal(wn_template_decode(bad.data, bad.len - 1, &back, &diag), WN_ECORRUPT);
+  assert_int_equal(wn_buf_append(&bad, "x", 1), WN_OK);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_template_decode(bad.data, bad.len, &back, &diag), WN_ECORRUPT);
+  assert_non_null(strstr(diag.msg, "trailing"));
+  bad.len--;
+  bad.data[4] = 9;
+  assert_int_equal(wn_template_decode(bad.data, bad.len, &back, &diag), WN_EVERSION);
+  assert_null(back);
+  wn_buf_free(&bad);
+
+  /* At most WN_TEMPLATE_MAX_LAYOUTS. */
+  for (uint32_t k = wn_template_layout_count(tpl); k < WN_TEMPLATE_MAX_LAYOUTS; k++)
+    assert_int_equal(wn_template_add_layout(tpl, learn(fronts, 3)), WN_OK);
+  assert_int_equal(wn_template_add_layout(tpl, third), WN_EINVAL);
+  wn_template_free(third);
+  wn_buf_reset(&two);
+  assert_int_equal(wn_template_encode(tpl, &two, NULL), WN_OK);
+  assert_int_equal(wn_template_decode(two.data, two.len, &back, &diag), WN_OK);
+  assert_int_equal(wn_template_layout_count(back), WN_TEMPLATE_MAX_LAYOUTS);
+  wn_template_free(back);
+  wn_buf_free(&one);
+  wn_buf_free(&two);
+  wn_template_free(tpl);
+}
+
 static void test_match(void **state) {
   (void)state;
   wn_template *tpl = learn(site, 3);
@@ -317,6 +404,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_align_lcs),
       cmocka_unit_test(test_encode_decode),
+      cmocka_unit_test(test_layouts),
       cmocka_unit_test(test_match),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
