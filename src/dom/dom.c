@@ -653,11 +653,49 @@ typedef struct wn_frame {
   uint8_t outside;     /* SAX: an element with no compact node (a skipped
                           subtree, or past the document's root) */
   uint8_t meta;        /* WN_FM_*: for the metadata side table */
+  uint8_t svg;         /* SAX, inside an inline <svg> being read: WN_SVG_* */
 } wn_frame;
 
 #define WN_FM_OFFROOT 0x01u   /* not under the root element */
 #define WN_FM_HEAD 0x02u      /* a <head> child of the root */
 #define WN_FM_BASE_SEEN 0x04u /* that head's first <base> was seen */
+
+/*
+ * Inline SVG. Its shapes are no text, but what it draws with <text> (a
+ * syntax diagram's keywords, a chart's labels) is page text a reader sees.
+ * An inline <svg> becomes one element with one text node: the text of its
+ * <text> elements (and their <tspan>, <textPath>), in document order, a
+ * space between two; nothing else of it enters the tree (its shapes, its
+ * groups: hundreds of nodes a page that no selector reads), and an <svg>
+ * with no such text, an icon, enters it not at all. Text that is not drawn
+ * stays out: inside <defs>, <symbol> (an icon set's sprites), <title>,
+ * <desc>, <style>, <script>, <metadata>; and a whole <svg> marked
+ * aria-hidden="true" (decoration, as its author says). Both builders read
+ * it so (wn_build_from_xml, the SAX builder).
+ */
+#define WN_XML_MAX_DEPTH 256u           /* libxml2's xmlParserMaxDepth */
+#define WN_XML_MAX_TEXT ((size_t)10000000) /* libxml2's XML_MAX_TEXT_LENGTH */
+#define WN_SVG_ROOT 1u /* the <svg> itself */
+#define WN_SVG_TEXT 2u /* <text>, <tspan>, <textPath>: drawn text */
+#define WN_SVG_HIDE 3u /* not drawn */
+
+static const wn_tag_entry wn_svg_entry = {"svg", WN_TAG_OTHER, 1, WN_ME_NONE};
+
+/* The kind of an element inside an <svg> (its lower-case local name). */
+static uint8_t wn_svg_kind(const char *name) {
+  static const char *const hide[] = {"defs", "symbol", "title", "desc",
+                                     "style", "script", "metadata"};
+  if (strcmp(name, "text") == 0 || strcmp(name, "tspan") == 0 || strcmp(name, "textpath") == 0)
+    return WN_SVG_TEXT;
+  for (size_t k = 0; k < sizeof hide / sizeof *hide; k++)
+    if (strcmp(name, hide[k]) == 0)
+      return WN_SVG_HIDE;
+  return 0;
+}
+
+static int wn_svg_hidden(const char *aria_hidden) {
+  return aria_hidden && strcmp(aria_hidden, "true") == 0;
+}
 
 /* Elements whose text is preformatted: HTML renders their white space and
  * line breaks as written. (textarea is too, but is left out of the tree as
@@ -819,6 +857,75 @@ static wn_err wn_emit_text(wn_builder *b, wn_frame *parent, uint32_t top, const 
  * page cannot choose our stack depth; an explicit stack bounded by
  * max_depth holds the open elements. */
 
+static wn_err wn_svg_gather(xmlNodePtr n, int text, uint32_t depth, wn_buf *out);
+
+/* An inline <svg> of libxml2's tree under parent: its element and its
+ * drawn text, if it draws any (see WN_SVG_ROOT). */
+static wn_err wn_build_svg(wn_builder *b, xmlNodePtr svg, wn_frame *parent, uint32_t top,
+                           int keep_xml, wn_diag *diag) {
+  xmlChar *hidden = xmlGetNoNsProp(svg, (const xmlChar *)"aria-hidden");
+  int skip = wn_svg_hidden((const char *)hidden);
+  xmlFree(hidden);
+  if (skip)
+    return WN_OK;
+  wn_buf text;
+  wn_buf_init(&text, WN_XML_MAX_TEXT + 1);
+  wn_err err = wn_svg_gather(svg->children, 0, 1, &text);
+  int drawn = 0;
+  for (size_t k = 0; !err && k < text.len && !drawn; k++) {
+    char c = text.data[k];
+    drawn = c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f';
+  }
+  if (!err && drawn) {
+    xmlChar *id = xmlGetNoNsProp(svg, (const xmlChar *)"id");
+    xmlChar *cls = xmlGetNoNsProp(svg, (const xmlChar *)"class");
+    int ws_before = 0;
+    xmlNodePtr prev = svg->prev;
+    if (prev && prev->type == XML_TEXT_NODE && prev->content && prev->content[0]) {
+      char last = (char)prev->content[xmlStrlen(prev->content) - 1];
+      ws_before = last == ' ' || last == '\n' || last == '\t' || last == '\r';
+    }
+    wn_frame frame;
+    err = wn_emit_element(b, parent, &parent->last_child, top, "svg", &wn_svg_entry,
+                          (const char *)id, (const char *)cls, 0, NULL, ws_before,
+                          keep_xml ? svg : NULL, &frame, diag);
+    xmlFree(id);
+    xmlFree(cls);
+    if (!err)
+      err = wn_buf_append_char(&text, '\0');
+    if (!err)
+      err = wn_emit_text(b, &frame, top + 1, text.data, NULL, diag);
+  }
+  wn_buf_free(&text);
+  return err;
+}
+
+/* The drawn text of an <svg>'s children into out (see WN_SVG_ROOT), as
+ * the SAX builder gathers it: text > 0 inside a <text>, depth bounded by
+ * libxml2's. WN_ENOMEM; past the cap the rest is dropped. */
+static wn_err wn_svg_gather(xmlNodePtr n, int text, uint32_t depth, wn_buf *out) {
+  for (; n && depth <= WN_XML_MAX_DEPTH; n = n->next) {
+    wn_err err = WN_OK;
+    if (n->type == XML_ELEMENT_NODE && n->name) {
+      char low[WN_MAX_TAG_NAME + 1];
+      wn_lower_name((const char *)n->name, low);
+      uint8_t kind = wn_svg_kind(low);
+      if (kind == WN_SVG_HIDE)
+        continue;
+      if ((err = wn_svg_gather(n->children, text + (kind == WN_SVG_TEXT), depth + 1, out)))
+        return err;
+      if (kind == WN_SVG_TEXT && !text)
+        err = wn_buf_append_char(out, ' ');
+    } else if (text && (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) &&
+               n->content) {
+      err = wn_buf_append(out, n->content, (size_t)xmlStrlen(n->content));
+    }
+    if (err == WN_ENOMEM)
+      return err;
+  }
+  return WN_OK;
+}
+
 static wn_err wn_build_from_xml(wn_builder *b, xmlNodePtr root, int keep_xml, wn_diag *diag) {
   wn_dom_page *page = b->page;
   wn_err err = WN_OK;
@@ -836,7 +943,11 @@ static wn_err wn_build_from_xml(wn_builder *b, xmlNodePtr root, int keep_xml, wn
       char name[WN_MAX_TAG_NAME + 1];
       wn_lower_name(raw, name);
       const wn_tag_entry *entry = wn_tag_lookup(name);
-      if (!wn_skipped(b, entry)) {
+      if (top > 0 && strcmp(name, "svg") == 0) {
+        err = wn_build_svg(b, cur, &stack[top - 1], top, keep_xml, diag);
+        if (err)
+          return err;
+      } else if (!wn_skipped(b, entry)) {
         xmlChar *id = xmlGetNoNsProp(cur, (const xmlChar *)"id");
         xmlChar *cls = xmlGetNoNsProp(cur, (const xmlChar *)"class");
         int has_href = xmlHasProp(cur, (const xmlChar *)"href") != NULL;
@@ -1004,8 +1115,6 @@ static wn_err wn_meta_from_xml(wn_builder *b, xmlNodePtr root) {
  * tests/dom/test_sax.c holds both builders to the same tree on every
  * fixture page and on broken markup. */
 
-#define WN_XML_MAX_DEPTH 256u           /* libxml2's xmlParserMaxDepth */
-#define WN_XML_MAX_TEXT ((size_t)10000000) /* libxml2's XML_MAX_TEXT_LENGTH */
 
 typedef struct wn_sax {
   wn_builder *b;
@@ -1046,6 +1155,14 @@ typedef struct wn_sax {
     wn_buf buf;
   } capture[3];
   int capturing; /* how many are active */
+  /* An inline <svg> being read (see WN_SVG_ROOT): its frame's place in
+   * stack + 1 (0: none), open <text> and not-drawn elements in it, its
+   * drawn text so far, and what its element needs when it is emitted at
+   * its end. */
+  uint32_t svg_at, svg_text, svg_hide;
+  wn_buf svg_buf;
+  char *svg_id, *svg_cls;
+  int svg_ws;
 } wn_sax;
 
 static void wn_sax_fail(wn_sax *s, wn_err err) {
@@ -1115,6 +1232,45 @@ static void wn_sax_capture_text(wn_sax *s, const xmlChar *ch, size_t len) {
 static void wn_sax_meta_start(wn_sax *s, uint8_t me, const xmlChar **atts, wn_frame *parent,
                               wn_frame *frame);
 
+/* The <svg> on top of the stack (its frame just taken off) closed: its
+ * element and its drawn text, if it drew any, under its parent. */
+static void wn_sax_svg_end(wn_sax *s) {
+  s->svg_at = 0;
+  s->svg_text = s->svg_hide = 0;
+  int drawn = 0;
+  for (size_t k = 0; k < s->svg_buf.len && !drawn; k++) {
+    char c = s->svg_buf.data[k];
+    drawn = c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f';
+  }
+  wn_err err = WN_OK;
+  if (drawn && s->depth > 0) {
+    wn_frame *parent = &s->stack[s->depth - 1];
+    wn_frame frame;
+    err = wn_emit_element(s->b, parent, &parent->last_child, s->top, "svg", &wn_svg_entry,
+                          s->svg_id, s->svg_cls, 0, NULL, s->svg_ws, NULL, &frame, s->diag);
+    if (!err)
+      err = wn_buf_append_char(&s->svg_buf, '\0');
+    if (!err)
+      err = wn_emit_text(s->b, &frame, s->top + 1, s->svg_buf.data, NULL, s->diag);
+  }
+  free(s->svg_id);
+  free(s->svg_cls);
+  s->svg_id = s->svg_cls = NULL;
+  wn_buf_reset(&s->svg_buf);
+  if (err)
+    wn_sax_fail(s, err);
+}
+
+static char *wn_strdup_or_null(const char *v) {
+  if (!v)
+    return NULL;
+  size_t n = strlen(v);
+  char *d = malloc(n + 1);
+  if (d)
+    memcpy(d, v, n + 1);
+  return d;
+}
+
 static void wn_sax_pop(wn_sax *s) {
   wn_sax_flush(s);
   if (s->depth == 0)
@@ -1122,6 +1278,16 @@ static void wn_sax_pop(wn_sax *s) {
   wn_frame *f = &s->stack[--s->depth];
   if (s->capturing)
     wn_sax_capture_end(s, s->depth);
+  if (f->svg == WN_SVG_TEXT) {
+    /* A space after each drawn text; past the cap (WN_ETOOBIG) dropped. */
+    if (--s->svg_text == 0 && !s->svg_hide &&
+        wn_buf_append_char(&s->svg_buf, ' ') == WN_ENOMEM)
+      wn_sax_fail(s, WN_ENOMEM);
+  } else if (f->svg == WN_SVG_HIDE) {
+    s->svg_hide--;
+  } else if (f->svg == WN_SVG_ROOT) {
+    wn_sax_svg_end(s);
+  }
   if (!f->outside) {
     s->top--;
     if (f->index == 0)
@@ -1273,7 +1439,25 @@ static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) 
         s->tags[slot].entry = entry;
       }
     }
-    if (!outside && !wn_skipped(s->b, entry)) {
+    if (s->svg_at) {
+      /* Inside an <svg> being read: nothing of it enters the tree; what
+       * it draws is gathered (wn_sax_chars). */
+      char low[WN_MAX_TAG_NAME + 1];
+      wn_lower_name(wn_sax_local_name((const char *)xname), low);
+      frame.svg = wn_svg_kind(low);
+      s->svg_text += frame.svg == WN_SVG_TEXT;
+      s->svg_hide += frame.svg == WN_SVG_HIDE;
+    } else if (!outside && parent && strcmp(lower, "svg") == 0) {
+      int found = 0;
+      if (!wn_svg_hidden(wn_sax_attr(atts, "aria-hidden", &found))) {
+        frame.svg = WN_SVG_ROOT;
+        s->svg_at = s->depth + 1;
+        s->svg_ws = ws_before;
+        s->svg_id = wn_strdup_or_null(wn_sax_attr(atts, "id", &found));
+        s->svg_cls = wn_strdup_or_null(wn_sax_attr(atts, "class", &found));
+        wn_buf_reset(&s->svg_buf);
+      }
+    } else if (!outside && !wn_skipped(s->b, entry)) {
       int found = 0, has_href = 0;
       const char *id = wn_sax_attr(atts, "id", &found);
       const char *cls = wn_sax_attr(atts, "class", &found);
@@ -1333,6 +1517,12 @@ static void wn_sax_chars(wn_sax *s, const xmlChar *ch, int len, int cdata) {
     return; /* the tree builder drops text outside any element */
   if (s->capturing)
     wn_sax_capture_text(s, ch, (size_t)len);
+  if (s->svg_at && s->svg_text && !s->svg_hide) {
+    /* Past the cap the rest is dropped (WN_ETOOBIG leaves it as it was). */
+    if (wn_buf_append(&s->svg_buf, ch, (size_t)len) == WN_ENOMEM)
+      wn_sax_fail(s, WN_ENOMEM);
+    return;
+  }
   if (s->stack[s->depth - 1].outside)
     return;
   if (s->text_open && s->text_cdata != cdata)
@@ -1447,6 +1637,7 @@ static wn_err wn_build_sax(wn_builder *b, const char *utf8, size_t len, int opti
   s->root.index = WN_DOM_NONE;
   s->root.last_child = WN_DOM_NONE;
   wn_buf_init(&s->text, WN_XML_MAX_TEXT + 1); /* libxml2's text cap, and a NUL */
+  wn_buf_init(&s->svg_buf, WN_XML_MAX_TEXT + 1);
   for (int c = 0; c < 3; c++)
     wn_buf_init(&s->capture[c].buf, WN_DOM_MAX_JSONLD + 1);
   ctxt = htmlNewParserCtxt();
@@ -1523,6 +1714,9 @@ out:
     htmlFreeParserCtxt(ctxt);
   }
   wn_buf_free(&s->text);
+  wn_buf_free(&s->svg_buf);
+  free(s->svg_id);
+  free(s->svg_cls);
   for (int c = 0; c < 3; c++)
     wn_buf_free(&s->capture[c].buf);
   free(s);

@@ -250,6 +250,15 @@ static void test_broken_markup(void **state) {
       /* skipped subtrees between texts */
       "<p>a<script>var x = '<p>';</script>b<style>p{}</style>c<noscript>n</noscript>d</p>",
       "<p>x<svg><text>in svg</text><p>p in svg</p></svg>y<select><option>o</select>z</p>",
+      /* inline SVG: its drawn text, one element (dom.c, WN_SVG_ROOT) */
+      "<div>a<svg id=d class=\"dia x\"><defs><symbol><text>no</text></symbol></defs>"
+      "<title>t</title><g><path d=M0/><text>SELECT</text><text><tspan>r</tspan>-"
+      "<tspan>c</tspan></text></g><text><![CDATA[FROM]]></text></svg> b</div>",
+      "<div><svg aria-hidden=true><text>icon</text></svg><svg><use href=#i /></svg>"
+      "<svg><g><text> </text></g></svg><p>after</p></div>",
+      "<div><svg><svg><text>inner</text></svg><text>outer<desc>d</desc></text>"
+      "<foreignObject><p>html</p></foreignObject></svg></div>",
+      "<p>x<svg><text>never closed",
       "<p>x<template><p>t</p></template>y<textarea>ta</textarea>z<iframe>f</iframe>w</p>",
       "<p>before<script>never closed",
       "<p>before<style>never closed",
@@ -293,6 +302,38 @@ static void test_broken_markup(void **state) {
     wn_expect_same(pages[k], &small_nodes);
     wn_expect_same(pages[k], &small_depth);
   }
+}
+
+/* Inline SVG: what it draws with <text> is one text node of one <svg>
+ * element; an icon (no text, or aria-hidden) is not in the tree. */
+static void test_svg_text(void **state) {
+  (void)state;
+  wn_dom_page *page = wn_test_parse(
+      "<body><p>The statement:</p><svg class=diagram><defs><symbol id=s><text>HIDDEN</text>"
+      "</symbol></defs><title>a diagram</title><g><path d=M0/><text x=1>SELECT</text>"
+      "<text><tspan>result</tspan>-<tspan>column</tspan></text><text>FROM</text></g></svg>"
+      "<svg aria-hidden=true><text>ICON</text></svg><svg class=icon><use href=#s /></svg>"
+      "<p>After.</p></body>");
+  uint32_t count = 0, svgs = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag == WN_TAG_TEXT || strcmp(nodes[i].name, "svg") != 0)
+      continue;
+    svgs++;
+    assert_string_equal(nodes[i].cls, "diagram");
+    assert_int_equal(nodes[i].end, i + 2); /* one child: its text */
+    assert_int_equal(nodes[i + 1].tag, WN_TAG_TEXT);
+    assert_string_equal(nodes[i + 1].text, "SELECT result-column FROM");
+    assert_true(nodes[i].flags & WN_DOM_BLOCK);
+  }
+  assert_int_equal(svgs, 1);
+  for (uint32_t i = 0; i < count; i++)
+    if (nodes[i].tag == WN_TAG_TEXT) {
+      assert_null(strstr(nodes[i].text, "HIDDEN"));
+      assert_null(strstr(nodes[i].text, "ICON"));
+      assert_null(strstr(nodes[i].text, "a diagram"));
+    }
+  wn_dom_free(page);
 }
 
 /* Deep nesting: past 256 open elements libxml2's tree builder stops the
@@ -389,6 +430,7 @@ int main(void) {
       cmocka_unit_test(test_caps_while_parsing),
       cmocka_unit_test(test_fixture_pages),
       cmocka_unit_test(test_broken_markup),
+      cmocka_unit_test(test_svg_text),
       cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_huge_text),
       cmocka_unit_test(test_compare_dirs),
