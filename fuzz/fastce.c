@@ -5,9 +5,9 @@
  * with a template read from a damaged or hostile store. */
 #include "fuzz.h"
 
-#include "detect/fastce.h"
+#include "detect/fastce_detect.h"
 #include "dom/dom.h"
-#include "template/fastce.h"
+#include "template/fastce_template.h"
 
 #include <zlib.h>
 

@@ -2,19 +2,26 @@
  * detect_int.h: internals shared by the files of src/detect, one file per
  * step of detection:
  *
- *   labels.c         match against the template, confidence, labelling
- *   steps.c          the paper's Algorithms 2 to 5, the link-box rule
- *   select_cues.c    WN_SELECT_CUES    } the three selectors, each filling
- *   select_paper.c   WN_SELECT_PAPER   } a result from the labels
- *   select_region.c  WN_SELECT_REGION  }
- *   select_places.c  WN_SELECT_PLACES  } (and the sample view of learning)
- *   policy.c         template or single-page method (the only file that
- *                    calls both), selector and fallback names
- *   render.c         text and HTML output, absolute URLs
- *   markdown.c       Markdown output
- *   meta.c           the page's metadata (title, author, date...)
- *   result.c         the result type, its allocation and accessors
- *   single.c, cnr.c, danag.c  the single-page methods (single_int.h)
+ *   labels.c           match against the template, confidence, labelling
+ *   site_algorithms.c  the site-level paper's Algorithms 2 to 5, the
+ *                      link-box rule
+ *   select_cues.c      WN_SELECT_CUES    } the four selectors, each filling
+ *   select_paper.c     WN_SELECT_PAPER   } a result from the labels
+ *   select_region.c    WN_SELECT_REGION  }
+ *   select_places.c    WN_SELECT_PLACES  } (and the sample view of learning)
+ *   policy.c           a site's layout, then its template or a single-page
+ *                      method; selector and fallback names
+ *   fastce_match.c     FastCE detection (fastce_detect.h)
+ *   repeats.c          the output invariant: no block twice
+ *   render.c           text and HTML output, absolute URLs
+ *   markdown.c         Markdown output
+ *   meta.c, recipe.c   the page's metadata (title, author, date...), a
+ *                      recipe's parts from its structured data
+ *   result.c           the result type, its allocation and accessors
+ *   trace.c            the trace winnow-dump explain reads
+ *   single.c, single_boxes.c, single_masks.c, single_hints.c, cnr.c,
+ *   danag.c, readability.c, combine.c
+ *                      the single-page methods (single_int.h)
  *
  * Not part of the public interface: callers see the opaque
  * wn_detect_result of detect.h.
@@ -92,13 +99,13 @@ wn_err wn_detect_figures(const wn_dom_page *page, const wn_detect_result *result
 
 /* Unkeeps the text of permalink marks (a link to a fragment of the page
  * whose whole text is "¶", "§", "#" or a link symbol): not content in any
- * text output (steps.c). Run on every result of wn_detect_page. */
+ * text output (site_algorithms.c). Run on every result of wn_detect_page. */
 void wn_detect_drop_marks(const wn_dom_page *page, wn_detect_result *res);
 /* A kept line whose text (a sentence or longer) equals an earlier kept
  * line's is left out: the output never repeats a block (repeats.c). */
 wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res);
 
-/* The link-box rule (steps.c), shared by the cue selector and the
+/* The link-box rule (site_algorithms.c), shared by the cue selector and the
  * single-page methods: the largest share of its text that may be link text
  * in a block of this tag holding this many links, past which the block is
  * a list of links and left out. */

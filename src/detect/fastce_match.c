@@ -1,7 +1,7 @@
 /*
- * detect/fastce_match.c: FastCE's detection phase (detect/fastce.h).
+ * detect/fastce_match.c: FastCE's detection phase (detect/fastce_detect.h).
  */
-#include "detect/fastce.h"
+#include "detect/fastce_detect.h"
 #include "detect/detect_int.h"
 #include "detect/single_int.h"
 

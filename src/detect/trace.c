@@ -6,7 +6,7 @@
  */
 #include "detect/detect.h"
 #include "detect/detect_int.h"
-#include "detect/fastce.h"
+#include "detect/fastce_detect.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -22,7 +22,7 @@
  */
 #include "detect/detect.h"
 #include "learn/learn.h"
-#include "template/fastce.h"
+#include "template/fastce_template.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -19,7 +19,7 @@
 
 #include "dom/dom.h"
 #include "fetch/fetch.h"
-#include "template/fastce.h"
+#include "template/fastce_template.h"
 #include "template/template.h"
 #include "util/util.h"
 
@@ -393,7 +393,7 @@ void wn_learn_crawl_result_free(wn_learn_crawl_result *result);
  *
  * The second learning algorithm: FastContentExtractor's preparation phase
  * (../shared/papers/fast-content-extractor.txt, Sec. III; the template is
- * template/fastce.h). */
+ * template/fastce_template.h). */
 
 /* Learns a FastCE template from all the pages (2 to WN_LEARN_MAX_PAGES):
  * partition, ContentExtractor's cosine test per path, content paths and

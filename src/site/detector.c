@@ -7,7 +7,7 @@
  * when a site is first seen (or its cached template has aged), and writes
  * it only when batched counts are flushed. */
 #include "site/site_int.h"
-#include "detect/fastce.h"
+#include "detect/fastce_detect.h"
 
 #include <stdio.h>
 #include <stdlib.h>

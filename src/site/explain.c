@@ -7,7 +7,7 @@
  * the template's content paths, and which of the paper's extraction rules
  * (../shared/papers/fast-content-extractor.txt, Sec. III) decided it.
  */
-#include "detect/fastce.h"
+#include "detect/fastce_detect.h"
 #include "site/site_int.h"
 
 #include <stdio.h>
@@ -343,7 +343,7 @@ static wn_err wn_explain_text_fastce(const wn_explain *ex, uint32_t max_depth, w
       kept_bytes += nodes[i].own_text_len;
       kept_nodes++;
     }
-  int by_text = 0; /* a format 2 record: confidence by text (detect/fastce.h) */
+  int by_text = 0; /* a format 2 record: confidence by text (detect/fastce_detect.h) */
   for (uint32_t i = 0; i < n_paths && !by_text; i++)
     by_text = wn_fastce_path_text(ex->fce, i) > 0;
   uint8_t *is_block = calloc((size_t)count + 1, 1);

@@ -18,7 +18,7 @@
 #include "dom/dom.h"
 #include "learn/learn.h"
 #include "store/store.h"
-#include "template/fastce.h"
+#include "template/fastce_template.h"
 #include "template/template.h"
 #include "util/util.h"
 

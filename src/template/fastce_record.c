@@ -1,8 +1,8 @@
 /*
  * template/fastce_record.c: the block partition of FastCE, the cosine test, and
- * the path template with its record (template/fastce.h).
+ * the path template with its record (template/fastce_template.h).
  */
-#include "template/fastce.h"
+#include "template/fastce_template.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect/fastce.h"
+#include "detect/fastce_detect.h"
 #include "learn/learn.h"
 
 /* A template of the given paths and no stored blocks. */
@@ -269,7 +269,7 @@ static char *wn_block_path(const wn_dom_page *page, const wn_fastce_blocks *bl, 
 
 /* The partition (paper, Sec. II, Figs. 1 to 3). With Figure 2's markup
  * itself the code makes the <p> one block: SPAN is not one of our block
- * tags (template/fastce.h, docs/fastce.md), so the four names are part of
+ * tags (template/fastce_template.h, docs/fastce.md), so the four names are part of
  * the paragraph's own content. With the same paragraph written with four
  * block elements in the spans' places (a <div> around four <p>s, as HTML
  * allows), the partition is Figure 3's: five blocks, the four sub-blocks

@@ -1,5 +1,5 @@
 /* tests/template/test_fastce.c: FastCE's block partition, the cosine test
- * and the template record (template/fastce.h). */
+ * and the template record (template/fastce_template.h). */
 #include "wn_test.h"
 
 #include <math.h>
@@ -8,10 +8,10 @@
 
 #include <zlib.h>
 
-#include "template/fastce.h"
+#include "template/fastce_template.h"
 
 /* The paper's Fig. 1, shortened, after a navigation box, with a div for
- * its sub-block (a span is no block of ours: template/fastce.h). Worked by
+ * its sub-block (a span is no block of ours: template/fastce_template.h). Worked by
  * hand: blocks (document order) html, body, div#nav, div, div; paths
  * "html", "html.body", "html.body.div" (twice: paths are not unique,
  * Sec. III), "html.body.div.div". Own content: div#nav: one link and the

@@ -1,5 +1,5 @@
 /*
- * detect/steps.c: the steps of the site-level paper (Algorithms 2 to 5 of
+ * detect/site_algorithms.c: the steps of the site-level paper (Algorithms 2 to 5 of
  * "Site-level web template extraction / main content by ETDM", see
  * ../shared/papers/site-level-etdm-main-content.md) on a candidate set,
  * and the one link-box rule shared by the cue selector and the

@@ -1,15 +1,15 @@
 /*
- * detect/fastce.h: the detection phase of FastContentExtractor
+ * detect/fastce_detect.h: the detection phase of FastContentExtractor
  * (../shared/papers/fast-content-extractor.txt, Sec. III, Fig. 5) against
- * a FastCE path template (template/fastce.h). The result is the same
+ * a FastCE path template (template/fastce_template.h). The result is the same
  * wn_detect_result the ETDM path gives (selected subtrees, kept text), so
  * text, HTML, Markdown and JSON output work unchanged.
  */
-#ifndef WN_DETECT_FASTCE_H
-#define WN_DETECT_FASTCE_H
+#ifndef WN_DETECT_FASTCE_DETECT_H
+#define WN_DETECT_FASTCE_DETECT_H
 
 #include "detect/detect.h"
-#include "template/fastce.h"
+#include "template/fastce_template.h"
 
 /* The extraction of Sec. III on one page, no fallback: blocks whose path
  * is in P are extracted, unless similar to a stored non-content block of
@@ -70,4 +70,4 @@ wn_err wn_detect_fastce_page(const wn_dom_page *page, const wn_fastce *fce,
                              const wn_detect_options *opts, wn_detect_result **out,
                              wn_diag *diag);
 
-#endif /* WN_DETECT_FASTCE_H */
+#endif /* WN_DETECT_FASTCE_DETECT_H */

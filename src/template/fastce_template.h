@@ -1,5 +1,5 @@
 /*
- * template/fastce.h: FastCE path templates, the second learning algorithm
+ * template/fastce_template.h: FastCE path templates, the second learning algorithm
  * (../shared/papers/fast-content-extractor.txt, "FastContentExtractor").
  *
  * A page is partitioned into blocks (Sec. II, after ContentExtractor): a
@@ -32,8 +32,8 @@
  * terms ascending; anything else is WN_ECORRUPT / WN_EVERSION with a
  * message, never a crash.
  */
-#ifndef WN_TEMPLATE_FASTCE_H
-#define WN_TEMPLATE_FASTCE_H
+#ifndef WN_TEMPLATE_FASTCE_TEMPLATE_H
+#define WN_TEMPLATE_FASTCE_TEMPLATE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -172,4 +172,4 @@ int wn_fastce_is_stored(const wn_fastce *fce, uint32_t p, const wn_fastce_term *
 wn_err wn_fastce_encode(const wn_fastce *fce, wn_buf *out, wn_diag *diag);
 wn_err wn_fastce_decode(const void *bytes, size_t len, wn_fastce **out, wn_diag *diag);
 
-#endif /* WN_TEMPLATE_FASTCE_H */
+#endif /* WN_TEMPLATE_FASTCE_TEMPLATE_H */
