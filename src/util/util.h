@@ -86,9 +86,17 @@ typedef struct wn_reader {
  * bytes and 32 bits. */
 wn_err wn_varint_put(wn_buf *out, uint32_t v);
 int wn_varint_get(wn_reader *r, uint32_t *v);
-/* Four bytes, little-endian. */
+/* Four and eight bytes, little-endian: appended to a buffer, written at
+ * p, read from p. */
 wn_err wn_le32_put(wn_buf *out, uint32_t v);
+wn_err wn_le64_put(wn_buf *out, uint64_t v);
+void wn_le32_write(unsigned char *p, uint32_t v);
+void wn_le64_write(unsigned char *p, uint64_t v);
 uint32_t wn_le32_get(const unsigned char *p);
+uint64_t wn_le64_get(const unsigned char *p);
+/* Two's complement back to signed without the implementation-defined
+ * conversion of an out-of-range unsigned value. */
+int64_t wn_i64_from_u64(uint64_t u);
 /* The next n bytes, borrowed from the record. */
 int wn_reader_take(wn_reader *r, size_t n, const unsigned char **p);
 

@@ -43,6 +43,33 @@ uint32_t wn_le32_get(const unsigned char *p) {
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
+void wn_le32_write(unsigned char *p, uint32_t v) {
+  for (size_t i = 0; i < 4; i++)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+
+void wn_le64_write(unsigned char *p, uint64_t v) {
+  for (size_t i = 0; i < 8; i++)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+
+uint64_t wn_le64_get(const unsigned char *p) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; i++)
+    v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+wn_err wn_le64_put(wn_buf *out, uint64_t v) {
+  unsigned char b[8];
+  wn_le64_write(b, v);
+  return wn_buf_append(out, b, sizeof b);
+}
+
+int64_t wn_i64_from_u64(uint64_t u) {
+  return u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(UINT64_MAX - u) - 1;
+}
+
 int wn_reader_take(wn_reader *r, size_t n, const unsigned char **p) {
   if (r->left < n)
     return 0;
