@@ -5,6 +5,7 @@
  * Both give the same compact tree (tests/dom/test_sax.c).
  */
 #include "dom/dom.h"
+#include "dom/dom_int.h"
 
 #include <libxml/HTMLparser.h>
 #include <libxml/parserInternals.h>
@@ -15,41 +16,6 @@
 #include <string.h>
 #include <utf8proc.h>
 
-struct wn_dom_page {
-  wn_arena *arena;
-  wn_dom_node *nodes;
-  uint32_t count;
-  uint32_t body;
-  size_t input_bytes;
-  char charset[48];
-  wn_charset_source charset_source;
-  xmlDocPtr doc; /* kept only with keep_xml */
-  /* Kept attributes (wn_dom_attr): runs of (name, value) ended by a NULL
-   * name; entry 0 is unused so that node.attrs 0 means none. Malloc'd. */
-  struct wn_dom_attr_entry {
-    const char *name; /* a static string of wn_kept_* */
-    const char *value;
-  } *attrs;
-  uint32_t n_attrs, cap_attrs;
-  /* The metadata side table (wn_dom_meta_items). Malloc'd. */
-  wn_dom_meta *meta;
-  uint32_t n_meta, cap_meta;
-  const char *lang;
-  int cut_short; /* WN_DOM_CUT_*: why the parse ended before the page did */
-};
-
-typedef struct wn_tag_entry {
-  const char *name;
-  uint8_t tag;
-  uint8_t block; /* 1: block-level; WN_SKIP: not content, subtree left out */
-  uint8_t meta;  /* wn_meta_el: what the metadata side table takes from it */
-} wn_tag_entry;
-
-/* Elements the metadata side table looks at (wn_dom_meta). */
-enum wn_meta_el { WN_ME_NONE, WN_ME_META, WN_ME_LINK, WN_ME_TIME, WN_ME_BASE, WN_ME_SCRIPT,
-                  WN_ME_TITLE, WN_ME_H1, WN_ME_HEAD };
-
-#define WN_SKIP 2u
 
 /* Block-level elements break a line in text output (HTML's flow content
  * that starts a new line when rendered). Not content, so left out of the
@@ -161,186 +127,6 @@ static const wn_tag_entry *wn_tag_lookup(const char *name) {
                  wn_tag_cmp);
 }
 
-static int wn_is_space(const unsigned char *p, size_t left, size_t *width) {
-  if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v') {
-    *width = 1;
-    return 1;
-  }
-  if (left >= 2 && p[0] == 0xC2 && p[1] == 0xA0) { /* U+00A0 no-break space */
-    *width = 2;
-    return 1;
-  }
-  *width = 1;
-  return 0;
-}
-
-/* Text in Unicode's canonical composition (NFC). One text can be written
- * as several code point sequences (a letter and its combining accent, or
- * the precomposed letter; a Bengali consonant with its nukta, or the
- * character that is both); a reader sees one text, and so must a search
- * index, a deduplicator or a comparison with text written elsewhere.
- * Most text is in NFC already and most code points cannot change under
- * it: below U+0300 nothing does, and above it only a code point that
- * combines (a non-zero combining class, or one the composition table
- * holds), has a canonical decomposition or is excluded from composition,
- * and the conjoining Hangul jamo (composed by rule, not by the table).
- * Only text holding one of those is normalized (utf8proc). */
-static int wn_nfc_may_change(const char *s, size_t n) {
-  const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
-  size_t i = 0;
-  while (i < n) {
-    if (p[i] < 0xCC) { /* ASCII and the leads of U+0080..U+02FF */
-      i += p[i] < 0x80 ? 1 : 2;
-      continue;
-    }
-    utf8proc_int32_t cp = 0;
-    utf8proc_ssize_t w = utf8proc_iterate(p + i, (utf8proc_ssize_t)(n - i), &cp);
-    if (w <= 0)
-      return 0; /* not UTF-8: left as it is */
-    i += (size_t)w;
-    if (cp < 0x300)
-      continue;
-    if (cp >= 0x1100 && cp <= 0x11FF)
-      return 1;
-    const utf8proc_property_t *pr = utf8proc_get_property(cp);
-    if (pr->combining_class || pr->comp_exclusion || pr->comb_index != UINT16_MAX ||
-        (pr->decomp_seqindex != UINT16_MAX && pr->decomp_type == 0))
-      return 1;
-  }
-  return 0;
-}
-
-/* out[0..*n) (arena memory, cap bytes) in NFC; a longer result goes to a
- * new arena block. */
-static char *wn_nfc(wn_arena *arena, char *out, size_t cap, uint32_t *n, int *oom) {
-  if (!wn_nfc_may_change(out, *n))
-    return out;
-  utf8proc_uint8_t *d = NULL;
-  utf8proc_ssize_t m = utf8proc_map((const utf8proc_uint8_t *)out, (utf8proc_ssize_t)*n, &d,
-                                    UTF8PROC_STABLE | UTF8PROC_COMPOSE);
-  if (m == UTF8PROC_ERROR_NOMEM) {
-    *oom = 1;
-    return out;
-  }
-  if (m < 0 || (size_t)m > UINT32_MAX - 1) {
-    free(d); /* invalid UTF-8 (or absurdly long): left as it is */
-    return out;
-  }
-  char *to = out;
-  if ((size_t)m + 1 > cap && !(to = wn_arena_alloc(arena, (size_t)m + 1))) {
-    free(d);
-    *oom = 1;
-    return out;
-  }
-  memcpy(to, d, (size_t)m);
-  to[m] = '\0';
-  *n = (uint32_t)m;
-  free(d);
-  return to;
-}
-
-/* Collapses runs of white space to one space and trims both ends. Returns
- * NULL for white-space-only text (not a node of ours). *edges gets
- * WN_DOM_SPACE_BEFORE / WN_DOM_SPACE_AFTER for what was trimmed: text
- * output needs it to join inline elements as a browser does. Soft hyphens
- * (U+00AD) go: they are hints where a line may break, shown only there,
- * and a word written "Mit&shy;tel&shy;al&shy;ter" is one word to a reader
- * and to a search index. The text is returned in NFC (wn_nfc). */
-#define WN_COLLAPSE_HIDDEN 0x80u /* *edges of text that is soft hyphens only */
-static char *wn_collapse(wn_arena *arena, const char *text, uint32_t *out_len, uint8_t *edges,
-                         int *oom) {
-  size_t len = strlen(text);
-  const unsigned char *p = (const unsigned char *)text;
-  size_t i = 0, width = 1, n = 0;
-  *edges = 0;
-  while (i < len && wn_is_space(p + i, len - i, &width))
-    i += width;
-  if (i == len)
-    return NULL;
-  if (i > 0)
-    *edges |= WN_DOM_SPACE_BEFORE;
-  const size_t start = i;
-  if (len - i > UINT32_MAX - 1) {
-    *oom = 1;
-    return NULL;
-  }
-  char *out = wn_arena_alloc(arena, len - i + 1);
-  if (!out) {
-    *oom = 1;
-    return NULL;
-  }
-  int pending_space = 0;
-  while (i < len) {
-    if (wn_is_space(p + i, len - i, &width)) {
-      pending_space = 1;
-      i += width;
-      continue;
-    }
-    if (p[i] == 0xC2 && i + 1 < len && p[i + 1] == 0xAD) {
-      i += 2;
-      continue;
-    }
-    if (pending_space) {
-      if (n > 0)
-        out[n++] = ' ';
-      else
-        *edges |= WN_DOM_SPACE_BEFORE; /* white space after a leading soft hyphen */
-      pending_space = 0;
-    }
-    out[n++] = (char)p[i++];
-  }
-  if (n == 0) {
-    if (*edges == 0 && !pending_space)
-      *edges = WN_COLLAPSE_HIDDEN; /* soft hyphens only: no text, and no space either */
-    return NULL;
-  }
-  if (pending_space)
-    *edges |= WN_DOM_SPACE_AFTER;
-  out[n] = '\0';
-  *out_len = (uint32_t)n;
-  return wn_nfc(arena, out, len - start + 1, out_len, oom);
-}
-
-/* Hash of a string with runs of digits folded to one '0': article ids,
- * dates and counters in ids, classes and text vary between pages built
- * from one template. */
-static uint64_t wn_hash_shape(uint64_t h, const char *s) {
-  const unsigned char *p = (const unsigned char *)s;
-  while (*p) {
-    unsigned char c = *p++;
-    if (c >= '0' && c <= '9') {
-      while (*p >= '0' && *p <= '9')
-        p++;
-      c = '0';
-    }
-    h ^= c;
-    h *= UINT64_C(0x100000001b3);
-  }
-  return h;
-}
-
-/* An id that looks like a URL or a path (generated per page) counts only by
- * its shape. */
-static int wn_is_url_like(const char *s) {
-  return strstr(s, "://") != NULL || strchr(s, '/') != NULL || strchr(s, '?') != NULL;
-}
-
-static uint64_t wn_element_sig(const char *name, const char *id, const char *cls) {
-  uint64_t h = wn_hash_bytes(WN_HASH_SEED, "<", 1);
-  h = wn_hash_bytes(h, name, strlen(name));
-  h = wn_hash_bytes(h, "#", 1);
-  if (id)
-    h = wn_is_url_like(id) ? wn_hash_bytes(h, "url", 3) : wn_hash_shape(h, id);
-  h = wn_hash_bytes(h, ".", 1);
-  if (cls)
-    h = wn_hash_shape(h, cls);
-  return h;
-}
-
-static uint64_t wn_text_sig(const char *text) {
-  return wn_hash_shape(wn_hash_bytes(WN_HASH_SEED, "\"", 1), text);
-}
-
 /* Lower-cases a tag name into out (names are bounded like everything
  * else: longer ones are cut; no HTML tag comes near). */
 #define WN_MAX_TAG_NAME 64u
@@ -366,195 +152,6 @@ static const char *wn_attr_copy(wn_arena *arena, const char *value, int *oom) {
   return copy;
 }
 
-/* ---- kept attributes and the metadata side table ---------------------------- */
-
-/* The attributes Markdown reads, by element (markdown.c), and on every
- * element the two that say what a part of the page is, which the
- * single-page methods read (single.c): ARIA's role ("main",
- * "navigation", "complementary") and schema.org's itemprop
- * ("articleBody"). */
-static const char *const wn_kept_a[] = {"href", "role", "itemprop", NULL};
-static const char *const wn_kept_img[] = {"src", "data-src", "srcset", "alt", "role", "itemprop",
-                                           NULL};
-static const char *const wn_kept_ol[] = {"start", "role", "itemprop", NULL};
-static const char *const wn_kept_cell[] = {"colspan", "rowspan", "role", "itemprop", NULL};
-static const char *const wn_kept_any[] = {"role", "itemprop", NULL};
-#define WN_MAX_KEPT 6u /* the longest list above */
-
-static const char *const *wn_kept_names(uint8_t tag) {
-  switch (tag) {
-  case WN_TAG_A: return wn_kept_a;
-  case WN_TAG_IMG: return wn_kept_img;
-  case WN_TAG_OL: return wn_kept_ol;
-  case WN_TAG_TD:
-  case WN_TAG_TH: return wn_kept_cell;
-  case WN_TAG_TEXT: return NULL;
-  default: return wn_kept_any;
-  }
-}
-
-/* A value as the side tables keep it: copied into the arena, at most
- * WN_DOM_MAX_KEPT_VALUE bytes. NULL stays NULL. */
-static const char *wn_value_copy(wn_arena *arena, const char *value, size_t cap, int *oom) {
-  if (!value)
-    return NULL;
-  size_t len = strlen(value);
-  if (len > cap)
-    len = cap;
-  char *copy = wn_arena_strndup(arena, value, len);
-  if (!copy)
-    *oom = 1;
-  return copy;
-}
-
-/* Keeps the values (parallel to names, NULL: absent) of element node. */
-static wn_err wn_keep_attrs(wn_dom_page *page, wn_dom_node *node, const char *const *names,
-                            const char *const *values) {
-  uint32_t n = 0;
-  for (uint32_t k = 0; names[k]; k++)
-    n += values[k] != NULL;
-  if (n == 0)
-    return WN_OK;
-  if (page->n_attrs == 0)
-    page->n_attrs = 1; /* entry 0: "none" */
-  if ((uint64_t)page->n_attrs + n + 1 > page->cap_attrs) {
-    uint32_t cap = page->cap_attrs ? page->cap_attrs : 256;
-    while ((uint64_t)page->n_attrs + n + 1 > cap) {
-      if (cap > UINT32_MAX / 2)
-        return WN_ENOMEM;
-      cap *= 2;
-    }
-    struct wn_dom_attr_entry *grown = realloc(page->attrs, (size_t)cap * sizeof *grown);
-    if (!grown)
-      return WN_ENOMEM;
-    page->attrs = grown;
-    page->cap_attrs = cap;
-  }
-  int oom = 0;
-  node->attrs = page->n_attrs;
-  for (uint32_t k = 0; names[k]; k++) {
-    if (!values[k])
-      continue;
-    page->attrs[page->n_attrs].name = names[k];
-    page->attrs[page->n_attrs++].value =
-        wn_value_copy(page->arena, values[k], WN_DOM_MAX_KEPT_VALUE, &oom);
-  }
-  page->attrs[page->n_attrs].name = NULL;
-  page->attrs[page->n_attrs++].value = NULL;
-  return oom ? WN_ENOMEM : WN_OK;
-}
-
-/* A new metadata item of kind, or NULL past the cap (*err set only when
- * memory ran out). */
-static wn_dom_meta *wn_meta_add(wn_dom_page *page, uint8_t kind, wn_err *err) {
-  if (page->n_meta >= WN_DOM_MAX_META_ITEMS)
-    return NULL;
-  if (page->n_meta == page->cap_meta) {
-    uint32_t cap = page->cap_meta ? page->cap_meta * 2 : 16;
-    wn_dom_meta *grown = realloc(page->meta, (size_t)cap * sizeof *grown);
-    if (!grown) {
-      *err = WN_ENOMEM;
-      return NULL;
-    }
-    page->meta = grown;
-    page->cap_meta = cap;
-  }
-  wn_dom_meta *m = &page->meta[page->n_meta++];
-  memset(m, 0, sizeof *m);
-  m->kind = kind;
-  return m;
-}
-
-static int wn_ascii_ieq(const char *a, const char *b) {
-  for (; *a && *b; a++, b++)
-    if ((*a | 0x20) != (*b | 0x20))
-      return 0;
-  return *a == *b;
-}
-
-/* White space as the metadata reader collapses it (meta.c). */
-static int wn_meta_blank(const char *s, size_t len) {
-  for (size_t k = 0; k < len; k++)
-    if (!(s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r' || s[k] == '\f' ||
-          s[k] == '\v'))
-      return 0;
-  return 1;
-}
-
-/* Attribute reader of one element, whichever builder holds it. */
-typedef const char *(*wn_attr_fn)(const void *element, const char *name, void **owned);
-
-/* The metadata item of element kind me (meta, link, time, base): its
- * attributes. Scripts, titles and headings get their text from the
- * builder. Returns the item or NULL (none made, *err on failure). */
-static wn_dom_meta *wn_meta_element(wn_dom_page *page, uint8_t me, const void *el,
-                                    wn_attr_fn get, wn_err *err) {
-  static const uint8_t kinds[] = {0, WN_DOM_META_TAG, WN_DOM_META_LINK, WN_DOM_META_TIME,
-                                  WN_DOM_META_BASE, WN_DOM_META_JSONLD, WN_DOM_META_TITLE,
-                                  WN_DOM_META_H1};
-  if (me == WN_ME_NONE || me >= WN_ME_HEAD)
-    return NULL;
-  void *owned = NULL;
-  if (me == WN_ME_SCRIPT) {
-    const char *type = get(el, "type", &owned);
-    int ld = type && wn_ascii_ieq(type, "application/ld+json");
-    xmlFree(owned);
-    if (!ld)
-      return NULL;
-  }
-  wn_dom_meta *m = wn_meta_add(page, kinds[me], err);
-  if (!m)
-    return NULL;
-  int oom = 0;
-#define WN_META_GET(field, attr)                                                         \
-  do {                                                                                   \
-    owned = NULL;                                                                        \
-    m->field = wn_value_copy(page->arena, get(el, attr, &owned), WN_DOM_MAX_KEPT_VALUE, &oom); \
-    xmlFree(owned);                                                                      \
-  } while (0)
-  switch (me) {
-  case WN_ME_META:
-    WN_META_GET(content, "content");
-    WN_META_GET(name, "name");
-    WN_META_GET(property, "property");
-    WN_META_GET(itemprop, "itemprop");
-    WN_META_GET(http_equiv, "http-equiv");
-    break;
-  case WN_ME_LINK:
-    WN_META_GET(rel, "rel");
-    WN_META_GET(href, "href");
-    break;
-  case WN_ME_TIME:
-    WN_META_GET(datetime, "datetime");
-    WN_META_GET(pubdate, "pubdate");
-    WN_META_GET(itemprop, "itemprop");
-    break;
-  case WN_ME_BASE:
-    WN_META_GET(href, "href");
-    break;
-  default:
-    break;
-  }
-#undef WN_META_GET
-  if (oom)
-    *err = WN_ENOMEM;
-  return m;
-}
-
-/* Sets item's text (len bytes of text, longer than its cap when cut). */
-static wn_err wn_meta_text(wn_dom_page *page, uint32_t item, const char *text, size_t len,
-                           int cut) {
-  wn_dom_meta *m = &page->meta[item];
-  m->cut = (uint8_t)cut;
-  if (cut && m->kind == WN_DOM_META_JSONLD)
-    return WN_OK; /* not read at all (meta.c) */
-  m->text = wn_arena_strndup(page->arena, text ? text : "", len);
-  return m->text ? WN_OK : WN_ENOMEM;
-}
-
-static size_t wn_meta_cap(uint8_t kind) {
-  return kind == WN_DOM_META_JSONLD ? WN_DOM_MAX_JSONLD : WN_DOM_MAX_META_TEXT;
-}
 
 typedef struct wn_builder {
   wn_dom_page *page;
@@ -769,7 +366,7 @@ static wn_err wn_emit_element(wn_builder *b, const wn_frame *parent, uint32_t *p
   if (oom)
     return WN_ENOMEM;
   if (kept) {
-    err = wn_keep_attrs(page, node, wn_kept_names(node->tag), kept);
+    err = wn_dom_keep_attrs(page, node, wn_dom_kept_names(node->tag), kept);
     if (err)
       return err;
   }
@@ -778,9 +375,9 @@ static wn_err wn_emit_element(wn_builder *b, const wn_frame *parent, uint32_t *p
   /* <html> and <body> occur once per page; their id and class name
    * the page (its section, its article), not the template. */
   if (node->tag == WN_TAG_HTML || node->tag == WN_TAG_BODY)
-    node->sig = wn_element_sig(node->name, NULL, NULL);
+    node->sig = wn_dom_element_sig(node->name, NULL, NULL);
   else
-    node->sig = wn_element_sig(node->name, node->id, node->cls);
+    node->sig = wn_dom_element_sig(node->name, node->id, node->cls);
   node->xml = xml;
   uint8_t in_link = parent ? parent->in_link : 0;
   if (node->tag == WN_TAG_A && has_href)
@@ -810,10 +407,10 @@ static wn_err wn_emit_text(wn_builder *b, wn_frame *parent, uint32_t top, const 
   uint8_t edges = 0;
   int oom = 0;
   int in_pre = parent->in_pre;
-  char *text = wn_collapse(page->arena, content, &len, &edges, &oom);
+  char *text = wn_dom_collapse(page->arena, content, &len, &edges, &oom);
   if (oom)
     return WN_ENOMEM;
-  if (!text && edges == WN_COLLAPSE_HIDDEN && !in_pre)
+  if (!text && edges == WN_DOM_COLLAPSE_HIDDEN && !in_pre)
     return WN_OK;
   if (!text) {
     b->space_pending = 1;
@@ -842,7 +439,7 @@ static wn_err wn_emit_text(wn_builder *b, wn_frame *parent, uint32_t top, const 
     node->flags |= WN_DOM_SPACE_BEFORE;
   if (in_pre)
     node->flags |= WN_DOM_IN_PRE;
-  node->sig = wn_text_sig(text);
+  node->sig = wn_dom_text_sig(text);
   node->xml = xml;
   b->last_text = page->count - 1;
   b->space_pending = 0;
@@ -951,8 +548,8 @@ static wn_err wn_build_from_xml(wn_builder *b, xmlNodePtr root, int keep_xml, wn
         xmlChar *id = xmlGetNoNsProp(cur, (const xmlChar *)"id");
         xmlChar *cls = xmlGetNoNsProp(cur, (const xmlChar *)"class");
         int has_href = xmlHasProp(cur, (const xmlChar *)"href") != NULL;
-        const char *const *names = wn_kept_names(entry ? entry->tag : WN_TAG_OTHER);
-        xmlChar *kept[WN_MAX_KEPT + 1] = {NULL};
+        const char *const *names = wn_dom_kept_names(entry ? entry->tag : WN_TAG_OTHER);
+        xmlChar *kept[WN_DOM_MAX_KEPT + 1] = {NULL};
         for (uint32_t k = 0; names && names[k]; k++)
           kept[k] = xmlGetProp(cur, (const xmlChar *)names[k]);
         /* White space before it: libxml2's previous sibling is text that
@@ -1033,7 +630,7 @@ static wn_err wn_meta_from_xml(wn_builder *b, xmlNodePtr root) {
     xmlFree(owned);
     lang = wn_xml_get(root, "xml:lang", &owned);
   }
-  page->lang = wn_value_copy(page->arena, lang, WN_DOM_MAX_KEPT_VALUE, &oom);
+  page->lang = wn_dom_value_copy(page->arena, lang, WN_DOM_MAX_KEPT_VALUE, &oom);
   xmlFree(owned);
   if (oom)
     return WN_ENOMEM;
@@ -1055,15 +652,15 @@ static wn_err wn_meta_from_xml(wn_builder *b, xmlNodePtr root) {
         if (wn_xml_meta_el(x) == me)
           me = WN_ME_NONE;
     }
-    wn_dom_meta *m = wn_meta_element(page, me, n, wn_xml_get, &err);
+    wn_dom_meta *m = wn_dom_meta_element(page, me, n, wn_xml_get, &err);
     if (m && (me == WN_ME_SCRIPT || me == WN_ME_TITLE || me == WN_ME_H1)) {
       xmlChar *text = xmlNodeGetContent(n);
-      size_t len = text ? strlen((const char *)text) : 0, cap = wn_meta_cap(m->kind);
+      size_t len = text ? strlen((const char *)text) : 0, cap = wn_dom_meta_cap(m->kind);
       int cut = len > cap;
       if (cut)
         len = cap;
-      err = wn_meta_text(page, page->n_meta - 1, (const char *)text, len, cut);
-      if (text && !wn_meta_blank((const char *)text, len)) {
+      err = wn_dom_meta_text(page, page->n_meta - 1, (const char *)text, len, cut);
+      if (text && !wn_dom_meta_blank((const char *)text, len)) {
         if (me == WN_ME_TITLE)
           b->title_done = 1;
         if (me == WN_ME_H1)
@@ -1195,13 +792,13 @@ static void wn_sax_capture_end(wn_sax *s, uint32_t depth) {
     s->capture[c].active = 0;
     s->capturing--;
     wn_buf *buf = &s->capture[c].buf;
-    wn_err err = wn_meta_text(s->b->page, s->capture[c].item, buf->data, buf->len,
+    wn_err err = wn_dom_meta_text(s->b->page, s->capture[c].item, buf->data, buf->len,
                               s->capture[c].cut);
     if (err) {
       wn_sax_fail(s, err);
       continue;
     }
-    if (!wn_meta_blank(buf->data, buf->len)) {
+    if (!wn_dom_meta_blank(buf->data, buf->len)) {
       if (c == 1)
         s->b->title_done = 1;
       if (c == 2)
@@ -1349,7 +946,7 @@ static void wn_sax_meta_start(wn_sax *s, uint8_t me, const xmlChar **atts, wn_fr
     return; /* one of a kind at a time */
   if ((me == WN_ME_TITLE && s->b->title_done) || (me == WN_ME_H1 && s->b->h1_done))
     return;
-  wn_dom_meta *m = wn_meta_element(s->b->page, me, atts, wn_sax_get, &err);
+  wn_dom_meta *m = wn_dom_meta_element(s->b->page, me, atts, wn_sax_get, &err);
   if (err) {
     wn_sax_fail(s, err);
     return;
@@ -1462,8 +1059,8 @@ static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) 
       const char *id = wn_sax_attr(atts, "id", &found);
       const char *cls = wn_sax_attr(atts, "class", &found);
       (void)wn_sax_attr(atts, "href", &has_href);
-      const char *const *names = wn_kept_names(entry ? entry->tag : WN_TAG_OTHER);
-      const char *kept[WN_MAX_KEPT + 1] = {NULL};
+      const char *const *names = wn_dom_kept_names(entry ? entry->tag : WN_TAG_OTHER);
+      const char *kept[WN_DOM_MAX_KEPT + 1] = {NULL};
       for (uint32_t k = 0; names && names[k]; k++)
         kept[k] = wn_sax_attr(atts, names[k], &found);
       wn_err err = wn_emit_element(s->b, parent, prev, top, lower, entry, id, cls, has_href,
@@ -1478,7 +1075,7 @@ static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) 
       const char *lang = wn_sax_attr(atts, "lang", &found);
       if (!found)
         lang = wn_sax_attr(atts, "xml:lang", &found);
-      s->b->page->lang = wn_value_copy(s->b->page->arena, lang, WN_DOM_MAX_KEPT_VALUE, &oom);
+      s->b->page->lang = wn_dom_value_copy(s->b->page->arena, lang, WN_DOM_MAX_KEPT_VALUE, &oom);
       if (oom) {
         wn_sax_fail(s, WN_ENOMEM);
         return;
@@ -1761,14 +1358,14 @@ static wn_err wn_build_empty(wn_builder *b) {
   html->tag = WN_TAG_HTML;
   html->flags = WN_DOM_BLOCK;
   html->name = "html";
-  html->sig = wn_element_sig("html", NULL, NULL);
+  html->sig = wn_dom_element_sig("html", NULL, NULL);
   wn_dom_node *body = wn_add_node(b, 0, &child, 1, &err);
   if (!body)
     return err;
   body->tag = WN_TAG_BODY;
   body->flags = WN_DOM_BLOCK;
   body->name = "body";
-  body->sig = wn_element_sig("body", NULL, NULL);
+  body->sig = wn_dom_element_sig("body", NULL, NULL);
   return WN_OK;
 }
 
@@ -1957,20 +1554,7 @@ size_t wn_dom_input_bytes(const wn_dom_page *page) { return page->input_bytes; }
 size_t wn_dom_memory(const wn_dom_page *page) { return wn_arena_used(page->arena); }
 void *wn_dom_xml_doc(const wn_dom_page *page) { return page->doc; }
 
-const char *wn_dom_attr(const wn_dom_page *page, const wn_dom_node *node, const char *name) {
-  if (!node->attrs || node->attrs >= page->n_attrs)
-    return NULL;
-  for (uint32_t k = node->attrs; page->attrs[k].name; k++)
-    if (strcmp(page->attrs[k].name, name) == 0)
-      return page->attrs[k].value;
-  return NULL;
-}
 
-const wn_dom_meta *wn_dom_meta_items(const wn_dom_page *page, uint32_t *count) {
-  if (count)
-    *count = page->n_meta;
-  return page->meta;
-}
 
 const char *wn_dom_lang(const wn_dom_page *page) { return page->lang; }
 

@@ -379,7 +379,8 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
                  : wn_learn_pages(learn_pages, np, &lo, &res->tpl, NULL, diag)))
     goto out;
   /* The pages of other layouts: a template each. */
-  if (layouts && others > 0 && (err = wn_learn_crawl_layouts(res, key, cand_pages, cand_mapped, &o, diag)))
+  if (layouts && others > 0 &&
+      (err = wn_learn_crawl_layouts(res, key, cand_pages, cand_mapped, &o, diag)))
     goto out;
   res->compute_ms += wn_clock_ms() - c0;
 
