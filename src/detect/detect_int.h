@@ -97,6 +97,17 @@ wn_err wn_detect_body_lines(const char *text, int mode, wn_buf *out);
 wn_err wn_detect_figures(const wn_dom_page *page, const wn_detect_result *result, uint8_t **keep,
                          uint32_t **regions, uint32_t *n_regions);
 
+/* The policy every template method ends in (policy.c): tmpl, the
+ * template method's result, serves the page; NULL when it did not
+ * (confidence under the threshold, nothing selected, a layout not
+ * learned): then the single-page method of opts serves it, its result
+ * saying reason and the template's confidence. Either way the output
+ * invariants run (permalink marks, repeated blocks). *out takes tmpl
+ * over (freed on failure). */
+wn_err wn_detect_policy(const wn_dom_page *page, const wn_detect_options *opts,
+                        wn_detect_result *tmpl, wn_detect_fallback reason, double confidence,
+                        wn_detect_result **out, wn_diag *diag);
+
 /* Unkeeps the text of permalink marks (a link to a fragment of the page
  * whose whole text is "¶", "§", "#" or a link symbol): not content in any
  * text output (site_algorithms.c). Run on every result of wn_detect_page. */

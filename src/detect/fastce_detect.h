@@ -66,6 +66,11 @@ wn_err wn_fastce_trace_candidates(const wn_fastce_trace *trace, const wn_dom_pag
 /* wn_detect_page for a FastCE template: run, then the single-page
  * fallback (opts->fallback) when the confidence is below
  * opts->min_confidence or nothing was extracted. */
+/* The policy on a FastCE result run (taken over): it serves when its
+ * confidence reaches opts' threshold and it selected something, else the
+ * single-page method does (wn_detect_policy, as for ETDM). */
+wn_err wn_detect_fastce_policy(const wn_dom_page *page, const wn_detect_options *opts,
+                               wn_detect_result *run, wn_detect_result **out, wn_diag *diag);
 wn_err wn_detect_fastce_page(const wn_dom_page *page, const wn_fastce *fce,
                              const wn_detect_options *opts, wn_detect_result **out,
                              wn_diag *diag);

@@ -217,43 +217,25 @@ out:
   return err;
 }
 
+wn_err wn_detect_fastce_policy(const wn_dom_page *page, const wn_detect_options *opts,
+                               wn_detect_result *run, wn_detect_result **out, wn_diag *diag) {
+  const double min_confidence = opts ? opts->min_confidence : 0.0;
+  const double confidence = run->confidence;
+  if (confidence >= min_confidence && run->n_selected > 0)
+    return wn_detect_policy(page, opts, run, WN_FALLBACK_NONE, confidence, out, diag);
+  /* The page does not fit the paths (or all it has on them is stored
+   * non-content): as for ETDM, a method that needs no template serves it. */
+  wn_detect_result_free(run);
+  return wn_detect_policy(page, opts, NULL, WN_FALLBACK_LOW_CONFIDENCE, confidence, out, diag);
+}
+
 wn_err wn_detect_fastce_page(const wn_dom_page *page, const wn_fastce *fce,
                              const wn_detect_options *opts, wn_detect_result **out,
                              wn_diag *diag) {
   *out = NULL;
-  const double min_confidence = opts ? opts->min_confidence : 0.0;
-  const wn_single_method fallback = opts ? opts->fallback : WN_SINGLE_DANAG;
-  wn_detect_result *res = NULL;
-  wn_err err = wn_detect_fastce_run(page, fce, &res, diag);
+  wn_detect_result *run = NULL;
+  wn_err err = wn_detect_fastce_run(page, fce, &run, diag);
   if (err)
     return err;
-  if (res->confidence >= min_confidence && res->n_selected > 0) {
-    err = wn_detect_drop_repeats(page, res);
-    if (err) {
-      wn_detect_result_free(res);
-      return wn_diag_set(diag, err, "detect: %s", wn_strerror(err));
-    }
-    *out = res;
-    return WN_OK;
-  }
-  /* The page does not fit the paths (or all it has on them is stored
-   * non-content): as for ETDM, a method that needs no template serves it. */
-  const double confidence = res->confidence;
-  wn_detect_result_free(res);
-  res = NULL;
-  const uint32_t steps = opts ? opts->fallback_steps : WN_SINGLE_STEPS_DEFAULT;
-  err = (steps & WN_SINGLE_STEPS_SET)
-            ? wn_detect_single_steps(page, fallback, steps & ~WN_SINGLE_STEPS_SET, &res, diag)
-            : wn_detect_single(page, fallback, &res, diag);
-  if (err)
-    return err;
-  res->confidence = confidence;
-  res->fallback = WN_FALLBACK_LOW_CONFIDENCE;
-  err = wn_detect_drop_repeats(page, res);
-  if (err) {
-    wn_detect_result_free(res);
-    return wn_diag_set(diag, err, "detect: %s", wn_strerror(err));
-  }
-  *out = res;
-  return WN_OK;
+  return wn_detect_fastce_policy(page, opts, run, out, diag);
 }

@@ -13,8 +13,10 @@
  * Which one a site uses is chosen when it is learned and kept in its
  * template (WN_SELECT_SITE); a caller may override it. Without a template,
  * or when the page does not fit it, a single-page method (single.c)
- * serves the page. This is the only file that calls both the template
- * method and the single-page methods.
+ * serves the page. wn_detect_policy is that decision's second half for
+ * every template method (ETDM here, FastCE in fastce_match.c, the dump
+ * tool's explain through both): this is the only file that calls both a
+ * template method's result and the single-page methods.
  */
 #include "detect/detect.h"
 #include "detect/detect_int.h"
@@ -144,6 +146,35 @@ wn_err wn_detect_run(const wn_dom_page *page, const wn_template *tpl,
                      const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag) {
   double confidence = 0;
   return wn_detect_template(page, tpl, NULL, opts, 0.0, NULL, out, &confidence, diag);
+}
+
+wn_err wn_detect_policy(const wn_dom_page *page, const wn_detect_options *opts,
+                        wn_detect_result *tmpl, wn_detect_fallback reason, double confidence,
+                        wn_detect_result **out, wn_diag *diag) {
+  *out = NULL;
+  wn_detect_result *res = tmpl;
+  wn_err err = WN_OK;
+  if (!res) {
+    /* fallback_steps: the measured default set (0) unless an ablation asks
+     * for an explicit one (WN_SINGLE_STEPS_SET | steps). */
+    const wn_single_method fallback = opts ? opts->fallback : WN_SINGLE_DANAG;
+    const uint32_t steps = opts ? opts->fallback_steps : WN_SINGLE_STEPS_DEFAULT;
+    err = (steps & WN_SINGLE_STEPS_SET)
+              ? wn_detect_single_steps(page, fallback, steps & ~WN_SINGLE_STEPS_SET, &res, diag)
+              : wn_detect_single(page, fallback, &res, diag);
+    if (err)
+      return err;
+    res->confidence = confidence;
+    res->fallback = reason;
+  }
+  /* The output invariants, whichever method chose. */
+  wn_detect_drop_marks(page, res);
+  if ((err = wn_detect_drop_repeats(page, res))) {
+    wn_detect_result_free(res);
+    return wn_diag_set(diag, err, "detect: %s", wn_strerror(err));
+  }
+  *out = res;
+  return WN_OK;
 }
 
 wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
@@ -278,7 +309,6 @@ wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
     }
   }
   const double min_confidence = opts ? opts->min_confidence : 0.0;
-  const wn_single_method fallback = opts ? opts->fallback : WN_SINGLE_DANAG;
   wn_detect_result *res = NULL;
   double confidence = 0.0;
   wn_detect_fallback reason = WN_FALLBACK_NO_TEMPLATE;
@@ -295,14 +325,7 @@ wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
     }
     if (res) {
       res->layout = layout;
-      wn_detect_drop_marks(page, res);
-      wn_err derr = wn_detect_drop_repeats(page, res);
-      if (derr) {
-        wn_detect_result_free(res);
-        return wn_diag_set(diag, derr, "detect: %s", wn_strerror(derr));
-      }
-      *out = res;
-      return WN_OK;
+      return wn_detect_policy(page, opts, res, WN_FALLBACK_NONE, confidence, out, diag);
     }
     /* The page does not look like the pages the template was learned
      * from (a redesign, another section of the site, another site under
@@ -311,29 +334,15 @@ wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
      * (and the selection is not even run). */
     reason = WN_FALLBACK_LOW_CONFIDENCE;
   }
-  /* fallback_steps: the measured default set (0) unless an ablation asks
-   * for an explicit one (WN_SINGLE_STEPS_SET | steps). */
-  const uint32_t steps = opts ? opts->fallback_steps : WN_SINGLE_STEPS_DEFAULT;
-  wn_err err = (steps & WN_SINGLE_STEPS_SET)
-                   ? wn_detect_single_steps(page, fallback, steps & ~WN_SINGLE_STEPS_SET, &res,
-                                            diag)
-                   : wn_detect_single(page, fallback, &res, diag);
+  if (no_layout) {
+    reason = WN_FALLBACK_LOW_CONFIDENCE;
+    confidence = fit; /* of the layout it fits best */
+  }
+  wn_err err = wn_detect_policy(page, opts, NULL, reason, confidence, &res, diag);
   if (err)
     return err;
-  res->confidence = confidence;
-  res->fallback = reason;
   res->layout = layout;
-  if (no_layout) {
-    res->fallback = reason = WN_FALLBACK_LOW_CONFIDENCE;
-    res->confidence = fit; /* of the layout it fits best */
-    res->place = no_layout;
-  }
-  wn_detect_drop_marks(page, res);
-  err = wn_detect_drop_repeats(page, res);
-  if (err) {
-    wn_detect_result_free(res);
-    return wn_diag_set(diag, err, "detect: %s", wn_strerror(err));
-  }
+  res->place = no_layout;
   if (trace) {
     trace->fallback = reason;
     trace->layout = layout;

@@ -50,8 +50,8 @@ void wn_explain_free(wn_explain *ex) {
   free(ex);
 }
 
-/* FastCE: the extraction traced, then the policy as wn_detect_fastce_page
- * applies it (the fallback serves a page below the confidence threshold or
+/* FastCE: the extraction traced, then the policy wn_detect_fastce_page
+ * applies (the fallback serves a page below the confidence threshold or
  * with nothing extracted). The ETDM trace is filled too, for the HTML
  * view: a text node is a candidate when its block is on a content path or
  * inside an extracted block (so "left out" paints what the rules left
@@ -62,17 +62,8 @@ static wn_err wn_explain_fastce_detect(wn_explain *ex, wn_diag *diag) {
   if ((err = wn_detect_fastce_run_traced(ex->page, ex->fce, &ex->ftrace, &run, diag)))
     return err;
   const double confidence = wn_detect_confidence(run);
-  uint32_t n_sel = 0;
-  wn_detect_selected(run, &n_sel);
-  if (confidence >= ex->opts.min_confidence && n_sel > 0) {
-    ex->res = run;
-    run = NULL;
-  } else {
-    wn_detect_result_free(run);
-    run = NULL;
-    if ((err = wn_detect_fastce_page(ex->page, ex->fce, &ex->opts, &ex->res, diag)))
-      return err;
-  }
+  if ((err = wn_detect_fastce_policy(ex->page, &ex->opts, run, &ex->res, diag)))
+    return err;
   if (wn_fastce_trace_candidates(&ex->ftrace, ex->page, &ex->trace) != WN_OK)
     return wn_diag_set(diag, WN_ENOMEM, "out of memory");
   ex->trace.matched = 1;

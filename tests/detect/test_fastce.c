@@ -161,6 +161,42 @@ static void test_learn_then_detect(void **state) {
     wn_dom_free(pages[i]);
 }
 
+/* A FastCE result goes through the same policy as an ETDM one: a
+ * permalink mark (Sphinx's "¶" after a heading) is not text. */
+static void test_permalink_marks(void **state) {
+  (void)state;
+  static const char *const words[] = {"boats", "trains", "planes", "ferries"};
+  wn_dom_page *pages[4];
+  char html[1024];
+  for (int i = 0; i < 4; i++) {
+    snprintf(html, sizeof html,
+             "<body><div id=nav><a href=/>Home</a></div><div class=body><h1>On %s<a "
+             "class=headerlink href=\"#h\">\xc2\xb6</a></h1><p>A story about %s, told at "
+             "length for the readers of the site.</p></div><div><p>Copyright Example.</p>"
+             "</div></body>",
+             words[i], words[i]);
+    pages[i] = wn_test_parse(html);
+  }
+  wn_fastce *f = NULL;
+  assert_int_equal(wn_learn_fastce((const wn_dom_page *const *)pages, 3, &f, NULL), WN_OK);
+  wn_detect_options o;
+  wn_detect_options_init(&o);
+  wn_detect_result *res = NULL;
+  assert_int_equal(wn_detect_fastce_page(pages[3], f, &o, &res, NULL), WN_OK);
+  assert_int_equal(wn_detect_fallback_reason(res), WN_FALLBACK_NONE);
+  wn_buf out;
+  wn_buf_init(&out, 1 << 20);
+  assert_int_equal(wn_detect_render_text(pages[3], res, &out), WN_OK);
+  assert_non_null(strstr(out.data, "On ferries"));
+  if (strstr(out.data, "\xc2\xb6"))
+    fail_msg("a permalink mark in FastCE's text:\n%s", out.data);
+  wn_buf_free(&out);
+  wn_detect_result_free(res);
+  wn_fastce_free(f);
+  for (int i = 0; i < 4; i++)
+    wn_dom_free(pages[i]);
+}
+
 /* The link rule (site-level, WN_FASTCE_FLAG_SITE): a block on a content
  * path whose own text is more than half link text is left out. The
  * second <p> here holds "Ferry fares rise" (16 bytes) and "Bus" (3) as
@@ -435,6 +471,7 @@ int main(void) {
       cmocka_unit_test(test_rule_sub_block_kept),
       cmocka_unit_test(test_stored_block_dropped),
       cmocka_unit_test(test_learn_then_detect),
+      cmocka_unit_test(test_permalink_marks),
       cmocka_unit_test(test_link_rule),
       cmocka_unit_test(test_confidence_by_text),
       cmocka_unit_test(test_paper_figures_partition),
