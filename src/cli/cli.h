@@ -129,6 +129,20 @@ typedef struct wn_batch_counts {
 /* "N page(s): D detected (E with no content), F failed" into buf. */
 void wn_cli_batch_counts_text(const wn_batch_counts *c, const char *unit, char *buf, size_t size);
 
+/* The options of `winnow detect` that shape output (cmd_detect.c parses
+ * them; every front end reads them): WN_RENDER_* bits (--no-links, ...),
+ * and metadata: -1 default (in Markdown's front matter, not in JSON), 1
+ * --metadata (JSON too), 0 --no-metadata. */
+typedef struct wn_cli_output {
+  unsigned extra_want;
+  int metadata;
+} wn_cli_output;
+#define WN_CLI_OUTPUT_DEFAULT ((wn_cli_output){0u, -1})
+/* The want bits output adds for a format (output.c); json: the output is
+ * JSON, which carries the metadata only when asked. output may be NULL:
+ * the defaults. */
+unsigned wn_cli_want_extra(const wn_cli_output *output, wn_cli_format format, int json);
+
 typedef struct wn_batch_options {
   unsigned threads;      /* workers; 1: all on the calling thread */
   size_t window_pages;   /* pages in flight at most; 0: 4 * threads */
@@ -138,6 +152,7 @@ typedef struct wn_batch_options {
   const wn_detector_options *detector;
   wn_batch_learn *learn; /* NULL: no --learn */
   wn_batch_counts *counts; /* NULL: not counted */
+  const wn_cli_output *output; /* NULL: the defaults */
 } wn_batch_options;
 
 #define WN_BATCH_MAX_THREADS 256u
@@ -159,7 +174,7 @@ void wn_cli_batch_learn_free(wn_batch_learn *learn);
 /* Frees what a page owns and zeroes it. */
 void wn_cli_batch_page_free(wn_batch_page *page, wn_batch_source *source);
 
-/* The JSONL sink (detect_stream.c): a page's result as one line, {"id",
+/* The JSONL sink (output.c): a page's result as one line, {"id",
  * the result's fields} or {"id", "error"}; written to stdout, flushed. */
 void wn_cli_render_jsonl(void *ctx, wn_batch_page *page, const wn_page_result *r);
 int wn_cli_write_line(void *ctx, wn_batch_page *page);
@@ -187,15 +202,6 @@ int wn_cli_detect_files(const wn_batch_options *opts, const wn_files_options *fi
  * conversion records at warc_out. */
 int wn_cli_detect_warc(const wn_batch_options *opts, char *const *paths, size_t n_paths,
                        const char *warc_out, wn_cli_format format);
-/* The options of `winnow detect` that shape output, set before any thread
- * starts: WN_RENDER_* bits (--no-links, ...), and metadata: -1 default (in
- * Markdown's front matter, not in JSON), 1 --metadata (JSON too), 0
- * --no-metadata. */
-extern unsigned wn_cli_detect_extra_want;
-extern int wn_cli_metadata;
-/* The want bits these add for a format; json: the output is JSON. JSON
- * carries the metadata only when asked. */
-unsigned wn_cli_want_extra(wn_cli_format format, int json);
 
 void wn_cli_usage_main(FILE *out);
 void wn_cli_usage_learn(FILE *out);

@@ -163,18 +163,6 @@ enum {
   WN_OPT_NO_ROBOTS
 };
 
-unsigned wn_cli_detect_extra_want = 0;
-int wn_cli_metadata = -1;
-
-unsigned wn_cli_want_extra(wn_cli_format format, int json) {
-  unsigned extra = wn_cli_detect_extra_want;
-  if (json)
-    return extra | (wn_cli_metadata == 1 ? WN_WANT_METADATA : 0u);
-  if (format == WN_FORMAT_MARKDOWN && wn_cli_metadata != 0)
-    extra |= WN_WANT_FRONT_MATTER;
-  return extra;
-}
-
 static const struct option wn_detect_options_long[] = {
     {"store", required_argument, NULL, WN_OPT_STORE},
     {"site", required_argument, NULL, WN_OPT_SITE},
@@ -227,7 +215,7 @@ static int wn_detect_is_url(const char *input) {
 /* One page, a file or a URL (fetched as the crawler fetches: robots.txt
  * unless obey_robots is 0): read, detect, print. */
 static int wn_detect_one(wn_detector *d, const char *site, const char *url, const char *input,
-                         int obey_robots, wn_cli_format format) {
+                         int obey_robots, wn_cli_format format, const wn_cli_output *output) {
   int rc = WN_EXIT_INPUT;
   wn_page_result *r = NULL;
   char *bytes = NULL, *json = NULL;
@@ -261,7 +249,7 @@ static int wn_detect_one(wn_detector *d, const char *site, const char *url, cons
                                                   : WN_WANT_TEXT) |
                   (format == WN_FORMAT_JSON ? WN_WANT_NODES : 0);
   /* Metadata where it is shown: JSON (asked for), Markdown's front matter. */
-  want |= wn_cli_want_extra(format, format == WN_FORMAT_JSON);
+  want |= wn_cli_want_extra(output, format, format == WN_FORMAT_JSON);
   wn_err err = wn_detector_detect(d, &in, want, &r, &diag);
   if (err) {
     /* What is wrong with the page names it; a template or store problem
@@ -312,6 +300,7 @@ int wn_cli_detect(int argc, char **argv) {
   int rc = WN_EXIT_USAGE;
   const char *store_dir = NULL, *site = NULL, *url = NULL;
   wn_cli_format format = WN_FORMAT_TEXT;
+  wn_cli_output output = WN_CLI_OUTPUT_DEFAULT;
   wn_detector_options dopts;
   wn_detector_options_init(&dopts);
   dopts.on_drift = wn_detect_drift_warning;
@@ -388,19 +377,19 @@ int wn_cli_detect(int argc, char **argv) {
       jsonl = 1;
       break;
     case WN_OPT_NO_LINKS:
-      wn_cli_detect_extra_want |= WN_RENDER_NO_LINKS;
+      output.extra_want |= WN_RENDER_NO_LINKS;
       break;
     case WN_OPT_NO_IMAGES:
-      wn_cli_detect_extra_want |= WN_RENDER_NO_IMAGES;
+      output.extra_want |= WN_RENDER_NO_IMAGES;
       break;
     case WN_OPT_NO_TABLES:
-      wn_cli_detect_extra_want |= WN_RENDER_NO_TABLES;
+      output.extra_want |= WN_RENDER_NO_TABLES;
       break;
     case WN_OPT_NO_METADATA:
-      wn_cli_metadata = 0;
+      output.metadata = 0;
       break;
     case WN_OPT_METADATA:
-      wn_cli_metadata = 1;
+      output.metadata = 1;
       break;
     case WN_OPT_THREADS:
       if (wn_parse_u32(optarg, 1, WN_BATCH_MAX_THREADS, &threads) != 0)
@@ -564,7 +553,7 @@ int wn_cli_detect(int argc, char **argv) {
   wn_batch_counts counts;
   memset(&counts, 0, sizeof counts);
   wn_batch_options bopts = {.threads = threads, .store = store, .detector = &dopts,
-                            .counts = &counts};
+                            .counts = &counts, .output = &output};
   char summary[160];
   if (learn) {
     wn_collect_options co;
@@ -618,7 +607,7 @@ int wn_cli_detect(int argc, char **argv) {
     rc = wn_cli_fail(err, &diag);
     goto out;
   }
-  rc = wn_detect_one(d, site, url, input, obey_robots, format);
+  rc = wn_detect_one(d, site, url, input, obey_robots, format, &output);
 out:
   if (collector) {
     wn_cli_batch_learn_report(&blearn);

@@ -478,13 +478,13 @@ int wn_cli_detect_files(const wn_batch_options *opts, const wn_files_options *fi
                  : files->format == WN_FORMAT_JSON     ? WN_WANT_TEXT | WN_WANT_NODES
                  : files->format == WN_FORMAT_MARKDOWN ? WN_WANT_MARKDOWN
                                                        : WN_WANT_TEXT) |
-                wn_cli_want_extra(files->format, files->format == WN_FORMAT_JSON);
+                wn_cli_want_extra(opts->output, files->format, files->format == WN_FORMAT_JSON);
     sink.render = wn_files_render;
     sink.write = wn_files_write_file;
   } else {
     sink.want = WN_WANT_TEXT | WN_WANT_NODES | (files->format == WN_FORMAT_HTML ? WN_WANT_HTML : 0) |
                 (files->format == WN_FORMAT_MARKDOWN ? WN_WANT_MARKDOWN : 0) |
-                wn_cli_want_extra(files->format, 1);
+                wn_cli_want_extra(opts->output, files->format, 1);
     sink.render = wn_cli_render_jsonl;
     sink.write = wn_files_write_line;
   }

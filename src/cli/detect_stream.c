@@ -231,48 +231,6 @@ static wn_err wn_stream_prepare(void *ctx, wn_batch_page *page, wn_diag *diag) {
   return WN_OK;
 }
 
-/* ---- the JSONL sink -------------------------------------------------------- */
-
-void wn_cli_render_jsonl(void *ctx, wn_batch_page *page, const wn_page_result *r) {
-  (void)ctx;
-  wn_diag diag = {{0}};
-  if (r) {
-    wn_err err = wn_page_result_json(r, page->id_json ? page->id_json : "null", 0, &page->out,
-                                     &diag);
-    if (!err) {
-      page->out_len = strlen(page->out);
-      return;
-    }
-    page->err = err;
-    page->diag = diag;
-  }
-  /* {"id", "error"}: the id echoed as it came (null if there was none). */
-  json_t *msg = json_string(wn_diag_message(&page->diag, page->err));
-  /* A message quoting a file name that is not UTF-8. */
-  if (!msg)
-    msg = json_string(wn_strerror(page->err));
-  char *msg_json = msg ? json_dumps(msg, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-  json_decref(msg);
-  wn_buf out;
-  wn_buf_init(&out, 0);
-  if (msg_json && wn_buf_printf(&out, "{\"id\":%s,\"error\":%s}",
-                                page->id_json ? page->id_json : "null", msg_json) == WN_OK)
-    page->out = wn_buf_take(&out, &page->out_len);
-  wn_buf_free(&out);
-  free(msg_json);
-}
-
-int wn_cli_write_line(void *ctx, wn_batch_page *page) {
-  (void)ctx;
-  /* One line out per line in, flushed: a caller may wait for it before
-   * sending the next. */
-  int written = wn_cli_write(page->out, page->out_len) | wn_cli_write("\n", 1);
-  if (written != 0 || fflush(stdout) != 0) {
-    wn_cli_error("cannot write the output");
-    return WN_EXIT_INTERNAL;
-  }
-  return WN_EXIT_OK;
-}
 
 /* ---- the stream ------------------------------------------------------------ */
 
@@ -297,7 +255,7 @@ int wn_cli_detect_stream(const wn_batch_options *opts, const char *input, wn_cli
   wn_batch_sink sink = {.want = WN_WANT_TEXT | WN_WANT_NODES |
                                 (format == WN_FORMAT_HTML ? WN_WANT_HTML : 0) |
                                 (format == WN_FORMAT_MARKDOWN ? WN_WANT_MARKDOWN : 0) |
-                                wn_cli_want_extra(format, 1),
+                                wn_cli_want_extra(opts->output, format, 1),
                         .render = wn_cli_render_jsonl,
                         .write = wn_cli_write_line};
   rc = wn_cli_batch_run(opts, &source, &sink);

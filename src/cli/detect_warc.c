@@ -226,13 +226,13 @@ int wn_cli_detect_warc(const wn_batch_options *opts, char *const *paths, size_t 
   if (!warc_out) {
     sink.want = WN_WANT_TEXT | WN_WANT_NODES | (format == WN_FORMAT_HTML ? WN_WANT_HTML : 0) |
                 (format == WN_FORMAT_MARKDOWN ? WN_WANT_MARKDOWN : 0) |
-                wn_cli_want_extra(format, 1);
+                wn_cli_want_extra(opts->output, format, 1);
     sink.render = wn_warc_jsonl_render;
     sink.write = wn_warc_jsonl_write;
   } else {
     /* The WET text alone (Markdown with its front matter): no node paths
      * to compute. */
-    sink.want |= wn_cli_want_extra(format, 0);
+    sink.want |= wn_cli_want_extra(opts->output, format, 0);
   }
   rc = wn_cli_batch_run(opts, &source, &sink);
   wn_warc_close_current(&src);
