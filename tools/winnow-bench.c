@@ -239,6 +239,37 @@ static int wn_bench_load(wn_bench *b) {
 /* Learns each group's template from its train pages (all of them, force,
  * as winnow-eval does). A group that cannot be learned is reported; its
  * pages then go to the fallback in the template run too. */
+/* Site g learned from the train pages of k sites, g and the next k - 1
+ * (names, bytes, lens: scratch of n_pages entries); NULL when it has no
+ * template (why on stderr with one site). */
+static wn_learned *wn_bench_learn_one(const wn_bench *b, size_t g, size_t k,
+                                      const wn_learn_options *lopts, const char **names,
+                                      const char **bytes, size_t *lens) {
+  size_t n = 0;
+  for (size_t j = 0; j < k && j < b->n_groups; j++) {
+    size_t h = (g + j) % b->n_groups;
+    for (size_t i = 0; i < b->n_pages && n < WN_LEARN_MAX_PAGES; i++)
+      if (b->pages[i].group == h && b->pages[i].is_train) {
+        names[n] = b->pages[i].id;
+        bytes[n] = b->pages[i].bytes;
+        lens[n] = b->pages[i].len;
+        n++;
+      }
+  }
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  wn_learned *l = NULL;
+  wn_err e = wn_site_learn_pages(b->groups[g].site, names, bytes, lens, n, lopts, &l, &diag);
+  if (e) {
+    if (k == 1)
+      fprintf(stderr, "winnow-bench: group %s: no template: %s\n", b->groups[g].name,
+              wn_diag_message(&diag, e));
+    wn_learned_free(l);
+    return NULL;
+  }
+  return l;
+}
+
 static int wn_bench_learn(wn_bench *b) {
   const char **names = malloc(b->n_pages * sizeof *names);
   const char **bytes = malloc(b->n_pages * sizeof *bytes);
@@ -249,54 +280,17 @@ static int wn_bench_learn(wn_bench *b) {
     rc = -1;
     goto out;
   }
+  /* --layouts K: each site learned again, from its own train pages and
+   * those of the next K - 1 sites, not forced, so that the others' pages
+   * cluster into layouts of its own; the template mode then learns its
+   * own pages not forced either: the same first layout in both. */
   wn_learn_options lopts;
   wn_learn_options_init(&lopts);
   lopts.force = b->layouts < 2;
   for (size_t g = 0; g < b->n_groups; g++) {
-    size_t n = 0;
-    for (size_t i = 0; i < b->n_pages && n < WN_LEARN_MAX_PAGES; i++)
-      if (b->pages[i].group == g && b->pages[i].is_train) {
-        names[n] = b->pages[i].id;
-        bytes[n] = b->pages[i].bytes;
-        lens[n] = b->pages[i].len;
-        n++;
-      }
-    wn_diag diag;
-    wn_diag_clear(&diag);
-    wn_learned *l = NULL;
-    wn_err e = wn_site_learn_pages(b->groups[g].site, names, bytes, lens, n, &lopts, &l, &diag);
-    if (e) {
-      fprintf(stderr, "winnow-bench: group %s: no template: %s\n", b->groups[g].name,
-              wn_diag_message(&diag, e));
-      wn_learned_free(l);
-      continue;
-    }
-    b->groups[g].learned = l;
-  }
-  /* --layouts K: each site learned again, from its own train pages and
-   * those of the next K - 1 sites, not forced, so that the others' pages
-   * cluster into layouts of its own (the template mode then learns its
-   * own pages not forced either: the same first layout in both). */
-  lopts.force = 0;
-  for (size_t g = 0; b->layouts > 1 && g < b->n_groups; g++) {
-    size_t n = 0;
-    for (size_t k = 0; k < b->layouts && k < b->n_groups; k++) {
-      size_t h = (g + k) % b->n_groups;
-      for (size_t i = 0; i < b->n_pages && n < WN_LEARN_MAX_PAGES; i++)
-        if (b->pages[i].group == h && b->pages[i].is_train) {
-          names[n] = b->pages[i].id;
-          bytes[n] = b->pages[i].bytes;
-          lens[n] = b->pages[i].len;
-          n++;
-        }
-    }
-    wn_diag diag;
-    wn_diag_clear(&diag);
-    wn_learned *l = NULL;
-    if (wn_site_learn_pages(b->groups[g].site, names, bytes, lens, n, &lopts, &l, &diag) == WN_OK)
-      b->groups[g].learned_k = l;
-    else
-      wn_learned_free(l);
+    b->groups[g].learned = wn_bench_learn_one(b, g, 1, &lopts, names, bytes, lens);
+    if (b->layouts > 1)
+      b->groups[g].learned_k = wn_bench_learn_one(b, g, b->layouts, &lopts, names, bytes, lens);
   }
 out:
   free(names);

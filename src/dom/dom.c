@@ -858,16 +858,6 @@ static void wn_sax_svg_end(wn_sax *s) {
     wn_sax_fail(s, err);
 }
 
-static char *wn_strdup_or_null(const char *v) {
-  if (!v)
-    return NULL;
-  size_t n = strlen(v);
-  char *d = malloc(n + 1);
-  if (d)
-    memcpy(d, v, n + 1);
-  return d;
-}
-
 static void wn_sax_pop(wn_sax *s) {
   wn_sax_flush(s);
   if (s->depth == 0)
@@ -1050,8 +1040,8 @@ static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) 
         frame.svg = WN_SVG_ROOT;
         s->svg_at = s->depth + 1;
         s->svg_ws = ws_before;
-        s->svg_id = wn_strdup_or_null(wn_sax_attr(atts, "id", &found));
-        s->svg_cls = wn_strdup_or_null(wn_sax_attr(atts, "class", &found));
+        s->svg_id = wn_strdup(wn_sax_attr(atts, "id", &found));
+        s->svg_cls = wn_strdup(wn_sax_attr(atts, "class", &found));
         wn_buf_reset(&s->svg_buf);
       }
     } else if (!outside && !wn_skipped(s->b, entry)) {

@@ -16,16 +16,6 @@
 
 /* ---- learning by crawling -------------------------------------------------------- */
 
-static char *wn_strdup_or_null(const char *s) {
-  if (!s)
-    return NULL;
-  size_t n = strlen(s);
-  char *d = malloc(n + 1);
-  if (d)
-    memcpy(d, s, n + 1);
-  return d;
-}
-
 /* wn_crawl_fetch, its wall time split into politeness waits and the
  * network wait proper. */
 static wn_err wn_timed_fetch(wn_crawl *crawl, const char *const *urls, size_t n, wn_fetch *out,
@@ -98,8 +88,8 @@ static wn_err wn_report_fetch(wn_learn_crawl_result *res, const wn_fetch *f, uin
                               uint32_t dom, size_t *index) {
   wn_learn_crawl_page *p = &res->pages[res->n_pages];
   memset(p, 0, sizeof *p);
-  p->url = wn_strdup_or_null(f->url);
-  p->final_url = wn_strdup_or_null(f->final_url);
+  p->url = wn_strdup(f->url);
+  p->final_url = wn_strdup(f->final_url);
   if (!p->url || (f->final_url && !p->final_url)) {
     free(p->url);
     free(p->final_url);

@@ -132,6 +132,16 @@ out:
   return err;
 }
 
+char *wn_strdup(const char *s) {
+  if (!s)
+    return NULL;
+  size_t n = strlen(s);
+  char *d = malloc(n + 1);
+  if (d)
+    memcpy(d, s, n + 1);
+  return d;
+}
+
 uint64_t wn_hash_bytes(uint64_t seed, const void *data, size_t len) {
   const unsigned char *p = data;
   uint64_t h = seed;
