@@ -1,6 +1,7 @@
 /*
- * detect/cnr.c: the chars-nodes ratio method (../shared/papers/
- * cnr-chars-nodes-ratio.txt), on the compact tree.
+ * detect/cnr.c: the chars-nodes ratio method (CNR: the paper of J. Silva's
+ * group at UPV, material at users.dsic.upv.es/~jsilva/CNR), on the
+ * compact tree.
  *
  *   (i)   Algorithm 1: per node, chars / nodes of its subtree;
  *   (ii)  the top-rated nodes, lifted to blocks by Algorithm 2;

@@ -1,6 +1,7 @@
 /*
  * detect/danag.c: DANAg, content and code density of the lines of a
- * normalised source (../shared/papers/danag-content-code-density.txt).
+ * normalised source (the DANAg paper of Mohammadzadeh, Gottron,
+ * Schweiggert and Nakhaeizadeh).
  *
  *   Sec. 3.1  per line, T1 = characters of content, T2 = characters of code;
  *   Sec. 3.2  Formula 1 smooths T1 - T2 over neighbouring lines; the run of

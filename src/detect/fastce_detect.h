@@ -1,6 +1,6 @@
 /*
  * detect/fastce_detect.h: the detection phase of FastContentExtractor
- * (../shared/papers/fast-content-extractor.txt, Sec. III, Fig. 5) against
+ * (the FastContentExtractor paper, Sec. III, Fig. 5) against
  * a FastCE path template (template/fastce_template.h). The result is the same
  * wn_detect_result the ETDM path gives (selected subtrees, kept text), so
  * text, HTML, Markdown and JSON output work unchanged.

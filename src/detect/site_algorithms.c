@@ -1,8 +1,8 @@
 /*
- * detect/site_algorithms.c: the steps of the site-level paper (Algorithms 2 to 5 of
- * "Site-level web template extraction / main content by ETDM", see
- * ../shared/papers/site-level-etdm-main-content.md) on a candidate set,
- * and the one link-box rule shared by the cue selector and the
+ * detect/site_algorithms.c: the steps of the site-level paper
+ * (Algorithms 2 to 5 of "Main Content Extraction from Heterogeneous
+ * Webpages", Alarte, Insa, Silva and Tamarit) on a candidate set, and
+ * the one link-box rule shared by the cue selector and the
  * single-page methods. Nothing here knows about templates or methods: the
  * selectors (select_*.c) and single-page methods (single.c) call in.
  */

@@ -1,6 +1,6 @@
 /*
  * learn/fastce_learn.c: the preparation phase of FastContentExtractor
- * (../shared/papers/fast-content-extractor.txt, Sec. III, Fig. 4).
+ * (the FastContentExtractor paper, Sec. III, Fig. 4).
  *
  *  1. Partition each sample page into blocks (ContentExtractor, Sec. II):
  *     each block's own content (its text, links and images outside its

@@ -1,7 +1,8 @@
 /*
  * learn: from a site's sample pages to the site's template.
  *
- * The site-level paper (../shared/papers/site-level-etdm-main-content.md)
+ * The site-level paper ("Main Content Extraction from Heterogeneous Webpages",
+ * Alarte, Insa, Silva and Tamarit)
  * maps a key page against each page of its n-SET with an equal top-down
  * mapping (ETDM, Sec. 2.2) and counts, per key-page node, in how many
  * sample pages it recurs (Algorithm 1). A daemon needs a template that
@@ -392,7 +393,7 @@ void wn_learn_crawl_result_free(wn_learn_crawl_result *result);
 /* ---- FastCE path templates (fastce.c) ---------------------------------------
  *
  * The second learning algorithm: FastContentExtractor's preparation phase
- * (../shared/papers/fast-content-extractor.txt, Sec. III; the template is
+ * (the FastContentExtractor paper, Sec. III; the template is
  * template/fastce_template.h). */
 
 /* Learns a FastCE template from all the pages (2 to WN_LEARN_MAX_PAGES):

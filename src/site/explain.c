@@ -5,7 +5,7 @@
  * text, or painted onto the page itself as HTML. A site learned with FastCE
  * is explained block by block instead: each block's path, whether it is in
  * the template's content paths, and which of the paper's extraction rules
- * (../shared/papers/fast-content-extractor.txt, Sec. III) decided it.
+ * (the FastContentExtractor paper, Sec. III) decided it.
  */
 #include "detect/fastce_detect.h"
 #include "site/site_int.h"

@@ -1,6 +1,6 @@
 /*
  * template/fastce_template.h: FastCE path templates, the second learning algorithm
- * (../shared/papers/fast-content-extractor.txt, "FastContentExtractor").
+ * (the FastContentExtractor paper, "FastContentExtractor").
  *
  * A page is partitioned into blocks (Sec. II, after ContentExtractor): a
  * block is an element of one of the block tags below; its *own content*
