@@ -448,11 +448,6 @@ static void wn_single_drop_orphan_headings(const wn_dom_page *page, wn_detect_re
  * page's own paragraphs set the length. Output that carries images
  * still shows the image (wn_detect_figures).
  */
-static int wn_cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* Kept text bytes per subtree (malloc'd, the page's node count), or
  * NULL when out of memory. */
 uint64_t *wn_single_kept_sums(const wn_dom_node *nodes, uint32_t count, const uint8_t *keep) {
@@ -488,7 +483,7 @@ static wn_err wn_single_image_captions(const wn_dom_page *page, wn_detect_result
     if (nodes[i].tag == WN_TAG_P && kept[i] > 0)
       lens[n++] = nodes[i].text_len;
   if (n > 0) {
-    qsort(lens, n, sizeof *lens, wn_cmp_u32);
+    qsort(lens, n, sizeof *lens, wn_u32_cmp);
     const uint32_t median = lens[n / 2];
     const uint64_t total = count ? kept[0] : 0;
     for (uint32_t i = 0; i < count; i++) {

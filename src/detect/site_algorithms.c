@@ -66,11 +66,6 @@ uint32_t wn_detect_discard(const wn_dom_page *page, uint32_t branch, uint32_t *r
   return kept;
 }
 
-static int wn_cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return x < y ? -1 : x > y;
-}
-
 typedef struct wn_member {
   uint32_t parent;
   uint32_t node;
@@ -107,7 +102,7 @@ uint32_t wn_detect_group(const wn_dom_page *page, uint32_t *set, uint32_t n) {
       set[k] = sibling ? m[k].parent : m[k].node;
       changed |= sibling;
     }
-    qsort(set, n, sizeof *set, wn_cmp_u32);
+    qsort(set, n, sizeof *set, wn_u32_cmp);
     /* Drop duplicates and members inside an earlier member's subtree. */
     uint32_t out = 0;
     for (uint32_t k = 0; k < n; k++) {
@@ -118,7 +113,7 @@ uint32_t wn_detect_group(const wn_dom_page *page, uint32_t *set, uint32_t n) {
     n = out;
   }
   if (n > 1)
-    qsort(set, n, sizeof *set, wn_cmp_u32);
+    qsort(set, n, sizeof *set, wn_u32_cmp);
   free(m);
   return n;
 }

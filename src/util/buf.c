@@ -132,6 +132,11 @@ out:
   return err;
 }
 
+int wn_u32_cmp(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
 char *wn_strdup(const char *s) {
   if (!s)
     return NULL;

@@ -44,6 +44,9 @@ size_t wn_arena_used(const wn_arena *arena);
 #define WN_HASH_SEED UINT64_C(0xcbf29ce484222325)
 uint64_t wn_hash_bytes(uint64_t seed, const void *data, size_t len);
 
+/* qsort's comparison of two uint32_t. */
+int wn_u32_cmp(const void *a, const void *b);
+
 /* A malloc'd copy of s; NULL for NULL (and when out of memory). */
 char *wn_strdup(const char *s);
 
