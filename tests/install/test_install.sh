@@ -15,8 +15,15 @@ done
 libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -n 1)
 libdir=${libdir%/pkgconfig}
 [ -e "$libdir/libwinnow.a" ] || { echo "missing libwinnow.a" >&2; exit 1; }
+# The ABI rule (docs/library.md): before 1.0 the soname names the minor
+# version (a minor release may change the ABI), from 1.0 the major one.
+version=$(sed -n 's/^project(winnow VERSION \([0-9]*\)\.\([0-9]*\)\.[0-9]*.*/\1.\2/p' "$src/CMakeLists.txt")
+case $version in
+  0.*) want=libwinnow.so.$version ;;
+  *) want=libwinnow.so.${version%%.*} ;;
+esac
 soname=$(objdump -p "$libdir/libwinnow.so" | awk '/SONAME/ {print $2}')
-[ "$soname" = "libwinnow.so.0" ] || { echo "soname is '$soname'" >&2; exit 1; }
+[ "$soname" = "$want" ] || { echo "soname is '$soname', the ABI rule says '$want'" >&2; exit 1; }
 # The shared library exports the functions of winnow.h (with the base.h it
 # includes) and nothing else.
 exported=$(nm -D --defined-only "$libdir/libwinnow.so" | awk '{print $3}' | sort)
