@@ -73,6 +73,8 @@
 /* wn_parse_u32: the project's one whole-number parser (src/util/util.h;
  * the tools link the static library, which has it). */
 #include "../src/util/util.h"
+/* The single-page steps an ablation names (not public API). */
+#include "detect/steps.h"
 #include "tool_common.h"
 
 /* Caps on what the corpus may cost us. */
@@ -1795,7 +1797,7 @@ static void wn_eval_usage(FILE *f) {
           "                  and test) instead of the template method; figures over all\n"
           "                  pages and over the test pages\n"
           "  --steps S       the method's added steps (ablation): paper (none), default,\n"
-          "                  or a bit mask of WN_SINGLE_STEP_* (winnow/winnow.h)\n"
+          "                  or a bit mask of WN_SINGLE_STEP_* (src/detect/steps.h)\n"
           "  --selftest      check the tokeniser and scorer (and, given a corpus, that\n"
           "                  every gold file scores 1 against itself and 0 against nothing)\n",
           WN_LEARN_MAX_PAGES);

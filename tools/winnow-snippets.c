@@ -57,6 +57,8 @@
 /* wn_parse_u32: the project's one whole-number parser (src/util/util.h;
  * the tools link the static library, which has it). */
 #include "../src/util/util.h"
+/* The single-page steps an ablation names (not public API). */
+#include "detect/steps.h"
 #include "tool_common.h"
 
 /* Caps on what the corpus may cost us. A page has the CLI's cap
@@ -645,7 +647,7 @@ static void wn_snip_usage(FILE *f) {
           "  --fold F        A or B: only the pages of one fold\n"
           "  --fallback M    the single-page method, danag or cnr (default: the library's)\n"
           "  --steps S       the method's added steps (ablation): paper (none), default,\n"
-          "                  or a bit mask of WN_SINGLE_STEP_* (winnow/winnow.h)\n");
+          "                  or a bit mask of WN_SINGLE_STEP_* (src/detect/steps.h)\n");
 }
 
 static int wn_snip_parse_args(int argc, char **argv, wn_snip_opts *o) {

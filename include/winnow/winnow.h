@@ -503,22 +503,6 @@ WN_API const char *wn_single_method_name(wn_single_method method);
 /* Parses "cnr" / "danag" / "readability": 0 and *out set, or -1 if unknown. */
 WN_API int wn_single_method_parse(const char *name, wn_single_method *out);
 
-/* Steps added to the papers' single-page methods (each kept because it
- * raised word F1 on the evaluation corpora; docs/single-page.md).
- * wn_detect_options.fallback_steps selects them for ablation. */
-#define WN_SINGLE_STEP_LINKS 0x01u /* drop link boxes inside the block */
-#define WN_SINGLE_STEP_MENUS 0x02u /* CNR: the links/nodes menu ratio */
-#define WN_SINGLE_STEP_HTML5 0x04u /* <main>/<article> as hints */
-#define WN_SINGLE_STEP_TITLE 0x08u /* recover the headline above the block */
-#define WN_SINGLE_STEP_SCORE 0x10u /* CNR: top-rated nodes by paragraph text */
-#define WN_SINGLE_STEP_BOXES 0x20u /* drop boxes named like comments/nav/footer */
-#define WN_SINGLE_STEP_CONTAINER 0x40u /* DANAg: the story's container, past the gap */
-#define WN_SINGLE_STEP_RETRY 0x80u /* little prose kept: masks relaxed, the other method, JSON-LD, <p> */
-#define WN_SINGLE_STEP_SECOND 0x100u /* a second reading (Readability's scoring), combined by blocks */
-#define WN_SINGLE_STEPS_DEFAULT 0u /* the method's measured default set */
-/* An explicit set: WN_SINGLE_STEPS_SET | steps (WN_SINGLE_STEPS_SET alone
- * is the paper's method as stated). */
-#define WN_SINGLE_STEPS_SET 0x80000000u
 
 /* Below this match confidence a page is taken not to fit its template.
  * Measured on the crawl-to-the-future years: a site's own pages have
@@ -542,7 +526,9 @@ typedef struct wn_detect_options {
    * WN_DETECT_DEFAULT_MIN_CONFIDENCE. */
   double min_confidence;
   wn_single_method fallback;   /* default WN_SINGLE_DANAG */
-  uint32_t fallback_steps;     /* default WN_SINGLE_STEPS_DEFAULT (0) */
+  uint32_t fallback_steps;     /* 0 (the default): the method's measured
+                                  steps; other values are the evaluation
+                                  tools' ablations (docs/evaluation.md) */
 } wn_detect_options;
 WN_API void wn_detect_options_init(wn_detect_options *opts);
 

@@ -12,12 +12,13 @@
 
 #include "detect/detect.h"
 #include "detect/detect_int.h"
+#include "detect/steps.h"
 
 /* Steps added to the papers' methods; wn_detect_single() runs the
  * default set of each method. Each was kept only because it raised the
  * word F1 (the ablation in docs/single-page.md). A step
  * a method does not know is ignored. */
-/* The WN_SINGLE_STEP_* flags are public (winnow.h). */
+/* The WN_SINGLE_STEP_* flags: detect/steps.h. */
 #define WN_SINGLE_STEPS_PAPER 0u /* the paper's method as stated */
 
 /* The default steps of a method (those the measurements kept). */

@@ -57,7 +57,7 @@ void wn_detect_options_init(wn_detect_options *opts) {
   *opts = (wn_detect_options){.selector = WN_SELECT_SITE,
                               .min_confidence = WN_DETECT_DEFAULT_MIN_CONFIDENCE,
                               .fallback = WN_SINGLE_DANAG,
-                              .fallback_steps = WN_SINGLE_STEPS_DEFAULT};
+                              .fallback_steps = 0};
 }
 
 void wn_learn_options_init(wn_learn_options *opts) {

@@ -93,7 +93,7 @@ static void test_defaults(void **state) {
   assert_int_equal(d.selector, WN_SELECT_SITE);
   assert_true(d.min_confidence == WN_DETECT_DEFAULT_MIN_CONFIDENCE);
   assert_int_equal(d.fallback, WN_SINGLE_DANAG);
-  assert_int_equal(d.fallback_steps, WN_SINGLE_STEPS_DEFAULT);
+  assert_int_equal(d.fallback_steps, 0u);
 
   wn_learn_options l;
   memset(&l, 0xff, sizeof l);
