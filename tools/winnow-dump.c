@@ -33,7 +33,7 @@
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: winnow-dump --store DIR COMMAND [ARGS]\n"
+          "usage: winnow-dump --store DIR COMMAND [ARGS]  (or COMMAND --store DIR [ARGS])\n"
           "\n"
           "Commands:\n"
           "  list [--sort name|learned|pages|size] [--json]\n"
@@ -643,6 +643,23 @@ int main(int argc, char **argv) {
     c++;
   if (c == sizeof commands / sizeof commands[0])
     return usage_error("unknown command");
+  /* The global options may follow the command too, as `winnow` takes
+   * them ("winnow-dump show --store DIR SITE"): taken out of what the
+   * command parses. */
+  int kept = i;
+  for (int j = i; j < argc; j++) {
+    if (strcmp(argv[j], "--store") == 0 && j + 1 < argc) {
+      dir = argv[++j];
+    } else if (strcmp(argv[j], "--map-size") == 0 && j + 1 < argc) {
+      uint32_t v = 0;
+      if (parse_u32(argv[++j], &v) || v == 0)
+        return usage_error("--map-size takes MiB");
+      map_mib = v;
+    } else {
+      argv[kept++] = argv[j];
+    }
+  }
+  argc = kept;
   if (!dir)
     return usage_error("--store DIR is required");
   if (wn_init() != WN_OK) {

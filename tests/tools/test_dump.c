@@ -193,6 +193,16 @@ static void test_show(void **state) {
   wn_expect_contains(r.out, "          h1.headline  5/5\n            [page] #text");
   wn_run_free(&r);
 
+  /* The global options after the command, as `winnow` takes them. */
+  RUN(&r, "show", "--store", dir, DEMO);
+  assert_int_equal(r.status, 0);
+  wn_expect_contains(r.out, "named from " SITE_DIR "/article-1.html");
+  wn_run_free(&r);
+  RUN(&r, "show", DEMO);
+  assert_int_equal(r.status, WN_EXIT_USAGE);
+  wn_expect_contains(r.err, "--store DIR is required");
+  wn_run_free(&r);
+
   RUN(&r, "--store", dir, "show", DEMO, "--depth", "2");
   assert_int_equal(r.status, 0);
   wn_expect_contains(r.out, "  body.article-page  5/5\n");
