@@ -18,17 +18,6 @@
 
 #define SITE WN_FIXTURES "/layouts-site"
 
-static wn_dom_page *parse_file(const char *path) {
-  size_t len = 0;
-  char *bytes = wn_test_read(path, &len);
-  wn_dom_page *page = NULL;
-  wn_diag diag = {{0}};
-  if (wn_dom_parse(bytes, len, NULL, &page, &diag))
-    fail_msg("%s: %s", path, diag.msg);
-  free(bytes);
-  return page;
-}
-
 typedef struct served {
   wn_detect_result *res;
   wn_dom_page *page;
@@ -39,7 +28,7 @@ static served detect(const wn_template *tpl, const char *name) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", SITE, name);
   served s = {0};
-  s.page = parse_file(path);
+  s.page = wn_test_parse_file(path);
   wn_detect_options o;
   wn_detect_options_init(&o);
   wn_diag diag = {{0}};
@@ -161,7 +150,7 @@ static void test_skeleton_is_no_layout(void **state) {
   assert_int_equal(wn_template_layout_count(r->tpl), 1);
   assert_false(wn_test_crawled(r, "/about.html")->used);
   /* A page of another site is not taken in by such a layout. */
-  wn_dom_page *page = parse_file(WN_FIXTURES "/site/article-6.html");
+  wn_dom_page *page = wn_test_parse_file(WN_FIXTURES "/site/article-6.html");
   wn_detect_options o;
   wn_detect_options_init(&o);
   wn_detect_result *res = NULL;
@@ -185,7 +174,7 @@ static void test_files_layouts(void **state) {
   char path[512];
   for (size_t i = 0; i < N; i++) {
     snprintf(path, sizeof path, "%s/%s", SITE, names[i]);
-    pages[i] = parse_file(path);
+    pages[i] = wn_test_parse_file(path);
   }
   wn_learn_check checks[N];
   wn_template *tpl = NULL;

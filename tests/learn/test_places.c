@@ -39,25 +39,13 @@
 #define SECTIONS WN_FIXTURES "/places-sections/"
 #define RUNS WN_FIXTURES "/places-runs/"
 
-static wn_dom_page *parse_file(const char *path) {
-  size_t len = 0;
-  char *bytes = wn_test_read(path, &len);
-  wn_dom_page *page = NULL;
-  wn_diag diag = {{0}};
-  wn_err err = wn_dom_parse(bytes, len, NULL, &page, &diag);
-  if (err)
-    fail_msg("%s: %s", path, wn_diag_message(&diag, err));
-  free(bytes);
-  return page;
-}
-
 static wn_template *learn_site(const char *dir, wn_detect_selector selector) {
   wn_dom_page *pages[5];
   char path[512];
   for (int i = 0; i < 5; i++) {
     snprintf(path, sizeof path, "%s%s-%d.html", dir, strstr(dir, "blog") ? "post" : "page",
              i + 1);
-    pages[i] = parse_file(path);
+    pages[i] = wn_test_parse_file(path);
   }
   wn_learn_options opts;
   wn_learn_options_init(&opts);
@@ -103,7 +91,7 @@ static wn_template *learn_blog_few_comments(void) {
   char path[512];
   for (int i = 0; i < 5; i++) {
     snprintf(path, sizeof path, "%spost-%d.html", BLOG, i + 1);
-    pages[i] = i == 4 ? parse_file(path) : parse_without_comments(path); /* post-5 keeps its comment */
+    pages[i] = i == 4 ? wn_test_parse_file(path) : parse_without_comments(path); /* post-5 keeps its comment */
   }
   wn_learn_options opts;
   wn_learn_options_init(&opts);
@@ -124,7 +112,7 @@ typedef struct place_trace {
 } place_trace;
 
 static place_trace traced(const wn_template *tpl, const char *path) {
-  wn_dom_page *page = parse_file(path);
+  wn_dom_page *page = wn_test_parse_file(path);
   wn_detect_trace trace;
   memset(&trace, 0, sizeof trace);
   wn_detect_result *res = NULL;
@@ -155,7 +143,7 @@ static char *page_text(const wn_template *tpl, const wn_dom_page *page) {
 }
 
 static char *detect_text(const wn_template *tpl, const char *path) {
-  wn_dom_page *page = parse_file(path);
+  wn_dom_page *page = wn_test_parse_file(path);
   char *text = page_text(tpl, page);
   wn_dom_free(page);
   return text;
@@ -168,7 +156,7 @@ static int page_has(const char *text, const char *needle) { return strstr(text, 
  * the output. */
 static void first_text_under(const char *path, const char *tag, const char *cls, char *out,
                              size_t n) {
-  wn_dom_page *page = parse_file(path);
+  wn_dom_page *page = wn_test_parse_file(path);
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   out[0] = '\0';
@@ -215,7 +203,7 @@ static void test_blog_places(void **state) {
   wn_template_free(cues);
 
   /* A post with no comments: every paragraph of it. */
-  wn_dom_page *page = parse_file(BLOG "no-comments.html");
+  wn_dom_page *page = wn_test_parse_file(BLOG "no-comments.html");
   text = detect_text(tpl, BLOG "no-comments.html");
   uint32_t count = 0, paras = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -340,7 +328,7 @@ static void test_manual_places(void **state) {
   assert_int_equal(pl->whole, 1);
 
   /* The trace (winnow-dump explain) names the place and its kind. */
-  wn_dom_page *tp = parse_file(MANUAL "genindex.html");
+  wn_dom_page *tp = wn_test_parse_file(MANUAL "genindex.html");
   wn_detect_trace trace;
   memset(&trace, 0, sizeof trace);
   wn_detect_result *tres = NULL;
@@ -356,7 +344,7 @@ static void test_manual_places(void **state) {
   wn_dom_free(tp);
 
   /* The index, all links, is kept whole; the cue selector drops it. */
-  wn_dom_page *page = parse_file(MANUAL "genindex.html");
+  wn_dom_page *page = wn_test_parse_file(MANUAL "genindex.html");
   uint32_t count = 0, links = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   char *text = detect_text(tpl, MANUAL "genindex.html");
@@ -387,7 +375,7 @@ static void test_manual_places(void **state) {
   /* Two content sections: both. */
   char first[33], second[33];
   first_text_under(MANUAL "two-regions.html", "div", "section", first, 32);
-  page = parse_file(MANUAL "two-regions.html");
+  page = wn_test_parse_file(MANUAL "two-regions.html");
   nodes = wn_dom_nodes(page, &count);
   second[0] = '\0';
   for (uint32_t i = 0; i < count && !second[0]; i++)
@@ -496,7 +484,7 @@ static void test_sections_place(void **state) {
   assert_int_equal(pl->whole, 1);
   assert_int_equal(pl->n_skip, 0);
   place_trace tr = traced(tpl, SECTIONS "other.html");
-  wn_dom_page *page = parse_file(SECTIONS "other.html");
+  wn_dom_page *page = wn_test_parse_file(SECTIONS "other.html");
   assert_int_not_equal(tr.place, WN_DOM_NONE);
   const wn_dom_node *place = &wn_dom_nodes(page, NULL)[tr.place];
   assert_non_null(place->id);
@@ -565,7 +553,7 @@ static void test_runs_place(void **state) {
  * "not paired" for a page of another layout (no element at the place),
  * nothing for a page the place served. */
 static const char *place_note(const wn_template *tpl, const char *path, char *buf, size_t n) {
-  wn_dom_page *page = parse_file(path);
+  wn_dom_page *page = wn_test_parse_file(path);
   wn_detect_result *res = NULL;
   wn_diag diag = {{0}};
   if (wn_detect_page(page, tpl, NULL, &res, &diag))

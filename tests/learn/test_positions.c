@@ -28,25 +28,13 @@ static uint32_t find_class(const wn_dom_page *page, const char *name, const char
   return WN_DOM_NONE;
 }
 
-static wn_dom_page *parse_file(const char *path) {
-  size_t len = 0;
-  char *bytes = wn_test_read(path, &len);
-  wn_dom_page *page = NULL;
-  wn_diag diag = {{0}};
-  wn_err err = wn_dom_parse(bytes, len, NULL, &page, &diag);
-  if (err)
-    fail_msg("%s: %s", path, wn_diag_message(&diag, err));
-  free(bytes);
-  return page;
-}
-
 /* Learning finds the span and the byline paragraph, not the footer's
  * constant date. */
 static void test_learned_positions(void **state) {
   (void)state;
   wn_dom_page *pages[3];
   for (size_t i = 0; i < 3; i++)
-    pages[i] = parse_file(train[i]);
+    pages[i] = wn_test_parse_file(train[i]);
   wn_template *tpl = NULL;
   wn_diag diag = {{0}};
   wn_err err = wn_learn_pages((const wn_dom_page *const *)pages, 3, NULL, &tpl, NULL, &diag);
@@ -65,7 +53,7 @@ static void test_learned_positions(void **state) {
   assert_int_not_equal(t[pos.date_node].sig, wn_template_fold(n[stamp].sig));
 
   /* The page's own node at each position, through the ETDM. */
-  wn_dom_page *page = parse_file(DIR "article-4.html");
+  wn_dom_page *page = wn_test_parse_file(DIR "article-4.html");
   wn_detect_metadata m = {0};
   assert_int_equal(wn_detect_metadata_positions(page, tpl, &m, &diag), WN_OK);
   assert_string_equal(m.date, "2003-06-02");

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -50,6 +51,19 @@ static inline char *wn_test_read(const char *path, size_t *len) {
     fprintf(stderr, "%s\n", wn_diag_message(&diag, err));
   assert_int_equal(err, WN_OK);
   return bytes;
+}
+
+/* Reads and parses an HTML file; fails the test on error. */
+static inline wn_dom_page *wn_test_parse_file(const char *path) {
+  size_t len = 0;
+  char *bytes = wn_test_read(path, &len);
+  wn_dom_page *page = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_dom_parse(bytes, len, NULL, &page, &diag);
+  if (err)
+    fail_msg("%s: %s", path, wn_diag_message(&diag, err));
+  free(bytes);
+  return page;
 }
 
 #endif
