@@ -319,16 +319,14 @@ static wn_err wn_places_labels(const wn_dom_page *page, const wn_detect_labels *
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   const uint32_t end = nodes[at].end;
   wn_err err = WN_OK;
+  uint8_t *mark = NULL; /* made at the first label: most pages have none */
+  uint32_t *set = NULL;
   uint32_t *held = malloc(((size_t)(end - at) + 1) * sizeof *held);
-  uint8_t *mark = calloc((size_t)count + 1, 1);
-  uint32_t *set = malloc(((size_t)count + 1) * sizeof *set);
-  if (!held || !mark || !set) {
+  if (!held) {
     err = WN_ENOMEM;
     goto out;
   }
   wn_places_held(nodes, at, res->keep, l->cand, held);
-  wn_places_mark_selected(nodes, count, res, mark);
-  uint32_t added = 0;
   for (uint32_t i = at + 1; i < end; i++) {
     if (nodes[i].tag != WN_TAG_TEXT || l->cand[i] || res->keep[i])
       continue;
@@ -345,11 +343,19 @@ static wn_err wn_places_labels(const wn_dom_page *page, const wn_detect_labels *
       if (v == WN_DOM_NONE || !held[v - at] || nodes[v].text_len <= nodes[i].own_text_len)
         continue;
     }
+    if (!mark) {
+      mark = calloc((size_t)count + 1, 1);
+      set = malloc(((size_t)count + 1) * sizeof *set);
+      if (!mark || !set) {
+        err = WN_ENOMEM;
+        goto out;
+      }
+      wn_places_mark_selected(nodes, count, res, mark);
+    }
     res->keep[i] = 1;
     mark[i] = mark[p] = 1; /* rendered as its element (a heading, a cell) */
-    added++;
   }
-  if (added) {
+  if (mark) {
     wn_places_mark_kept(nodes, count, l->cand, res->keep, mark);
     wn_places_reselect(page, mark, set, res);
     set = NULL;
