@@ -28,9 +28,9 @@
  *    places are left out.
  * A page that does not pair the place, or holds no page-specific text
  * there, is one the places do not describe: the cue selector serves it.
- * (Reading it with the single-page method, the template as its filter,
- * raised the shared corpora by less than 0.001 and, on a kept-aside blog
- * corpus, took a short post's reader comments for the post: issue 32.)
+ * (Not the single-page method with the template as its filter: on a
+ * short post with no element at the place, it takes the reader comments
+ * under it for the post; CHANGELOG.md has the figures.)
  * Last, on every page but those the single-page method read, the story
  * past the place (wn_places_continue): where DANAg's run of lines carries
  * the story on past what was chosen, the rest of the run comes in.
