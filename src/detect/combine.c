@@ -118,9 +118,22 @@ wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t s
       link[b] += len;
   }
   err = WN_OK;
-  /* The same article: the second reading holds most of the first's text. */
-  if (2 * both <= kept1)
-    goto out;
+  /* The same article: the second reading holds most of the first's text.
+   * Two different articles: the second reading's is taken whole when it
+   * holds more than four times the first's text, as a fragment's is, and
+   * does not lie wholly after the first's text: a box after the article
+   * (a comment thread under a short post, teasers of other stories) is
+   * what the second reading must not bring in. */
+  int other = 0;
+  if (2 * both <= kept1) {
+    uint32_t lo2 = WN_DOM_NONE;
+    for (uint32_t i = 0; i < count && lo2 == WN_DOM_NONE; i++)
+      if (nodes[i].tag == WN_TAG_TEXT && second->keep[i] && nodes[i].own_text_len)
+        lo2 = i;
+    if (kept2 <= 4 * kept1 || lo2 > hi)
+      goto out;
+    other = 1;
+  }
   uint32_t added = 0;
   before = malloc(count);
   if (!before) {
@@ -135,7 +148,7 @@ wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t s
    * cannot fire there; the second reading's article is taken whole, as
    * its own cleaning judged it. */
   int whole = 0;
-  if (kept2 > 2 * kept1 && 2 * para < kept2) {
+  if (other || (kept2 > 2 * kept1 && 2 * para < kept2)) {
     lo = 0;
     hi = count;
     whole = 1;
