@@ -1,0 +1,336 @@
+"""The Python package over libwinnow: every call, its errors, bad input,
+and threads."""
+import json
+import os
+import subprocess
+import threading
+
+import pytest
+
+import winnow
+from conftest import SITE, article, read
+
+
+# ---- extract -------------------------------------------------------------
+
+def test_extract_formats():
+    page = read(os.path.join(os.path.dirname(article(1)), "..", "single", "article.html"))
+    text = winnow.extract(page)
+    assert "Harbour town votes to rebuild its sea wall" in text
+    assert text == winnow.extract(page.decode("utf-8"))  # str in, the same text
+    md = winnow.extract(page, url="https://news.example/a", format="markdown")
+    assert md.startswith("# ") or "\n# " in md or "Harbour town" in md
+    html = winnow.extract(page, format="html")
+    assert "<p" in html
+    doc = json.loads(winnow.extract(page, format="json", metadata=True))
+    assert doc["method"] == "danag" and doc["fallback"] == "no template"
+    assert doc["text"] == text and "metadata" in doc
+    front = winnow.extract(page, format="markdown", metadata=True)
+    assert front.startswith("---\n")
+
+
+def test_extract_bad_input():
+    with pytest.raises(winnow.NotHTMLError) as e:
+        winnow.extract(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    assert e.value.name == "WN_ENOTHTML" and e.value.code == winnow._winnow.codes["WN_ENOTHTML"]
+    assert isinstance(e.value, winnow.PageError) and isinstance(e.value, winnow.Error)
+    with pytest.raises(TypeError):
+        winnow.extract(12)
+    with pytest.raises(ValueError):
+        winnow.extract(b"<p>x</p>", format="pdf")
+    # no text is no error: the result says why it is empty
+    r = winnow.Detector().detect(b"")
+    assert r.text == "" and r.empty == "no text in the page"
+    with pytest.raises(winnow.PageError):
+        winnow.extract(b"<b>x</b>" * 400000)  # past the node cap
+    with pytest.raises(winnow.PageError) as e:
+        winnow.extract(b"<p>" + b"a" * (17 << 20))  # past the byte cap
+    assert e.value.name == "WN_ETOOBIG"
+
+
+def test_site_from_url():
+    assert winnow.site_from_url("HTTPS://Example.COM:443/a?b") == "example.com"
+    assert winnow.site_from_url("http://127.0.0.1:8080/") == "127.0.0.1:8080"
+    with pytest.raises(winnow.InvalidError):
+        winnow.site_from_url("ftp://example.com/")
+
+
+# ---- Store ---------------------------------------------------------------
+
+def test_store_learn_paths_and_info(store):
+    rep = store.learn(SITE, [article(n) for n in range(1, 6)])
+    assert rep["site"] == SITE and rep["generation"] == 1 and rep["used"] >= 3
+    assert [p["used"] for p in rep["pages"]].count(True) == rep["used"]
+    assert store.sites() == [SITE]
+    info = store.info(SITE)
+    assert info["algorithm"] == "etdm" and info["generation"] == 1
+    assert info["key_page"].endswith("article-1.html") and info["layouts"] >= 1
+    assert len(info["pages"]) == rep["used"]
+
+
+def test_store_learn_bytes_fastce(store):
+    rep = store.learn(SITE, [read(article(n)) for n in range(1, 6)], algo="fastce")
+    assert rep["algorithm"] == "fastce" and rep["pages"][0]["name"] == "page 1"
+    assert store.info(SITE)["algorithm"] == "fastce"
+    store.learn(SITE, [read(article(n)) for n in range(1, 6)])
+    assert store.info(SITE)["generation"] == 2
+
+
+def test_store_learn_errors(store, tmp_path):
+    with pytest.raises(winnow.SiteError):
+        store.learn("Not A Site", [article(1), article(2)])
+    with pytest.raises(TypeError):
+        store.learn(SITE, "article-1.html")  # a str is not a list of pages
+    with pytest.raises(TypeError):
+        store.learn(SITE, [article(1), read(article(2))])  # a mix
+    with pytest.raises(ValueError):
+        store.learn(SITE, [article(1), article(2)], algo="magic")
+    with pytest.raises(winnow.Error):
+        store.learn(SITE, [article(1)])  # one page is too few
+    with pytest.raises(winnow.Error) as e:
+        store.learn(SITE, [str(tmp_path / "missing.html"), article(2)])
+    assert e.value.name == "WN_ENOTFOUND"
+    # pages of two different sites do not share a layout: the report says why
+    other = os.path.join(os.path.dirname(article(1)), "..", "single", "article.html")
+    with pytest.raises(winnow.Error) as e:
+        store.learn(SITE, [article(1), other])
+    assert e.value.name == "WN_EEMPTY" and len(e.value.pages) == 2
+
+
+def test_store_export_import_delete(learned, tmp_path):
+    snap = tmp_path / "snap.wnx"
+    assert learned.export(snap) == 1
+    assert learned.export(snap, sites=[SITE]) == 1
+    with pytest.raises(winnow.NoTemplateError):
+        learned.export(tmp_path / "x.wnx", sites=["nosuch.example"])
+    with winnow.Store(tmp_path / "copy") as other:
+        assert other.import_(snap) == 1
+        assert other.sites() == [SITE]
+        assert other.info(SITE)["generation"] == learned.info(SITE)["generation"]
+    learned.delete(SITE)
+    assert learned.sites() == []
+    with pytest.raises(winnow.NoTemplateError):
+        learned.delete(SITE)
+    with pytest.raises(winnow.NoTemplateError):
+        learned.info(SITE)
+    (tmp_path / "bad.wnx").write_bytes(b"WNX garbage" * 10)
+    with pytest.raises(winnow.DamagedError):
+        learned.import_(tmp_path / "bad.wnx")
+
+
+def test_store_readonly_closed_damaged(tmp_path):
+    with pytest.raises(winnow.Error) as e:
+        winnow.Store(tmp_path / "none", readonly=True)
+    assert e.value.name == "WN_ENOTFOUND"
+    path = tmp_path / "s"
+    with winnow.Store(path) as s:
+        s.learn(SITE, [article(n) for n in range(1, 6)])
+    with winnow.Store(path, readonly=True) as ro:
+        assert ro.sites() == [SITE] and ro.readonly
+        with pytest.raises(ValueError):
+            ro.learn(SITE, [article(1), article(2)])
+    assert ro.closed
+    with pytest.raises(ValueError):
+        ro.sites()
+    # a damaged store: its meta pages overwritten
+    data = path / "data.mdb"
+    raw = bytearray(data.read_bytes())
+    raw[0:8192] = b"\xff" * 8192
+    data.write_bytes(bytes(raw))
+    with pytest.raises(winnow.StoreError) as e:
+        winnow.Store(path)
+    assert "damaged" in str(e.value)
+    with pytest.raises(TypeError):
+        winnow.Store(12)
+
+
+def test_store_closes_after_its_users(tmp_path):
+    s = winnow.Store(tmp_path / "s")
+    s.learn(SITE, [article(n) for n in range(1, 6)])
+    det = winnow.Detector(s)
+    s.close()  # the detector still uses it
+    assert det.detect(read(article(6)), "https://%s/a6" % SITE).method == "template"
+    det.close()
+    with pytest.raises(ValueError):
+        det.detect(b"<p>x</p>")
+
+
+# ---- Detector ------------------------------------------------------------
+
+def test_detect_template(learned):
+    det = winnow.Detector(learned, want=["text", "markdown", "html", "nodes", "metadata"])
+    r = det.detect(read(article(6)), "https://%s/local/a6" % SITE)
+    assert r.method == "template" and r.fallback is None and r.empty is None
+    assert r.confidence >= 0.25 and r.site == SITE and r.generation == 1 and r.layout == 1
+    assert r.text and r.markdown and r.html.startswith("<") and r.nodes
+    assert r.metadata["title"] and "canonical_url" in r.metadata
+    assert json.loads(r.json())["method"] == "template"
+    # site= names the site whatever the URL
+    assert det.detect(read(article(6)), site=SITE).method == "template"
+    # a site with no template, and a page with no site
+    r = det.detect(read(article(6)), "https://elsewhere.example/x")
+    assert r.method == "danag" and r.fallback == "no template"
+    r = det.detect(read(article(6)), "mailto:someone")
+    assert r.site is None and r.site_error
+    # want per call; unrequested outputs are None
+    r = det.detect(read(article(6)), "https://%s/a" % SITE, want="text")
+    assert r.markdown is None and r.html is None and r.metadata is None and r.text
+
+
+def test_detect_matches_cli(learned):
+    """The package and `winnow detect` give the same JSON, byte for byte."""
+    winnow_bin = os.environ.get("WN_WINNOW")
+    if not winnow_bin:
+        pytest.skip("WN_WINNOW (the winnow program) not set")
+    det = winnow.Detector(learned, count=False)
+    path = learned.path
+    for n in (6, 7):
+        url = "https://%s/a%d" % (SITE, n)
+        want = det.detect(read(article(n)), url, want=["text", "nodes"]).json(pretty=True) + "\n"
+        learned_out = subprocess.run(
+            [winnow_bin, "detect", "--store", path, "--no-count", "--format", "json",
+             "--url", url, article(n)], capture_output=True, check=True).stdout.decode()
+        assert learned_out == want
+
+
+def test_detect_bad_input(learned):
+    det = winnow.Detector(learned)
+    with pytest.raises(TypeError):
+        det.detect(None)
+    with pytest.raises(winnow.SiteError):
+        det.detect(b"<p>x</p>", site="Bad Site")
+    with pytest.raises(ValueError):
+        det.detect(b"<p>x</p>", want="pdf")
+    with pytest.raises(winnow.NotHTMLError):
+        det.detect(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj", "https://%s/f.pdf" % SITE)
+    with pytest.raises(ValueError):
+        det.detect(b"<p>x</p>", learn=True)  # no collector
+    with pytest.raises(ValueError):
+        winnow.Detector(learned, fallback="best")
+    with pytest.raises(TypeError):
+        winnow.Detector("a store path")
+    # the detector is still usable after errors
+    assert det.detect(read(article(7)), "https://%s/a7" % SITE).method == "template"
+
+
+def test_detector_is_one_threads(learned):
+    det = winnow.Detector(learned)
+    errors = []
+
+    def other():
+        try:
+            det.detect(read(article(6)))
+        except RuntimeError as e:
+            errors.append(e)
+
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    assert len(errors) == 1 and "thread" in str(errors[0])
+
+
+def test_detect_many_threads(learned):
+    pages = []
+    for k in range(6):
+        for n in range(1, 8):
+            pages.append((read(article(n)), "https://%s/a%d?k=%d" % (SITE, n, k)))
+    pages.append({"path": article(3), "url": "https://%s/x" % SITE})
+    pages.append({"html": read(article(4)), "site": SITE})
+    pages.append(read(article(5)))  # no site: the single-page method
+    det = winnow.Detector(learned, want=["text", "metadata"])
+    one = [(r.text, r.method, r.confidence) for r in det.detect_many(pages, threads=1)]
+    four = [(r.text, r.method, r.confidence) for r in det.detect_many(pages, threads=4)]
+    assert one == four and len(one) == len(pages)
+    assert one[-1][1] == "danag" and one[0][1] == "template"
+    # an error stops the iteration at its page, in order
+    bad = pages[:3] + [b"\x89PNG\r\n\x1a\n\0\0"] + pages[3:6]
+    got = []
+    with pytest.raises(winnow.NotHTMLError):
+        for r in det.detect_many(bad, threads=2):
+            got.append(r)
+    assert len(got) == 3
+    with pytest.raises(ValueError):
+        list(det.detect_many(pages, threads=0))
+
+
+# ---- Collector: learning while detecting -----------------------------------
+
+def test_collector_learns_while_detecting(store):
+    col = winnow.Collector(store, sample_pages=5)
+    det = winnow.Detector(store, collector=col)
+    methods = [det.detect(read(article(n)), "https://%s/a%d" % (SITE, n), learn=True).method
+               for n in range(1, 8)]
+    assert methods[0] == "danag"
+    assert methods[-1] == "template"  # learned from the first five
+    assert store.sites() == [SITE]
+    st = col.stats()
+    assert st["sites_learned"] == 1 and st["pages_held"] == 0
+    with pytest.raises(winnow.Error):
+        col.learn(SITE)  # nothing held any more
+    with pytest.raises(ValueError):
+        winnow.Detector(None, collector=col)  # the collector's store is another
+
+
+def test_collector_add_and_pending(store):
+    col = winnow.Collector(store, sample_pages=5, min_pages=3)
+    states = [col.add(read(article(n)), "https://%s/a%d" % (SITE, n)) for n in range(1, 4)]
+    assert states == ["held", "held", "held"]
+    assert col.add(b"<p>x</p>") == "no site"
+    assert col.pending() == [(SITE, 3)]
+    rep = col.learn(SITE)
+    assert rep["site"] == SITE and store.sites() == [SITE]
+    assert col.add(read(article(4)), "https://%s/a4" % SITE) == "template"
+    with pytest.raises(TypeError):
+        winnow.Collector("store")
+
+
+# ---- WARC ------------------------------------------------------------------
+
+def test_warc_read_and_detect(learned, warc_file):
+    det = winnow.Detector(learned)
+    recs = list(winnow.warc.read(warc_file))
+    assert [r.url for r in recs] == ["https://%s/a6" % SITE, "https://%s/a7" % SITE]
+    assert recs[0].http_status == 200 and recs[0].charset == "utf-8"
+    assert recs[0].payload == read(article(6))
+    for rec in recs:
+        r = det.detect(rec)
+        assert r.method == "template" and r.site == SITE
+    with winnow.warc.Reader(warc_file) as reader:
+        n = sum(1 for _ in reader)
+        st = reader.stats()
+    assert n == 2 and st["skipped_not_html"] == 1 and st["skipped_status"] == 1
+    assert len(list(winnow.warc.read(warc_file, all_statuses=True))) == 3
+
+
+def test_warc_damaged_and_missing(tmp_path, warc_file):
+    data = warc_file.read_bytes()
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes(data[: len(data) - 200])  # the last record truncated
+    with winnow.warc.Reader(cut) as reader:
+        urls = [r.url for r in reader]
+        st = reader.stats()
+    assert urls == ["https://%s/a6" % SITE] and st["damaged"] >= 1
+    with pytest.raises(winnow.Error) as e:
+        list(winnow.warc.read(tmp_path / "none.warc"))
+    assert e.value.name == "WN_EIO"
+
+
+# ---- crawling ----------------------------------------------------------------
+
+def test_learn_url(store, http_site):
+    rep = store.learn_url(http_site + "/news/", delay_ms=0, timeout_ms=5000)
+    site = http_site[len("http://"):]
+    assert rep["site"] == site and store.sites() == [site]
+    assert rep["pages"][0]["http_status"] == 200
+    with pytest.raises(winnow.NetworkError):
+        store.learn_url("http://127.0.0.1:1/", delay_ms=0, timeout_ms=2000)
+    with pytest.raises(winnow.InvalidError):
+        store.learn_url("ftp://example.com/")
+
+
+def test_help_reads():
+    assert "Detector" in winnow.__doc__
+    for obj in (winnow.extract, winnow.Store, winnow.Detector, winnow.Detector.detect,
+                winnow.Detector.detect_many, winnow.Store.learn, winnow.Collector,
+                winnow.warc.read):
+        assert obj.__doc__ and len(obj.__doc__) > 40, obj

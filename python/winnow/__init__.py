@@ -1,0 +1,229 @@
+"""winnow: the main content of web pages, by learning each site's template.
+
+One page, no store (the single-page method)::
+
+    import winnow
+    text = winnow.extract(html_bytes, url="https://example.com/a")
+
+Many pages of known sites (the template of each, learned once)::
+
+    with winnow.Store("templates") as store:
+        store.learn("example.com", [page1, page2, page3])   # bytes or paths
+        det = winnow.Detector(store)
+        r = det.detect(html_bytes, url="https://example.com/b")
+        r.text, r.method, r.confidence, r.fallback
+
+Many pages at once, GIL released: ``Detector.detect_many(pages, threads=4)``.
+A WARC file: ``for rec in winnow.warc.read(path): det.detect(rec)``.
+Learning while detecting: ``Detector(store, collector=winnow.Collector(store))``
+and ``detect(..., learn=True)``.
+
+A Detector is one thread's (it raises RuntimeError elsewhere); a Store and a
+Collector may be shared by threads. Errors are winnow.Error (with .code,
+.name, .message) or a subclass of it.
+"""
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import os
+import threading
+from typing import Any, Iterable, Iterator
+
+from . import _winnow
+from ._winnow import Collector, Result, Store, site_from_url
+
+__all__ = [
+    "extract", "Store", "Detector", "Result", "Collector", "site_from_url", "warc",
+    "Error", "StoreError", "DamagedError", "SiteError", "PageError", "NotHTMLError",
+    "NoTemplateError", "NetworkError", "InvalidError", "version", "__version__",
+]
+
+version = _winnow.version
+__version__ = version
+
+
+class Error(Exception):
+    """An error of winnow: .code (its number), .name ("WN_E...") and .message."""
+
+    def __init__(self, message: str, code: int = 0, name: str = "", _msg: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.name = name
+
+
+class StoreError(Error):
+    """The store cannot be opened, read or written (WN_ESTORE, WN_ENOSPACE;
+    a damaged store is WN_ESTORE, its message says what to do)."""
+
+
+class DamagedError(Error):
+    """A stored template or a snapshot file is damaged (WN_ECORRUPT,
+    WN_EVERSION): the site's, not the whole store's."""
+
+
+class SiteError(Error, ValueError):
+    """Not a site name (WN_EINVAL from a site check)."""
+
+
+class PageError(Error):
+    """A page that cannot be read: past the byte, node or depth caps, not
+    parseable, not decodable (WN_ETOOBIG, WN_ETOOMANY, WN_ETOODEEP,
+    WN_EPARSE, WN_ECHARSET)."""
+
+
+class NotHTMLError(PageError):
+    """The page is not HTML (WN_ENOTHTML)."""
+
+
+class NoTemplateError(Error, KeyError):
+    """The site has no template (WN_ENOTEMPLATE)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return self.message
+
+
+class NetworkError(Error):
+    """Fetching failed (WN_ENET, WN_ETIMEOUT, WN_EHTTP, WN_EROBOTS, WN_EREDIRECT)."""
+
+
+class InvalidError(Error, ValueError):
+    """An argument winnow refuses (WN_EINVAL)."""
+
+
+_CLASSES = {
+    "WN_ESTORE": StoreError, "WN_ENOSPACE": StoreError,
+    "WN_ECORRUPT": DamagedError, "WN_EVERSION": DamagedError,
+    "WN_ETOOBIG": PageError, "WN_ETOOMANY": PageError, "WN_ETOODEEP": PageError,
+    "WN_EPARSE": PageError, "WN_ECHARSET": PageError, "WN_ENOTHTML": NotHTMLError,
+    "WN_ENOTEMPLATE": NoTemplateError,
+    "WN_ENET": NetworkError, "WN_ETIMEOUT": NetworkError, "WN_EHTTP": NetworkError,
+    "WN_EROBOTS": NetworkError, "WN_EREDIRECT": NetworkError,
+    "WN_EINVAL": InvalidError,
+}
+# A site name is checked before each call that takes one: SiteError.
+_winnow._set_errors(Error, dict(_CLASSES, site=SiteError))
+
+
+class Detector(_winnow._Detector):
+    """Detector(store=None, *, min_confidence=0.25, fallback="danag",
+    collector=None, want="text", count=True)
+
+    Detects the main content of pages with the templates of ``store``
+    (None: every page by the single-page method). ``want``: what each
+    Result renders by default, any of "text", "markdown", "html", "nodes",
+    "metadata", "front_matter". ``count``: count detections in the store
+    (drift), when it is writable.
+
+    A Detector is one thread's: detect() from another thread raises
+    RuntimeError. detect_many() makes one per worker thread itself.
+    """
+
+    def __init__(self, store: Store | None = None, **options: Any) -> None:
+        super().__init__(store, **options)
+        self._options = options
+
+    def detect_many(self, pages: Iterable[Any], threads: int = 1,
+                    want: Any = None) -> Iterator[Result]:
+        """Detects every page of ``pages`` and yields the Results in input
+        order. A page is bytes, str, a winnow.warc.Record, a tuple (page,
+        url) or a dict with "html" (or "path"), "url", "site", "charset".
+        ``threads`` worker threads detect at once (each with a Detector of
+        its own on the same store; the GIL is released while winnow works);
+        at most 4 x threads pages are in flight. A page that fails raises
+        its error here, in order."""
+        if threads < 1:
+            raise ValueError("threads must be at least 1")
+        if threads == 1:
+            for p in pages:
+                yield self._detect_item(self, p, want)
+            return
+        local = threading.local()
+        made: list[Detector] = []
+        lock = threading.Lock()
+        opts = dict(self._options)
+
+        def work(item: Any) -> Result:
+            det = getattr(local, "det", None)
+            if det is None:
+                det = Detector(self.store, **opts)
+                local.det = det
+                with lock:
+                    made.append(det)
+            return self._detect_item(det, item, want)
+
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=threads)
+        try:
+            window: collections.deque = collections.deque()
+            for p in pages:
+                window.append(pool.submit(work, p))
+                if len(window) >= 4 * threads:
+                    yield window.popleft().result()
+            while window:
+                yield window.popleft().result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            # Each worker's detector belongs to its thread; once the pool is
+            # down no thread uses them: free them here.
+            for det in made:
+                det._release()
+
+    def _release(self) -> None:
+        # close() from the thread that owns it is the normal path; a
+        # detector whose thread has ended is closed through its finaliser.
+        try:
+            self.close()
+        except RuntimeError:
+            pass
+
+    @staticmethod
+    def _detect_item(det: "Detector", item: Any, want: Any) -> Result:
+        if isinstance(item, tuple):
+            page, url = item
+            return det.detect(page, url, want=want)
+        if isinstance(item, dict):
+            page = item.get("html")
+            if page is None:
+                path = item.get("path")
+                if path is None:
+                    raise ValueError('a page dict needs "html" or "path"')
+                with open(path, "rb") as f:
+                    page = f.read()
+            return det.detect(page, item.get("url"), site=item.get("site"),
+                              charset=item.get("charset"), want=want)
+        return det.detect(item, want=want)
+
+
+_FORMATS = {"text": "text", "markdown": "markdown", "html": "html", "json": "text"}
+_local = threading.local()
+
+
+def extract(html: bytes | str, url: str | None = None, format: str = "text",
+            metadata: bool = False) -> str:
+    """The main content of one page, by the single-page method (no store).
+
+    ``html``: bytes (the charset is detected as winnow detect does: BOM,
+    <meta>, a guess) or str. ``url``: the page's address (links in
+    markdown and html output are made absolute against it). ``format``:
+    "text", "markdown", "html" or "json" (winnow detect --format json: the
+    text, method, confidence, and the metadata when ``metadata``).
+    ``metadata`` with "markdown": YAML front matter first.
+    Raises NotHTMLError for a page that is not HTML, PageError past the caps.
+    """
+    if format not in _FORMATS:
+        raise ValueError('format must be "text", "markdown", "html" or "json", not %r' % (format,))
+    det = getattr(_local, "det", None)
+    if det is None:
+        det = Detector(None)
+        _local.det = det
+    want = [_FORMATS[format]]
+    if metadata:
+        want.append("front_matter" if format == "markdown" else "metadata")
+    r = det.detect(html, url, want=want)
+    if format == "json":
+        return r.json()
+    return getattr(r, format)
+
+
+from . import warc  # noqa: E402  (the submodule needs the names above)
