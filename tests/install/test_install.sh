@@ -72,4 +72,20 @@ $cc -std=c11 -Wall -Werror "$src/examples/extract.c" $(pkg-config --cflags winno
   -o "$prefix/extract-static"
 check "$prefix/extract-static"
 "$prefix/bin/winnow" --version | grep -q '^winnow ' || exit 1
+# The Python package: as cmake --install puts it (when it was built), and
+# as setup.py builds it against the installed library with pkg-config.
+py=$(ls -d "$prefix"/lib/python3*/dist-packages 2>/dev/null | head -n 1 || true)
+if [ -n "$py" ] && [ -e "$py/winnow/__init__.py" ]; then
+  pycheck() {
+    out=$(PYTHONPATH=$1 /usr/bin/python3 -c 'import sys, winnow
+print(winnow.extract(open(sys.argv[1], "rb").read()))' "$src/tests/fixtures/single/article.html")
+    printf '%s' "$out" | grep -q 'Harbour town votes' || { echo "python ($1): $out" >&2; exit 1; }
+  }
+  pycheck "$py"
+  cp -r "$src/python" "$prefix/pysrc"
+  (cd "$prefix/pysrc" && /usr/bin/python3 setup.py -q build --build-base "$prefix/pybuild" \
+    >/dev/null 2>"$prefix/pyerr") || { cat "$prefix/pyerr" >&2; exit 1; }
+  pycheck "$(ls -d "$prefix"/pybuild/lib*)"
+  echo "python package, installed and built with setup.py: ok"
+fi
 echo "install, pkg-config, shared and static builds of the example: ok"
