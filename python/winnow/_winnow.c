@@ -756,13 +756,36 @@ static PyObject *Result_metadata(ResultObject *self, void *c) {
 }
 
 static PyObject *Result_json(ResultObject *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"pretty", NULL};
+  static char *kwlist[] = {"pretty", "id", NULL};
   int pretty = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|p", kwlist, &pretty))
+  PyObject *id = Py_None, *id_json = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|p$O", kwlist, &pretty, &id))
     return NULL;
+  const char *id_raw = NULL;
+  if (id != Py_None) {
+    /* The id as the CLI writes it: compact, UTF-8 as it is. */
+    PyObject *json = PyImport_ImportModule("json");
+    if (!json)
+      return NULL;
+    PyObject *dumps = PyObject_GetAttrString(json, "dumps");
+    Py_DECREF(json);
+    PyObject *fargs = dumps ? PyTuple_Pack(1, id) : NULL;
+    PyObject *fkw = fargs ? Py_BuildValue("{s:O,s:(ss)}", "ensure_ascii", Py_False,
+                                          "separators", ",", ":")
+                          : NULL;
+    id_json = fkw ? PyObject_Call(dumps, fargs, fkw) : NULL;
+    Py_XDECREF(dumps);
+    Py_XDECREF(fargs);
+    Py_XDECREF(fkw);
+    if (!id_json || !(id_raw = PyUnicode_AsUTF8(id_json))) {
+      Py_XDECREF(id_json);
+      return NULL;
+    }
+  }
   char *out = NULL;
   wn_diag diag = {{0}};
-  wn_err err = wn_page_result_json(self->r, NULL, pretty ? WN_JSON_PRETTY : 0, &out, &diag);
+  wn_err err = wn_page_result_json(self->r, id_raw, pretty ? WN_JSON_PRETTY : 0, &out, &diag);
+  Py_XDECREF(id_json);
   if (err)
     return raise_err(err, &diag);
   PyObject *s = PyUnicode_DecodeUTF8(out, (Py_ssize_t)strlen(out), "replace");
@@ -810,7 +833,8 @@ static PyGetSetDef Result_getset[] = {
 
 static PyMethodDef Result_methods[] = {
     {"json", (PyCFunction)(void (*)(void))Result_json, METH_VARARGS | METH_KEYWORDS,
-     "json(pretty=False) -> str\n\nThe result as winnow detect --format json writes it."},
+     "json(pretty=False, *, id=None) -> str\n\nThe result as winnow detect --format json writes it;\n"
+     "with id (any JSON value), first as \"id\", as --jsonl and --warc write each line."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject Result_Type = {

@@ -46,7 +46,7 @@ class Result:
     generation: int
     layout: int
     charset: str | None
-    def json(self, pretty: bool = ...) -> str: ...
+    def json(self, pretty: bool = ..., *, id: Any = ...) -> str: ...
 
 class WarcRecord:
     url: str | None
