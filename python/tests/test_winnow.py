@@ -334,3 +334,34 @@ def test_help_reads():
                 winnow.Detector.detect_many, winnow.Store.learn, winnow.Collector,
                 winnow.warc.read):
         assert obj.__doc__ and len(obj.__doc__) > 40, obj
+
+
+def test_spark_style_partition_matches_cli(learned):
+    """docs/scaling.md's mapPartitions function (SparkFiles aside) gives the
+    CLI's --jsonl lines byte for byte, error lines included."""
+    winnow_bin = os.environ.get("WN_WINNOW")
+    if not winnow_bin:
+        pytest.skip("WN_WINNOW (the winnow program) not set")
+
+    def detect(lines, snap):
+        import json, winnow
+        with winnow.Store(snap, readonly=True) as store, \
+                winnow.Detector(store, count=False, want=["text", "nodes"]) as det:
+            for line in lines:
+                page = json.loads(line)
+                try:
+                    r = det.detect(page["html"], page.get("url"), site=page.get("site"))
+                    yield r.json(id=page.get("id"))
+                except winnow.Error as e:
+                    yield json.dumps({"id": page.get("id"), "error": e.message},
+                                     separators=(",", ":"), ensure_ascii=False)
+
+    lines = [json.dumps({"id": n, "url": "https://%s/a%d" % (SITE, n),
+                         "html": read(article(n)).decode("utf-8")}) for n in range(1, 8)]
+    lines.append(json.dumps({"id": "png", "html": "\x89PNG\r\n\x1a\n"}))
+    lines.append(json.dumps({"id": [1, "x"], "site": SITE, "html": read(article(6)).decode()}))
+    learned.close()
+    cli = subprocess.run([winnow_bin, "detect", "--store", learned.path, "--no-count", "--jsonl"],
+                         input="\n".join(lines).encode() + b"\n", capture_output=True).stdout
+    ours = "".join(line + "\n" for line in detect(lines, learned.path)).encode()
+    assert ours == cli
