@@ -108,7 +108,7 @@ _winnow._set_errors(Error, dict(_CLASSES, site=SiteError))
 
 class Detector(_winnow._Detector):
     """Detector(store=None, *, min_confidence=0.25, fallback="danag",
-    collector=None, want="text", count=True)
+    collector=None, want=("text", "metadata"), count=True)
 
     Detects the main content of pages with the templates of ``store``
     (None: every page by the single-page method). ``want``: what each

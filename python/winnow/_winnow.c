@@ -1349,7 +1349,7 @@ static int Detector_init(DetectorObject *self, PyObject *args, PyObject *kw) {
     PyErr_SetString(PyExc_ValueError, "the collector must learn into the detector's store");
     return -1;
   }
-  unsigned want = WN_WANT_TEXT;
+  unsigned want = WN_WANT_TEXT | WN_WANT_METADATA;
   if (want_obj && parse_want(want_obj, &want) < 0)
     return -1;
   wn_detector_options o;
