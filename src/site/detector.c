@@ -93,8 +93,8 @@ static void wn_entry_flush(wn_detector *d, wn_cache_entry *e) {
   if (err || !counted)
     return;
   e->has_counts = 1;
-  e->counts = wn_site_counts_from(&st);
-  e->drifting = wn_store_drifting(&st, &d->opts.drift);
+  e->counts = st.counts;
+  e->drifting = wn_store_drifting(&st.counts, &d->opts.drift);
   if (e->drifting && e->drift_reported != e->generation) {
     e->drift_reported = e->generation;
     if (d->opts.on_drift) {

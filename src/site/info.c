@@ -114,7 +114,7 @@ wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, w
     i->place_asides = pl->n_aside;
   }
   i->layouts = tpl ? wn_template_layout_count(tpl) : 0;
-  i->counts = wn_site_counts_from(&st);
+  i->counts = st.counts;
 out:
   wn_template_free(tpl);
   if (err) {
@@ -125,21 +125,9 @@ out:
   return WN_OK;
 }
 
-wn_site_counts wn_site_counts_from(const wn_store_stats *st) {
-  return (wn_site_counts){.pages = st->pages,
-                          .low = st->low,
-                          .recent_pages = st->recent_pages,
-                          .recent_low = st->recent_low,
-                          .updated_at = st->updated_at};
-}
 
 int wn_site_drifting(const wn_site_counts *c, const wn_drift_policy *policy) {
-  wn_store_stats st = {.pages = c->pages,
-                       .low = c->low,
-                       .recent_pages = c->recent_pages,
-                       .recent_low = c->recent_low,
-                       .updated_at = c->updated_at};
-  return wn_store_drifting(&st, policy);
+  return wn_store_drifting(c, policy);
 }
 
 wn_err wn_site_list(wn_store *store, wn_site_fn fn, void *ctx, wn_diag *diag) {

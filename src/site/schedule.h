@@ -15,19 +15,12 @@
 
 #include <winnow/winnow.h>
 
-#define WN_SITE_MAX_SCHED_ERROR 512u /* bytes of last_error, NUL included */
+#include "store/schedule.h"
 
-/* What the daemon's scheduler knows about a site, kept per site so that it
- * survives a restart and exists before the site's first template. */
-typedef struct wn_site_schedule {
-  int64_t last_success;      /* Unix time in ms of the last good learn; 0: never */
-  int64_t last_failure;      /* ... of the last failed one; 0: never */
-  int64_t next_run;          /* when the next learn is due (Unix ms); 0: at once */
-  uint32_t failures;         /* failed learns since the last good one */
-  uint32_t last_duration_ms; /* of the last learn, good or not */
-  uint64_t runs;             /* learns so far */
-  char last_error[WN_SITE_MAX_SCHED_ERROR]; /* why the last failure failed, or "" */
-} wn_site_schedule;
+/* What the daemon's scheduler knows about a site (the store's struct, one
+ * definition). */
+typedef wn_store_schedule wn_site_schedule;
+#define WN_SITE_MAX_SCHED_ERROR WN_STORE_MAX_SCHED_ERROR
 
 /* Writes a site's schedule in one small transaction (last_error is cut to
  * fit). WN_EINVAL, WN_ESTORE, WN_ENOSPACE, WN_ENOMEM. */

@@ -78,7 +78,4 @@ wn_err wn_site_decode_template(const wn_store_record *record, wn_template **tpl,
 wn_err wn_site_load_any(wn_store *store, const char *site, wn_template **tpl, wn_fastce **fce,
                         uint64_t *generation, wn_diag *diag);
 
-/* The store's counters as the public API shows them. */
-wn_site_counts wn_site_counts_from(const wn_store_stats *st);
-
 #endif /* WN_SITE_INT_H */

@@ -691,11 +691,11 @@ static void wn_stats_encode(const wn_store_stats *st, unsigned char *b) {
   memcpy(b, WN_STORE_STATS_MAGIC, 4);
   wn_le32_write(b + 4, WN_STORE_STATS_VERSION);
   wn_le64_write(b + 8, st->generation);
-  wn_le64_write(b + 16, st->pages);
-  wn_le64_write(b + 24, st->low);
-  wn_le32_write(b + 32, st->recent_pages);
-  wn_le32_write(b + 36, st->recent_low);
-  wn_le64_write(b + 40, (uint64_t)st->updated_at);
+  wn_le64_write(b + 16, st->counts.pages);
+  wn_le64_write(b + 24, st->counts.low);
+  wn_le32_write(b + 32, st->counts.recent_pages);
+  wn_le32_write(b + 36, st->counts.recent_low);
+  wn_le64_write(b + 40, (uint64_t)st->counts.updated_at);
   wn_le32_write(b + 48, wn_store_checksum(b, 48));
 }
 
@@ -706,12 +706,12 @@ static int wn_stats_decode(const void *bytes, size_t len, wn_store_stats *st) {
       wn_le32_get(b + 48) != wn_store_checksum(b, 48))
     return -1;
   st->generation = wn_le64_get(b + 8);
-  st->pages = wn_le64_get(b + 16);
-  st->low = wn_le64_get(b + 24);
-  st->recent_pages = wn_le32_get(b + 32);
-  st->recent_low = wn_le32_get(b + 36);
-  st->updated_at = wn_i64_from_u64(wn_le64_get(b + 40));
-  if (st->low > st->pages || st->recent_low > st->recent_pages)
+  st->counts.pages = wn_le64_get(b + 16);
+  st->counts.low = wn_le64_get(b + 24);
+  st->counts.recent_pages = wn_le32_get(b + 32);
+  st->counts.recent_low = wn_le32_get(b + 36);
+  st->counts.updated_at = wn_i64_from_u64(wn_le64_get(b + 40));
+  if (st->counts.low > st->counts.pages || st->counts.recent_low > st->counts.recent_pages)
     return -1;
   return 0;
 }
@@ -779,19 +779,19 @@ wn_err wn_store_count(wn_store *store, const char *site, uint64_t generation, ui
       *after = st;
     goto out;
   }
-  st.pages = st.pages + pages < st.pages ? UINT64_MAX : st.pages + pages;
-  st.low = st.low + low < st.low ? UINT64_MAX : st.low + low;
-  if (st.low > st.pages)
-    st.low = st.pages;
-  uint64_t rp = (uint64_t)st.recent_pages + pages, rl = (uint64_t)st.recent_low + low;
+  st.counts.pages = st.counts.pages + pages < st.counts.pages ? UINT64_MAX : st.counts.pages + pages;
+  st.counts.low = st.counts.low + low < st.counts.low ? UINT64_MAX : st.counts.low + low;
+  if (st.counts.low > st.counts.pages)
+    st.counts.low = st.counts.pages;
+  uint64_t rp = (uint64_t)st.counts.recent_pages + pages, rl = (uint64_t)st.counts.recent_low + low;
   /* Halve while past the window: the share stays, old pages fade. */
   while (rp > WN_STORE_RECENT_WINDOW) {
     rl = (rl * (rp / 2)) / rp;
     rp /= 2;
   }
-  st.recent_pages = (uint32_t)rp;
-  st.recent_low = (uint32_t)rl;
-  st.updated_at = (int64_t)time(NULL);
+  st.counts.recent_pages = (uint32_t)rp;
+  st.counts.recent_low = (uint32_t)rl;
+  st.counts.updated_at = (int64_t)time(NULL);
   unsigned char bytes[WN_STORE_STATS_LEN];
   wn_stats_encode(&st, bytes);
   MDB_val value = {.mv_size = sizeof bytes, .mv_data = bytes};
@@ -835,7 +835,7 @@ out:
   return err;
 }
 
-int wn_store_drifting(const wn_store_stats *stats, const wn_store_drift_policy *policy) {
+int wn_store_drifting(const wn_site_counts *stats, const wn_store_drift_policy *policy) {
   const uint32_t min_pages = policy ? policy->min_pages : WN_STORE_DRIFT_MIN_PAGES;
   const double share = policy ? policy->max_low_share : WN_STORE_DRIFT_SHARE;
   if (!stats || stats->recent_pages == 0 || stats->recent_pages < min_pages)

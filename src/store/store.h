@@ -26,6 +26,8 @@
 
 #include <winnow/winnow.h>
 
+#include "store/schedule.h"
+
 #define WN_STORE_FORMAT_VERSION 2u     /* written by put and encode */
 #define WN_STORE_FORMAT_VERSION_MIN 1u /* oldest version decode still reads */
 #define WN_STORE_MAX_SITE 255u
@@ -140,12 +142,10 @@ wn_err wn_store_list(wn_store *store, wn_store_site_fn fn, void *ctx, wn_diag *d
 #define WN_STORE_RECENT_WINDOW 512u
 
 typedef struct wn_store_stats {
-  uint64_t generation;    /* template generation the counts belong to */
-  uint64_t pages;         /* pages counted since that template was stored */
-  uint64_t low;           /* of which below the confidence threshold */
-  uint32_t recent_pages;  /* the recent window (see above) */
-  uint32_t recent_low;
-  int64_t updated_at;     /* Unix seconds of the last count; 0 if never */
+  uint64_t generation;   /* template generation the counts belong to */
+  wn_site_counts counts; /* since that template was stored (the public
+                            struct: pages, low, the recent window above,
+                            updated_at) */
 } wn_store_stats;
 
 /* When a site counts as drifting: at least min_pages recent pages, and a
@@ -170,7 +170,7 @@ wn_err wn_store_stats_get(wn_store *store, const char *site, wn_store_stats *out
                           wn_diag *diag);
 
 /* 1 if the counters say the site drifts under the policy (NULL: defaults). */
-int wn_store_drifting(const wn_store_stats *stats, const wn_store_drift_policy *policy);
+int wn_store_drifting(const wn_site_counts *counts, const wn_store_drift_policy *policy);
 
 void wn_store_record_free(wn_store_record *record);
 
@@ -188,20 +188,9 @@ wn_err wn_store_record_decode(const void *bytes, size_t len, wn_store_record **o
  *
  * What the daemon's scheduler knows about a site (winnow serve), kept per
  * site in its own database so that it survives a restart and exists before
- * the site's first template. One small write transaction per update.
+ * the site's first template (wn_store_schedule: store/schedule.h). One
+ * small write transaction per update.
  */
-#define WN_STORE_MAX_SCHED_ERROR 512u /* bytes of last_error, NUL included */
-
-typedef struct wn_store_schedule {
-  int64_t last_success;      /* Unix time in ms of the last good learn; 0: never */
-  int64_t last_failure;      /* ... of the last failed one; 0: never */
-  int64_t next_run;          /* when the next learn is due (Unix ms); 0: at once */
-  uint32_t failures;         /* failed learns since the last good one */
-  uint32_t last_duration_ms; /* of the last learn, good or not */
-  uint64_t runs;             /* learns so far */
-  char last_error[WN_STORE_MAX_SCHED_ERROR]; /* why the last failure failed, or "" */
-} wn_store_schedule;
-
 /* Writes a site's schedule (last_error is cut to fit). */
 wn_err wn_store_schedule_put(wn_store *store, const char *site, const wn_store_schedule *sched,
                              wn_diag *diag);

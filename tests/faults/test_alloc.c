@@ -407,9 +407,9 @@ static wn_err count_op(void *vctx, wn_diag *diag) {
     return err;
   wn_store_schedule s;
   memset(&s, 0, sizeof s);
-  s.runs = after.pages;
+  s.runs = after.counts.pages;
   s.last_success = 1000;
-  snprintf(s.last_error, sizeof s.last_error, "pages %llu", (unsigned long long)after.pages);
+  snprintf(s.last_error, sizeof s.last_error, "pages %llu", (unsigned long long)after.counts.pages);
   return wn_store_schedule_put(c->store, SITE, &s, diag);
 }
 
@@ -423,8 +423,8 @@ static void count_after(void *vctx, long n, wn_err err) {
   wn_err e = wn_store_stats_get(c->store, SITE, &st, &diag);
   if (e)
     fail_msg("counters after allocation %ld: %s", n, wn_diag_message(&diag, e));
-  assert_int_equal(st.pages % 10, 0);
-  assert_int_equal(st.low * 10, st.pages * 3);
+  assert_int_equal(st.counts.pages % 10, 0);
+  assert_int_equal(st.counts.low * 10, st.counts.pages * 3);
   wn_store_schedule s;
   e = wn_store_schedule_get(c->store, SITE, &s, &diag);
   if (e)

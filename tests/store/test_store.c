@@ -1906,23 +1906,23 @@ static void test_counters_count_and_reset(void **state) {
   assert_int_equal(wn_store_put(store, "a.example", &s.rec, NULL, NULL, &diag), WN_OK);
   assert_int_equal(wn_store_stats_get(store, "a.example", &st, &diag), WN_OK);
   assert_int_equal(st.generation, 1);
-  assert_int_equal(st.pages, 0);
-  assert_int_equal(st.updated_at, 0);
+  assert_int_equal(st.counts.pages, 0);
+  assert_int_equal(st.counts.updated_at, 0);
 
   assert_int_equal(wn_store_count(store, "a.example", 0, 10, 2, &counted, &st, &diag), WN_OK);
   assert_int_equal(counted, 1);
   assert_int_equal(wn_store_count(store, "a.example", 1, 5, 4, &counted, NULL, &diag), WN_OK);
   assert_int_equal(wn_store_stats_get(store, "a.example", &st, &diag), WN_OK);
-  assert_int_equal(st.pages, 15);
-  assert_int_equal(st.low, 6);
-  assert_int_equal(st.recent_pages, 15);
-  assert_int_equal(st.recent_low, 6);
-  assert_true(st.updated_at > 0);
+  assert_int_equal(st.counts.pages, 15);
+  assert_int_equal(st.counts.low, 6);
+  assert_int_equal(st.counts.recent_pages, 15);
+  assert_int_equal(st.counts.recent_low, 6);
+  assert_true(st.counts.updated_at > 0);
 
   /* Counts for a generation that is not current are dropped. */
   assert_int_equal(wn_store_count(store, "a.example", 7, 5, 5, &counted, &st, &diag), WN_OK);
   assert_int_equal(counted, 0);
-  assert_int_equal(st.pages, 15);
+  assert_int_equal(st.counts.pages, 15);
   /* More low than pages is refused. */
   assert_int_equal(wn_store_count(store, "a.example", 0, 1, 2, &counted, &st, &diag), WN_EINVAL);
 
@@ -1930,14 +1930,14 @@ static void test_counters_count_and_reset(void **state) {
   assert_int_equal(wn_store_put(store, "a.example", &s.rec, NULL, NULL, &diag), WN_OK);
   assert_int_equal(wn_store_stats_get(store, "a.example", &st, &diag), WN_OK);
   assert_int_equal(st.generation, 2);
-  assert_int_equal(st.pages, 0);
-  assert_int_equal(st.low, 0);
+  assert_int_equal(st.counts.pages, 0);
+  assert_int_equal(st.counts.low, 0);
   /* And so does deleting the site. */
   assert_int_equal(wn_store_count(store, "a.example", 2, 4, 4, &counted, &st, &diag), WN_OK);
   assert_int_equal(wn_store_delete(store, "a.example", &diag), WN_OK);
   assert_int_equal(wn_store_put(store, "a.example", &s.rec, NULL, NULL, &diag), WN_OK);
   assert_int_equal(wn_store_stats_get(store, "a.example", &st, &diag), WN_OK);
-  assert_int_equal(st.pages, 0);
+  assert_int_equal(st.counts.pages, 0);
   wn_store_close(store);
 
   /* Read-only handles read the counters but cannot count. */
@@ -1960,25 +1960,26 @@ static void test_counters_window_and_drift(void **state) {
   /* 1000 good pages: the window halves 512+ down, no drift. */
   for (int i = 0; i < 10; i++)
     assert_int_equal(wn_store_count(store, "b.example", 0, 100, 0, &counted, &st, &diag), WN_OK);
-  assert_int_equal(st.pages, 1000);
-  assert_true(st.recent_pages <= WN_STORE_RECENT_WINDOW);
-  assert_true(st.recent_pages > WN_STORE_RECENT_WINDOW / 2);
-  assert_int_equal(st.recent_low, 0);
-  assert_false(wn_store_drifting(&st, NULL));
+  assert_int_equal(st.counts.pages, 1000);
+  assert_true(st.counts.recent_pages <= WN_STORE_RECENT_WINDOW);
+  assert_true(st.counts.recent_pages > WN_STORE_RECENT_WINDOW / 2);
+  assert_int_equal(st.counts.recent_low, 0);
+  assert_false(wn_store_drifting(&st.counts, NULL));
   /* Then the site is redesigned: 200 pages, all low. The lifetime share is
    * 1/6, under the 0.25 threshold; the recent share is past it. */
   for (int i = 0; i < 4; i++)
     assert_int_equal(wn_store_count(store, "b.example", 0, 50, 50, &counted, &st, &diag), WN_OK);
-  assert_int_equal(st.pages, 1200);
-  assert_int_equal(st.low, 200);
-  assert_true((double)st.low / (double)st.pages < WN_STORE_DRIFT_SHARE);
-  assert_true(st.recent_low * 4 >= st.recent_pages);
-  assert_true(wn_store_drifting(&st, NULL));
+  assert_int_equal(st.counts.pages, 1200);
+  assert_int_equal(st.counts.low, 200);
+  assert_true((double)st.counts.low / (double)st.counts.pages < WN_STORE_DRIFT_SHARE);
+  assert_true(st.counts.recent_low * 4 >= st.counts.recent_pages);
+  assert_true(wn_store_drifting(&st.counts, NULL));
   /* Too few pages never drift, whatever their share. */
-  wn_store_stats few = {.generation = 1, .pages = 5, .low = 5, .recent_pages = 5, .recent_low = 5};
-  assert_false(wn_store_drifting(&few, NULL));
+  wn_store_stats few = {.generation = 1,
+                        .counts = {.pages = 5, .low = 5, .recent_pages = 5, .recent_low = 5}};
+  assert_false(wn_store_drifting(&few.counts, NULL));
   wn_store_drift_policy lax = {.min_pages = 5, .max_low_share = 0.9};
-  assert_true(wn_store_drifting(&few, &lax));
+  assert_true(wn_store_drifting(&few.counts, &lax));
   wn_store_close(store);
 }
 
@@ -1996,10 +1997,10 @@ static void test_damaged_counters_start_afresh(void **state) {
   wn_store_stats st;
   int counted = 0;
   assert_int_equal(wn_store_stats_get(store, "c.example", &st, &diag), WN_OK);
-  assert_int_equal(st.pages, 0);
+  assert_int_equal(st.counts.pages, 0);
   assert_int_equal(wn_store_count(store, "c.example", 0, 2, 1, &counted, &st, &diag), WN_OK);
-  assert_int_equal(st.pages, 2);
-  assert_int_equal(st.low, 1);
+  assert_int_equal(st.counts.pages, 2);
+  assert_int_equal(st.counts.low, 1);
   wn_store_close(store);
 }
 
