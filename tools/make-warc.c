@@ -26,7 +26,7 @@
 
 /* wn_parse_u32: the project's one whole-number parser (src/util/util.h;
  * the tools link the static library, which has it). */
-#include "../src/util/util.h"
+#include "util.h" /* src/util: number parsing, the clock */
 
 #define MAX_INDEX_BYTES ((size_t)16 * 1024 * 1024)
 #define MAX_FIELDS 16u

@@ -10,7 +10,7 @@
 
 /* wn_clock_ms: the project's one monotonic clock (src/util/util.h; the
  * tools link the static library, which has it). */
-#include "../src/util/util.h"
+#include "util.h" /* src/util: number parsing, the clock */
 
 int wn_tool_parse_bare(const char *bytes, size_t len) {
   if (len > (size_t)INT_MAX)

@@ -22,7 +22,7 @@
 
 /* wn_parse_u32: the project's one whole-number parser (src/util/util.h;
  * the tools link the static library, which has it). */
-#include "../src/util/util.h"
+#include "util.h" /* src/util: number parsing, the clock */
 
 #include <getopt.h>
 #include <jansson.h>

@@ -17,7 +17,7 @@
 
 #include <winnow/winnow.h>
 
-#include "../util/util.h"
+#include "util.h" /* src/util: number parsing, the clock */
 
 /* Longest JSONL input line: a page of WN_PAGE_MAX_BYTES plus its JSON
  * escaping (quotes and backslashes double) and the other fields. */
