@@ -63,11 +63,11 @@ extern "C" {
 /* ==== 1. lifecycle and errors ============================================ */
 
 #define WN_VERSION_MAJOR 0
-#define WN_VERSION_MINOR 1
+#define WN_VERSION_MINOR 2
 #define WN_VERSION_PATCH 0
-#define WN_VERSION_STRING "0.1.0"
+#define WN_VERSION_STRING "0.2.0"
 
-/* The library's version string ("0.1.0"): may differ from the header's
+/* The library's version string ("0.2.0"): may differ from the header's
  * WN_VERSION_STRING when a program runs against a newer shared library. */
 WN_API const char *wn_version(void);
 
@@ -330,7 +330,7 @@ typedef struct wn_learn_options {
 } wn_learn_options;
 WN_API void wn_learn_options_init(wn_learn_options *opts);
 
-#define WN_CRAWL_DEFAULT_USER_AGENT "winnow/0.1 (+https://github.com/winnow-extract/winnow)"
+#define WN_CRAWL_DEFAULT_USER_AGENT "winnow/0.2 (+https://github.com/winnow-extract/winnow)"
 
 typedef struct wn_crawl_options {
   const char *user_agent;       /* sent as User-Agent; robots.txt is matched
@@ -350,6 +350,16 @@ typedef struct wn_crawl_options {
    * crawl stops within a second and learning fails with WN_EBUSY
    * ("cancelled"). A daemon sets it to stop promptly. Default NULL. */
   const volatile int *cancel;
+  /* 1: connect to no loopback, private (RFC 1918, RFC 4193), shared
+   * (100.64/10), link-local (169.254/16 and fe80::/10, cloud metadata
+   * services among them), multicast or reserved address: every address
+   * every request and redirect resolves to is checked as the socket is
+   * opened, so neither DNS nor a redirect leads around it ("address
+   * 127.0.0.1 is loopback"). For crawls a stranger asks for (the daemon,
+   * for sites not in its configuration). Default 0: any address (a crawl
+   * of your own intranet or of 127.0.0.1). With a proxy the proxy's
+   * address is the one checked. */
+  int refuse_private;
 } wn_crawl_options;
 WN_API void wn_crawl_options_init(wn_crawl_options *opts);
 

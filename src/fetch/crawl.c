@@ -28,7 +28,10 @@
  */
 #include "fetch/fetch.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +94,7 @@ typedef struct transfer {
   stop_reason stop;
   int checked; /* status and type looked at on the first body bytes */
   char errbuf[CURL_ERROR_SIZE];
+  char refused[96]; /* an address refused (refuse_private): which, and why */
 } transfer;
 
 /* One batch in progress. */
@@ -335,6 +339,33 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp) {
   return n;
 }
 
+/* Opens the socket of a connection unless refuse_private is set and its
+ * address is one a stranger must not reach through us
+ * (wn_ip_kind): libcurl then tries the name's other addresses, and fails
+ * with CURLE_COULDNT_CONNECT when none is left. */
+static curl_socket_t open_socket(void *ctx, curlsocktype purpose, struct curl_sockaddr *addr) {
+  transfer *t = ctx;
+  (void)purpose;
+  const char *kind = NULL;
+  char ip[INET6_ADDRSTRLEN] = "?";
+  if (addr->family == AF_INET && addr->addrlen >= sizeof(struct sockaddr_in)) {
+    const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)&addr->addr;
+    kind = wn_ip_kind(AF_INET, &in->sin_addr);
+    inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+  } else if (addr->family == AF_INET6 && addr->addrlen >= sizeof(struct sockaddr_in6)) {
+    const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)(const void *)&addr->addr;
+    kind = wn_ip_kind(AF_INET6, &in6->sin6_addr);
+    inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
+  } else {
+    kind = "not an internet address";
+  }
+  if (kind) {
+    snprintf(t->refused, sizeof t->refused, "address %s is %s", ip, kind);
+    return CURL_SOCKET_BAD;
+  }
+  return socket(addr->family, addr->socktype, addr->protocol);
+}
+
 static wn_err start_transfer(batch *b, size_t job, size_t host, const char *url, uint64_t now,
                              wn_diag *diag) {
   wn_crawl *crawl = b->crawl;
@@ -371,6 +402,10 @@ static wn_err start_transfer(batch *b, size_t job, size_t host, const char *url,
   SET(CURLOPT_ERRORBUFFER, t->errbuf);
   SET(CURLOPT_PRIVATE, t);
   SET(CURLOPT_NOSIGNAL, 1L);
+  if (o->refuse_private) {
+    SET(CURLOPT_OPENSOCKETFUNCTION, open_socket);
+    SET(CURLOPT_OPENSOCKETDATA, t);
+  }
 #undef SET
   if (rc != CURLE_OK || curl_multi_add_handle(crawl->multi, e) != CURLM_OK) {
     curl_easy_cleanup(e);
@@ -450,9 +485,18 @@ static const char *connect_reason(CURL *e, const char *fallback) {
  * not resolve, the connect was refused or timed out): the host is down,
  * whatever was asked of it. */
 static wn_err map_curl_error(const wn_crawl_options *o, CURL *e, CURLcode rc, const char *errbuf,
-                             const char *origin, char *msg, size_t msg_size, int *unreachable) {
+                             const char *refused, const char *origin, char *msg,
+                             size_t msg_size, int *unreachable) {
   const char *text = errbuf[0] ? errbuf : curl_easy_strerror(rc);
   *unreachable = 0;
+  if (refused[0] && rc == CURLE_COULDNT_CONNECT) {
+    snprintf(msg, msg_size,
+             "refused to connect to %s: %s (private, loopback, link-local and metadata "
+             "addresses are not crawled here)",
+             origin_host_port(origin), refused);
+    *unreachable = 1;
+    return WN_ENET;
+  }
   switch (rc) {
   case CURLE_OPERATION_TIMEDOUT: {
     /* curl says which limit fired only in prose; the elapsed time says it
@@ -519,7 +563,7 @@ static void finish_robots(batch *b, transfer *t, CURLcode rc) {
        * a robots.txt problem: asking for the page would fail alike. */
       char msg[160];
       int unreachable = 0;
-      h->robots_err = map_curl_error(&crawl->opts, t->easy, rc, t->errbuf, h->origin, msg,
+      h->robots_err = map_curl_error(&crawl->opts, t->easy, rc, t->errbuf, t->refused, h->origin, msg,
                                      sizeof msg, &unreachable);
       snprintf(h->robots_note, sizeof h->robots_note, "%s%s", unreachable ? "" : "robots.txt: ",
                msg);
@@ -621,7 +665,7 @@ static void finish_page(batch *b, transfer *t, CURLcode rc) {
   } else if (!answered) {
     char msg[sizeof f->message];
     int unreachable = 0;
-    wn_err err = map_curl_error(o, t->easy, rc, t->errbuf, b->crawl->hosts[t->host].origin, msg,
+    wn_err err = map_curl_error(o, t->easy, rc, t->errbuf, t->refused, b->crawl->hosts[t->host].origin, msg,
                                 sizeof msg, &unreachable);
     job_done(b, t->job, err, "%s", msg);
   } else if (f->http_status < 200 || f->http_status > 299) {

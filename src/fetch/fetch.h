@@ -149,6 +149,12 @@ typedef struct wn_fetch {
   char message[256];
 } wn_fetch;
 
+/* NULL when a crawl for a stranger may connect to the address (family
+ * AF_INET with a struct in_addr, or AF_INET6 with a struct in6_addr), else
+ * what the address is: "loopback", "private (10.0.0.0/8)", "link-local
+ * (169.254.0.0/16, cloud metadata)"... (wn_crawl_options.refuse_private). */
+const char *wn_ip_kind(int family, const void *addr);
+
 typedef struct wn_crawl wn_crawl;
 
 /* opts may be NULL (defaults). Copies what it needs from opts. */

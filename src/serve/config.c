@@ -337,6 +337,8 @@ static wn_err wn_set_key(wn_serve_config *cfg, const char *section, const char *
       return wn_get_u32(v, 1, 256, &c->total_parallel, loc, key, diag);
     if (strcmp(name, "obey_robots") == 0)
       return wn_get_bool(v, &c->obey_robots, loc, key, diag);
+    if (strcmp(name, "allow_private") == 0)
+      return wn_get_bool(v, &cfg->allow_private, loc, key, diag);
   } else if (strcmp(section, "learning") == 0) {
     if ((err = wn_set_learn_key(&cfg->learn, &cfg->algo, name, v, loc, key, &known, diag)) || known)
       return err;

@@ -332,6 +332,10 @@ static void *wn_learner_main(void *arg) {
     char *agent = s->cfg->user_agent ? strdup(s->cfg->user_agent) : NULL;
     crawl.user_agent = agent;
     crawl.cancel = &s->cancel;
+    /* A site no one configured is a stranger's request: its crawl reaches
+     * no address behind the daemon (docs/serve.md, "What a client can and
+     * cannot do"). */
+    crawl.refuse_private = !s->cfg->allow_private && !wn_serve_config_site(s->cfg, job->req.site);
     int log_level = s->cfg->log_level;
     pthread_mutex_unlock(&s->mu);
 

@@ -67,6 +67,10 @@ struct wn_serve_config {
   /* crawler */
   char *user_agent;          /* NULL: the library's default */
   wn_crawl_options crawl;
+  /* 1: crawls of sites not in sites: may reach private, loopback and
+   * link-local addresses too (default 0: refused, wn_crawl_options
+   * .refuse_private); configured sites may always. */
+  int allow_private;
   /* learning */
   wn_learn_options learn;
   wn_learn_algo algo;

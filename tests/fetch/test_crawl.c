@@ -6,7 +6,9 @@
  */
 #include "wn_test.h"
 
+#include <arpa/inet.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 
 #include "fetch/fetch.h"
 #include "wn_httpd.h"
@@ -589,6 +591,66 @@ static void test_dns_failure(void **state) {
   }
 }
 
+/* refuse_private: no socket is opened to a loopback address, whether the
+ * URL names it or a host name resolves to it (localhost), for the page and
+ * for its robots.txt alike; the server sees no request, and the message
+ * says which address and why. */
+static void test_refuse_private(void **state) {
+  (void)state;
+  wn_httpd *srv = start("site");
+  wn_crawl_options o = fast_options();
+  o.refuse_private = 1;
+  wn_crawl *crawl = crawl_new(&o);
+  static const char *const hosts[] = {"127.0.0.1", "localhost"};
+  for (size_t i = 0; i < 2; i++) {
+    static const char *const path[] = {"/page.html"};
+    wn_fetch f;
+    fetch_paths(crawl, srv, hosts[i], path, 1, &f);
+    expect_err(&f, WN_ENET);
+    if (!strstr(f.message, "refused to connect") || !strstr(f.message, "is loopback"))
+      fail_msg("%s: %s", hosts[i], f.message);
+    wn_fetch_clear(&f);
+  }
+  assert_int_equal(wn_httpd_requests(srv, "/page.html"), 0);
+  assert_int_equal(wn_httpd_requests(srv, "/robots.txt"), 0);
+  wn_crawl_destroy(crawl);
+  /* The default reaches loopback, as a crawl of one's own sites does. */
+  o.refuse_private = 0;
+  crawl = crawl_new(&o);
+  wn_fetch f;
+  fetch_one(crawl, srv, "/page.html", &f);
+  expect_err(&f, WN_OK);
+  wn_fetch_clear(&f);
+  wn_crawl_destroy(crawl);
+  wn_httpd_stop(srv);
+}
+
+/* The addresses refuse_private keeps a crawl from, and some it does not. */
+static void test_ip_kind(void **state) {
+  (void)state;
+  static const struct {
+    const char *ip;
+    int refused;
+  } cases[] = {
+      {"127.0.0.1", 1},       {"127.255.0.9", 1},    {"10.1.2.3", 1},
+      {"172.16.0.1", 1},      {"172.31.255.255", 1}, {"172.32.0.1", 0},
+      {"192.168.1.1", 1},     {"169.254.169.254", 1}, {"100.64.0.1", 1},
+      {"100.128.0.1", 0},     {"0.0.0.0", 1},        {"224.0.0.1", 1},
+      {"255.255.255.255", 1}, {"8.8.8.8", 0},        {"93.184.216.34", 0},
+      {"::1", 1},             {"::", 1},             {"::ffff:127.0.0.1", 1},
+      {"::ffff:8.8.8.8", 0},  {"64:ff9b::a9fe:a9fe", 1}, {"fd00:ec2::254", 1},
+      {"fe80::1", 1},         {"ff02::1", 1},        {"2001:4860:4860::8888", 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    unsigned char addr[16];
+    int family = strchr(cases[i].ip, ':') ? AF_INET6 : AF_INET;
+    assert_int_equal(inet_pton(family, cases[i].ip, addr), 1);
+    const char *kind = wn_ip_kind(family, addr);
+    if ((kind != NULL) != cases[i].refused)
+      fail_msg("%s: %s", cases[i].ip, kind ? kind : "allowed");
+  }
+}
+
 static void test_bad_urls(void **state) {
   (void)state;
   const char *urls[] = {"ftp://example.com/file", "not a url", "mailto:me@example.com"};
@@ -635,6 +697,8 @@ int main(void) {
       cmocka_unit_test(test_connection_refused),
       cmocka_unit_test(test_dns_failure),
       cmocka_unit_test(test_bad_urls),
+      cmocka_unit_test(test_refuse_private),
+      cmocka_unit_test(test_ip_kind),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -921,6 +921,71 @@ static void test_stop_finishes_requests(void **state) {
  * send application/x-www-form-urlencoded): an object with "html" or "url"
  * is the JSON form, any other JSON is refused with 415, and JSON is never
  * extracted as a page. */
+/* POSTs a learn request and waits for its job: its final state ("done",
+ * "failed") and message into msg. */
+static const char *learn_job(uint16_t port, const char *const *headers, const char *body,
+                             char *msg, size_t msg_size) {
+  reply r = http(port, "POST", "/v1/learn", body, headers);
+  assert_int_equal(r.status, 202);
+  json_t *j = reply_json(&r);
+  long long id = (long long)json_integer_value(json_object_get(j, "job"));
+  json_decref(j);
+  reply_free(&r);
+  char path[64];
+  snprintf(path, sizeof path, "/v1/jobs/%lld", id);
+  for (int i = 0; i < 400; i++) {
+    r = http(port, "GET", path, NULL, headers);
+    assert_int_equal(r.status, 200);
+    j = reply_json(&r);
+    reply_free(&r);
+    const char *st = json_string_value(json_object_get(j, "state"));
+    if (strcmp(st, "done") == 0 || strcmp(st, "failed") == 0) {
+      const char *m = json_string_value(json_object_get(j, "message"));
+      snprintf(msg, msg_size, "%s", m ? m : "");
+      const char *out = strcmp(st, "done") == 0 ? "done" : "failed";
+      json_decref(j);
+      return out;
+    }
+    json_decref(j);
+    sleep_ms(50);
+  }
+  fail_msg("job %lld did not finish", id);
+  return NULL;
+}
+
+/* With allow_any_site a client names the site to crawl: one it names to
+ * resolve to 127.0.0.1 (localhost) is refused with a clear error, the
+ * server seeing no request; the configured loopback site is still
+ * learned; crawler.allow_private lets the other in too. */
+static void test_private_addresses(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  write_config(&f, "  token: tok\n  allow_any_site: true\n", "    interval: 1h\n");
+  fixture_start(&f, NULL);
+  const char *auth[] = {"Content-Type: application/json", "Authorization: Bearer tok", NULL};
+  char body[512], msg[600];
+  snprintf(body, sizeof body, "{\"url\": \"http://localhost:%u%s\"}",
+           (unsigned)wn_httpd_port(f.site_srv), KEY_PAGE);
+  const char *st = learn_job(f.port, auth, body, msg, sizeof msg);
+  assert_string_equal(st, "failed");
+  if (!strstr(msg, "refused to connect") || !strstr(msg, "is loopback"))
+    fail_msg("message: %s", msg);
+  assert_int_equal(wn_httpd_requests(f.site_srv, KEY_PAGE), 0);
+  snprintf(body, sizeof body, "{\"url\": \"%s\"}", f.key_url);
+  assert_string_equal(learn_job(f.port, auth, body, msg, sizeof msg), "done");
+  wn_server_stop(f.srv);
+
+  static const char *const sets[] = {"crawler.allow_private", "true", NULL};
+  fixture_start(&f, sets);
+  snprintf(body, sizeof body, "{\"url\": \"http://localhost:%u%s\"}",
+           (unsigned)wn_httpd_port(f.site_srv), KEY_PAGE);
+  st = learn_job(f.port, auth, body, msg, sizeof msg);
+  if (strcmp(st, "done") != 0)
+    fail_msg("allow_private: %s", msg);
+  fixture_stop(&f);
+}
+
 static void test_json_with_form_type(void **state) {
   (void)state;
   fixture f;
@@ -1631,6 +1696,7 @@ int main(void) {
       cmocka_unit_test(test_cli_config_error_exit),
       cmocka_unit_test(test_detect_and_learn_over_http),
       cmocka_unit_test(test_bad_requests),
+      cmocka_unit_test(test_private_addresses),
       cmocka_unit_test(test_json_with_form_type),
       cmocka_unit_test(test_reload_forever),
       cmocka_unit_test(test_scheduled_refresh_fires),
