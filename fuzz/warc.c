@@ -44,7 +44,7 @@ static void read_all(const char *path, int every) {
     }
   }
   wn_warc_stats st;
-  wn_warc_reader_stats(r, &st);
+  wn_warc_reader_stats_get(r, &st);
   wn_warc_reader_close(r);
 }
 

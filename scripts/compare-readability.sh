@@ -2,7 +2,7 @@
 # Mozilla's Readability.js (the single-page extractor of Firefox's reader
 # view) on a laid-out corpus, scored with the corpus protocol, beside
 # winnow's single-page fallback (DANAg) on the same pages: the "best
-# single-page extractor" issue 10 measures the fallback against.
+# single-page extractor" the fallback is measured against.
 #
 # usage: scripts/compare-readability.sh [--build DIR] [--work DIR] CORPUS_DIR...
 #   --build DIR   build directory holding winnow-eval (default: build)

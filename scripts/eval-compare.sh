@@ -1,5 +1,5 @@
 #!/bin/sh
-# The learning methods side by side on one laid-out corpus (issue 10): ETDM
+# The learning methods side by side on one laid-out corpus: ETDM
 # with the cue selector, ETDM with content places (the default), FastCE; for
 # each, word F1 on all test pages and on each half of the sites (winnow-eval
 # --fold A|B: constants are chosen on one half and reported on the other),

@@ -1,5 +1,5 @@
 #!/bin/sh
-# End-to-end evaluation of learning by crawling (issue 3) on real
+# End-to-end evaluation of learning by crawling on real
 # documentation sites from Debian packages, served on loopback:
 #
 #   1. serve the package's HTML on 127.0.0.1 (python3 -m http.server);

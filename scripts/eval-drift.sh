@@ -1,5 +1,5 @@
 #!/bin/sh
-# Template drift on the crawl-to-the-future corpus (issue 4), end to end
+# Template drift on the crawl-to-the-future corpus, end to end
 # through the winnow command line: for each site, a template learned from
 # its pages of one year (the 5 train pages of SITE-FROM) serves
 #   1. the rest of that year's pages: they should fit (method "template"),

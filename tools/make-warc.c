@@ -78,7 +78,7 @@ static int read_back(const char *path) {
     bytes += page.payload_len;
   double secs = now_s() - t0;
   wn_warc_stats st;
-  wn_warc_reader_stats(r, &st);
+  wn_warc_reader_stats_get(r, &st);
   wn_warc_reader_close(r);
   if (rc < 0) {
     fprintf(stderr, "make-warc: %s\n", wn_diag_message(&diag, (wn_err)-rc));

@@ -379,7 +379,7 @@ static int wn_eval_name_ok(const char *s) {
 
 /*
  * --fold A|B: two halves of a corpus by site, so that a constant chosen on
- * one half is reported on the other (issue 10, "How to measure honestly").
+ * one half is reported on the other (docs/evaluation.md, "How to measure honestly").
  * A group's site is its name less a trailing "-YEAR" (crawl-to-the-future
  * names groups site-year); the distinct sites, sorted by name, alternate
  * between fold A (the first, third, ...) and fold B. No site is named here.

@@ -1125,7 +1125,7 @@ WN_API int wn_warc_next(wn_warc_reader *reader, wn_warc_page *page, wn_diag *dia
  * WN_EINVAL, WN_ETOOBIG, WN_ENOMEM. */
 WN_API wn_err wn_warc_page_copy(const wn_warc_page *page, wn_warc_page **out, wn_diag *diag);
 WN_API void wn_warc_page_free(wn_warc_page *page);
-WN_API void wn_warc_reader_stats(const wn_warc_reader *reader, wn_warc_stats *out);
+WN_API void wn_warc_reader_stats_get(const wn_warc_reader *reader, wn_warc_stats *out);
 WN_API void wn_warc_reader_close(wn_warc_reader *reader);
 
 typedef struct wn_warc_writer wn_warc_writer;

@@ -978,7 +978,7 @@ static PyObject *WarcReader_stats(WarcReaderObject *self, PyObject *unused) {
     return NULL;
   }
   wn_warc_stats s;
-  wn_warc_reader_stats(self->reader, &s);
+  wn_warc_reader_stats_get(self->reader, &s);
   return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "records", (unsigned long long)s.records,
                        "pages", (unsigned long long)s.pages, "skipped_type",
                        (unsigned long long)s.skipped_type, "skipped_not_html",

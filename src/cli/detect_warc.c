@@ -62,7 +62,7 @@ static void wn_warc_close_current(wn_warc_source *s) {
   if (!s->reader)
     return;
   wn_warc_stats st;
-  wn_warc_reader_stats(s->reader, &st);
+  wn_warc_reader_stats_get(s->reader, &st);
   wn_warc_stats_add(&s->total, &st);
   wn_warc_reader_close(s->reader);
   s->reader = NULL;

@@ -71,7 +71,7 @@ void wn_warc_reader_options_init(wn_warc_reader_options *opts) {
   opts->max_payload_bytes = WN_PAGE_MAX_BYTES;
 }
 
-void wn_warc_reader_stats(const wn_warc_reader *reader, wn_warc_stats *out) {
+void wn_warc_reader_stats_get(const wn_warc_reader *reader, wn_warc_stats *out) {
   if (!reader) {
     memset(out, 0, sizeof *out);
     return;

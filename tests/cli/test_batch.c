@@ -756,7 +756,7 @@ static void test_jsonl_content_type(void **state) {
 
 /* ---- URLs that name no site, or name it only when read as a crawl has them ---- */
 
-/* Issue 22: a crawl's URLs with a space in the path, a host with '_' or
+/* A crawl's URLs with a space in the path, a host with '_' or
  * an IDN host, and one whose host no site name spells. Every line gets its
  * page's text and no "error"; the site is named where it can be (the host
  * for a space in the path, so the learned template serves the page; the
@@ -940,7 +940,7 @@ static void test_warc_in_wet_out(void **state) {
   assert_int_equal(got, 0);
   assert_int_equal(conversions, 6);
   wn_warc_stats st;
-  wn_warc_reader_stats(r, &st);
+  wn_warc_reader_stats_get(r, &st);
   assert_int_equal(st.damaged, 0);
   wn_warc_reader_close(r);
 

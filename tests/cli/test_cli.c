@@ -717,7 +717,7 @@ static void test_detect_url_and_stdin(void **state) {
   wn_expect_fallback_json(r.out, "danag", "no template");
   wn_run_free(&r);
 
-  /* A URL that names no site still has its page read (issue 22): the
+  /* A URL that names no site still has its page read: the
    * single-page method, a warning that says why, "site_error" in JSON. */
   RUN(&r, NULL, "detect", "--store", g_store, "--url", "not a url", PAGE(7));
   assert_int_equal(r.status, 0);
@@ -739,7 +739,7 @@ static void test_detect_url_and_stdin(void **state) {
   wn_run_free(&r);
 }
 
-/* URLs as a crawl has them (issue 22): a space in the path hides nothing
+/* URLs as a crawl has them: a space in the path hides nothing
  * (the site's template serves the page), a host with '_' and an IDN host
  * name their sites, a host no site name spells leaves the page to the
  * single-page method; never an error, never "out of memory". */

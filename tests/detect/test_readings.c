@@ -1,6 +1,6 @@
 /* tests/detect/test_readings.c: the second reading (Readability's scoring,
  * readability.c), its combination with the density method (combine.c),
- * and the output invariants every method keeps (issue 32): a block is
+ * and the output invariants every method keeps: a block is
  * never output twice, a page with text never comes out empty, a short
  * post above a longer comment thread yields the post, a dialog never wins
  * over the page's text, text set with <br> is read, ruby readings are not

@@ -376,7 +376,7 @@ static void test_bounded(void **state) {
 }
 
 
-/* ---- hand-made pages of issue 10, item 4 ------------------------------- */
+/* ---- hand-made pages of the open web's failures ------------------------------- */
 
 /* Appends with wn_buf_printf, failing the test on error. */
 #define OUT(...) assert_int_equal(wn_buf_printf(&h, __VA_ARGS__), WN_OK)
@@ -587,7 +587,7 @@ static void test_comment_mask(void **state) {
  * (<code class="docutils literal"><span class="pre">...</span></code>),
  * highlighted code blocks (a <span class> per token) and signatures between
  * them. DANAg charged every such tag as code and stopped at the first
- * marked-up paragraph (issue 10: 529 of 10,918 words of Python's re.html);
+ * marked-up paragraph (529 of 10,918 words of Python's re.html);
  * the whole reference must be kept, the menu and sidebar not.
  */
 static void manual_page(wn_buf *b) {
@@ -705,7 +705,7 @@ static void test_news_related(void **state) {
 }
 
 /*
- * A section front (issue 10: BBC index pages, whose gold is empty): teasers
+ * A section front (BBC index pages, whose gold is empty): teasers
  * (a linked headline and a one-line blurb) and lists of links, then a
  * footer whose "best viewed with" disclaimer is the longest paragraph of
  * the page. DANAg chose the disclaimer, and the named-box rule, which never

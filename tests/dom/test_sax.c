@@ -386,7 +386,7 @@ static long wn_peak_kib(void) {
   return ru.ru_maxrss;
 }
 
-/* The page of issue 12: 15 MB of two million nodes. The node cap stops the
+/* A page of 15 MB and two million nodes. The node cap stops the
  * parser as the nodes arrive; building libxml2's whole tree first took
  * 729 MB. */
 static void test_caps_while_parsing(void **state) {

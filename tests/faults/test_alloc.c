@@ -1,5 +1,5 @@
 /*
- * tests/faults: allocation failure (issue 14). A torture mode in the manner
+ * tests/faults: allocation failure. A torture mode in the manner
  * of curl's (docs/internals: "torture"): the test program defines malloc,
  * calloc, realloc, free and the aligned allocators itself, forwarding to
  * glibc's __libc_* entry points, so every allocation of the process --

@@ -1,5 +1,5 @@
 /*
- * tests/faults: a full disk (issue 14). The test enters a private mount
+ * tests/faults: a full disk. The test enters a private mount
  * namespace and mounts a 256 KiB tmpfs, puts a store there and learns site
  * after site with the real `winnow learn` until the file system is full:
  * exit 3 and a message naming the store and "no space left on device"; the

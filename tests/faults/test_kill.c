@@ -1,5 +1,5 @@
 /*
- * tests/faults: crash safety and a full map (issue 14). `winnow learn` is
+ * tests/faults: crash safety and a full map. `winnow learn` is
  * killed (SIGKILL) at random moments of a run, 40 times with a fixed seed;
  * after each kill the store must open, every record and counter must
  * decode, and the site must hold its old template (generation g) or the

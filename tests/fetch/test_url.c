@@ -137,7 +137,7 @@ static void test_site(void **state) {
   expect_no_site("LOCALHOST:8765", "not a URL");
   expect_no_site("http://", "not a URL");
   expect_no_site(NULL, "not a URL");
-  /* Issue 22: URLs as a crawl has them. A space (or another control) in
+  /* URLs as a crawl has them. A space (or another control) in
    * the path, query or fragment does not hide the host; spaces around the
    * URL and tabs and newlines in it are dropped, as browsers drop them. */
   expect_site("https://schwimmverband.at/news-artikel tx_news_pi1%5Baction%5D=detail",

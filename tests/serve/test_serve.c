@@ -385,7 +385,7 @@ static void test_detect_and_learn_over_http(void **state) {
   assert_string_equal(json_string_value(json_object_get(j, "method")), "danag");
   json_decref(j);
   reply_free(&r);
-  /* Issue 22: a URL as a crawl has it still has its page read. A space in
+  /* A URL as a crawl has it still has its page read. A space in
    * the path: the site is the host; a host with '_': its site; a host no
    * site name spells: no site, and "site_error" says why. */
   static const char *const crawl[][2] = {{"http://my_host.example/a b?c d", "my_host.example"},
@@ -465,7 +465,7 @@ static void test_detect_and_learn_over_http(void **state) {
   r = http(f.port, "GET", "/metrics", NULL, NULL);
   assert_int_equal(r.status, 200);
   assert_non_null(strstr(r.body, "winnow_detections_total{method=\"template\"} 6"));
-  /* danag: the page without a site and the two of issue 22. */
+  /* danag: the page without a site and the two URLs as a crawl has them. */
   assert_non_null(strstr(r.body, "winnow_detections_total{method=\"danag\"} 3"));
   assert_non_null(strstr(r.body, "winnow_learn_runs_total{result=\"success\"} 3"));
   assert_non_null(strstr(r.body, "winnow_http_requests_total{endpoint=\"detect\",code=\"200\"} 9"));

@@ -151,7 +151,7 @@ static void test_site_names(void **state) {
       {"https://user:pw@WWW.Example.COM/", "www.example.com"},
       {"http://127.0.0.1:8766/x", "127.0.0.1:8766"},
       {"http://[::1]:8080/", "[::1]:8080"},
-      /* Issue 22: as a crawl has them. */
+      /* As a crawl has them. */
       {"https://schwimmverband.at/news-artikel tx_news_pi1%5Baction%5D=detail",
        "schwimmverband.at"},
       {"https://my_host.example.com/a", "my_host.example.com"},
@@ -346,7 +346,7 @@ static void test_detect_store_and_json(void **state) {
   assert_int_equal(wn_page_result_fallback(r), WN_FALLBACK_NO_TEMPLATE);
   wn_page_result_free(r);
 
-  /* Issue 22. A space in the URL's path: the site is still its host, and
+  /* A space in the URL's path: the site is still its host, and
    * its template serves the page. */
   wn_page_input spaced = {.bytes = page, .len = len, .url = "https://" SITE "/news/6 x.html?a b"};
   assert_int_equal(wn_detector_detect(d, &spaced, WN_WANT_TEXT, &r, NULL), WN_OK);

@@ -1,8 +1,8 @@
 /*
- * tests/store/test_damage.c: a damaged store never kills a command
- * (issue 14). A real store (about 40 sites, some records on overflow
+ * tests/store/test_damage.c: a damaged store never kills a command.
+ * A real store (about 40 sites, some records on overflow
  * pages, counters, schedules, free pages) is copied and damaged on disk:
- * byte ranges overwritten (the issue's 8192-36863 with 0x5a among them),
+ * byte ranges overwritten (8192-36863 with 0x5a among them),
  * meta pages and page headers, the file cut short and grown with garbage,
  * and ~100 random small changes with a fixed seed. The real programs then
  * run on it as processes -- winnow sites, winnow detect --store, winnow

@@ -247,7 +247,7 @@ static void test_modes(void **state) {
     assert_int_equal(wn_warc_next(r, &page, &diag), 0);
     assert_int_equal(wn_warc_next(r, &page, &diag), 0); /* stays at the end */
     wn_warc_stats st;
-    wn_warc_reader_stats(r, &st);
+    wn_warc_reader_stats_get(r, &st);
     assert_int_equal(st.records, 4); /* the warcinfo first */
     assert_int_equal(st.pages, 3);
     assert_int_equal(st.skipped_type, 1);
@@ -293,7 +293,7 @@ static void test_not_html(void **state) {
   assert_int_equal(read_all(r, uris, sizeof uris), 3);
   assert_string_equal(uris, "http://a.example/sniffed http://a.example/gone http://a.example/x");
   wn_warc_stats st;
-  wn_warc_reader_stats(r, &st);
+  wn_warc_reader_stats_get(r, &st);
   assert_int_equal(st.records, 9);
   assert_int_equal(st.skipped_type, 3);     /* request, dns, metadata */
   assert_int_equal(st.skipped_not_html, 2); /* png, json */
@@ -421,7 +421,7 @@ static void test_codings(void **state) {
   }
   assert_int_equal(wn_warc_next(r, &pg, &diag), 0);
   wn_warc_stats st;
-  wn_warc_reader_stats(r, &st);
+  wn_warc_reader_stats_get(r, &st);
   assert_int_equal(st.pages, 5);
   assert_int_equal(st.damaged, 2);
   assert_int_equal(f->n_damage, 2);
@@ -456,7 +456,7 @@ static void test_truncated(void **state) {
   assert_int_equal(read_all(r, uris, sizeof uris), 2);
   assert_string_equal(uris, "http://t.example/1 http://t.example/2");
   wn_warc_stats st;
-  wn_warc_reader_stats(r, &st);
+  wn_warc_reader_stats_get(r, &st);
   assert_int_equal(st.records, 3);
   assert_int_equal(st.damaged, 1);
   char want[512];
@@ -476,7 +476,7 @@ static void test_truncated(void **state) {
   assert_int_equal(read_all(r, uris, sizeof uris), 5);
   assert_string_equal(uris, "http://t.example/1 http://t.example/2 http://t.example/1 "
                             "http://t.example/2 http://t.example/3");
-  wn_warc_reader_stats(r, &st);
+  wn_warc_reader_stats_get(r, &st);
   assert_int_equal(st.damaged, 1);
   wn_warc_reader_close(r);
 
@@ -495,7 +495,7 @@ static void test_truncated(void **state) {
   f->n_damage = 0;
   r = open_reader(f, path_in(f, "cut.warc.gz"), NULL);
   assert_int_equal(read_all(r, uris, sizeof uris), 2);
-  wn_warc_reader_stats(r, &st);
+  wn_warc_reader_stats_get(r, &st);
   assert_true(st.damaged >= 1);
   assert_non_null(strstr(f->damage.data, "cut.warc.gz"));
   wn_warc_reader_close(r);
@@ -513,7 +513,7 @@ static void test_truncated(void **state) {
   r = open_reader(f, path_in(f, "bad.warc.gz"), NULL);
   assert_int_equal(read_all(r, uris, sizeof uris), 2);
   assert_string_equal(uris, "http://t.example/1 http://t.example/3");
-  wn_warc_reader_stats(r, &st);
+  wn_warc_reader_stats_get(r, &st);
   assert_true(st.damaged >= 1);
   snprintf(want, sizeof want, "gzip data at byte ");
   assert_non_null(strstr(f->damage.data, want));
@@ -555,7 +555,7 @@ static void test_bad_length(void **state) {
     char uris[1024];
     unsigned n = read_all(r, uris, sizeof uris);
     wn_warc_stats st;
-    wn_warc_reader_stats(r, &st);
+    wn_warc_reader_stats_get(r, &st);
     if (t < 3) {
       assert_int_equal(n, 3);
       assert_string_equal(uris, "http://l.example/1 http://l.example/3 http://l.example/4");
@@ -615,7 +615,7 @@ static void test_caps(void **state) {
   assert_int_equal(read_all(r, uris, sizeof uris), 2);
   assert_string_equal(uris, "http://k.example/1 http://k.example/2");
   wn_warc_stats st;
-  wn_warc_reader_stats(r, &st);
+  wn_warc_reader_stats_get(r, &st);
   assert_int_equal(st.skipped_too_big, 2);
   assert_int_equal(st.damaged, 1);
   assert_non_null(
@@ -704,7 +704,7 @@ static void test_wet_roundtrip(void **state) {
     n++;
   }
   wn_warc_stats st;
-  wn_warc_reader_stats(r, &st);
+  wn_warc_reader_stats_get(r, &st);
   if (n != 3)
     fail_msg("%d pages; %s; damage: %s; %llu records, %llu skipped type, %llu not html", n,
              diag.msg, f->damage.data ? f->damage.data : "", (unsigned long long)st.records,
