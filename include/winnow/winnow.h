@@ -13,10 +13,13 @@
  *   3. learning               wn_site_learn_files / _pages / _url ->
  *                             wn_learned, stored with wn_site_save
  *   4. detector, page result  wn_detector_create (one per thread),
- *                             wn_detector_detect -> wn_page_result
- *   5. site info              what the store holds per site, the template
- *                             as a person reads it
- *   6. WARC                   web archives in, WET-style text out
+ *                             wn_detector_detect -> wn_page_result;
+ *                             wn_page_fetch (a page by its URL)
+ *   5. learning while         wn_collector: pages of sites without a
+ *      detecting              template held until a site can be learned
+ *   6. site info              what the store holds per site, the template
+ *                             as a person reads it, a detection explained
+ *   7. WARC                   web archives in, WET-style text out
  *
  * The daemon (`winnow serve`) has its own header, winnow/serve.h, and its
  * own library: it is not part of libwinnow, so a program that only
@@ -363,25 +366,6 @@ typedef struct wn_crawl_options {
 } wn_crawl_options;
 WN_API void wn_crawl_options_init(wn_crawl_options *opts);
 
-/* One page fetched as the crawler fetches its pages (robots.txt unless
- * obey_robots is 0, timeouts, the body cap, redirects, only text/html and
- * application/xhtml+xml), to detect a page given by its URL. */
-typedef struct wn_fetched {
-  const char *url;     /* where the page came from, after redirects */
-  const char *bytes;   /* the body as received (decompressed) */
-  size_t len;
-  const char *charset; /* the Content-Type charset, or NULL */
-  long http_status;
-  uint32_t fetch_ms;
-} wn_fetched;
-/* crawl NULL: wn_crawl_options_init's defaults. Returns WN_EINVAL (not an
- * http(s) URL), the fetch's errors with a one-line message (WN_ENET,
- * WN_ETIMEOUT, WN_EHTTP, WN_EROBOTS, WN_ENOTHTML, WN_ETOOBIG,
- * WN_EREDIRECT), WN_ENOMEM. Free *out with wn_fetched_free. */
-WN_API wn_err wn_page_fetch(const char *url, const wn_crawl_options *crawl, wn_fetched **out,
-                            wn_diag *diag);
-WN_API void wn_fetched_free(wn_fetched *fetched);
-
 /* A learned template, not yet stored, with the report of how it was
  * learned. */
 typedef struct wn_learned wn_learned;
@@ -498,6 +482,26 @@ WN_API wn_err wn_site_save(wn_store *store, const wn_learned *learned, wn_save_i
                            wn_diag *diag);
 
 /* ==== 4. detector and page result ======================================== */
+
+/* One page fetched as the crawler fetches its pages (robots.txt unless
+ * obey_robots is 0, timeouts, the body cap, redirects, only text/html and
+ * application/xhtml+xml), to detect a page given by its URL. */
+typedef struct wn_fetched {
+  const char *url;     /* where the page came from, after redirects */
+  const char *bytes;   /* the body as received (decompressed) */
+  size_t len;
+  const char *charset; /* the Content-Type charset, or NULL */
+  long http_status;
+  uint32_t fetch_ms;
+} wn_fetched;
+/* crawl NULL: wn_crawl_options_init's defaults. Returns WN_EINVAL (not an
+ * http(s) URL), the fetch's errors with a one-line message (WN_ENET,
+ * WN_ETIMEOUT, WN_EHTTP, WN_EROBOTS, WN_ENOTHTML, WN_ETOOBIG,
+ * WN_EREDIRECT), WN_ENOMEM. Free *out with wn_fetched_free. */
+WN_API wn_err wn_page_fetch(const char *url, const wn_crawl_options *crawl, wn_fetched **out,
+                            wn_diag *diag);
+WN_API void wn_fetched_free(wn_fetched *fetched);
+
 
 /* Single-page methods: no template, one page; what serves a site without
  * a template, or a page that does not fit its template. DANAg measured
@@ -758,31 +762,9 @@ WN_API int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, i
 WN_API wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigned flags,
                                   char **out, wn_diag *diag);
 
-/* One page's detection explained, node by node (winnow-dump explain). */
-typedef struct wn_explain wn_explain;
-/* Detects page (site: page->site, else its url's) with the site's template
- * from the store and records what each step did. opts NULL: defaults.
- * Returns WN_EINVAL (no site), WN_ENOTEMPLATE (the site has none), record
- * errors, page errors, store errors, WN_ENOMEM. */
-WN_API wn_err wn_site_explain(wn_store *store, const wn_page_input *page,
-                              const wn_detect_options *opts, wn_explain **out, wn_diag *diag);
-/* As text: a summary (selector, confidence, the rule that decided, what
- * was chosen), then the page's elements indented, each with its label:
- * template (and in how many sample pages), page-specific, kept, dropped;
- * scores where the selector scored. Elements below max_depth (0: all) are
- * left out. *out malloc'd (wn_free it). Returns WN_ENOMEM. */
-WN_API wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, size_t *len,
-                              wn_diag *diag);
-/* As HTML: the page itself with template, dropped and kept text coloured,
- * the selected regions outlined, a legend fixed at the top, and its
- * scripts removed so that it renders offline. *out malloc'd (wn_free it).
- * Returns WN_EPARSE, WN_ENOMEM. */
-WN_API wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *diag);
-WN_API void wn_explain_free(wn_explain *ex);
+/* ==== 5. learning while detecting ========================================= */
 
-/* ---- learning from the pages detection is given ---------------------------
- *
- * Learning from the pages detection is given (`winnow detect --learn`, the
+/* Learning from the pages detection is given (`winnow detect --learn`, the
  * daemon's learning.from_requests): a collector keeps copies of pages of
  * sites that have no template, a few per site and within bounds, until a
  * site has enough of them to learn from. The pages of a crawl are its
@@ -888,7 +870,8 @@ WN_API wn_err wn_collector_pending(wn_collector *collector, uint32_t min_pages, 
 
 WN_API void wn_collector_stats_get(wn_collector *collector, wn_collect_stats *out);
 
-/* ==== 5. site info ======================================================== */
+
+/* ==== 6. site info ======================================================== */
 
 /* What the store holds for a site: its record (the template and how it was
  * learned) and its detection counters. */
@@ -1023,7 +1006,29 @@ WN_API wn_err wn_site_template_json(wn_store *store, const char *site, const cha
 WN_API wn_err wn_site_fastce_show(wn_store *store, const char *site, unsigned flags, char **out,
                                   wn_diag *diag);
 
-/* ==== 6. WARC ============================================================= */
+/* One page's detection explained, node by node (winnow-dump explain). */
+typedef struct wn_explain wn_explain;
+/* Detects page (site: page->site, else its url's) with the site's template
+ * from the store and records what each step did. opts NULL: defaults.
+ * Returns WN_EINVAL (no site), WN_ENOTEMPLATE (the site has none), record
+ * errors, page errors, store errors, WN_ENOMEM. */
+WN_API wn_err wn_site_explain(wn_store *store, const wn_page_input *page,
+                              const wn_detect_options *opts, wn_explain **out, wn_diag *diag);
+/* As text: a summary (selector, confidence, the rule that decided, what
+ * was chosen), then the page's elements indented, each with its label:
+ * template (and in how many sample pages), page-specific, kept, dropped;
+ * scores where the selector scored. Elements below max_depth (0: all) are
+ * left out. *out malloc'd (wn_free it). Returns WN_ENOMEM. */
+WN_API wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, size_t *len,
+                              wn_diag *diag);
+/* As HTML: the page itself with template, dropped and kept text coloured,
+ * the selected regions outlined, a legend fixed at the top, and its
+ * scripts removed so that it renders offline. *out malloc'd (wn_free it).
+ * Returns WN_EPARSE, WN_ENOMEM. */
+WN_API wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *diag);
+WN_API void wn_explain_free(wn_explain *ex);
+
+/* ==== 7. WARC ============================================================= */
 
 /* Web archives in, WET-style text out.
  * * Reads WARC 1.0 and 1.1 files (ISO 28500:2009 and :2017): plain, gzip per
