@@ -33,8 +33,7 @@ static void read_all(const char *path, int every) {
   if (wn_warc_reader_open(path, &opts, &r, &diag))
     return;
   wn_warc_page page;
-  int rc;
-  while ((rc = wn_warc_next(r, &page, &diag)) == 1) {
+  while (wn_warc_next(r, &page, &diag) == WN_OK) {
     wn_warc_page *copy = NULL;
     if (wn_warc_page_copy(&page, &copy, &diag) == WN_OK) {
       if (copy->payload_len != page.payload_len ||

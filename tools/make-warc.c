@@ -73,15 +73,15 @@ static int read_back(const char *path) {
   double t0 = now_s();
   uint64_t bytes = 0;
   wn_warc_page page;
-  int rc;
-  while ((rc = wn_warc_next(r, &page, &diag)) > 0)
+  wn_err rc;
+  while ((rc = wn_warc_next(r, &page, &diag)) == WN_OK)
     bytes += page.payload_len;
   double secs = now_s() - t0;
   wn_warc_stats st;
   wn_warc_reader_stats_get(r, &st);
   wn_warc_reader_close(r);
-  if (rc < 0) {
-    fprintf(stderr, "make-warc: %s\n", wn_diag_message(&diag, (wn_err)-rc));
+  if (rc != WN_ENOTFOUND) {
+    fprintf(stderr, "make-warc: %s\n", wn_diag_message(&diag, rc));
     return 1;
   }
   printf("%s: %llu records, %llu pages (%.1f MB of HTML), skipped: %llu other types, %llu not "

@@ -294,8 +294,8 @@ typedef enum wn_detect_selector {
 #define WN_SELECT_LAST WN_SELECT_PLACES
 /* "site", "cues", "paper", "region", "places"; NULL for an unknown value. */
 WN_API const char *wn_detect_selector_name(wn_detect_selector selector);
-/* Parses one of those names: 0 and *out set, or -1 if unknown. */
-WN_API int wn_detect_selector_parse(const char *name, wn_detect_selector *out);
+/* Parses one of those names: WN_OK and *out set, or WN_EINVAL if unknown. */
+WN_API wn_err wn_detect_selector_parse(const char *name, wn_detect_selector *out);
 
 /* The learning algorithm. Both learn from the same sample pages and are
  * stored the same way; detection picks the method from the site's record.
@@ -309,8 +309,8 @@ typedef enum wn_learn_algo {
 #define WN_LEARN_ALGO_LAST WN_LEARN_FASTCE
 /* "etdm", "fastce"; NULL for a value this build does not know. */
 WN_API const char *wn_learn_algo_name(wn_learn_algo algo);
-/* Parses one of those names: 0 and *out set, or -1 if unknown. */
-WN_API int wn_learn_algo_parse(const char *name, wn_learn_algo *out);
+/* Parses one of those names: WN_OK and *out set, or WN_EINVAL if unknown. */
+WN_API wn_err wn_learn_algo_parse(const char *name, wn_learn_algo *out);
 
 typedef struct wn_learn_options {
   /* Pages a node must occur in to belong to the template: default 2. */
@@ -514,8 +514,9 @@ typedef enum wn_single_method {
 } wn_single_method;
 /* "danag" / "cnr" / "readability"; NULL for an unknown value. */
 WN_API const char *wn_single_method_name(wn_single_method method);
-/* Parses "cnr" / "danag" / "readability": 0 and *out set, or -1 if unknown. */
-WN_API int wn_single_method_parse(const char *name, wn_single_method *out);
+/* Parses "cnr" / "danag" / "readability": WN_OK and *out set, or WN_EINVAL
+ * if unknown. */
+WN_API wn_err wn_single_method_parse(const char *name, wn_single_method *out);
 
 
 /* Below this match confidence a page is taken not to fit its template.
@@ -1119,11 +1120,12 @@ typedef struct wn_warc_stats {
  * WN_EINVAL, WN_EIO (cannot open or read it), WN_ENOMEM. */
 WN_API wn_err wn_warc_reader_open(const char *path, const wn_warc_reader_options *opts,
                                   wn_warc_reader **out, wn_diag *diag);
-/* The next page: 1 and *page filled, 0 at the end of the file, or a
- * negative value: -(wn_err) for an error that stops the reading (-WN_EIO,
- * -WN_ENOMEM; -WN_EINVAL for a NULL reader or page), with diag set. Damaged and skipped records never
- * stop it: they are counted (and reported) and the reader goes on. */
-WN_API int wn_warc_next(wn_warc_reader *reader, wn_warc_page *page, wn_diag *diag);
+/* The next page: WN_OK and *page filled; WN_ENOTFOUND at the end of the
+ * file (as LMDB's cursors say MDB_NOTFOUND), diag untouched; or an error
+ * that stops the reading (WN_EIO, WN_ENOMEM; WN_EINVAL for a NULL reader
+ * or page), with diag set. Damaged and skipped records never stop it:
+ * they are counted (and reported) and the reader goes on. */
+WN_API wn_err wn_warc_next(wn_warc_reader *reader, wn_warc_page *page, wn_diag *diag);
 /* A copy of a page that outlives the reader's next call (to hand it to a
  * worker thread): the struct, its strings and payload in one allocation,
  * freed with wn_warc_page_free. The payload stays NUL-terminated. Returns

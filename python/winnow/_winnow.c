@@ -946,11 +946,11 @@ static PyObject *WarcReader_next(WarcReaderObject *self) {
     return NULL; /* closed: iteration ends */
   wn_warc_page pg;
   wn_diag diag = {{0}};
-  int r;
+  wn_err r;
   Py_BEGIN_ALLOW_THREADS r = wn_warc_next(self->reader, &pg, &diag);
-  Py_END_ALLOW_THREADS if (r < 0) return raise_err((wn_err)-r, &diag);
-  if (r == 0)
-    return NULL;
+  Py_END_ALLOW_THREADS if (r == WN_ENOTFOUND) return NULL; /* the end */
+  if (r)
+    return raise_err(r, &diag);
   WarcRecordObject *rec = PyObject_New(WarcRecordObject, &WarcRecord_Type);
   if (!rec)
     return NULL;

@@ -90,14 +90,14 @@ static int wn_warc_next_page(void *ctx, wn_batch_page *page) {
       }
     }
     wn_warc_page p;
-    int got = wn_warc_next(s->reader, &p, &diag);
-    if (got == 0) {
+    wn_err got = wn_warc_next(s->reader, &p, &diag);
+    if (got == WN_ENOTFOUND) {
       wn_warc_close_current(s);
       continue;
     }
-    if (got < 0) {
+    if (got != WN_OK) {
       /* Reading this file cannot go on (I/O, memory): the next one may. */
-      wn_cli_error("%s: %s", s->current, wn_diag_message(&diag, (wn_err)-got));
+      wn_cli_error("%s: %s", s->current, wn_diag_message(&diag, got));
       s->files_failed++;
       wn_warc_close_current(s);
       continue;

@@ -41,13 +41,13 @@ const char *wn_detect_selector_name(wn_detect_selector selector) {
   return NULL;
 }
 
-int wn_detect_selector_parse(const char *name, wn_detect_selector *out) {
+wn_err wn_detect_selector_parse(const char *name, wn_detect_selector *out) {
   for (int s = WN_SELECT_SITE; name && s <= WN_SELECT_LAST; s++)
     if (strcmp(name, wn_detect_selector_name((wn_detect_selector)s)) == 0) {
       *out = (wn_detect_selector)s;
-      return 0;
+      return WN_OK;
     }
-  return -1;
+  return WN_EINVAL;
 }
 
 /* ---- running ------------------------------------------------------------------ */

@@ -23,22 +23,22 @@ const char *wn_single_method_name(wn_single_method method) {
   return NULL;
 }
 
-int wn_single_method_parse(const char *name, wn_single_method *out) {
+wn_err wn_single_method_parse(const char *name, wn_single_method *out) {
   if (!name)
-    return -1;
+    return WN_EINVAL;
   if (strcmp(name, "cnr") == 0) {
     *out = WN_SINGLE_CNR;
-    return 0;
+    return WN_OK;
   }
   if (strcmp(name, "danag") == 0) {
     *out = WN_SINGLE_DANAG;
-    return 0;
+    return WN_OK;
   }
   if (strcmp(name, "readability") == 0) {
     *out = WN_SINGLE_READABILITY;
-    return 0;
+    return WN_OK;
   }
-  return -1;
+  return WN_EINVAL;
 }
 
 /*

@@ -424,13 +424,13 @@ const char *wn_learn_algo_name(wn_learn_algo algo) {
   return NULL;
 }
 
-int wn_learn_algo_parse(const char *name, wn_learn_algo *out) {
+wn_err wn_learn_algo_parse(const char *name, wn_learn_algo *out) {
   for (int a = WN_LEARN_ETDM; name && a <= WN_LEARN_ALGO_LAST; a++)
     if (strcmp(name, wn_learn_algo_name((wn_learn_algo)a)) == 0) {
       *out = (wn_learn_algo)a;
-      return 0;
+      return WN_OK;
     }
-  return -1;
+  return WN_EINVAL;
 }
 
 const wn_learn_page *wn_learned_page(const wn_learned *l, size_t i) {

@@ -593,9 +593,9 @@ static int coding_of(const char *v, size_t len) {
   return -1;
 }
 
-int wn_warc_next(wn_warc_reader *r, wn_warc_page *page, wn_diag *diag) {
+wn_err wn_warc_next(wn_warc_reader *r, wn_warc_page *page, wn_diag *diag) {
   if (!r || !page)
-    return -(int)wn_diag_set(diag, WN_EINVAL, "wn_warc_next: no reader or page");
+    return wn_diag_set(diag, WN_EINVAL, "wn_warc_next: no reader or page");
   memset(page, 0, sizeof *page);
   for (;;) {
     if (r->fatal)
@@ -605,7 +605,7 @@ int wn_warc_next(wn_warc_reader *r, wn_warc_page *page, wn_diag *diag) {
     if (rc < 0)
       break;
     if (rc == 0)
-      return 0;
+      return WN_ENOTFOUND; /* the end of the file, as LMDB's MDB_NOTFOUND */
     if (rec.skipped)
       continue;
     page->warc_type = str(r, rec.type);
@@ -620,7 +620,7 @@ int wn_warc_next(wn_warc_reader *r, wn_warc_page *page, wn_diag *diag) {
       page->payload = rec.block;
       page->payload_len = rec.block_len;
       r->stats.pages++;
-      return 1;
+      return WN_OK;
     }
     /* response records of HTTP (ISO 28500:2009, 6, the 'response' type); others, and
      * responses of other schemes (dns:), are not pages */
@@ -726,10 +726,9 @@ int wn_warc_next(wn_warc_reader *r, wn_warc_page *page, wn_diag *diag) {
     page->payload = body;
     page->payload_len = body_len;
     r->stats.pages++;
-    return 1;
+    return WN_OK;
   }
-  wn_diag_set(diag, r->fatal, "%s", r->fatal_diag.msg);
-  return -(int)r->fatal;
+  return wn_diag_set(diag, r->fatal, "%s", r->fatal_diag.msg);
 }
 
 wn_err wn_warc_page_copy(const wn_warc_page *page, wn_warc_page **out, wn_diag *diag) {

@@ -921,8 +921,8 @@ static void test_warc_in_wet_out(void **state) {
   assert_int_equal(wn_warc_reader_open(wet, &ro, &r, &diag), WN_OK);
   wn_warc_page p;
   size_t conversions = 0;
-  int got;
-  while ((got = wn_warc_next(r, &p, &diag)) > 0) {
+  wn_err got;
+  while ((got = wn_warc_next(r, &p, &diag)) == WN_OK) {
     if (strcmp(p.warc_type, "conversion") != 0)
       continue;
     conversions++;
@@ -937,7 +937,7 @@ static void test_warc_in_wet_out(void **state) {
       assert_null(strstr(p.payload, "Youth rowers take regional title"));
     }
   }
-  assert_int_equal(got, 0);
+  assert_int_equal(got, WN_ENOTFOUND);
   assert_int_equal(conversions, 6);
   wn_warc_stats st;
   wn_warc_reader_stats_get(r, &st);

@@ -52,8 +52,9 @@ static void expect_conversion(const char *path, const char *type, const char *wa
   wn_diag diag = {{0}};
   assert_int_equal(wn_warc_reader_open(path, &ro, &r, &diag), WN_OK);
   wn_warc_page p;
-  int got, conversions = 0;
-  while ((got = wn_warc_next(r, &p, &diag)) > 0) {
+  wn_err got;
+  int conversions = 0;
+  while ((got = wn_warc_next(r, &p, &diag)) == WN_OK) {
     if (strcmp(p.warc_type, "conversion") != 0)
       continue;
     conversions++;
@@ -68,7 +69,7 @@ static void expect_conversion(const char *path, const char *type, const char *wa
       fail_msg("%s: no \"%s\" in:\n%s", path, want, block);
     free(block);
   }
-  assert_int_equal(got, 0);
+  assert_int_equal(got, WN_ENOTFOUND);
   assert_int_equal(conversions, 1);
   wn_warc_reader_close(r);
 }

@@ -151,11 +151,12 @@ int main() {
   wn_warc_reader *reader = nullptr;
   CHECK_OK(wn_warc_reader_open(warc.c_str(), &ro, &reader, &diag));
   wn_warc_page wp;
-  int found = 0, rc;
-  while ((rc = wn_warc_next(reader, &wp, &diag)) == 1)
+  int found = 0;
+  wn_err rc;
+  while ((rc = wn_warc_next(reader, &wp, &diag)) == WN_OK)
     if (wp.record_id && std::strcmp(wp.record_id, id) == 0)
       found = wp.payload_len == 5 && std::memcmp(wp.payload, "hello", 5) == 0;
-  CHECK(rc == 0);
+  CHECK(rc == WN_ENOTFOUND);
   CHECK(found);
   wn_warc_reader_close(reader);
 

@@ -281,12 +281,12 @@ static void test_detect_site_selector(void **state) {
   assert_non_null(strstr(diag.msg, "template names unknown selector 9"));
   /* Names. */
   wn_detect_selector sel = WN_SELECT_CUES;
-  assert_int_equal(wn_detect_selector_parse("region", &sel), 0);
+  assert_int_equal(wn_detect_selector_parse("region", &sel), WN_OK);
   assert_int_equal(sel, WN_SELECT_REGION);
-  assert_int_equal(wn_detect_selector_parse("site", &sel), 0);
+  assert_int_equal(wn_detect_selector_parse("site", &sel), WN_OK);
   assert_int_equal(sel, WN_SELECT_SITE);
-  assert_int_equal(wn_detect_selector_parse("Region", &sel), -1);
-  assert_int_equal(wn_detect_selector_parse(NULL, &sel), -1);
+  assert_int_equal(wn_detect_selector_parse("Region", &sel), WN_EINVAL);
+  assert_int_equal(wn_detect_selector_parse(NULL, &sel), WN_EINVAL);
   assert_string_equal(wn_detect_selector_name(WN_SELECT_PAPER), "paper");
   assert_null(wn_detect_selector_name((wn_detect_selector)42));
   wn_dom_free(page);

@@ -51,12 +51,12 @@ static void word(wn_buf *b, char c, size_t n) {
 static void test_names(void **state) {
   (void)state;
   wn_single_method m = WN_SINGLE_DANAG;
-  assert_int_equal(wn_single_method_parse("cnr", &m), 0);
+  assert_int_equal(wn_single_method_parse("cnr", &m), WN_OK);
   assert_int_equal(m, WN_SINGLE_CNR);
-  assert_int_equal(wn_single_method_parse("danag", &m), 0);
+  assert_int_equal(wn_single_method_parse("danag", &m), WN_OK);
   assert_int_equal(m, WN_SINGLE_DANAG);
-  assert_int_equal(wn_single_method_parse("CNR", &m), -1);
-  assert_int_equal(wn_single_method_parse(NULL, &m), -1);
+  assert_int_equal(wn_single_method_parse("CNR", &m), WN_EINVAL);
+  assert_int_equal(wn_single_method_parse(NULL, &m), WN_EINVAL);
   assert_string_equal(wn_single_method_name(WN_SINGLE_CNR), "cnr");
   assert_string_equal(wn_single_method_name(WN_SINGLE_DANAG), "danag");
   assert_null(wn_single_method_name((wn_single_method)7));

@@ -158,14 +158,14 @@ static unsigned read_all(wn_warc_reader *r, char *uris, size_t size) {
   uris[0] = '\0';
   wn_warc_page page;
   wn_diag diag = {{0}};
-  int rc;
-  while ((rc = wn_warc_next(r, &page, &diag)) > 0) {
+  wn_err rc;
+  while ((rc = wn_warc_next(r, &page, &diag)) == WN_OK) {
     n++;
     size_t at = strlen(uris);
     snprintf(uris + at, size - at, "%s%s", at ? " " : "", page.target_uri ? page.target_uri : "-");
   }
-  if (rc < 0)
-    fail_msg("wn_warc_next: %s", wn_diag_message(&diag, (wn_err)-rc));
+  if (rc != WN_ENOTFOUND)
+    fail_msg("wn_warc_next: %s", wn_diag_message(&diag, rc));
   return n;
 }
 
@@ -227,7 +227,7 @@ static void test_modes(void **state) {
     wn_warc_reader *r = open_reader(f, path, NULL);
     wn_warc_page page;
     for (size_t i = 0; i < 3; i++) {
-      assert_int_equal(wn_warc_next(r, &page, &diag), 1);
+      assert_int_equal(wn_warc_next(r, &page, &diag), WN_OK);
       assert_string_equal(page.warc_type, "response");
       assert_int_equal(page.http_status, 200);
       assert_string_equal(page.content_type, "text/html");
@@ -244,8 +244,8 @@ static void test_modes(void **state) {
       else
         assert_true(page.file_offset > 0 && page.file_offset < page.offset);
     }
-    assert_int_equal(wn_warc_next(r, &page, &diag), 0);
-    assert_int_equal(wn_warc_next(r, &page, &diag), 0); /* stays at the end */
+    assert_int_equal(wn_warc_next(r, &page, &diag), WN_ENOTFOUND);
+    assert_int_equal(wn_warc_next(r, &page, &diag), WN_ENOTFOUND); /* stays at the end */
     wn_warc_stats st;
     wn_warc_reader_stats_get(r, &st);
     assert_int_equal(st.records, 4); /* the warcinfo first */
@@ -313,7 +313,7 @@ static void test_not_html(void **state) {
   r = open_reader(f, path, &o);
   wn_warc_page page;
   wn_diag diag = {{0}};
-  assert_int_equal(wn_warc_next(r, &page, &diag), 1);
+  assert_int_equal(wn_warc_next(r, &page, &diag), WN_OK);
   assert_string_equal(page.warc_type, "request");
   assert_int_equal(page.payload_len, 18);
   assert_memory_equal(page.payload, "GET / HTTP/1.1\r\n\r\n", 18);
@@ -410,7 +410,7 @@ static void test_codings(void **state) {
                               "http://c.example/both"};
   const char *const charsets[] = {"windows-1252", "UTF-8", NULL, NULL, "koi8-r"};
   for (size_t i = 0; i < 5; i++) {
-    assert_int_equal(wn_warc_next(r, &pg, &diag), 1);
+    assert_int_equal(wn_warc_next(r, &pg, &diag), WN_OK);
     assert_string_equal(pg.target_uri, uris[i]);
     assert_int_equal(pg.payload_len, plen);
     assert_memory_equal(pg.payload, page, plen);
@@ -419,7 +419,7 @@ static void test_codings(void **state) {
     else
       assert_null(pg.charset);
   }
-  assert_int_equal(wn_warc_next(r, &pg, &diag), 0);
+  assert_int_equal(wn_warc_next(r, &pg, &diag), WN_ENOTFOUND);
   wn_warc_stats st;
   wn_warc_reader_stats_get(r, &st);
   assert_int_equal(st.pages, 5);
@@ -676,7 +676,7 @@ static void test_wet_roundtrip(void **state) {
   wn_warc_page page;
   char texts[3][4096];
   int n = 0;
-  while (wn_warc_next(r, &page, &diag) == 1) {
+  while (wn_warc_next(r, &page, &diag) == WN_OK) {
     assert_string_equal(page.record_id, ids[n]);
     assert_string_equal(page.charset, "utf-8");
     wn_page_input in = {.bytes = page.payload,
@@ -718,14 +718,14 @@ static void test_wet_roundtrip(void **state) {
   wn_warc_reader_options_init(&o);
   o.every_record = 1;
   r = open_reader(f, wet, &o);
-  assert_int_equal(wn_warc_next(r, &page, &diag), 1);
+  assert_int_equal(wn_warc_next(r, &page, &diag), WN_OK);
   assert_string_equal(page.warc_type, "warcinfo");
   assert_string_equal(page.content_type, "application/warc-fields");
   assert_non_null(strstr(page.payload, "software: winnow/"));
   wn_warc_digest(page.payload, page.payload_len, block_digest);
   assert_string_equal(page.block_digest, block_digest);
   for (int i = 0; i < 3; i++) {
-    assert_int_equal(wn_warc_next(r, &page, &diag), 1);
+    assert_int_equal(wn_warc_next(r, &page, &diag), WN_OK);
     assert_string_equal(page.warc_type, "conversion");
     assert_string_equal(page.content_type, "text/plain");
     char uri[128];
@@ -739,7 +739,7 @@ static void test_wet_roundtrip(void **state) {
     assert_true(strcmp(page.record_id, ids[i]) != 0);
     /* WARC-Refers-To is not among the page's fields: read it raw below */
   }
-  assert_int_equal(wn_warc_next(r, &page, &diag), 0);
+  assert_int_equal(wn_warc_next(r, &page, &diag), WN_ENOTFOUND);
   wn_warc_reader_close(r);
 
   /* the raw bytes: each record its own gzip member, naming its source */
@@ -854,12 +854,13 @@ static void test_mutations(void **state) {
     wn_warc_reader *r = open_reader(f, path, &o);
     wn_warc_page page;
     wn_diag diag = {{0}};
-    int rc, n = 0;
-    while ((rc = wn_warc_next(r, &page, &diag)) > 0) {
+    wn_err rc;
+    int n = 0;
+    while ((rc = wn_warc_next(r, &page, &diag)) == WN_OK) {
       assert_true(page.payload_len <= 2048);
       n++;
     }
-    assert_int_equal(rc, 0);
+    assert_int_equal(rc, WN_ENOTFOUND);
     assert_true(n <= 7);
     wn_warc_reader_close(r);
   }
