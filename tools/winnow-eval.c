@@ -75,6 +75,7 @@
 #include "util.h" /* src/util: number parsing, the clock */
 /* The single-page steps an ablation names (not public API). */
 #include "detect/steps.h"
+#include "score.h"
 #include "tool_common.h"
 
 /* Caps on what the corpus may cost us. */
@@ -84,185 +85,11 @@
 #define WN_EVAL_MAX_ROWS 1000000u                          /* pages in a corpus */
 #define WN_EVAL_MAX_PATH 4096u
 #define WN_EVAL_SITE_MAX 32u                               /* "g<index>.eval" */
-#define WN_EVAL_MAX_TOKEN_BYTES ((size_t)256 * 1024 * 1024)
 #define WN_EVAL_MAX_REPEAT 1000u
 #define WN_EVAL_STATUS_LEN 256u
 
 /* ---- small helpers ---------------------------------------------------------- */
 
-
-/* ---- tokens and scores ---------------------------------------------------- */
-
-/* A page's bag of tokens: NUL-terminated lower-cased UTF-8 words packed in
- * one buffer, and (once sorted) pointers to them in byte order. */
-typedef struct wn_eval_tokens {
-  wn_buf bytes;
-  size_t *offsets;
-  size_t count;
-  size_t alloc;
-  const char **sorted;
-} wn_eval_tokens;
-
-typedef struct wn_eval_score {
-  double precision;
-  double recall;
-  double f1;
-  size_t words_out;
-  size_t words_gold;
-  size_t words_common;
-} wn_eval_score;
-
-static void wn_eval_tokens_init(wn_eval_tokens *t) {
-  wn_buf_init(&t->bytes, WN_EVAL_MAX_TOKEN_BYTES);
-  t->offsets = NULL;
-  t->count = 0;
-  t->alloc = 0;
-  t->sorted = NULL;
-}
-
-static void wn_eval_tokens_free(wn_eval_tokens *t) {
-  if (!t)
-    return;
-  wn_buf_free(&t->bytes);
-  free(t->offsets);
-  free(t->sorted);
-  wn_eval_tokens_init(t);
-}
-
-static wn_err wn_eval_tokens_push(wn_eval_tokens *t, size_t offset) {
-  if (t->count == t->alloc) {
-    size_t next = t->alloc ? t->alloc * 2 : 256;
-    if (next > SIZE_MAX / sizeof *t->offsets)
-      return WN_ETOOBIG;
-    size_t *grown = realloc(t->offsets, next * sizeof *grown);
-    if (!grown)
-      return WN_ENOMEM;
-    t->offsets = grown;
-    t->alloc = next;
-  }
-  t->offsets[t->count++] = offset;
-  return WN_OK;
-}
-
-static int wn_eval_cmp_str(const void *a, const void *b) {
-  const char *const *sa = a;
-  const char *const *sb = b;
-  return strcmp(*sa, *sb);
-}
-
-/*
- * Splits UTF-8 text into tokens: maximal runs of characters iswalnum()
- * accepts, each lower-cased with towlower(). Needs a UTF-8 LC_CTYPE
- * (glibc's C.UTF-8 classifies all of Unicode). A byte that is not valid
- * UTF-8 ends a token, like any separator. Then sorts the bag.
- */
-static wn_err wn_eval_tokenize(const char *text, size_t len, wn_eval_tokens *t) {
-  wn_err err = WN_OK;
-  mbstate_t state;
-  memset(&state, 0, sizeof state);
-  size_t start = 0;
-  int in_token = 0;
-  size_t i = 0;
-  while (i < len) {
-    wchar_t wc = 0;
-    size_t n = mbrtowc(&wc, text + i, len - i, &state);
-    int is_word = 0;
-    if (n == (size_t)-1 || n == (size_t)-2) {
-      /* Invalid or truncated: a separator; resynchronise on the next byte. */
-      memset(&state, 0, sizeof state);
-      n = 1;
-    } else if (n == 0) {
-      n = 1; /* an embedded NUL */
-    } else {
-      is_word = iswalnum((wint_t)wc) != 0;
-    }
-    if (is_word) {
-      char mb[MB_LEN_MAX];
-      mbstate_t out_state;
-      memset(&out_state, 0, sizeof out_state);
-      size_t before = t->bytes.len;
-      size_t m = wcrtomb(mb, (wchar_t)towlower((wint_t)wc), &out_state);
-      /* wcrtomb cannot fail on a character mbrtowc just decoded; if it
-       * did, the original bytes stand in. */
-      err = m == (size_t)-1 ? wn_buf_append(&t->bytes, text + i, n)
-                            : wn_buf_append(&t->bytes, mb, m);
-      if (err)
-        goto out;
-      if (!in_token) {
-        in_token = 1;
-        start = before;
-      }
-    } else if (in_token) {
-      if ((err = wn_buf_append_char(&t->bytes, '\0')) || (err = wn_eval_tokens_push(t, start)))
-        goto out;
-      in_token = 0;
-    }
-    i += n;
-  }
-  if (in_token) {
-    if ((err = wn_buf_append_char(&t->bytes, '\0')) || (err = wn_eval_tokens_push(t, start)))
-      goto out;
-  }
-  if (t->count) {
-    t->sorted = malloc(t->count * sizeof *t->sorted);
-    if (!t->sorted) {
-      err = WN_ENOMEM;
-      goto out;
-    }
-    for (size_t k = 0; k < t->count; k++)
-      t->sorted[k] = t->bytes.data + t->offsets[k];
-    qsort(t->sorted, t->count, sizeof *t->sorted, wn_eval_cmp_str);
-  }
-out:
-  return err;
-}
-
-/* The protocol's word-level P/R/F1 of two sorted bags: the multiset
- * intersection by one merge of the sorted arrays. */
-static void wn_eval_score_bags(const wn_eval_tokens *out, const wn_eval_tokens *gold,
-                               wn_eval_score *s) {
-  size_t i = 0, j = 0, common = 0;
-  while (i < out->count && j < gold->count) {
-    int c = strcmp(out->sorted[i], gold->sorted[j]);
-    if (c < 0) {
-      i++;
-    } else if (c > 0) {
-      j++;
-    } else {
-      common++;
-      i++;
-      j++;
-    }
-  }
-  s->words_out = out->count;
-  s->words_gold = gold->count;
-  s->words_common = common;
-  if (out->count == 0 && gold->count == 0) {
-    s->precision = s->recall = s->f1 = 1.0;
-  } else if (out->count == 0 || gold->count == 0) {
-    s->precision = s->recall = s->f1 = 0.0;
-  } else {
-    s->precision = (double)common / (double)out->count;
-    s->recall = (double)common / (double)gold->count;
-    s->f1 = common ? 2.0 * s->precision * s->recall / (s->precision + s->recall) : 0.0;
-  }
-}
-
-/* Scores two texts (tokenising both). */
-static wn_err wn_eval_score_texts(const char *out, size_t out_len, const char *gold,
-                                  size_t gold_len, wn_eval_score *s) {
-  wn_eval_tokens a, b;
-  wn_eval_tokens_init(&a);
-  wn_eval_tokens_init(&b);
-  wn_err err = wn_eval_tokenize(out, out_len, &a);
-  if (!err)
-    err = wn_eval_tokenize(gold, gold_len, &b);
-  if (!err)
-    wn_eval_score_bags(&a, &b, s);
-  wn_eval_tokens_free(&a);
-  wn_eval_tokens_free(&b);
-  return err;
-}
 
 /* ---- the corpus ------------------------------------------------------------ */
 
@@ -276,11 +103,11 @@ typedef struct wn_eval_page {
   size_t html_len;
   int failed;
   char status[WN_EVAL_STATUS_LEN]; /* why it failed */
-  wn_eval_score score;          /* what the run reports (policy applied) */
+  wn_score score;          /* what the run reports (policy applied) */
   double confidence;
   /* --min-confidence / --sweep: both methods' scores on a test page */
-  wn_eval_score tpl_score;
-  wn_eval_score single_score;
+  wn_score tpl_score;
+  wn_score single_score;
   int have_single;
   int fell_back;
 } wn_eval_page;
@@ -655,7 +482,7 @@ static wn_err wn_eval_detector(double min_confidence, wn_single_method fallback,
  * of memory), after which the run cannot go on. */
 static wn_err wn_eval_detect_score(wn_detector *d, const char *site, wn_eval_page *pg,
                                    const char *stage, const char *gold, size_t gold_len,
-                                   wn_eval_score *out, double *confidence,
+                                   wn_score *out, double *confidence,
                                    wn_detect_fallback *fallback, int *ok) {
   wn_page_result *r = NULL;
   wn_diag diag;
@@ -673,7 +500,7 @@ static wn_err wn_eval_detect_score(wn_detector *d, const char *site, wn_eval_pag
     *fallback = wn_page_result_fallback(r);
   size_t len = 0;
   const char *text = wn_page_result_text(r, &len);
-  e = wn_eval_score_texts(text, len, gold, gold_len, out);
+  e = wn_score_texts(text, len, gold, gold_len, out);
   if (e)
     wn_eval_fail(pg, "score", wn_strerror(e));
   else
@@ -1620,7 +1447,7 @@ static int wn_eval_run_scored(wn_eval *ev) {
         wn_eval_fail(pg, "gold", wn_diag_message(&diag, e));
       } else if (!text) {
         wn_eval_fail(pg, "output", line ? "its line has no \"text\"" : "no line names it");
-      } else if (wn_eval_score_texts(text, strlen(text), gold, gold_len, &pg->score)) {
+      } else if (wn_score_texts(text, strlen(text), gold, gold_len, &pg->score)) {
         free(gold);
         fprintf(stderr, "winnow-eval: out of memory\n");
         goto out;
@@ -1648,9 +1475,9 @@ out:
 
 static int wn_eval_expect(const char *name, const char *out, const char *gold, double p, double r,
                           double f1) {
-  wn_eval_score s;
+  wn_score s;
   memset(&s, 0, sizeof s);
-  if (wn_eval_score_texts(out, strlen(out), gold, strlen(gold), &s)) {
+  if (wn_score_texts(out, strlen(out), gold, strlen(gold), &s)) {
     printf("FAIL %s: scorer error\n", name);
     return 1;
   }
@@ -1663,12 +1490,12 @@ static int wn_eval_expect(const char *name, const char *out, const char *gold, d
 }
 
 static int wn_eval_expect_tokens(const char *name, const char *text, const char *want) {
-  wn_eval_tokens t;
+  wn_score_tokens t;
   wn_buf got;
-  wn_eval_tokens_init(&t);
+  wn_score_tokens_init(&t);
   wn_buf_init(&got, 4096);
   int bad = 1;
-  if (wn_eval_tokenize(text, strlen(text), &t))
+  if (wn_score_tokenize(text, strlen(text), &t))
     goto out;
   /* In text order, space-separated. */
   for (size_t k = 0; k < t.count; k++) {
@@ -1680,7 +1507,7 @@ static int wn_eval_expect_tokens(const char *name, const char *text, const char 
 out:
   printf("%s %s: [%s] (want [%s])\n", bad ? "FAIL" : "ok  ", name, got.data ? got.data : "", want);
   wn_buf_free(&got);
-  wn_eval_tokens_free(&t);
+  wn_score_tokens_free(&t);
   return bad;
 }
 
@@ -1726,11 +1553,11 @@ static int wn_eval_selftest(const char *corpus) {
           bad++;
           continue;
         }
-        wn_eval_score self, none;
+        wn_score self, none;
         memset(&self, 0, sizeof self);
         memset(&none, 0, sizeof none);
-        if (wn_eval_score_texts(gold, len, gold, len, &self) ||
-            wn_eval_score_texts("", 0, gold, len, &none)) {
+        if (wn_score_texts(gold, len, gold, len, &self) ||
+            wn_score_texts("", 0, gold, len, &none)) {
           bad++;
         } else {
           int no_words = self.words_gold == 0;

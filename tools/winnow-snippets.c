@@ -59,6 +59,7 @@
 #include "util.h" /* src/util: number parsing, the clock */
 /* The single-page steps an ablation names (not public API). */
 #include "detect/steps.h"
+#include "score.h"
 #include "tool_common.h"
 
 /* Caps on what the corpus may cost us. A page has the CLI's cap
@@ -110,65 +111,6 @@ typedef struct wn_snip {
   wn_tool_timing parse_time, detect_time;
 } wn_snip;
 
-/* ---- white space and matching ------------------------------------------------ */
-
-/* Bytes of the white space character (str.isspace()) at s[0..len), else 0. */
-static size_t wn_snip_space(const unsigned char *s, size_t len) {
-  unsigned char c = s[0];
-  if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f))
-    return 1;
-  if (c == 0xc2 && len >= 2 && (s[1] == 0x85 || s[1] == 0xa0))
-    return 2;
-  if (len < 3)
-    return 0;
-  if ((c == 0xe1 && s[1] == 0x9a && s[2] == 0x80) || /* U+1680 */
-      (c == 0xe2 && s[1] == 0x80 &&
-       ((s[2] >= 0x80 && s[2] <= 0x8a) || s[2] == 0xa8 || s[2] == 0xa9 || s[2] == 0xaf)) ||
-      (c == 0xe2 && s[1] == 0x81 && s[2] == 0x9f) || /* U+205F */
-      (c == 0xe3 && s[1] == 0x80 && s[2] == 0x80))   /* U+3000 */
-    return 3;
-  return 0;
-}
-
-/* out = text with every run of white space one space, the ends trimmed. */
-static wn_err wn_snip_collapse(const char *text, size_t len, wn_buf *out) {
-  const unsigned char *s = (const unsigned char *)text;
-  wn_buf_reset(out);
-  size_t i = 0;
-  int gap = 0;
-  while (i < len) {
-    size_t n = wn_snip_space(s + i, len - i);
-    if (n) {
-      gap = out->len > 0;
-      i += n;
-      continue;
-    }
-    size_t start = i;
-    while (i < len && !wn_snip_space(s + i, len - i))
-      i++;
-    wn_err err = gap ? wn_buf_append_char(out, ' ') : WN_OK;
-    if (err || (err = wn_buf_append(out, text + start, i - start)))
-      return err;
-    gap = 0;
-  }
-  return WN_OK;
-}
-
-/* 1 if needle[0..nlen) occurs in hay[0..hlen) (NUL bytes are bytes). */
-static int wn_snip_contains(const char *hay, size_t hlen, const char *needle, size_t nlen) {
-  if (nlen == 0)
-    return 1;
-  if (nlen > hlen)
-    return 0;
-  const char *p = hay, *end = hay + (hlen - nlen) + 1;
-  while (p < end && (p = memchr(p, needle[0], (size_t)(end - p))) != NULL) {
-    if (memcmp(p, needle, nlen) == 0)
-      return 1;
-    p++;
-  }
-  return 0;
-}
-
 /* ---- the corpus ---------------------------------------------------------------- */
 
 /* An id is a file name: 1 to WN_SNIP_MAX_ID bytes, no separator, no
@@ -206,7 +148,7 @@ static int wn_snip_load_list(const char *path, wn_snip_page *pg, json_t *list, c
   size_t i;
   json_t *v;
   json_array_foreach(list, i, v) {
-    wn_err err = json_is_string(v) ? wn_snip_collapse(json_string_value(v),
+    wn_err err = json_is_string(v) ? wn_score_collapse(json_string_value(v),
                                                       json_string_length(v), tmp)
                                    : WN_EINVAL;
     if (err || tmp->len == 0) {
@@ -332,7 +274,7 @@ static void wn_snip_score(wn_snip_page *pg, const char *text, size_t len) {
   pg->found_with = pg->found_without = 0;
   pg->empty = len == 0;
   for (size_t i = 0; i < pg->n_with; i++) {
-    if (wn_snip_contains(text, len, pg->snips[i], strlen(pg->snips[i]))) {
+    if (wn_score_contains(text, len, pg->snips[i], strlen(pg->snips[i]))) {
       pg->found_with |= (uint32_t)1 << i;
       pg->tp++;
     } else {
@@ -341,7 +283,7 @@ static void wn_snip_score(wn_snip_page *pg, const char *text, size_t len) {
   }
   for (size_t i = 0; i < pg->n_without; i++) {
     const char *snip = pg->snips[pg->n_with + i];
-    if (wn_snip_contains(text, len, snip, strlen(snip))) {
+    if (wn_score_contains(text, len, snip, strlen(snip))) {
       pg->found_without |= (uint32_t)1 << i;
       pg->fp++;
     } else {
@@ -382,7 +324,7 @@ static wn_err wn_snip_page_run(const wn_snip *s, wn_detector *d, wn_snip_page *p
   }
   size_t len = 0;
   const char *raw = wn_page_result_text(r, &len);
-  if ((err = wn_snip_collapse(raw ? raw : "", raw ? len : 0, text)) != WN_OK)
+  if ((err = wn_score_collapse(raw ? raw : "", raw ? len : 0, text)) != WN_OK)
     goto out;
   wn_snip_score(pg, text->len ? text->data : "", text->len);
   if (pg->empty)
