@@ -18,6 +18,7 @@
 #include <Python.h>
 #include <structmember.h>
 
+#include <stdint.h>
 #include <string.h>
 
 #include <winnow/winnow.h>
@@ -654,46 +655,37 @@ static PyObject *text_of(const char *s, size_t len) {
   return PyUnicode_DecodeUTF8(s ? s : "", s ? (Py_ssize_t)len : 0, "replace");
 }
 
-static PyObject *Result_text(ResultObject *self, void *c) {
-  (void)c;
-  if (!(self->want & WN_WANT_TEXT))
+/* The rendered outputs: the getter's closure names which (None unless
+ * the detection asked for it). */
+typedef struct {
+  unsigned want;
+  const char *(*get)(const wn_page_result *r, size_t *len);
+} rendered_kind;
+static const rendered_kind rendered_text = {WN_WANT_TEXT, wn_page_result_text};
+static const rendered_kind rendered_markdown = {WN_WANT_MARKDOWN, wn_page_result_markdown};
+static const rendered_kind rendered_html = {WN_WANT_HTML, wn_page_result_html};
+
+static PyObject *Result_rendered(ResultObject *self, void *closure) {
+  const rendered_kind *k = closure;
+  if (!(self->want & k->want))
     Py_RETURN_NONE;
   size_t len = 0;
-  const char *s = wn_page_result_text(self->r, &len);
+  const char *s = k->get(self->r, &len);
   return text_of(s, len);
 }
 
-static PyObject *Result_markdown(ResultObject *self, void *c) {
-  (void)c;
-  if (!(self->want & WN_WANT_MARKDOWN))
-    Py_RETURN_NONE;
-  size_t len = 0;
-  const char *s = wn_page_result_markdown(self->r, &len);
-  return text_of(s, len);
-}
+/* The string fields: the closure is the accessor. */
+typedef struct {
+  const char *(*get)(const wn_page_result *r);
+} string_field;
+static const string_field field_method = {wn_page_result_method};
+static const string_field field_site = {wn_page_result_site};
+static const string_field field_site_error = {wn_page_result_site_error};
+static const string_field field_empty = {wn_page_result_empty};
+static const string_field field_charset = {wn_page_result_charset};
 
-static PyObject *Result_html(ResultObject *self, void *c) {
-  (void)c;
-  if (!(self->want & WN_WANT_HTML))
-    Py_RETURN_NONE;
-  size_t len = 0;
-  const char *s = wn_page_result_html(self->r, &len);
-  return text_of(s, len);
-}
-
-static PyObject *Result_method(ResultObject *self, void *c) {
-  (void)c;
-  return str_or_none(wn_page_result_method(self->r));
-}
-
-static PyObject *Result_site(ResultObject *self, void *c) {
-  (void)c;
-  return str_or_none(wn_page_result_site(self->r));
-}
-
-static PyObject *Result_site_error(ResultObject *self, void *c) {
-  (void)c;
-  return str_or_none(wn_page_result_site_error(self->r));
+static PyObject *Result_string(ResultObject *self, void *closure) {
+  return str_or_none(((const string_field *)closure)->get(self->r));
 }
 
 static PyObject *Result_confidence(ResultObject *self, void *c) {
@@ -706,11 +698,6 @@ static PyObject *Result_fallback(ResultObject *self, void *c) {
   return str_or_none(wn_detect_fallback_name(wn_page_result_fallback(self->r)));
 }
 
-static PyObject *Result_empty(ResultObject *self, void *c) {
-  (void)c;
-  return str_or_none(wn_page_result_empty(self->r));
-}
-
 static PyObject *Result_generation(ResultObject *self, void *c) {
   (void)c;
   return PyLong_FromUnsignedLongLong(wn_page_result_generation(self->r));
@@ -719,11 +706,6 @@ static PyObject *Result_generation(ResultObject *self, void *c) {
 static PyObject *Result_layout(ResultObject *self, void *c) {
   (void)c;
   return PyLong_FromUnsignedLong(wn_page_result_layout(self->r));
-}
-
-static PyObject *Result_charset(ResultObject *self, void *c) {
-  (void)c;
-  return str_or_none(wn_page_result_charset(self->r));
 }
 
 static PyObject *Result_nodes(ResultObject *self, void *c) {
@@ -802,33 +784,37 @@ static PyObject *Result_repr(ResultObject *self) {
                               (int)(wn_page_result_confidence(self->r) * 100 + 0.5), len);
 }
 
+#define WN_CLOSURE(x) ((void *)(uintptr_t)(const void *)&(x))
 static PyGetSetDef Result_getset[] = {
-    {"text", (getter)Result_text, NULL, "The main content as plain text, one line per block.",
-     NULL},
-    {"markdown", (getter)Result_markdown, NULL, "The main content as Markdown (None unless asked).",
-     NULL},
-    {"html", (getter)Result_html, NULL, "The main content's elements as HTML (None unless asked).",
-     NULL},
-    {"method", (getter)Result_method, NULL,
-     "How it was found: \"template\", \"fastce\", \"danag\", \"cnr\" or \"readability\".", NULL},
+    {"text", (getter)Result_rendered, NULL,
+     "The main content as plain text, one line per block (None unless asked).",
+     WN_CLOSURE(rendered_text)},
+    {"markdown", (getter)Result_rendered, NULL, "The main content as Markdown (None unless asked).",
+     WN_CLOSURE(rendered_markdown)},
+    {"html", (getter)Result_rendered, NULL,
+     "The main content's elements as HTML (None unless asked).", WN_CLOSURE(rendered_html)},
+    {"method", (getter)Result_string, NULL,
+     "How it was found: \"template\", \"fastce\", \"danag\", \"cnr\" or \"readability\".",
+     WN_CLOSURE(field_method)},
     {"confidence", (getter)Result_confidence, NULL, "How well the page fits its template, 0 to 1.",
      NULL},
     {"fallback", (getter)Result_fallback, NULL,
      "None when the template served the page; else \"no template\" or \"low confidence\".", NULL},
-    {"empty", (getter)Result_empty, NULL, "None when content was found; else why none was.",
-     NULL},
+    {"empty", (getter)Result_string, NULL, "None when content was found; else why none was.",
+     WN_CLOSURE(field_empty)},
     {"nodes", (getter)Result_nodes, NULL,
      "The selected subtrees' paths (None unless asked with want=\"nodes\").", NULL},
     {"metadata", (getter)Result_metadata, NULL,
      "title, author, date, language, canonical_url, description, site_name (None unless asked).",
      NULL},
-    {"site", (getter)Result_site, NULL, "The page's site, or None.", NULL},
-    {"site_error", (getter)Result_site_error, NULL, "Why the page's url named no site, or None.",
-     NULL},
+    {"site", (getter)Result_string, NULL, "The page's site, or None.", WN_CLOSURE(field_site)},
+    {"site_error", (getter)Result_string, NULL, "Why the page's url named no site, or None.",
+     WN_CLOSURE(field_site_error)},
     {"generation", (getter)Result_generation, NULL, "The template's generation (0: none).", NULL},
     {"layout", (getter)Result_layout, NULL, "The site's layout that served the page, from 1.",
      NULL},
-    {"charset", (getter)Result_charset, NULL, "The charset the page was read in.", NULL},
+    {"charset", (getter)Result_string, NULL, "The charset the page was read in.",
+     WN_CLOSURE(field_charset)},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyMethodDef Result_methods[] = {
