@@ -194,27 +194,6 @@ static wn_err wn_single_run(const wn_dom_page *page, wn_single_method method, ui
  */
 #define WN_SINGLE_RETRY_SHARE 4u /* kept * 4 < prose: less than a quarter */
 
-/* Prose: the text of paragraphs (<p>) that is not link text, in bytes,
- * of the whole page (*page_prose) and of what keep keeps (*kept_prose).
- * A paragraph is the one markup every language and every site uses for
- * running text, so its share tells how much of a page's running text a
- * method kept, with no word list. */
-void wn_single_prose(const wn_dom_node *nodes, uint32_t count, const uint8_t *keep,
-                            const uint8_t *mask, uint8_t *in_p, uint64_t *page_prose,
-                            uint64_t *kept_prose) {
-  *page_prose = *kept_prose = 0;
-  for (uint32_t i = 0; i < count; i++) {
-    uint32_t p = nodes[i].parent;
-    in_p[i] = nodes[i].tag == WN_TAG_P || (p != WN_DOM_NONE && in_p[p]);
-    if (nodes[i].tag == WN_TAG_TEXT && in_p[i] && !(nodes[i].flags & WN_DOM_IN_LINK) &&
-        !(mask && mask[i])) {
-      *page_prose += nodes[i].own_text_len;
-      if (keep[i])
-        *kept_prose += nodes[i].own_text_len;
-    }
-  }
-}
-
 /* The retry itself: *res is replaced by the second choice when that is
  * taken. in_p: scratch of the page's node count. */
 static wn_err wn_single_retry(const wn_dom_page *page, wn_single_method method, uint32_t steps,

@@ -98,7 +98,7 @@ wn_err wn_readability_select(const wn_dom_page *page, wn_detect_result *res);
 /* Prose: the text of paragraphs (<p>) that is not link text nor under
  * mask (may be NULL), in bytes, of the whole page (*page_prose) and of
  * what keep keeps (*kept_prose); in_p (the page's node count) gets 1 for
- * the nodes inside a <p> (single.c). */
+ * the nodes inside a <p> (single_prose.c). */
 void wn_single_prose(const wn_dom_node *nodes, uint32_t count, const uint8_t *keep,
                      const uint8_t *mask, uint8_t *in_p, uint64_t *page_prose,
                      uint64_t *kept_prose);

@@ -1,8 +1,8 @@
 /*
  * serve/server_int.h: what the server's files share: the server and a
  * request as they live (server.c: routing, configurations, start, reload
- * and stop) and the answers every handler gives (handlers.c: the API's
- * endpoints).
+ * and stop), the answers every handler gives (respond.c), each thread's
+ * detector (detectors.c) and the API's endpoints (handlers.c).
  */
 #ifndef WN_SERVER_INT_H
 #define WN_SERVER_INT_H
@@ -63,7 +63,7 @@ typedef struct wn_req {
   int counted; /* in srv->inflight */
 } wn_req;
 
-/* ---- answers (server.c) ----------------------------------------------------------- */
+/* ---- answers (respond.c) ---------------------------------------------------------- */
 
 /* Queues body (malloc'd, taken over; NULL for none) with status. */
 enum MHD_Result wn_serve_respond(struct MHD_Connection *c, wn_req *req, unsigned status,
@@ -85,7 +85,7 @@ enum MHD_Result wn_serve_method_not_allowed(struct MHD_Connection *c, wn_req *re
                                             const char *allow, const char *method);
 /* 1 if the request may use an admin endpoint; else a 401 is queued. */
 int wn_serve_authorized(struct MHD_Connection *c, wn_req *req, enum MHD_Result *rc);
-/* This thread's detector (made on its first detection). */
+/* This thread's detector, made on its first detection (detectors.c). */
 wn_err wn_serve_thread_detector(wn_server *srv, const wn_serve_config *cfg, wn_detector **out,
                                 wn_diag *diag);
 
