@@ -46,7 +46,7 @@ __version__ = version
 class Error(Exception):
     """An error of winnow: .code (its number), .name ("WN_E...") and .message."""
 
-    def __init__(self, message: str, code: int = 0, name: str = "", _msg: str | None = None):
+    def __init__(self, message: str, code: int = 0, name: str = ""):
         super().__init__(message)
         self.message = message
         self.code = code

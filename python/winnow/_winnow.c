@@ -38,7 +38,7 @@ static PyObject *raise_as(PyObject *cls, wn_err err, const wn_diag *diag) {
   }
   if (err == WN_ENOMEM)
     return PyErr_NoMemory();
-  PyObject *exc = PyObject_CallFunction(cls, "siss", msg, (int)err, wn_strerror_name(err), msg);
+  PyObject *exc = PyObject_CallFunction(cls, "sis", msg, (int)err, wn_strerror_name(err));
   if (!exc)
     return NULL;
   PyErr_SetObject(cls, exc);
