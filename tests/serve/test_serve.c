@@ -702,48 +702,48 @@ static void test_bad_requests(void **state) {
                         NULL};
   const char *wrong[] = {"Authorization: Bearer guess", NULL};
 
-  /* Admin endpoints need the token. */
-  reply r = http(f.port, "POST", "/v1/learn", "{\"url\": \"http://x.example/\"}", jh);
-  assert_int_equal(r.status, 401);
-  reply_free(&r);
-  r = http(f.port, "GET", "/v1/jobs", NULL, wrong);
-  assert_int_equal(r.status, 401);
-  reply_free(&r);
+  /* Each request and the answer it must get: the token, configured sites
+   * only, malformed JSON and wrong shapes, unknown paths, wrong methods. */
   char sp[300];
   snprintf(sp, sizeof sp, "/v1/sites/%s", f.site);
-  r = http(f.port, "DELETE", sp, NULL, NULL);
-  assert_int_equal(r.status, 401);
-  reply_free(&r);
-  r = http(f.port, "GET", "/v1/jobs", NULL, auth);
-  assert_int_equal(r.status, 200);
-  reply_free(&r);
-  /* Learning only for configured sites. */
-  r = http(f.port, "POST", "/v1/learn", "{\"url\": \"http://elsewhere.example/a.html\"}", auth);
-  assert_int_equal(r.status, 403);
-  reply_free(&r);
-  /* Malformed JSON, wrong shapes. */
-  r = http(f.port, "POST", "/v1/learn", "{\"url\": ", auth);
-  assert_int_equal(r.status, 400);
-  reply_free(&r);
-  r = http(f.port, "POST", "/v1/learn", "[1, 2]", auth);
-  assert_int_equal(r.status, 400);
-  reply_free(&r);
-  r = http(f.port, "POST", "/v1/learn", "{\"url\": \"ftp://x.example/\"}", auth);
-  assert_int_equal(r.status, 400);
-  reply_free(&r);
-  r = http(f.port, "POST", "/v1/detect", "{\"html\": 5}", jh);
-  assert_int_equal(r.status, 400);
-  reply_free(&r);
-  r = http(f.port, "POST", "/v1/detect", "not json", jh);
-  assert_int_equal(r.status, 400);
-  assert_non_null(strstr(r.body, "bad_json"));
-  reply_free(&r);
-  r = http(f.port, "POST", "/v1/detect", "", NULL);
-  assert_int_equal(r.status, 400);
-  reply_free(&r);
-  r = http(f.port, "POST", "/v1/detect?format=pdf", "<p>x</p>", NULL);
-  assert_int_equal(r.status, 400);
-  reply_free(&r);
+  const struct {
+    const char *method, *path, *body;
+    const char *const *headers;
+    unsigned status;
+    const char *in_body, *allow;
+  } cases[] = {
+      {"POST", "/v1/learn", "{\"url\": \"http://x.example/\"}", jh, 401, NULL, NULL},
+      {"GET", "/v1/jobs", NULL, wrong, 401, NULL, NULL},
+      {"DELETE", sp, NULL, NULL, 401, NULL, NULL},
+      {"GET", "/v1/jobs", NULL, auth, 200, NULL, NULL},
+      {"POST", "/v1/learn", "{\"url\": \"http://elsewhere.example/a.html\"}", auth, 403, NULL,
+       NULL},
+      {"POST", "/v1/learn", "{\"url\": ", auth, 400, NULL, NULL},
+      {"POST", "/v1/learn", "[1, 2]", auth, 400, NULL, NULL},
+      {"POST", "/v1/learn", "{\"url\": \"ftp://x.example/\"}", auth, 400, NULL, NULL},
+      {"POST", "/v1/detect", "{\"html\": 5}", jh, 400, NULL, NULL},
+      {"POST", "/v1/detect", "not json", jh, 400, "bad_json", NULL},
+      {"POST", "/v1/detect", "", NULL, 400, NULL, NULL},
+      {"POST", "/v1/detect?format=pdf", "<p>x</p>", NULL, 400, NULL, NULL},
+      {"GET", "/v2/detect", NULL, NULL, 404, NULL, NULL},
+      {"GET", "/v1/detect", NULL, NULL, 405, NULL, "POST"},
+      {"PUT", "/v1/sites", NULL, NULL, 405, NULL, NULL},
+      {"POST", "/healthz", "x", NULL, 405, NULL, NULL},
+      {"GET", "/v1/jobs/12345", NULL, auth, 404, NULL, NULL},
+      {"GET", "/v1/jobs/abc", NULL, auth, 404, NULL, NULL},
+      {"GET", "/v1/sites/nothing.example", NULL, NULL, 404, NULL, NULL},
+      {"GET", "/v1/sites/not%20a%20site", NULL, NULL, 404, NULL, NULL},
+  };
+  reply r;
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    r = http(f.port, cases[i].method, cases[i].path, cases[i].body, cases[i].headers);
+    if (r.status != cases[i].status ||
+        (cases[i].in_body && (!r.body || !strstr(r.body, cases[i].in_body))) ||
+        (cases[i].allow && strcmp(r.allow, cases[i].allow) != 0))
+      fail_msg("%s %s: %u %s, want %u", cases[i].method, cases[i].path, r.status,
+               r.body ? r.body : "", cases[i].status);
+    reply_free(&r);
+  }
   /* Not HTML. */
   static const char gz[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\xff\xff";
   r = http_ex(f.port, "POST", "/v1/detect?url=http://a.example/x", gz, sizeof gz, NULL, NULL);
@@ -764,33 +764,6 @@ static void test_bad_requests(void **state) {
   assert_int_equal(r.status, 413);
   reply_free(&r);
   free(page);
-  /* Unknown paths, wrong methods. */
-  r = http(f.port, "GET", "/v2/detect", NULL, NULL);
-  assert_int_equal(r.status, 404);
-  reply_free(&r);
-  r = http(f.port, "GET", "/v1/detect", NULL, NULL);
-  assert_int_equal(r.status, 405);
-  assert_string_equal(r.allow, "POST");
-  reply_free(&r);
-  r = http(f.port, "PUT", "/v1/sites", NULL, NULL);
-  assert_int_equal(r.status, 405);
-  reply_free(&r);
-  r = http(f.port, "POST", "/healthz", "x", NULL);
-  assert_int_equal(r.status, 405);
-  reply_free(&r);
-  r = http(f.port, "GET", "/v1/jobs/12345", NULL, auth);
-  assert_int_equal(r.status, 404);
-  reply_free(&r);
-  r = http(f.port, "GET", "/v1/jobs/abc", NULL, auth);
-  assert_int_equal(r.status, 404);
-  reply_free(&r);
-  r = http(f.port, "GET", "/v1/sites/nothing.example", NULL, NULL);
-  assert_int_equal(r.status, 404);
-  reply_free(&r);
-  r = http(f.port, "GET", "/v1/sites/not%20a%20site", NULL, NULL);
-  assert_int_equal(r.status, 404);
-  reply_free(&r);
-
   /* Garbage on the socket: the server carries on. */
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   struct sockaddr_in a;
