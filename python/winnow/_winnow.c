@@ -86,6 +86,18 @@ static PyObject *path_bytes(PyObject *obj) {
   return out;
 }
 
+/* Context managers: __enter__ gives the object, __exit__ calls its
+ * close() (the same for every type that has one). */
+static PyObject *return_self(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return Py_NewRef(self);
+}
+
+static PyObject *exit_closes(PyObject *self, PyObject *args) {
+  (void)args;
+  return PyObject_CallMethod(self, "close", NULL);
+}
+
 /* ---- Store ------------------------------------------------------------- */
 
 typedef struct {
@@ -177,11 +189,6 @@ static PyObject *Store_enter(StoreObject *self, PyObject *unused) {
   if (!store_usable(self))
     return NULL;
   return Py_NewRef(self);
-}
-
-static PyObject *Store_exit(StoreObject *self, PyObject *args) {
-  (void)args;
-  return Store_close(self, NULL);
 }
 
 static int site_list_fn(const char *site, void *ctx) {
@@ -580,7 +587,7 @@ static PyMethodDef Store_methods[] = {
     {"close", (PyCFunction)Store_close, METH_NOARGS,
      "close()\n\nCloses the store once no Detector or Collector uses it."},
     {"__enter__", (PyCFunction)Store_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)Store_exit, METH_VARARGS, NULL},
+    {"__exit__", (PyCFunction)exit_closes, METH_VARARGS, NULL},
     {"sites", (PyCFunction)Store_sites, METH_NOARGS,
      "sites() -> list[str]\n\nThe sites that have a template, in name order."},
     {"info", (PyCFunction)Store_info, METH_VARARGS,
@@ -981,22 +988,12 @@ static PyObject *WarcReader_close(WarcReaderObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-static PyObject *WarcReader_enter(WarcReaderObject *self, PyObject *unused) {
-  (void)unused;
-  return Py_NewRef(self);
-}
-
-static PyObject *WarcReader_exit(WarcReaderObject *self, PyObject *args) {
-  (void)args;
-  return WarcReader_close(self, NULL);
-}
-
 static PyMethodDef WarcReader_methods[] = {
     {"stats", (PyCFunction)WarcReader_stats, METH_NOARGS,
      "stats() -> dict\n\nRecords read, pages returned, and what was skipped or damaged."},
     {"close", (PyCFunction)WarcReader_close, METH_NOARGS, "close()"},
-    {"__enter__", (PyCFunction)WarcReader_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)WarcReader_exit, METH_VARARGS, NULL},
+    {"__enter__", (PyCFunction)return_self, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)exit_closes, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject WarcReader_Type = {
@@ -1483,16 +1480,6 @@ static PyObject *Detector_close(DetectorObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-static PyObject *Detector_enter(DetectorObject *self, PyObject *unused) {
-  (void)unused;
-  return Py_NewRef(self);
-}
-
-static PyObject *Detector_exit(DetectorObject *self, PyObject *args) {
-  (void)args;
-  return Detector_close(self, NULL);
-}
-
 static PyMethodDef Detector_methods[] = {
     {"detect", (PyCFunction)(void (*)(void))Detector_detect, METH_VARARGS | METH_KEYWORDS,
      "detect(page, url=None, *, site=None, charset=None, want=None, learn=False) -> Result\n\n"
@@ -1507,8 +1494,8 @@ static PyMethodDef Detector_methods[] = {
      "flush()\n\nWrites the pending detection counts to the store now."},
     {"close", (PyCFunction)Detector_close, METH_NOARGS,
      "close()\n\nWrites pending counts and frees the detector."},
-    {"__enter__", (PyCFunction)Detector_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)Detector_exit, METH_VARARGS, NULL},
+    {"__enter__", (PyCFunction)return_self, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)exit_closes, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static PyObject *Detector_get_store(DetectorObject *self, void *c) {
