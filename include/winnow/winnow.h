@@ -269,6 +269,37 @@ typedef void (*wn_import_fn)(const char *site, int replaced, uint64_t generation
 WN_API wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn, void *ctx,
                               uint64_t *n_imported, wn_diag *diag);
 
+/* Pending samples: pages of sites without a template, kept in the store
+ * by a collector (section 5) until a site has enough of them to learn
+ * from, across runs and restarts; dropped when the site's template is
+ * stored. Bounded per site and in all (wn_collect_options), least
+ * recently seen sites first out; each page deflated. */
+typedef struct wn_pending_site {
+  const char *site;    /* valid during the call */
+  uint32_t pages;      /* pages kept */
+  uint64_t bytes;      /* bytes stored (deflated, with names) */
+  uint64_t page_bytes; /* the pages' own bytes */
+  int64_t last_seen;   /* Unix seconds a page of it was last kept */
+  int damaged;         /* 1: the entry does not decode (it is dropped when
+                          next written; wn_store_pending_drop drops it now) */
+} wn_pending_site;
+typedef int (*wn_pending_fn)(const wn_pending_site *site, void *ctx);
+/* Calls fn for each pending site in key order, inside one read
+ * transaction (fn must not call into the store), stopping at fn's first
+ * nonzero return. Returns WN_EINVAL, store errors. */
+WN_API wn_err wn_store_pending_each(wn_store *store, wn_pending_fn fn, void *ctx, wn_diag *diag);
+
+typedef struct wn_pending_totals {
+  uint64_t sites, pages, bytes;
+} wn_pending_totals;
+WN_API wn_err wn_store_pending_totals(wn_store *store, wn_pending_totals *out, wn_diag *diag);
+
+/* Drops the pending pages of site (NULL: of every site); *n_dropped (may
+ * be NULL) receives the sites dropped. Returns WN_ENOTFOUND (site had
+ * none), WN_EINVAL (read-only, a bad name), store errors. */
+WN_API wn_err wn_store_pending_drop(wn_store *store, const char *site, uint64_t *n_dropped,
+                                    wn_diag *diag);
+
 /* ==== 3. learning ======================================================== */
 
 #define WN_LEARN_MAX_PAGES 64u /* sample pages a template is learned from */
@@ -801,6 +832,16 @@ typedef struct wn_collect_options {
   int keep_parsed;
   wn_learn_algo algo;     /* default WN_LEARN_ETDM */
   wn_learn_options learn; /* as for wn_site_learn_pages */
+  /* 1: the pages held for sites without a template are also kept in the
+   * store (a writable one), so that the next run, or the next request
+   * after a restart, adds to them (pending samples, section 2): written in
+   * batches (wn_collector_flush), at most sample_pages per site. Default
+   * 1. Bounds in the store: pending_sites sites (default 65536) and
+   * pending_bytes stored bytes (default 256 MiB); least recently seen
+   * sites go first. */
+  int keep_pending;
+  uint32_t pending_sites;
+  size_t pending_bytes;
 } wn_collect_options;
 WN_API void wn_collect_options_init(wn_collect_options *opts);
 
@@ -830,6 +871,11 @@ typedef struct wn_collect_stats {
   uint64_t learn_failures; /* wn_collector_learn failures */
   uint64_t sites_given_up;
   uint64_t pages_evicted;  /* held pages dropped for the bounds */
+  /* Pending samples in the store (keep_pending): */
+  uint64_t pages_kept;     /* pages written to the store */
+  uint64_t pages_restored; /* pages read back from it (earlier runs') */
+  uint64_t pending_evicted; /* pages the store's bounds dropped */
+  uint64_t store_errors;   /* failed writes (the pages stay held in memory) */
 } wn_collect_stats;
 
 /* store may be NULL (no site then has a template but those learned here);
@@ -868,6 +914,14 @@ WN_API wn_err wn_collector_learn(wn_collector *collector, const char *site, wn_l
 typedef int (*wn_collect_fn)(const char *site, uint32_t pages, void *ctx);
 WN_API wn_err wn_collector_pending(wn_collector *collector, uint32_t min_pages, wn_collect_fn fn,
                                    void *ctx, wn_diag *diag);
+
+/* Writes the pages held since the last flush to the store (keep_pending),
+ * in one transaction. wn_collector_add flushes on its own every 64 pages
+ * and after a second; call it before the end of a run, or from a timer.
+ * wn_collector_destroy flushes too, without a word on failure. Returns
+ * WN_OK (nothing to write too), store errors (WN_ENOSPACE: the store or
+ * the disk is full; the pages stay held in memory), WN_ENOMEM. */
+WN_API wn_err wn_collector_flush(wn_collector *collector, wn_diag *diag);
 
 WN_API void wn_collector_stats_get(wn_collector *collector, wn_collect_stats *out);
 

@@ -493,7 +493,7 @@ static int wn_batch_read_chunk(const wn_batch_options *opts, wn_batch_source *so
     wn_collect_state state = WN_COLLECT_NO_SITE;
     wn_diag diag = {{0}};
     wn_err err = wn_collector_add(learn->collector, &page->in, page->name, 0, &state, &diag);
-    if (err == WN_ENOMEM || err == WN_ESTORE)
+    if (err == WN_ENOMEM || err == WN_ESTORE || err == WN_ENOSPACE)
       wn_cli_error("cannot hold a page to learn from: %s", wn_diag_message(&diag, err));
     else if (!err && state == WN_COLLECT_READY) {
       char site[WN_SITE_MAX + 1];
@@ -550,6 +550,10 @@ void wn_cli_batch_counts_text(const wn_batch_counts *c, const char *unit, char *
 
 void wn_cli_batch_learn_report(const wn_batch_learn *learn) {
   wn_collect_stats st;
+  wn_diag diag = {{0}};
+  wn_err err = wn_collector_flush(learn->collector, &diag);
+  if (err)
+    wn_cli_error("cannot keep pending pages in the store: %s", wn_diag_message(&diag, err));
   wn_collector_stats_get(learn->collector, &st);
   wn_cli_error("learning: %llu site(s) learned from %llu of their pages in the input, serving "
                "%lu page(s); %lu page(s) of sites without enough pages of one layout went to "
@@ -561,6 +565,12 @@ void wn_cli_batch_learn_report(const wn_batch_learn *learn) {
                (unsigned long long)st.sites_given_up, (unsigned long long)st.pages_held,
                (unsigned long long)st.pages_evicted, learn->read_ms, learn->learn_ms,
                learn->sites_save_failed ? "; some templates could not be stored" : "");
+  if (st.pages_kept || st.pages_restored || st.store_errors)
+    wn_cli_error("pending samples: %llu page(s) read back from earlier runs, %llu kept in the "
+                 "store for later ones (%llu dropped for the store's bounds%s)",
+                 (unsigned long long)st.pages_restored, (unsigned long long)st.pages_kept,
+                 (unsigned long long)st.pending_evicted,
+                 st.store_errors ? "; some could not be written" : "");
 }
 
 void wn_cli_batch_learn_free(wn_batch_learn *learn) {

@@ -94,10 +94,13 @@ void wn_cli_usage_detect(FILE *out) {
           "Learning from the input (--jsonl, --warc, many files; needs --store, made if\n"
           "missing): a site with no template is learned from its own pages in the input\n"
           "(a sample of --learn-pages pages sharing a layout, as a crawl samples one),\n"
-          "stored, and all its pages are detected with it, earlier ones included.\n"
+          "stored, and all its pages are detected with it, earlier ones included. The\n"
+          "pages of a site with too few of them are kept in the store (pending, at most\n"
+          "--learn-pages per site, deflated): the next run adds to them.\n"
           "  --learn               learn the input's sites that have no template\n"
           "  --learn-pages N       pages a site is learned from (default 5; 3 at least\n"
           "                        when the input ends first)\n"
+          "  --no-pending          keep no pages in the store: learn from this input only\n"
           "  --learn-memory MIB    input read ahead at most (default 512): pages of a\n"
           "                        site whose sample comes later than this are detected\n"
           "                        before it is learned\n"
@@ -160,6 +163,7 @@ enum {
   WN_OPT_LEARN,
   WN_OPT_LEARN_MEMORY,
   WN_OPT_LEARN_PAGES,
+  WN_OPT_NO_PENDING,
   WN_OPT_NO_ROBOTS
 };
 
@@ -189,6 +193,7 @@ static const struct option wn_detect_options_long[] = {
     {"learn", no_argument, NULL, WN_OPT_LEARN},
     {"learn-memory", required_argument, NULL, WN_OPT_LEARN_MEMORY},
     {"learn-pages", required_argument, NULL, WN_OPT_LEARN_PAGES},
+    {"no-pending", no_argument, NULL, WN_OPT_NO_PENDING},
     {"no-robots", no_argument, NULL, WN_OPT_NO_ROBOTS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
@@ -307,6 +312,7 @@ int wn_cli_detect(int argc, char **argv) {
   size_t map_size = 0;
   int jsonl = 0, all = 0, warc = 0, learn = 0, obey_robots = 1;
   uint32_t learn_memory_mib = 512, learn_pages = 0;
+  int no_pending = 0;
   wn_collector *collector = NULL;
   wn_batch_learn blearn;
   memset(&blearn, 0, sizeof blearn);
@@ -414,6 +420,9 @@ int wn_cli_detect(int argc, char **argv) {
     case WN_OPT_NO_ROBOTS:
       obey_robots = 0;
       break;
+    case WN_OPT_NO_PENDING:
+      no_pending = 1;
+      break;
     case WN_OPT_LEARN_MEMORY:
       if (wn_parse_u32(optarg, 1, 1024u * 1024u, &learn_memory_mib) != 0)
         return wn_cli_usage_error("detect ", "--learn-memory is MiB from 1 to 1048576, not '%.40s'",
@@ -449,8 +458,9 @@ int wn_cli_detect(int argc, char **argv) {
                          S_ISDIR(input_st.st_mode)));
   if (warc_out && !warc)
     return wn_cli_usage_error("detect ", "--warc-out is for --warc input");
-  if ((learn_pages || learn_memory_mib != 512) && !learn)
-    return wn_cli_usage_error("detect ", "--learn-pages and --learn-memory are for --learn");
+  if ((learn_pages || learn_memory_mib != 512 || no_pending) && !learn)
+    return wn_cli_usage_error("detect ",
+                              "--learn-pages, --learn-memory and --no-pending are for --learn");
   if (learn && !(warc || jsonl || many))
     return wn_cli_usage_error("detect ", "--learn learns from many pages: --jsonl, --warc or "
                                          "many files");
@@ -567,6 +577,7 @@ int wn_cli_detect(int argc, char **argv) {
     /* The samples are held beside the chunk: a quarter of its bound. */
     co.max_bytes = blearn.hold_bytes / 4 ? blearn.hold_bytes / 4 : 1;
     co.keep_parsed = 1;
+    co.keep_pending = !no_pending;
     wn_err err = wn_collector_create(store, &co, &collector, &diag);
     if (err) {
       rc = wn_cli_fail(err, &diag);

@@ -54,8 +54,11 @@ static void wn_learn_from_request(wn_server *srv, const wn_serve_config *cfg,
   in.site = site;
   wn_collect_state state = WN_COLLECT_NO_SITE;
   wn_diag diag = {{0}};
-  if (wn_collector_add(srv->collector, &in, page->url, flags, &state, &diag) != WN_OK ||
-      state != WN_COLLECT_READY)
+  wn_err added = wn_collector_add(srv->collector, &in, page->url, flags, &state, &diag);
+  if (added)
+    wn_serve_log(cfg->log_level, WN_LOG_ERROR, "hold a page of %s to learn from: %s", site,
+                 wn_diag_message(&diag, added));
+  if (state != WN_COLLECT_READY)
     return;
   const int64_t started = wn_sched_wall_ms();
   wn_learned *learned = NULL;

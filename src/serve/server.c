@@ -250,6 +250,25 @@ __attribute__((format(printf, 2, 0))) static void wn_mhd_log(void *cls, const ch
   wn_serve_log(atomic_load(&srv->log_level), WN_LOG_INFO, "http: %s", line);
 }
 
+/* The collector's pending pages reach the store within a second, however
+ * few requests come: a quiet daemon killed loses at most the last
+ * second's (wn_collector_flush). */
+static void *wn_flusher_main(void *arg) {
+  wn_server *srv = arg;
+  while (!atomic_load(&srv->stopping)) {
+    for (int i = 0; i < 20 && !atomic_load(&srv->stopping); i++) {
+      struct timespec ts = {0, 50 * 1000 * 1000};
+      nanosleep(&ts, NULL);
+    }
+    wn_diag diag = {{0}};
+    wn_err err = wn_collector_flush(srv->collector, &diag);
+    if (err)
+      wn_serve_log(atomic_load(&srv->log_level), WN_LOG_ERROR,
+                   "cannot keep pending pages in the store: %s", wn_diag_message(&diag, err));
+  }
+  return NULL;
+}
+
 wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *diag) {
   wn_err err = WN_OK;
   if (!cfg_in || !out)
@@ -304,6 +323,11 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
     co.learn = cfg->learn;
     if ((err = wn_collector_create(srv->store, &co, &srv->collector, diag)))
       goto fail;
+    if (pthread_create(&srv->flusher, NULL, wn_flusher_main, srv) != 0) {
+      err = wn_diag_set(diag, WN_ENOMEM, "serve: cannot start a thread");
+      goto fail;
+    }
+    srv->flusher_running = 1;
   }
 
   /* The address: numeric only (no DNS lookup for a listen address). */
@@ -473,7 +497,9 @@ void wn_server_stop(wn_server *srv) {
     srv->mhd = NULL;
   }
   wn_sched_destroy(srv->sched);
-  wn_collector_destroy(srv->collector);
+  if (srv->flusher_running)
+    pthread_join(srv->flusher, NULL);
+  wn_collector_destroy(srv->collector); /* flushes what is left */
   srv->sched = NULL;
   /* The server threads are gone: their detectors flush their counts. */
   for (size_t i = 0; i < srv->n_detectors; i++)

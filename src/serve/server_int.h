@@ -38,6 +38,8 @@ struct wn_server {
   wn_store *store;
   wn_sched *sched;
   wn_collector *collector; /* learning.from_requests; NULL when off */
+  pthread_t flusher;       /* writes the collector's pending pages each second */
+  int flusher_running;
   wn_metrics metrics;
   struct MHD_Daemon *mhd;
   uint16_t port;

@@ -16,6 +16,14 @@
  * learned (outside the lock) is busy: it is neither evicted nor learned
  * twice, and its held pages stay where they are (new pages are appended
  * behind them, never moving them), so the learner reads them unlocked.
+ *
+ * With keep_pending, a held page of a site without a template is also
+ * queued for the store (a job, owning a copy), and the queue is written in
+ * one transaction every WN_COLLECT_FLUSH_PAGES pages or WN_COLLECT_FLUSH_MS
+ * (wn_collector_flush): one commit, one fsync, for many pages. A site seen
+ * for the first time reads back what earlier runs kept for it. The store's
+ * copy follows the held pages: a dropped page rewrites it (drop, then the
+ * pages still held); a stored template drops it (store/pending.c).
  */
 #include "site/site_int.h"
 
@@ -31,6 +39,10 @@
 #define WN_COLLECT_DEFAULT_SITES 4096u
 #define WN_COLLECT_DEFAULT_BYTES ((size_t)256 * 1024 * 1024)
 #define WN_COLLECT_MAX_SITES (1u << 24)
+#define WN_COLLECT_DEFAULT_PENDING_SITES 65536u
+#define WN_COLLECT_DEFAULT_PENDING_BYTES ((size_t)256 * 1024 * 1024)
+#define WN_COLLECT_FLUSH_PAGES 64u
+#define WN_COLLECT_FLUSH_MS 1000.0
 
 enum { WN_CS_COLLECTING = 0, WN_CS_TEMPLATE, WN_CS_GAVE_UP };
 
@@ -40,7 +52,15 @@ typedef struct wn_held {
   char *bytes;
   size_t len;
   char charset[64]; /* "" when none */
+  int restored;     /* read back from the store: not in this run's input */
 } wn_held;
+
+/* A write queued for the store: drop the site's pending pages (page.name
+ * NULL), or keep a page (a copy). */
+typedef struct wn_pjob {
+  char site[WN_SITE_MAX + 1];
+  wn_held page;
+} wn_pjob;
 
 /* A learned page's tree, kept for its detection (wn_collector_take_parsed):
  * the page is then parsed once, not twice. */
@@ -61,6 +81,8 @@ typedef struct wn_csite {
   wn_held *pages;         /* sample_pages entries, allocated with the site */
   size_t bytes;           /* held bytes */
   uint32_t attempts;      /* failed learning attempts */
+  int keep;               /* pages go to the store too (keep_pending, and no
+                             template when first seen) */
   uint64_t first_seen;    /* order of first sighting */
   struct wn_csite *chain; /* hash bucket */
   struct wn_csite *newer, *older;
@@ -80,6 +102,12 @@ struct wn_collector {
   wn_parsed *parsed, *parsed_last;
   size_t parsed_bytes;
   _Atomic size_t n_parsed; /* read unlocked: most pages find none */
+  int read_pending;        /* keep_pending and a store */
+  int keep_pending;        /* ... a writable one */
+  wn_pjob *jobs;           /* queued for the store, in order */
+  size_t n_jobs, cap_jobs;
+  double jobs_since;       /* wn_clock_ms of the oldest queued job */
+  pthread_mutex_t flush_mu; /* one flush at a time; taken before mu */
 };
 
 void wn_collect_options_init(wn_collect_options *opts) {
@@ -91,6 +119,9 @@ void wn_collect_options_init(wn_collect_options *opts) {
   opts->max_bytes = WN_COLLECT_DEFAULT_BYTES;
   opts->algo = WN_LEARN_ETDM;
   wn_learn_options_init(&opts->learn);
+  opts->keep_pending = 1;
+  opts->pending_sites = WN_COLLECT_DEFAULT_PENDING_SITES;
+  opts->pending_bytes = WN_COLLECT_DEFAULT_PENDING_BYTES;
 }
 
 /* ---- the table ----------------------------------------------------------------- */
@@ -135,6 +166,58 @@ static void wn_held_free(wn_held *h) {
   free(h->url);
   free(h->bytes);
   memset(h, 0, sizeof *h);
+}
+
+static char *wn_collect_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d)
+    memcpy(d, s, n);
+  return d;
+}
+
+/* Under the lock: queues a write for the store, a copy of page (NULL: drop
+ * what the store keeps for site). A copy that cannot be made is counted as
+ * a store error: the page stays held in memory. */
+static void wn_collect_queue(wn_collector *c, const char *site, const wn_held *page) {
+  if (!c->keep_pending)
+    return; /* a read-only store: read back, never written */
+  if (c->n_jobs == c->cap_jobs) {
+    size_t cap = c->cap_jobs ? 2 * c->cap_jobs : 2 * WN_COLLECT_FLUSH_PAGES;
+    wn_pjob *grown = realloc(c->jobs, cap * sizeof *grown);
+    if (!grown) {
+      c->st.store_errors++;
+      return;
+    }
+    c->jobs = grown;
+    c->cap_jobs = cap;
+  }
+  wn_pjob *j = &c->jobs[c->n_jobs];
+  memset(j, 0, sizeof *j);
+  snprintf(j->site, sizeof j->site, "%s", site);
+  if (page) {
+    j->page.name = wn_collect_strdup(page->name);
+    j->page.url = page->url ? wn_collect_strdup(page->url) : NULL;
+    j->page.bytes = malloc(page->len ? page->len : 1);
+    if (!j->page.name || (page->url && !j->page.url) || !j->page.bytes) {
+      wn_held_free(&j->page);
+      c->st.store_errors++;
+      return;
+    }
+    memcpy(j->page.bytes, page->bytes, page->len);
+    j->page.len = page->len;
+    memcpy(j->page.charset, page->charset, sizeof j->page.charset);
+  }
+  if (c->n_jobs == 0)
+    c->jobs_since = wn_clock_ms();
+  c->n_jobs++;
+}
+
+/* Under the lock: the store's copy of s becomes what s holds now. */
+static void wn_collect_queue_rewrite(wn_collector *c, const wn_csite *s) {
+  wn_collect_queue(c, s->name, NULL);
+  for (uint32_t i = 0; i < s->n_pages; i++)
+    wn_collect_queue(c, s->name, &s->pages[i]);
 }
 
 /* Drops held page i; the others keep their order. */
@@ -203,16 +286,27 @@ wn_err wn_collector_create(wn_store *store, const wn_collect_options *opts, wn_c
                        WN_COLLECT_MAX_SITES);
   if (!wn_learn_algo_name(o.algo))
     return wn_diag_set(diag, WN_EINVAL, "collector: unknown learning algorithm %d", (int)o.algo);
+  if (o.keep_pending && (o.pending_sites < 1 || o.pending_bytes < 1))
+    return wn_diag_set(diag, WN_EINVAL,
+                       "collector: pending_sites and pending_bytes must be at least 1");
   wn_collector *c = calloc(1, sizeof *c);
   if (!c)
     return wn_diag_set(diag, WN_ENOMEM, "out of memory");
   c->store = store;
   c->o = o;
+  c->read_pending = o.keep_pending && store;
+  c->keep_pending = c->read_pending && wn_store_writable(store);
   c->n_buckets = 16;
   while (c->n_buckets < (size_t)o.max_sites * 2)
     c->n_buckets *= 2;
   c->buckets = calloc(c->n_buckets, sizeof *c->buckets);
   if (!c->buckets || pthread_mutex_init(&c->mu, NULL) != 0) {
+    free(c->buckets);
+    free(c);
+    return wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  }
+  if (pthread_mutex_init(&c->flush_mu, NULL) != 0) {
+    pthread_mutex_destroy(&c->mu);
     free(c->buckets);
     free(c);
     return wn_diag_set(diag, WN_ENOMEM, "out of memory");
@@ -230,6 +324,11 @@ static void wn_parsed_free(wn_parsed *p) {
 void wn_collector_destroy(wn_collector *c) {
   if (!c)
     return;
+  wn_collector_flush(c, NULL);
+  for (size_t i = 0; i < c->n_jobs; i++)
+    wn_held_free(&c->jobs[i].page);
+  free(c->jobs);
+  pthread_mutex_destroy(&c->flush_mu);
   while (c->oldest)
     wn_collect_remove(c, c->oldest);
   while (c->parsed) {
@@ -243,14 +342,6 @@ void wn_collector_destroy(wn_collector *c) {
 }
 
 /* ---- add ---------------------------------------------------------------------------- */
-
-static char *wn_collect_strdup(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d)
-    memcpy(d, s, n);
-  return d;
-}
 
 /* A site seen for the first time: does the store hold a record for it? */
 static wn_err wn_collect_lookup(wn_collector *c, const char *site, int *has, wn_diag *diag) {
@@ -269,6 +360,8 @@ static wn_err wn_collect_lookup(wn_collector *c, const char *site, int *has, wn_
   *has = 1;
   return WN_OK;
 }
+
+static void wn_collect_restore(wn_collector *c, wn_csite *s);
 
 static wn_err wn_collect_new_site(wn_collector *c, const char *site, wn_csite **out,
                                   wn_diag *diag) {
@@ -298,13 +391,55 @@ static wn_err wn_collect_new_site(wn_collector *c, const char *site, wn_csite **
   snprintf(s->name, sizeof s->name, "%s", site);
   s->pages = pages;
   s->state = has ? WN_CS_TEMPLATE : WN_CS_COLLECTING;
+  s->keep = !has && c->read_pending;
   s->first_seen = c->seen++;
   wn_csite **slot = wn_collect_slot(c, site);
   *slot = s;
   c->n_sites++;
   wn_collect_touch(c, s);
+  if (s->keep)
+    wn_collect_restore(c, s);
   *out = s;
   return WN_OK;
+}
+
+/* Under the lock: h (its memory now the site's) joins s's held pages. */
+static void wn_collect_take(wn_collector *c, wn_csite *s, wn_held *h) {
+  if (s->n_pages == 0)
+    c->st.sites_held++;
+  s->pages[s->n_pages++] = *h;
+  s->bytes += h->len;
+  c->bytes += h->len;
+  c->st.pages_held++;
+  memset(h, 0, sizeof *h);
+}
+
+/* Under the lock, for a site just seen without a template: the pages
+ * earlier runs kept for it in the store, within the memory bound. A
+ * damaged entry is dropped; a store that cannot be read is counted, and
+ * the site starts afresh. */
+static void wn_collect_restore(wn_collector *c, wn_csite *s) {
+  wn_store_pending_held *got = NULL;
+  uint32_t n = 0;
+  wn_diag inner = {{0}};
+  wn_err err = wn_store_pending_get(c->store, s->name, c->o.sample_pages, &got, &n, &inner);
+  if (err == WN_ECORRUPT)
+    wn_collect_queue(c, s->name, NULL);
+  if (err) {
+    c->st.store_errors += err != WN_ENOTFOUND;
+    return;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (got[i].len > c->o.max_bytes || wn_collect_make_room(c, s, got[i].len) != 0)
+      break;
+    wn_held h = {.name = got[i].name, .url = got[i].url, .bytes = got[i].bytes,
+                 .len = got[i].len, .restored = 1};
+    memcpy(h.charset, got[i].charset, sizeof h.charset);
+    got[i].name = got[i].url = got[i].bytes = NULL;
+    wn_collect_take(c, s, &h);
+    c->st.pages_restored++;
+  }
+  wn_store_pending_held_free(got, n);
 }
 
 static wn_err wn_collect_hold(wn_collector *c, wn_csite *s, const wn_page_input *page,
@@ -328,13 +463,70 @@ static wn_err wn_collect_hold(wn_collector *c, wn_csite *s, const wn_page_input 
   h.len = page->len;
   if (page->charset)
     snprintf(h.charset, sizeof h.charset, "%s", page->charset);
-  if (s->n_pages == 0)
-    c->st.sites_held++;
-  s->pages[s->n_pages++] = h;
-  s->bytes += h.len;
-  c->bytes += h.len;
-  c->st.pages_held++;
+  wn_collect_take(c, s, &h);
+  if (s->keep)
+    wn_collect_queue(c, s->name, &s->pages[s->n_pages - 1]);
   return WN_OK;
+}
+
+/* With flush_mu held: the queued jobs, in one transaction. */
+static wn_err wn_collect_write(wn_collector *c, wn_diag *diag) {
+  pthread_mutex_lock(&c->mu);
+  wn_pjob *jobs = c->jobs;
+  const size_t n = c->n_jobs;
+  c->jobs = NULL;
+  c->n_jobs = c->cap_jobs = 0;
+  pthread_mutex_unlock(&c->mu);
+  if (n == 0) {
+    free(jobs);
+    return WN_OK;
+  }
+  wn_err err = WN_OK;
+  wn_store_pending_op *ops = malloc(n * sizeof *ops);
+  wn_store_pending_page *pages = malloc(n * sizeof *pages);
+  wn_store_pending_outcome res = {0};
+  if (!ops || !pages) {
+    err = wn_diag_set(diag, WN_ENOMEM, "collector: out of memory keeping pending pages");
+  } else {
+    for (size_t i = 0; i < n; i++) {
+      const wn_held *h = &jobs[i].page;
+      pages[i] = (wn_store_pending_page){.name = h->name, .url = h->url,
+                                         .charset = h->charset, .bytes = h->bytes,
+                                         .len = h->len};
+      ops[i] = (wn_store_pending_op){.site = jobs[i].site, .drop = h->name == NULL,
+                                     .pages = h->name ? &pages[i] : NULL,
+                                     .n_pages = h->name != NULL};
+    }
+    const wn_store_pending_limits lim = {.site_pages = c->o.sample_pages,
+                                         .sites = c->o.pending_sites,
+                                         .bytes = c->o.pending_bytes};
+    err = wn_store_pending_apply(c->store, ops, n, &lim, &res, diag);
+  }
+  pthread_mutex_lock(&c->mu);
+  if (err) {
+    c->st.store_errors++;
+  } else {
+    c->st.pages_kept += res.added;
+    c->st.pending_evicted += res.pages_evicted;
+  }
+  pthread_mutex_unlock(&c->mu);
+  for (size_t i = 0; i < n; i++)
+    wn_held_free(&jobs[i].page);
+  free(jobs);
+  free(ops);
+  free(pages);
+  return err;
+}
+
+wn_err wn_collector_flush(wn_collector *c, wn_diag *diag) {
+  if (!c)
+    return wn_diag_set(diag, WN_EINVAL, "collector: no collector");
+  if (!c->keep_pending)
+    return WN_OK;
+  pthread_mutex_lock(&c->flush_mu);
+  wn_err err = wn_collect_write(c, diag);
+  pthread_mutex_unlock(&c->flush_mu);
+  return err;
 }
 
 wn_err wn_collector_add(wn_collector *c, const wn_page_input *page, const char *name,
@@ -371,6 +563,7 @@ wn_err wn_collector_add(wn_collector *c, const wn_page_input *page, const char *
     if (s->state != WN_CS_COLLECTING) {
       s->state = WN_CS_COLLECTING;
       s->attempts = 0;
+      s->keep = 0; /* it has a template: nothing pending in the store */
     }
   }
   if (s->state == WN_CS_TEMPLATE) {
@@ -385,6 +578,14 @@ wn_err wn_collector_add(wn_collector *c, const wn_page_input *page, const char *
     *state = WN_COLLECT_READY; /* enough already; this one is not needed */
     goto out;
   }
+  /* A page held already (seen in an earlier run, or twice in this one) is
+   * not held twice: the sample would be its near-duplicate. */
+  const char *same = name ? name : page->url;
+  for (uint32_t i = 0; same && i < s->n_pages; i++)
+    if (strcmp(s->pages[i].name, same) == 0) {
+      *state = WN_COLLECT_HELD;
+      goto out;
+    }
   if (page->len > c->o.max_bytes || wn_collect_make_room(c, s, page->len) != 0) {
     *state = WN_COLLECT_TOO_BIG;
     goto out;
@@ -392,8 +593,15 @@ wn_err wn_collector_add(wn_collector *c, const wn_page_input *page, const char *
   err = wn_collect_hold(c, s, page, name, diag);
   if (!err)
     *state = s->n_pages == c->o.sample_pages ? WN_COLLECT_READY : WN_COLLECT_HELD;
-out:
+out:;
+  const int flush = c->n_jobs >= WN_COLLECT_FLUSH_PAGES ||
+                    (c->n_jobs > 0 && wn_clock_ms() - c->jobs_since >= WN_COLLECT_FLUSH_MS);
   pthread_mutex_unlock(&c->mu);
+  /* One thread writes; the others go on (their pages wait for the next). */
+  if (!err && flush && pthread_mutex_trylock(&c->flush_mu) == 0) {
+    err = wn_collect_write(c, diag);
+    pthread_mutex_unlock(&c->flush_mu);
+  }
   return err;
 }
 
@@ -498,6 +706,7 @@ wn_err wn_collector_learn(wn_collector *c, const char *site, wn_learned **out, w
   const char *names[WN_LEARN_MAX_PAGES], *bytes[WN_LEARN_MAX_PAGES];
   const char *charsets[WN_LEARN_MAX_PAGES];
   size_t lens[WN_LEARN_MAX_PAGES];
+  int restored[WN_LEARN_MAX_PAGES];
   uint32_t order[WN_LEARN_MAX_PAGES];
   pthread_mutex_lock(&c->mu);
   wn_csite *s = *wn_collect_slot(c, site);
@@ -518,6 +727,7 @@ wn_err wn_collector_learn(wn_collector *c, const char *site, wn_learned **out, w
     bytes[i] = h->bytes;
     lens[i] = h->len;
     charsets[i] = h->charset[0] ? h->charset : NULL;
+    restored[i] = h->restored;
   }
   pthread_mutex_unlock(&c->mu);
 
@@ -534,7 +744,8 @@ wn_err wn_collector_learn(wn_collector *c, const char *site, wn_learned **out, w
   for (uint32_t i = 0; !err && i < n; i++) {
     if (!trees[i])
       continue;
-    kept[i] = calloc(1, sizeof *kept[i]);
+    /* A page from an earlier run is not detected in this one. */
+    kept[i] = restored[i] ? NULL : calloc(1, sizeof *kept[i]);
     if (!kept[i]) {
       wn_dom_free(trees[i]);
       trees[i] = NULL;
@@ -571,6 +782,8 @@ wn_err wn_collector_learn(wn_collector *c, const char *site, wn_learned **out, w
       s->state = WN_CS_GAVE_UP;
       c->st.sites_given_up++;
       wn_collect_drop_all(c, s);
+      if (s->keep)
+        wn_collect_queue(c, s->name, NULL);
     } else {
       /* The page that failed to parse, else the key page: a sample that
        * does not share the key page's layout may share another's. */
@@ -583,6 +796,8 @@ wn_err wn_collector_learn(wn_collector *c, const char *site, wn_learned **out, w
         }
       }
       wn_collect_drop_page(c, s, drop);
+      if (s->keep)
+        wn_collect_queue_rewrite(c, s);
     }
   }
   pthread_mutex_unlock(&c->mu);

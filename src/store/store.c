@@ -2,13 +2,14 @@
  * store/store.c: site records in an LMDB environment.
  *
  * On disk: one LMDB environment (a directory holding data.mdb and lock.mdb)
- * with three named databases, each keyed by the site name's bytes without
- * a NUL: "sites", whose values are encoded records; "stats", the detection
+ * with named databases keyed by the site name's bytes without a NUL:
+ * "sites", whose values are encoded records; "stats", the detection
  * counters of each site's current template (see wn_store_count; kept apart
- * so that counting never rewrites a template); and "schedule", the
- * daemon's refresh schedule (wn_store_schedule_*; a site may be scheduled
- * before it has a template). Stores written before the counters or the
- * schedule existed lack those databases; a writable open adds them.
+ * so that counting never rewrites a template); "schedule", the daemon's
+ * refresh schedule (wn_store_schedule_*; a site may be scheduled before it
+ * has a template); and "pending" with its index "pending_order", the
+ * pending samples of sites without a template (pending.c). Stores written
+ * before a database existed lack it; a writable open adds it.
  *
  * The record format: record.c.
  *
@@ -43,6 +44,8 @@
 #define WN_STORE_DB_NAME "sites"
 #define WN_STORE_STATS_DB_NAME "stats"
 #define WN_STORE_SCHED_DB_NAME "schedule"
+#define WN_STORE_PENDING_DB_NAME "pending"
+#define WN_STORE_ORDER_DB_NAME "pending_order"
 #define WN_STORE_STATS_MAGIC "WNST"
 #define WN_STORE_STATS_VERSION 1u
 #define WN_STORE_STATS_LEN 52u
@@ -52,23 +55,10 @@
 /* How often a transaction is retried after adopting a map grown elsewhere. */
 #define WN_STORE_RESIZE_RETRIES 3
 
-struct wn_store {
-  MDB_env *env;
-  MDB_dbi dbi;
-  MDB_dbi stats_dbi;
-  MDB_dbi sched_dbi;
-  int have_stats; /* 0: a read-only open of a store written before counters */
-  int have_sched; /* 0: a read-only open of a store no daemon scheduled */
-  int read_only;
-  int lockless; /* read-only without LMDB's lock file (wn_store_open) */
-  int lock_ready;
-  pthread_rwlock_t map_lock;
-  _Atomic uint64_t puts; /* records written through this handle */
-};
 
 /* ---- site names -------------------------------------------------------- */
 
-static wn_err wn_site_name_check(const char *site, size_t *len_out, wn_diag *diag) {
+wn_err wn_store_site_check(const char *site, size_t *len_out, wn_diag *diag) {
   if (!site)
     return wn_diag_set(diag, WN_EINVAL, "store: no site name given");
   const size_t len = strnlen(site, WN_STORE_MAX_SITE + 1);
@@ -90,7 +80,7 @@ static wn_err wn_site_name_check(const char *site, size_t *len_out, wn_diag *dia
 
 /* LMDB never writes through a key it is given; the cast drops const only to
  * fit MDB_val. */
-static MDB_val wn_site_key(const char *site, size_t len) {
+MDB_val wn_store_key(const char *site, size_t len) {
   MDB_val key;
   key.mv_size = len;
   key.mv_data = (void *)site;
@@ -101,7 +91,7 @@ static MDB_val wn_site_key(const char *site, size_t len) {
 
 /* Begins a transaction holding map_lock shared; wn_store_txn_abort/commit let it
  * go. Returns an LMDB (or errno) code. */
-static int wn_store_txn_begin(wn_store *store, unsigned int flags, MDB_txn **txn) {
+int wn_store_txn_begin(wn_store *store, unsigned int flags, MDB_txn **txn) {
   int rc = 0;
   *txn = NULL;
   for (int attempt = 0;; attempt++) {
@@ -128,15 +118,13 @@ static int wn_store_txn_begin(wn_store *store, unsigned int flags, MDB_txn **txn
 
 /* wn_store_txn_begin, its failure a diagnostic naming site (or what the
  * transaction is for) and whether it would read or write. */
-static wn_err wn_store_txn_open(wn_store *store, unsigned int flags, const char *site,
-                                MDB_txn **txn, wn_diag *diag);
 
-static void wn_store_txn_abort(wn_store *store, MDB_txn *txn) {
+void wn_store_txn_abort(wn_store *store, MDB_txn *txn) {
   mdb_txn_abort(txn);
   pthread_rwlock_unlock(&store->map_lock);
 }
 
-static int wn_store_txn_commit(wn_store *store, MDB_txn *txn) {
+int wn_store_txn_commit(wn_store *store, MDB_txn *txn) {
   int rc = mdb_txn_commit(txn);
   pthread_rwlock_unlock(&store->map_lock);
   return rc;
@@ -162,7 +150,7 @@ static int wn_store_disk_full(const wn_store *store) {
 
 /* Maps an LMDB or errno code to our one error enum at the boundary; the
  * LMDB text goes into the diagnostic. */
-static wn_err wn_store_mdb_error(const wn_store *store, int rc, const char *what, const char *site,
+wn_err wn_store_mdb_error(const wn_store *store, int rc, const char *what, const char *site,
                               wn_diag *diag) {
   if (rc == MDB_MAP_FULL) {
     /* LMDB's map is a fixed window of address space chosen at open: the
@@ -194,7 +182,7 @@ static wn_err wn_store_mdb_error(const wn_store *store, int rc, const char *what
   return wn_diag_set(diag, WN_ESTORE, "store: %s for site %s: %s", what, site, mdb_strerror(rc));
 }
 
-static wn_err wn_store_txn_open(wn_store *store, unsigned int flags, const char *site,
+wn_err wn_store_txn_open(wn_store *store, unsigned int flags, const char *site,
                                 MDB_txn **txn, wn_diag *diag) {
   int rc = wn_store_txn_begin(store, flags, txn);
   if (rc == MDB_SUCCESS)
@@ -234,7 +222,7 @@ static int wn_store_env_open(wn_store *store, const char *dir, size_t map_size,
   if ((rc = mdb_env_create(&store->env)) != MDB_SUCCESS)
     return rc;
   if ((rc = mdb_env_set_mapsize(store->env, map_size)) != MDB_SUCCESS ||
-      (rc = mdb_env_set_maxdbs(store->env, 3)) != MDB_SUCCESS)
+      (rc = mdb_env_set_maxdbs(store->env, 5)) != MDB_SUCCESS)
     return rc;
   return mdb_env_open(store->env, dir, flags, 0644);
 }
@@ -244,6 +232,10 @@ void wn_store_options_init(wn_store_options *opts) {
     return;
   memset(opts, 0, sizeof *opts);
   opts->map_size = WN_STORE_DEFAULT_MAP_SIZE;
+}
+
+int wn_store_writable(const wn_store *store) {
+  return store ? !store->read_only : 0;
 }
 
 int wn_store_lockless(const wn_store *store) {
@@ -386,6 +378,20 @@ wn_err wn_store_open(const char *dir, const wn_store_options *opts, wn_store **o
                       WN_STORE_SCHED_DB_NAME, dir, mdb_strerror(rc));
     goto out;
   }
+  /* Pending samples (pending.c): pages of sites without a template, and
+   * the order those sites were last seen in. */
+  rc = mdb_dbi_open(txn, WN_STORE_PENDING_DB_NAME, read_only ? 0u : MDB_CREATE,
+                    &store->pending_dbi);
+  if (rc == MDB_SUCCESS)
+    rc = mdb_dbi_open(txn, WN_STORE_ORDER_DB_NAME, read_only ? 0u : MDB_CREATE,
+                      &store->order_dbi);
+  if (rc == MDB_SUCCESS) {
+    store->have_pending = 1;
+  } else if (!(rc == MDB_NOTFOUND && read_only)) {
+    err = wn_diag_set(diag, WN_ESTORE, "store: cannot open the \"%s\" databases in %s: %s",
+                      WN_STORE_PENDING_DB_NAME, dir, mdb_strerror(rc));
+    goto out;
+  }
   /* Committing (even a read transaction) makes the DBI handle usable by
    * later transactions. */
   rc = mdb_txn_commit(txn);
@@ -419,7 +425,7 @@ void wn_store_close(wn_store *store) {
 
 /* ---- records ----------------------------------------------------------- */
 
-static wn_err wn_store_check_writable(const wn_store *store, const char *verb, const char *site,
+wn_err wn_store_check_writable(const wn_store *store, const char *verb, const char *site,
                                    wn_diag *diag) {
   if (store->read_only)
     return wn_diag_set(diag, WN_EINVAL, "store: opened read-only; cannot %s site %s", verb, site);
@@ -438,13 +444,13 @@ wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *re
   wn_buf_init(&encoded, 0);
   if (!store || !record)
     return wn_diag_set(diag, WN_EINVAL, "store: put needs a store and a record");
-  if ((err = wn_site_name_check(site, &site_len, diag)) ||
+  if ((err = wn_store_site_check(site, &site_len, diag)) ||
       (err = wn_store_check_writable(store, "write", site, diag)))
     return err;
 
   if ((err = wn_store_txn_open(store, 0, site, &txn, diag)))
     goto out;
-  MDB_val key = wn_site_key(site, site_len);
+  MDB_val key = wn_store_key(site, site_len);
   MDB_val value;
   uint64_t old_generation = 0;
   rc = mdb_get(txn, store->dbi, &key, &value);
@@ -478,10 +484,15 @@ wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *re
     err = wn_store_mdb_error(store, rc, "cannot write the record", site, diag);
     goto out;
   }
-  /* A new template starts its counters afresh, in the same transaction. */
+  /* A new template starts its counters afresh, and ends the site's
+   * pending sample, in the same transaction. */
   rc = mdb_del(txn, store->stats_dbi, &key, NULL);
   if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
     err = wn_store_mdb_error(store, rc, "cannot reset the counters", site, diag);
+    goto out;
+  }
+  if ((rc = wn_store_pending_forget_txn(store, txn, &key)) != MDB_SUCCESS) {
+    err = wn_store_mdb_error(store, rc, "cannot drop the pending pages", site, diag);
     goto out;
   }
   rc = wn_store_txn_commit(store, txn);
@@ -519,12 +530,12 @@ wn_err wn_store_get(wn_store *store, const char *site, wn_store_record **out, wn
   *out = NULL;
   if (!store)
     return wn_diag_set(diag, WN_EINVAL, "store: get needs a store");
-  if ((err = wn_site_name_check(site, &site_len, diag)))
+  if ((err = wn_store_site_check(site, &site_len, diag)))
     return err;
 
   if ((err = wn_store_txn_open(store, MDB_RDONLY, site, &txn, diag)))
     goto out;
-  MDB_val key = wn_site_key(site, site_len);
+  MDB_val key = wn_store_key(site, site_len);
   MDB_val value;
   rc = mdb_get(txn, store->dbi, &key, &value);
   if (rc == MDB_NOTFOUND) {
@@ -555,13 +566,13 @@ wn_err wn_store_delete(wn_store *store, const char *site, wn_diag *diag) {
 
   if (!store)
     return wn_diag_set(diag, WN_EINVAL, "store: delete needs a store");
-  if ((err = wn_site_name_check(site, &site_len, diag)) ||
+  if ((err = wn_store_site_check(site, &site_len, diag)) ||
       (err = wn_store_check_writable(store, "delete", site, diag)))
     return err;
 
   if ((err = wn_store_txn_open(store, 0, site, &txn, diag)))
     goto out;
-  MDB_val key = wn_site_key(site, site_len);
+  MDB_val key = wn_store_key(site, site_len);
   rc = mdb_del(txn, store->dbi, &key, NULL);
   if (rc == MDB_NOTFOUND) {
     err = wn_diag_set(diag, WN_ENOTFOUND, "store: no template for site %s", site);
@@ -624,7 +635,7 @@ wn_err wn_store_list(wn_store *store, wn_store_site_fn fn, void *ctx, wn_diag *d
       err = wn_list_error(rc, diag);
       goto out;
     }
-    MDB_val key = wn_site_key(last, last_len);
+    MDB_val key = wn_store_key(last, last_len);
     MDB_val value;
     MDB_cursor_op op = have_last ? MDB_SET_RANGE : MDB_FIRST;
     while (count < WN_STORE_LIST_BATCH) {
@@ -765,12 +776,12 @@ wn_err wn_store_count(wn_store *store, const char *site, uint64_t generation, ui
   if (low > pages)
     return wn_diag_set(diag, WN_EINVAL, "store: %u low-confidence pages out of %u counted",
                        (unsigned)low, (unsigned)pages);
-  if ((err = wn_site_name_check(site, &site_len, diag)) ||
+  if ((err = wn_store_site_check(site, &site_len, diag)) ||
       (err = wn_store_check_writable(store, "count pages of", site, diag)))
     return err;
   if ((err = wn_store_txn_open(store, 0, site, &txn, diag)))
     goto out;
-  MDB_val key = wn_site_key(site, site_len);
+  MDB_val key = wn_store_key(site, site_len);
   if ((err = wn_stats_read(store, txn, site, &key, &st, diag)))
     goto out;
   if (generation != 0 && generation != st.generation) {
@@ -823,11 +834,11 @@ wn_err wn_store_stats_get(wn_store *store, const char *site, wn_store_stats *out
   if (!store || !out)
     return wn_diag_set(diag, WN_EINVAL, "store: stats needs a store and somewhere to put them");
   memset(out, 0, sizeof *out);
-  if ((err = wn_site_name_check(site, &site_len, diag)))
+  if ((err = wn_store_site_check(site, &site_len, diag)))
     return err;
   if ((err = wn_store_txn_open(store, MDB_RDONLY, site, &txn, diag)))
     goto out;
-  MDB_val key = wn_site_key(site, site_len);
+  MDB_val key = wn_store_key(site, site_len);
   err = wn_stats_read(store, txn, site, &key, out, diag);
 out:
   if (txn)
@@ -868,7 +879,7 @@ wn_err wn_store_schedule_put(wn_store *store, const char *site, const wn_store_s
 
   if (!store || !sched)
     return wn_diag_set(diag, WN_EINVAL, "store: schedule_put needs a store and a schedule");
-  if ((err = wn_site_name_check(site, &site_len, diag)) ||
+  if ((err = wn_store_site_check(site, &site_len, diag)) ||
       (err = wn_store_check_writable(store, "schedule", site, diag)))
     return err;
   size_t elen = strnlen(sched->last_error, WN_STORE_MAX_SCHED_ERROR - 1);
@@ -888,7 +899,7 @@ wn_err wn_store_schedule_put(wn_store *store, const char *site, const wn_store_s
 
   if ((err = wn_store_txn_open(store, 0, site, &txn, diag)))
     goto out;
-  MDB_val key = wn_site_key(site, site_len);
+  MDB_val key = wn_store_key(site, site_len);
   MDB_val value = {.mv_size = len, .mv_data = bytes};
   if ((rc = mdb_put(txn, store->sched_dbi, &key, &value, 0)) != MDB_SUCCESS) {
     err = wn_store_mdb_error(store, rc, "cannot write the schedule", site, diag);
@@ -914,13 +925,13 @@ wn_err wn_store_schedule_get(wn_store *store, const char *site, wn_store_schedul
   if (!store || !out)
     return wn_diag_set(diag, WN_EINVAL, "store: schedule_get needs a store and an output");
   memset(out, 0, sizeof *out);
-  if ((err = wn_site_name_check(site, &site_len, diag)))
+  if ((err = wn_store_site_check(site, &site_len, diag)))
     return err;
   if (!store->have_sched)
     return wn_diag_set(diag, WN_ENOTFOUND, "store: site %s has no schedule", site);
   if ((err = wn_store_txn_open(store, MDB_RDONLY, site, &txn, diag)))
     goto out;
-  MDB_val key = wn_site_key(site, site_len), value;
+  MDB_val key = wn_store_key(site, site_len), value;
   rc = mdb_get(txn, store->sched_dbi, &key, &value);
   if (rc == MDB_NOTFOUND) {
     err = wn_diag_set(diag, WN_ENOTFOUND, "store: site %s has no schedule", site);
@@ -960,12 +971,12 @@ wn_err wn_store_schedule_delete(wn_store *store, const char *site, wn_diag *diag
   int rc;
   if (!store)
     return wn_diag_set(diag, WN_EINVAL, "store: schedule_delete needs a store");
-  if ((err = wn_site_name_check(site, &site_len, diag)) ||
+  if ((err = wn_store_site_check(site, &site_len, diag)) ||
       (err = wn_store_check_writable(store, "unschedule", site, diag)))
     return err;
   if ((err = wn_store_txn_open(store, 0, site, &txn, diag)))
     goto out;
-  MDB_val key = wn_site_key(site, site_len);
+  MDB_val key = wn_store_key(site, site_len);
   rc = mdb_del(txn, store->sched_dbi, &key, NULL);
   if (rc == MDB_NOTFOUND) {
     err = wn_diag_set(diag, WN_ENOTFOUND, "store: site %s has no schedule", site);
@@ -1060,7 +1071,7 @@ wn_err wn_store_raw_put(wn_store *store, const wn_store_raw *items, size_t n, ui
     size_t site_len = 0;
     wn_diag inner;
     wn_diag_clear(&inner);
-    if ((err = wn_site_name_check(items[i].site, &site_len, &inner)))
+    if ((err = wn_store_site_check(items[i].site, &site_len, &inner)))
       return wn_diag_set(diag, err, "store: record %zu: %s", i + 1, wn_store_diag_detail(&inner, err));
     wn_store_record rec;
     if ((err = wn_store_record_parse(items[i].record, items[i].record_len, 0, &rec, &inner)))
@@ -1074,7 +1085,7 @@ wn_err wn_store_raw_put(wn_store *store, const wn_store_raw *items, size_t n, ui
   if ((err = wn_store_txn_open(store, 0, "(import)", &txn, diag)))
     goto out;
   for (size_t i = 0; i < n; i++) {
-    MDB_val key = wn_site_key(items[i].site, strlen(items[i].site));
+    MDB_val key = wn_store_key(items[i].site, strlen(items[i].site));
     MDB_val old;
     rc = mdb_get(txn, store->dbi, &key, &old);
     if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) {
@@ -1097,6 +1108,8 @@ wn_err wn_store_raw_put(wn_store *store, const wn_store_raw *items, size_t n, ui
       if (rc == MDB_NOTFOUND)
         rc = MDB_SUCCESS;
     }
+    if (rc == MDB_SUCCESS)
+      rc = wn_store_pending_forget_txn(store, txn, &key);
     if (rc != MDB_SUCCESS) {
       err = wn_store_mdb_error(store, rc, "cannot write the counters", items[i].site, diag);
       goto out;

@@ -95,6 +95,9 @@ typedef struct wn_store_record {
 /* wn_store_lockless (public): 1 if the store was opened read-only without
  * a lock file; 0 otherwise and for NULL. */
 
+/* 1 if the store was opened for writing; 0 otherwise and for NULL. */
+int wn_store_writable(const wn_store *store);
+
 /* The map size in effect (bytes): the requested one, or more when the data
  * on disk (or another process) needed more. 0 for NULL. */
 size_t wn_store_map_size(const wn_store *store);
@@ -200,6 +203,64 @@ wn_err wn_store_schedule_get(wn_store *store, const char *site, wn_store_schedul
                              wn_diag *diag);
 /* Forgets it: WN_ENOTFOUND when the site had none. */
 wn_err wn_store_schedule_delete(wn_store *store, const char *site, wn_diag *diag);
+
+/* ---- pending samples (pending.c) ------------------------------------------
+ *
+ * The collector's pages of sites without a template, kept per site
+ * (deflated) until the site is learned; storing a template (put, raw put)
+ * drops them in the same transaction. The public half (each, totals,
+ * drop) is in winnow.h. */
+
+/* A page to keep: name (the URL or file name, 1 to WN_STORE_MAX_PAGE_NAME
+ * bytes), url and charset (may be NULL), the page's bytes. */
+typedef struct wn_store_pending_page {
+  const char *name, *url, *charset;
+  const void *bytes;
+  size_t len;
+} wn_store_pending_page;
+
+/* For one site: drop 1 forgets what it held first; then its pages are
+ * appended (a page whose name it holds already is not). */
+typedef struct wn_store_pending_op {
+  const char *site;
+  int drop;
+  const wn_store_pending_page *pages;
+  uint32_t n_pages;
+} wn_store_pending_op;
+
+typedef struct wn_store_pending_limits {
+  uint32_t site_pages; /* pages kept per site (1 to WN_STORE_MAX_PAGES) */
+  uint64_t sites;      /* sites kept in all */
+  uint64_t bytes;      /* bytes stored in all */
+} wn_store_pending_limits;
+
+typedef struct wn_store_pending_outcome {
+  uint64_t added;         /* pages written */
+  uint64_t skipped;       /* not: held already, the site full, or it has a template */
+  uint64_t sites_evicted; /* least recently seen sites dropped for the limits */
+  uint64_t pages_evicted;
+  uint64_t damaged;       /* entries that did not decode, replaced */
+} wn_store_pending_outcome;
+
+/* The ops in ONE write transaction, then the limits enforced. On failure
+ * nothing is written (WN_ENOSPACE: the map or the disk is full). */
+wn_err wn_store_pending_apply(wn_store *store, const wn_store_pending_op *ops, size_t n,
+                              const wn_store_pending_limits *limits,
+                              wn_store_pending_outcome *res, wn_diag *diag);
+
+/* A page read back (owned: wn_store_pending_held_free). */
+typedef struct wn_store_pending_held {
+  char *name, *url; /* url NULL when none */
+  char charset[64];
+  char *bytes;
+  size_t len;
+} wn_store_pending_held;
+
+/* The first max_pages pages kept for site, inflated. WN_ENOTFOUND: none;
+ * WN_ECORRUPT: the entry does not decode. */
+wn_err wn_store_pending_get(wn_store *store, const char *site, uint32_t max_pages,
+                            wn_store_pending_held **out, uint32_t *n, wn_diag *diag);
+void wn_store_pending_held_free(wn_store_pending_held *pages, uint32_t n);
 
 /* ---- the dump tool: raw records, the environment (winnow-dump) -----------
  *

@@ -508,8 +508,125 @@ static int teardown(void **state) {
   return 0;
 }
 
+typedef struct count_ctx {
+  const char *site;
+  uint32_t pages;
+  uint32_t sites;
+} count_ctx;
+
+static int count_pending(const wn_pending_site *s, void *ctx) {
+  count_ctx *k = ctx;
+  k->sites++;
+  if (strcmp(s->site, k->site) == 0)
+    k->pages = s->pages;
+  return 0;
+}
+
+static count_ctx pending_of(wn_store *store, const char *site) {
+  count_ctx k = {site, 0, 0};
+  assert_int_equal(wn_store_pending_each(store, count_pending, &k, NULL), WN_OK);
+  return k;
+}
+
+/* Pages of a site too few in one run are kept in the store: the next
+ * collector (the next run, a restarted daemon) reads them back, the site
+ * is learned from both runs' pages, and storing its template drops them.
+ * A page seen again is not held twice; a read-only store keeps nothing. */
+static void test_pending_across_runs(void **state) {
+  (void)state;
+  char dir[PATH_MAX + 16];
+  snprintf(dir, sizeof dir, "%s/store-pending", g_tmp);
+  wn_store *store = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_store_open(dir, NULL, &store, &diag), WN_OK);
+  page a[5];
+  const char *articles[5] = {ARTICLE(1), ARTICLE(2), ARTICLE(3), ARTICLE(4), ARTICLE(5)};
+  for (int i = 0; i < 5; i++) {
+    char url[128];
+    snprintf(url, sizeof url, "https://" NEWS "/news/story-%d.html", i + 1);
+    a[i] = load(articles[i], url);
+  }
+  /* Run 1: two pages, too few (pending wants 3). */
+  wn_collector *c = make(store, 0, 0, 0);
+  assert_int_equal(add(c, &a[0], 0), WN_COLLECT_HELD);
+  assert_int_equal(add(c, &a[1], 0), WN_COLLECT_HELD);
+  pending_seen none = {{{0}}, {0}, 0};
+  assert_int_equal(wn_collector_pending(c, 0, on_pending, &none, &diag), WN_OK);
+  assert_int_equal(none.n, 0);
+  assert_int_equal(wn_collector_flush(c, &diag), WN_OK);
+  wn_collect_stats st;
+  wn_collector_stats_get(c, &st);
+  assert_int_equal(st.pages_kept, 2);
+  wn_collector_destroy(c);
+  assert_int_equal(pending_of(store, NEWS).pages, 2);
+
+  /* Run 2: the two come back; a page seen again is not held twice. */
+  c = make(store, 0, 0, 0);
+  assert_int_equal(add(c, &a[1], 0), WN_COLLECT_HELD);
+  wn_collector_stats_get(c, &st);
+  assert_int_equal(st.pages_restored, 2);
+  assert_int_equal(st.pages_held, 2);
+  assert_int_equal(add(c, &a[2], 0), WN_COLLECT_HELD);
+  wn_collector_destroy(c); /* flushes */
+  assert_int_equal(pending_of(store, NEWS).pages, 3);
+
+  /* A read-only store: its pages come back, nothing is written. */
+  wn_store_options ro;
+  wn_store_options_init(&ro);
+  ro.read_only = 1;
+  wn_store *rs = NULL;
+  wn_store_close(store);
+  assert_int_equal(wn_store_open(dir, &ro, &rs, &diag), WN_OK);
+  c = make(rs, 0, 0, 0);
+  assert_int_equal(add(c, &a[3], 0), WN_COLLECT_HELD);
+  wn_collector_stats_get(c, &st);
+  assert_int_equal(st.pages_restored, 3);
+  assert_int_equal(wn_collector_flush(c, &diag), WN_OK);
+  wn_collector_stats_get(c, &st);
+  assert_int_equal(st.pages_kept, 0);
+  wn_collector_destroy(c);
+  wn_store_close(rs);
+  assert_int_equal(wn_store_open(dir, NULL, &store, &diag), WN_OK);
+  assert_int_equal(pending_of(store, NEWS).pages, 3);
+
+  /* Run 3: five pages with the store's three; learned, stored, gone. */
+  c = make(store, 0, 0, 0);
+  assert_int_equal(add(c, &a[3], 0), WN_COLLECT_HELD);
+  assert_int_equal(add(c, &a[4], 0), WN_COLLECT_READY);
+  wn_learned *l = NULL;
+  wn_err err = wn_collector_learn(c, NEWS, &l, &diag);
+  if (err)
+    fail_msg("learn: %s", wn_diag_message(&diag, err));
+  wn_learn_summary sum;
+  wn_learned_summary_get(l, &sum);
+  assert_int_equal(sum.n_pages, 5);
+  assert_int_equal(sum.n_used, 5);
+  assert_int_equal(wn_site_save(store, l, NULL, &diag), WN_OK);
+  wn_learned_free(l);
+  wn_collector_destroy(c);
+  count_ctx k = pending_of(store, NEWS);
+  assert_int_equal(k.pages, 0);
+  assert_int_equal(k.sites, 0);
+  wn_test_store_walk(store);
+
+  /* keep_pending 0: nothing kept. */
+  wn_collect_options o;
+  wn_collect_options_init(&o);
+  o.keep_pending = 0;
+  assert_int_equal(wn_collector_create(store, &o, &c, &diag), WN_OK);
+  page other = load(POST(1), "https://" BLOG "/2024/post-1/");
+  assert_int_equal(add(c, &other, 0), WN_COLLECT_HELD);
+  wn_collector_destroy(c);
+  assert_int_equal(pending_of(store, BLOG).sites, 0);
+  unload(&other);
+  for (int i = 0; i < 5; i++)
+    unload(&a[i]);
+  wn_store_close(store);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_pending_across_runs),
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_held_until_ready),
       cmocka_unit_test(test_pending_and_other_layout),

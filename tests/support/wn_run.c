@@ -166,6 +166,23 @@ static int wn_walk_one(const char *site, const void *record, size_t record_len,
   return 0;
 }
 
+typedef struct wn_pwalk {
+  wn_pending_totals sum;
+  uint64_t bad;
+} wn_pwalk;
+
+static int wn_pwalk_one(const wn_pending_site *s, void *ctx) {
+  wn_pwalk *w = ctx;
+  if (s->damaged) {
+    fprintf(stderr, "walk: the pending pages of %s do not decode\n", s->site);
+    w->bad++;
+  }
+  w->sum.sites++;
+  w->sum.pages += s->pages;
+  w->sum.bytes += s->bytes;
+  return 0;
+}
+
 size_t wn_test_store_walk(wn_store *store) {
   wn_walk w = {0, 0};
   wn_diag diag = {{0}};
@@ -173,5 +190,15 @@ size_t wn_test_store_walk(wn_store *store) {
   if (err)
     fail_msg("walk: %s", wn_diag_message(&diag, err));
   assert_int_equal(w.bad, 0);
+  /* The pending samples: each decodes, and the totals are their sums. */
+  wn_pwalk p = {{0, 0, 0}, 0};
+  wn_pending_totals t;
+  if ((err = wn_store_pending_each(store, wn_pwalk_one, &p, &diag)) ||
+      (err = wn_store_pending_totals(store, &t, &diag)))
+    fail_msg("walk pending: %s", wn_diag_message(&diag, err));
+  assert_int_equal(p.bad, 0);
+  assert_int_equal(t.sites, p.sum.sites);
+  assert_int_equal(t.pages, p.sum.pages);
+  assert_int_equal(t.bytes, p.sum.bytes);
   return w.records;
 }
