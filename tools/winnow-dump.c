@@ -12,6 +12,8 @@
  *   winnow-dump --store DIR verify
  *   winnow-dump --store DIR snapshot NEWDIR
  *   winnow-dump --store DIR delete SITE
+ *   winnow-dump --store DIR pending [--json]
+ *   winnow-dump --store DIR drop-pending SITE|--all
  *
  * Exit status (WN_EXIT_*): 0 done; 1 a site, page or record could not be
  * used (an unknown site, a damaged record found by verify or left out by
@@ -55,6 +57,10 @@ static void usage(FILE *out) {
           "  snapshot NEWDIR    a consistent, compacted copy of the whole store (as\n"
           "                     mdb_copy -c), while others write; for read-only workers\n"
           "  delete SITE        remove a site's template and counters\n"
+          "  pending [--json]   sites without a template whose pages wait in the store\n"
+          "                     (pending samples): pages, bytes, when last seen\n"
+          "  drop-pending SITE|--all\n"
+          "                     forget a site's pending pages (or every site's)\n"
           "\n"
           "Options:\n"
           "  --store DIR        the template store (required)\n"
@@ -480,6 +486,14 @@ static int cmd_stats(wn_store *store, int argc, char **argv) {
       }
     json_object_set_new(o, "algorithms", alg);
     json_object_set_new(o, "format_versions", ver);
+    wn_pending_totals pt;
+    if ((err = wn_store_pending_totals(store, &pt, &diag))) {
+      json_decref(o);
+      return fail(err, &diag);
+    }
+    json_object_set_new(o, "pending_sites", json_integer((json_int_t)pt.sites));
+    json_object_set_new(o, "pending_pages", json_integer((json_int_t)pt.pages));
+    json_object_set_new(o, "pending_bytes", json_integer((json_int_t)pt.bytes));
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)
@@ -506,6 +520,14 @@ static int cmd_stats(wn_store *store, int argc, char **argv) {
     printf("damaged records: %llu%s\n", (unsigned long long)u.damaged,
            u.damaged ? " (run verify)" : "");
   }
+  wn_pending_totals t;
+  err = wn_store_pending_totals(store, &t, &diag);
+  if (err)
+    return fail(err, &diag);
+  if (!json)
+    printf("pending:         %llu site(s), %llu page(s), %llu bytes\n",
+           (unsigned long long)t.sites, (unsigned long long)t.pages,
+           (unsigned long long)t.bytes);
   return fflush(stdout) ? WN_EXIT_INTERNAL : WN_EXIT_OK;
 }
 
@@ -559,6 +581,22 @@ static int cmd_import(wn_store *store, int argc, char **argv) {
   return fflush(stdout) ? WN_EXIT_INTERNAL : WN_EXIT_OK;
 }
 
+typedef struct pending_ctx {
+  int json;
+  uint64_t sites, pages, bytes, damaged;
+} pending_ctx;
+
+static int count_pending(const wn_pending_site *p, void *arg) {
+  pending_ctx *k = arg;
+  k->sites++;
+  k->pages += p->pages;
+  k->bytes += p->bytes;
+  k->damaged += p->damaged != 0;
+  if (p->damaged)
+    printf("DAMAGED pending pages of %s\n", p->site);
+  return 0;
+}
+
 static int cmd_verify(wn_store *store, int argc, const wn_store_check_report *check) {
   if (argc != 0)
     return usage_error("verify takes no arguments");
@@ -579,11 +617,75 @@ static int cmd_verify(wn_store *store, int argc, const wn_store_check_report *ch
   if (err)
     return fail(err, &diag);
   printf("%llu record(s), %llu damaged\n", (unsigned long long)n, (unsigned long long)bad);
+  /* Pending samples: each entry decodes (a damaged one is dropped when
+   * next written; drop-pending drops it now). */
+  pending_ctx k = {.json = -1};
+  if ((err = wn_store_pending_each(store, count_pending, &k, &diag)))
+    return fail(err, &diag);
+  printf("%llu pending site(s), %llu damaged\n", (unsigned long long)k.sites,
+         (unsigned long long)k.damaged);
+  bad += k.damaged;
   if (fflush(stdout) != 0)
     return WN_EXIT_INTERNAL;
   /* A record that does not decode is the site's problem, not the store's
    * (wn_exit_code: WN_ECORRUPT is 1): the store itself read fine. */
   return bad ? WN_EXIT_INPUT : WN_EXIT_OK;
+}
+
+static int print_pending(const wn_pending_site *p, void *arg) {
+  pending_ctx *k = arg;
+  char seen[32];
+  fmt_time(p->last_seen, seen, sizeof seen);
+  k->sites++;
+  k->pages += p->pages;
+  k->bytes += p->bytes;
+  k->damaged += p->damaged != 0;
+  if (!k->json) {
+    printf("%s pages=%u bytes=%llu page_bytes=%llu last_seen=%s%s\n", p->site, p->pages,
+           (unsigned long long)p->bytes, (unsigned long long)p->page_bytes, seen,
+           p->damaged ? " DAMAGED" : "");
+    return 0;
+  }
+  json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:s, s:b}", "site", p->site, "pages",
+                        (json_int_t)p->pages, "bytes", (json_int_t)p->bytes, "page_bytes",
+                        (json_int_t)p->page_bytes, "last_seen", seen, "damaged", p->damaged);
+  char *line = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+  json_decref(o);
+  if (!line)
+    return 1;
+  puts(line);
+  free(line);
+  return 0;
+}
+
+static int cmd_pending(wn_store *store, int argc, char **argv) {
+  pending_ctx k = {.json = argc == 1 && strcmp(argv[0], "--json") == 0};
+  if (argc > 0 && !k.json)
+    return usage_error("pending takes --json");
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  wn_err err = wn_store_pending_each(store, print_pending, &k, &diag);
+  if (err)
+    return fail(err, &diag);
+  if (!k.json)
+    fprintf(stderr, "%llu pending site(s), %llu page(s), %llu bytes%s\n",
+            (unsigned long long)k.sites, (unsigned long long)k.pages,
+            (unsigned long long)k.bytes, k.damaged ? "; some damaged (drop-pending them)" : "");
+  return fflush(stdout) ? WN_EXIT_INTERNAL : k.damaged ? WN_EXIT_INPUT : WN_EXIT_OK;
+}
+
+static int cmd_drop_pending(wn_store *store, int argc, char **argv) {
+  if (argc != 1)
+    return usage_error("drop-pending needs one SITE, or --all");
+  const int all = strcmp(argv[0], "--all") == 0;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  uint64_t n = 0;
+  wn_err err = wn_store_pending_drop(store, all ? NULL : argv[0], &n, &diag);
+  if (err)
+    return fail(err, &diag);
+  printf("dropped the pending pages of %llu site(s)\n", (unsigned long long)n);
+  return fflush(stdout) ? WN_EXIT_INTERNAL : WN_EXIT_OK;
 }
 
 static int cmd_snapshot(wn_store *store, int argc, char **argv) {
@@ -637,7 +739,7 @@ int main(int argc, char **argv) {
   const char *cmd = argv[i++];
   static const char *const commands[] = {"list",   "show",   "explain", "stats",
                                          "export", "import", "verify",  "delete",
-                                         "snapshot"};
+                                         "snapshot", "pending", "drop-pending"};
   size_t c = 0;
   while (c < sizeof commands / sizeof commands[0] && strcmp(cmd, commands[c]) != 0)
     c++;
@@ -670,9 +772,10 @@ int main(int argc, char **argv) {
   wn_store_options_init(&so);
   if (map_mib)
     so.map_size = map_mib * 1024 * 1024;
-  /* Only import and delete write; everything else reads (and so works on
+  /* Only import, delete and drop-pending write; everything else reads (and so works on
    * a store another process is writing, or on a read-only copy). */
-  so.read_only = strcmp(cmd, "import") != 0 && strcmp(cmd, "delete") != 0;
+  so.read_only = strcmp(cmd, "import") != 0 && strcmp(cmd, "delete") != 0 &&
+                 strcmp(cmd, "drop-pending") != 0;
   wn_store *store = NULL;
   wn_diag diag;
   wn_diag_clear(&diag);
@@ -705,7 +808,9 @@ int main(int argc, char **argv) {
   case 5: rc = cmd_import(store, n, args); break;
   case 6: rc = cmd_verify(store, n, &check); break;
   case 7: rc = cmd_delete(store, n, args); break;
-  default: rc = cmd_snapshot(store, n, args); break;
+  case 8: rc = cmd_snapshot(store, n, args); break;
+  case 9: rc = cmd_pending(store, n, args); break;
+  default: rc = cmd_drop_pending(store, n, args); break;
   }
   wn_store_close(store);
   wn_cleanup();

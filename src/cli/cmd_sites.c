@@ -29,7 +29,11 @@ void wn_cli_usage_sites(FILE *out) {
           "those that fitted it badly (served by the fallback); recent=R/RL is the same\n"
           "over about the last %u pages. A site drifts when at least --drift-share of\n"
           "its recent pages (and at least --drift-min-pages of them) fitted badly: relearn\n"
-          "it. Exit status 0, or 1 if a SITE given has no template.\n"
+          "it. Sites without a template whose pages wait in the store (pending samples,\n"
+          "kept by detect --learn and the daemon's learning.from_requests) follow, one\n"
+          "line each:\n"
+          "  SITE pending pages=P bytes=B last_seen=TIME\n"
+          "Exit status 0, or 1 if a SITE given has neither template nor pending pages.\n"
           "\n"
           "  --store DIR             the template store\n"
           "  --json                  one JSON object per site and line instead\n"
@@ -78,6 +82,47 @@ static void wn_format_time(int64_t t, char *out, size_t size) {
     snprintf(out, size, "-");
 }
 
+/* A pending site's line (or JSON object). */
+static int wn_sites_pending_line(const wn_pending_site *p, int json) {
+  char seen[32];
+  wn_format_time(p->last_seen, seen, sizeof seen);
+  if (!json) {
+    printf("%s pending pages=%u bytes=%llu last_seen=%s%s\n", p->site, p->pages,
+           (unsigned long long)p->bytes, seen, p->damaged ? " damaged=yes" : "");
+    return 0;
+  }
+  json_t *obj = json_pack("{s:s, s:b, s:I, s:I, s:I, s:s, s:b}", "site", p->site, "pending", 1,
+                          "pending_pages", (json_int_t)p->pages, "bytes", (json_int_t)p->bytes,
+                          "page_bytes", (json_int_t)p->page_bytes, "last_seen", seen, "damaged",
+                          p->damaged);
+  char *line = obj ? json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+  json_decref(obj);
+  if (!line)
+    return -1;
+  printf("%s\n", line);
+  free(line);
+  return 0;
+}
+
+typedef struct wn_pending_ctx {
+  const char *only; /* NULL: every pending site */
+  int json;
+  int found;
+  int failed;
+} wn_pending_ctx;
+
+static int wn_sites_pending_one(const wn_pending_site *p, void *arg) {
+  wn_pending_ctx *k = arg;
+  if (k->only && strcmp(k->only, p->site) != 0)
+    return 0;
+  k->found = 1;
+  if (wn_sites_pending_line(p, k->json) != 0) {
+    k->failed = 1;
+    return 1;
+  }
+  return k->only != NULL;
+}
+
 /* Prints one site; returns 0 to go on (wn_site_list's contract). */
 static int wn_sites_one(const char *site, void *arg) {
   wn_sites_ctx *ctx = arg;
@@ -86,6 +131,16 @@ static int wn_sites_one(const char *site, void *arg) {
   json_t *obj = NULL;
   char *line = NULL;
   wn_err err = wn_site_info_get(ctx->store, site, &info, &diag);
+  if (err == WN_ENOTEMPLATE || err == WN_ENOTFOUND) {
+    /* No template: its pages may be pending. */
+    wn_pending_ctx k = {.only = site, .json = ctx->json};
+    wn_diag pdiag = {{0}};
+    if (wn_store_pending_each(ctx->store, wn_sites_pending_one, &k, &pdiag) == WN_OK && k.found) {
+      if (k.failed)
+        ctx->rc = WN_EXIT_INTERNAL;
+      goto out;
+    }
+  }
   if (err) {
     /* A damaged record is reported and the listing goes on. */
     wn_cli_error("%s", wn_diag_message(&diag, err));
@@ -242,8 +297,13 @@ int wn_cli_sites(int argc, char **argv) {
       wn_sites_one(argv[i], &ctx);
   } else {
     wn_err err = wn_site_list(ctx.store, wn_sites_one, &ctx, &diag);
+    wn_pending_ctx k = {.json = ctx.json};
+    if (!err)
+      err = wn_store_pending_each(ctx.store, wn_sites_pending_one, &k, &diag);
     if (err)
       ctx.rc = wn_cli_fail(err, &diag);
+    else if (k.failed)
+      ctx.rc = WN_EXIT_INTERNAL;
   }
   rc = ctx.rc;
   wn_store_close(ctx.store);
