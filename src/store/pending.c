@@ -419,12 +419,18 @@ wn_err wn_store_pending_apply(wn_store *store, const wn_store_pending_op *ops, s
   MDB_txn *txn = NULL;
   wn_buf enc;
   wn_buf_init(&enc, 0);
-  if ((err = wn_store_txn_open(store, 0, ops[0].site, &txn, diag)))
+  /* What a failure names: the site, or how many a batch held. */
+  char what[WN_STORE_MAX_SITE + 64];
+  if (n == 1)
+    snprintf(what, sizeof what, "%s (pending pages)", ops[0].site);
+  else
+    snprintf(what, sizeof what, "%s and %zu more (pending pages)", ops[0].site, n - 1);
+  if ((err = wn_store_txn_open(store, 0, what, &txn, diag)))
     goto out;
   wn_ptotals t;
   int rc = wn_pending_totals_read(store, txn, &t);
   if (rc != MDB_SUCCESS) {
-    err = wn_store_mdb_error(store, rc, "cannot read the pending totals", ops[0].site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot read the pending totals", what, diag);
     goto out;
   }
   for (size_t i = 0; i < n; i++)
@@ -432,13 +438,13 @@ wn_err wn_store_pending_apply(wn_store *store, const wn_store_pending_op *ops, s
       goto out;
   if ((rc = wn_pending_evict(store, txn, limits, &t, res)) != MDB_SUCCESS ||
       (rc = wn_pending_totals_write(store, txn, &t)) != MDB_SUCCESS) {
-    err = wn_store_mdb_error(store, rc, "cannot bound the pending pages", ops[0].site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot bound the pending pages", what, diag);
     goto out;
   }
   rc = wn_store_txn_commit(store, txn);
   txn = NULL;
   if (rc != MDB_SUCCESS)
-    err = wn_store_mdb_error(store, rc, "cannot commit the pending pages", ops[0].site, diag);
+    err = wn_store_mdb_error(store, rc, "cannot commit the pending pages", what, diag);
 out:
   if (txn)
     wn_store_txn_abort(store, txn);

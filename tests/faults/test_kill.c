@@ -210,6 +210,64 @@ static void test_map_full(void **state) {
   wn_test_remove_tree(dir);
 }
 
+/* `winnow detect --learn` over a stream of pages of many sites, each new
+ * and alone: every page is kept in the store as a pending sample. Killed
+ * at random moments; after each kill every pending entry decodes and the
+ * totals are their sums (check_store). Run to the end, the store holds
+ * one pending page per site, however many runs were killed before. */
+#define PENDING_SITES 400
+#define PENDING_KILLS 20
+
+static pid_t detect_learn_start(const char *dir, const char *jsonl) {
+  const char *argv[] = {g_winnow, "detect", "--store", dir, "--learn", "--threads", "1",
+                        "--jsonl", jsonl, NULL};
+  return wn_test_spawn(argv, NULL, "/dev/null", "/dev/null", 0);
+}
+
+static void test_kill_pending(void **state) {
+  (void)state;
+  char dir[PATH_MAX], jsonl[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s/pending", g_tmp);
+  snprintf(jsonl, sizeof jsonl, "%s/pages.jsonl", g_tmp);
+  FILE *f = fopen(jsonl, "w");
+  assert_non_null(f);
+  for (int i = 0; i < PENDING_SITES; i++)
+    fprintf(f, "{\"url\": \"https://p%03d.example/news/story.html\", \"path\": \"%s\"}\n", i,
+            i % 2 ? PAGE(1) : PAGE(2));
+  assert_int_equal(fclose(f), 0);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  char once[PATH_MAX + 8];
+  snprintf(once, sizeof once, "%s/once", g_tmp);
+  assert_int_equal(wn_test_wait(detect_learn_start(once, jsonl)), 0);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  long run_us = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000L;
+  wn_test_remove_tree(once);
+  srand(36);
+  int killed = 0;
+  for (int k = 0; k < PENDING_KILLS; k++) {
+    pid_t pid = detect_learn_start(dir, jsonl);
+    sleep_us((long)((double)rand() / RAND_MAX * 1.2 * (double)run_us));
+    kill(pid, SIGKILL);
+    killed += wn_test_wait(pid) == 128 + SIGKILL;
+    check_store(dir, NULL);
+  }
+  assert_true(killed > 0);
+  assert_int_equal(wn_test_wait(detect_learn_start(dir, jsonl)), 0);
+  wn_store *store = NULL;
+  assert_int_equal(wn_store_open(dir, NULL, &store, NULL), WN_OK);
+  wn_pending_totals t;
+  assert_int_equal(wn_store_pending_totals(store, &t, NULL), WN_OK);
+  assert_int_equal(t.sites, PENDING_SITES);
+  assert_int_equal(t.pages, PENDING_SITES);
+  wn_store_close(store);
+  check_store(dir, NULL);
+  fprintf(stderr, "faults: %d kills of detect --learn keeping pending pages (%d killed), "
+                  "store whole each time\n",
+          PENDING_KILLS, killed);
+  wn_test_remove_tree(dir);
+}
+
 static int setup(void **state) {
   (void)state;
   g_winnow = getenv("WN_WINNOW");
@@ -233,6 +291,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kill_learn),
       cmocka_unit_test(test_map_full),
+      cmocka_unit_test(test_kill_pending),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

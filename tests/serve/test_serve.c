@@ -1527,6 +1527,51 @@ static void test_learn_from_requests(void **state) {
   fixture_stop(&f);
 }
 
+/* learning.from_requests across a restart: three pages of a new site
+ * POSTed, the daemon killed (SIGKILL, a second after them: its flusher
+ * writes the pages held each second) and started again on the same store;
+ * the three come back from the store (pending samples), the fourth and
+ * fifth complete the sample, and the sixth is served by the template. */
+static void test_learn_from_requests_restart(void **state) {
+  (void)state;
+  fixture f;
+  fixture_init(&f);
+  write_config(&f, "learning:\n  from_requests: 5\n", "    interval: 1h\n");
+  char port_file[2200], log[2200];
+  tmp_path(port_file, sizeof port_file, "port-restart");
+  tmp_path(log, sizeof log, "serve-restart.log");
+  pid_t pid = spawn_serve(f.config, port_file, log, 120);
+  uint16_t port = wn_test_wait_port(port_file);
+  for (int i = 1; i <= 6; i++) {
+    if (i == 4) {
+      sleep_ms(1500);
+      assert_int_equal(kill(pid, SIGKILL), 0);
+      assert_int_equal(wn_test_wait(pid), 128 + SIGKILL);
+      assert_int_equal(unlink(port_file), 0);
+      pid = spawn_serve(f.config, port_file, log, 120);
+      port = wn_test_wait_port(port_file);
+    }
+    char file[512], url[128];
+    snprintf(file, sizeof file, WN_FIXTURES "/site/article-%d.html", i);
+    snprintf(url, sizeof url, "https://news.restart.example/story-%d.html", i);
+    long status = 0;
+    json_t *j = detect_file(port, file, url, &status);
+    assert_int_equal(status, 200);
+    const char *method = json_string_value(json_object_get(j, "method"));
+    if (i < 6) {
+      assert_string_equal(method, "danag");
+    } else {
+      assert_string_equal(method, "template");
+      const char *text = json_string_value(json_object_get(j, "text"));
+      assert_non_null(strstr(text, "Councillors voted unanimously"));
+    }
+    json_decref(j);
+  }
+  assert_int_equal(kill(pid, SIGTERM), 0);
+  assert_int_equal(wn_test_wait(pid), 0);
+  wn_httpd_stop(f.site_srv);
+}
+
 /* 10,000 pages of 10,000 sites, each seen once: the pages held stay within
  * from_requests_sites and from_requests_memory, the rest are dropped and
  * counted, and the daemon's resident memory stays near where it began. */
@@ -1691,6 +1736,7 @@ int main(void) {
       cmocka_unit_test(test_signals),
       cmocka_unit_test(test_sighup_forever),
       cmocka_unit_test(test_learn_from_requests),
+      cmocka_unit_test(test_learn_from_requests_restart),
       cmocka_unit_test(test_learn_from_requests_bounded),
       cmocka_unit_test(test_relearn_drift_from_requests),
   };
