@@ -66,11 +66,11 @@ extern "C" {
 /* ==== 1. lifecycle and errors ============================================ */
 
 #define WN_VERSION_MAJOR 0
-#define WN_VERSION_MINOR 2
+#define WN_VERSION_MINOR 3
 #define WN_VERSION_PATCH 0
-#define WN_VERSION_STRING "0.2.0"
+#define WN_VERSION_STRING "0.3.0"
 
-/* The library's version string ("0.2.0"): may differ from the header's
+/* The library's version string ("0.3.0"): may differ from the header's
  * WN_VERSION_STRING when a program runs against a newer shared library. */
 WN_API const char *wn_version(void);
 
@@ -833,12 +833,14 @@ typedef struct wn_collect_options {
   wn_learn_algo algo;     /* default WN_LEARN_ETDM */
   wn_learn_options learn; /* as for wn_site_learn_pages */
   /* 1: the pages held for sites without a template are also kept in the
-   * store (a writable one), so that the next run, or the next request
-   * after a restart, adds to them (pending samples, section 2): written in
-   * batches (wn_collector_flush), at most sample_pages per site. Default
-   * 1. Bounds in the store: pending_sites sites (default 65536) and
-   * pending_bytes stored bytes (default 256 MiB); least recently seen
-   * sites go first. */
+   * store, so that the next run, or the next request after a restart,
+   * adds to them (pending samples, section 2): a site seen for the first
+   * time gets back what the store keeps for it; held pages are written
+   * in batches (wn_collector_flush), at most sample_pages per site, to a
+   * store opened for writing (a read-only one is only read). A page whose
+   * name is held already is not held again. Default 1. Bounds in the
+   * store: pending_sites sites (default 65536) and pending_bytes stored
+   * bytes (default 256 MiB); least recently seen sites go first. */
   int keep_pending;
   uint32_t pending_sites;
   size_t pending_bytes;
@@ -887,8 +889,11 @@ WN_API void wn_collector_destroy(wn_collector *collector);
 /* Offers a page (its site: page->site, else page->url's). name (may be
  * NULL: the url, else "page N") names it in the learned report. flags: 0
  * or WN_COLLECT_RELEARN. A site seen for the first time is looked up in
- * the store once. Returns WN_OK with *state set, WN_EINVAL (no bytes, a
- * bad site), store errors, WN_ENOMEM. */
+ * the store once (its template, its pending pages). Returns WN_OK with
+ * *state set, WN_EINVAL (no bytes, a bad site), store errors, WN_ENOMEM.
+ * A batch of pending pages written by this call and failing is returned
+ * too (WN_ENOSPACE: the disk or the store is full), with *state set: the
+ * page itself was handled. */
 WN_API wn_err wn_collector_add(wn_collector *collector, const wn_page_input *page,
                                const char *name, unsigned flags, wn_collect_state *state,
                                wn_diag *diag);

@@ -284,6 +284,27 @@ def test_collector_add_and_pending(store):
         winnow.Collector("store")
 
 
+def test_collector_keeps_pending_pages(store):
+    # Two pages in one "run", one in the next: the first two wait in the
+    # store (pending samples) and come back; keep_pending=False keeps none.
+    col = winnow.Collector(store, sample_pages=5, min_pages=3)
+    for n in (1, 2):
+        assert col.add(read(article(n)), "https://%s/a%d" % (SITE, n)) == "held"
+    col.flush()
+    assert col.stats()["pages_kept"] == 2
+    del col
+    col = winnow.Collector(store, sample_pages=5, min_pages=3)
+    assert col.add(read(article(3)), "https://%s/a3" % SITE) == "held"
+    assert col.stats()["pages_restored"] == 2
+    assert col.pending() == [(SITE, 3)]
+    col.learn(SITE)
+    assert store.sites() == [SITE]
+    other = winnow.Collector(store, keep_pending=False)
+    assert other.add(read(article(1)), "https://blog.example/p1") == "held"
+    other.flush()
+    assert other.stats()["pages_kept"] == 0
+
+
 # ---- WARC ------------------------------------------------------------------
 
 def test_warc_read_and_detect(learned, warc_file):

@@ -1023,13 +1023,15 @@ static PyTypeObject Collector_Type;
 
 static int Collector_init(CollectorObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"store", "sample_pages", "min_pages", "max_sites", "max_bytes",
-                           "algo",  NULL};
+                           "algo",  "keep_pending", NULL};
   PyObject *store_obj;
   unsigned int sample = 0, minp = 0, max_sites = 0;
   Py_ssize_t max_bytes = 0;
   const char *algo_name = "etdm";
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|$IIIns", kwlist, &Store_Type, &store_obj,
-                                   &sample, &minp, &max_sites, &max_bytes, &algo_name))
+  int keep_pending = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|$IIInsp", kwlist, &Store_Type, &store_obj,
+                                   &sample, &minp, &max_sites, &max_bytes, &algo_name,
+                                   &keep_pending))
     return -1;
   StoreObject *st = (StoreObject *)store_obj;
   if (self->collector) {
@@ -1055,6 +1057,7 @@ static int Collector_init(CollectorObject *self, PyObject *args, PyObject *kw) {
   if (parse_algo(algo_name, &o.algo) < 0)
     return -1;
   o.keep_parsed = 1;
+  o.keep_pending = keep_pending;
   wn_diag diag = {{0}};
   wn_err err = wn_collector_create(st->store, &o, &self->collector, &diag);
   if (err) {
@@ -1201,7 +1204,7 @@ static PyObject *Collector_stats(CollectorObject *self, PyObject *unused) {
   (void)unused;
   wn_collect_stats s;
   wn_collector_stats_get(self->collector, &s);
-  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "pages_held",
+  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "pages_held",
                        (unsigned long long)s.pages_held, "bytes_held",
                        (unsigned long long)s.bytes_held, "sites_held",
                        (unsigned long long)s.sites_held, "sites_learned",
@@ -1209,7 +1212,20 @@ static PyObject *Collector_stats(CollectorObject *self, PyObject *unused) {
                        (unsigned long long)s.pages_learned, "learn_failures",
                        (unsigned long long)s.learn_failures, "sites_given_up",
                        (unsigned long long)s.sites_given_up, "pages_evicted",
-                       (unsigned long long)s.pages_evicted);
+                       (unsigned long long)s.pages_evicted, "pages_kept",
+                       (unsigned long long)s.pages_kept, "pages_restored",
+                       (unsigned long long)s.pages_restored, "pending_evicted",
+                       (unsigned long long)s.pending_evicted, "store_errors",
+                       (unsigned long long)s.store_errors);
+}
+
+static PyObject *Collector_flush(CollectorObject *self, PyObject *unused) {
+  (void)unused;
+  wn_diag diag = {{0}};
+  wn_err err;
+  Py_BEGIN_ALLOW_THREADS err = wn_collector_flush(self->collector, &diag);
+  Py_END_ALLOW_THREADS if (err) return raise_err(err, &diag);
+  Py_RETURN_NONE;
 }
 
 static PyMethodDef Collector_methods[] = {
@@ -1226,7 +1242,12 @@ static PyMethodDef Collector_methods[] = {
      "Sites holding at least min_pages pages (0: the collector's\n"
      "min_pages), with how many: what to learn when the input ends."},
     {"stats", (PyCFunction)Collector_stats, METH_NOARGS,
-     "stats() -> dict\n\nPages and bytes held, sites learned, failures, evictions."},
+     "stats() -> dict\n\nPages and bytes held, sites learned, failures, evictions, and the\n"
+     "pending samples kept in the store and read back from it."},
+    {"flush", (PyCFunction)Collector_flush, METH_NOARGS,
+     "flush() -> None\n\nWrites the pages held since the last flush to the store (pending\n"
+     "samples, for the next run; with keep_pending, the default). Done on its own every\n"
+     "64 pages and when the collector goes; call it before a run ends."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject Collector_Type = {
