@@ -266,7 +266,7 @@ static void test_sound_store_works(void **state) {
   assert_string_equal(rep.problem, "");
   assert_int_equal(rep.page_bytes, PSIZE);
   assert_true(rep.pages_used * rep.page_bytes <= rep.file_bytes);
-  assert_int_equal(rep.databases, 3); /* sites, stats, schedule */
+  assert_int_equal(rep.databases, 5); /* sites, stats, schedule, pending, pending_order */
   assert_true(rep.entries >= N_SITES);
 }
 
