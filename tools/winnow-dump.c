@@ -9,6 +9,7 @@
  *   winnow-dump --store DIR stats [--json]
  *   winnow-dump --store DIR export FILE [SITE...]
  *   winnow-dump --store DIR import FILE
+ *   winnow-dump --store DIR merge FILE...
  *   winnow-dump --store DIR verify
  *   winnow-dump --store DIR snapshot NEWDIR
  *   winnow-dump --store DIR delete SITE
@@ -51,6 +52,9 @@ static void usage(FILE *out) {
           "  stats [--json]     store size, map use, records per algorithm and version\n"
           "  export FILE [SITE...]  a portable snapshot of the store (or of SITEs)\n"
           "  import FILE        write a snapshot's records (all or none), report replaced\n"
+          "  merge FILE...      write each snapshot's records where they are newer (a\n"
+          "                     greater generation): the stores of workers that learned\n"
+          "                     disjoint sites merge into one, in any order\n"
           "  verify             walk every page (in a child process) and decode every\n"
           "                     record; exit 1 if a record is damaged, 3 if the store is\n"
           "                     damaged (every command walks it first)\n"
@@ -597,6 +601,21 @@ static int count_pending(const wn_pending_site *p, void *arg) {
   return 0;
 }
 
+static int cmd_merge(wn_store *store, int argc, char **argv) {
+  if (argc < 1)
+    return usage_error("merge needs one FILE or more");
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  for (int i = 0; i < argc; i++) {
+    uint64_t n = 0;
+    wn_err err = wn_store_merge(store, argv[i], report_import, NULL, &n, &diag);
+    if (err)
+      return fail(err, &diag);
+    printf("merged %llu newer record(s) from %s\n", (unsigned long long)n, argv[i]);
+  }
+  return fflush(stdout) ? WN_EXIT_INTERNAL : WN_EXIT_OK;
+}
+
 static int cmd_verify(wn_store *store, int argc, const wn_store_check_report *check) {
   if (argc != 0)
     return usage_error("verify takes no arguments");
@@ -739,7 +758,7 @@ int main(int argc, char **argv) {
   const char *cmd = argv[i++];
   static const char *const commands[] = {"list",   "show",   "explain", "stats",
                                          "export", "import", "verify",  "delete",
-                                         "snapshot", "pending", "drop-pending"};
+                                         "snapshot", "pending", "drop-pending", "merge"};
   size_t c = 0;
   while (c < sizeof commands / sizeof commands[0] && strcmp(cmd, commands[c]) != 0)
     c++;
@@ -772,10 +791,10 @@ int main(int argc, char **argv) {
   wn_store_options_init(&so);
   if (map_mib)
     so.map_size = map_mib * 1024 * 1024;
-  /* Only import, delete and drop-pending write; everything else reads (and so works on
+  /* Only import, merge, delete and drop-pending write; everything else reads (and so works on
    * a store another process is writing, or on a read-only copy). */
   so.read_only = strcmp(cmd, "import") != 0 && strcmp(cmd, "delete") != 0 &&
-                 strcmp(cmd, "drop-pending") != 0;
+                 strcmp(cmd, "drop-pending") != 0 && strcmp(cmd, "merge") != 0;
   wn_store *store = NULL;
   wn_diag diag;
   wn_diag_clear(&diag);
@@ -810,7 +829,8 @@ int main(int argc, char **argv) {
   case 7: rc = cmd_delete(store, n, args); break;
   case 8: rc = cmd_snapshot(store, n, args); break;
   case 9: rc = cmd_pending(store, n, args); break;
-  default: rc = cmd_drop_pending(store, n, args); break;
+  case 10: rc = cmd_drop_pending(store, n, args); break;
+  default: rc = cmd_merge(store, n, args); break;
   }
   wn_store_close(store);
   wn_cleanup();

@@ -268,6 +268,14 @@ typedef void (*wn_import_fn)(const char *site, int replaced, uint64_t generation
  * errors, WN_ENOMEM. */
 WN_API wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn, void *ctx,
                               uint64_t *n_imported, wn_diag *diag);
+/* As wn_store_import, but a record is written only where it is newer: its
+ * generation greater than the site's record's (none, or a damaged one,
+ * counts 0); fn is called and *n_merged counts for the records written.
+ * The stores of workers that learned disjoint sites (sharded by site)
+ * merge into one store in any order with the same result; where two files
+ * hold one site at one generation, the first merged stays. */
+WN_API wn_err wn_store_merge(wn_store *store, const char *path, wn_import_fn fn, void *ctx,
+                             uint64_t *n_merged, wn_diag *diag);
 
 /* Pending samples: pages of sites without a template, kept in the store
  * by a collector (section 5) until a site has enough of them to learn

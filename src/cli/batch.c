@@ -535,7 +535,54 @@ static int wn_batch_run_learning(const wn_batch_options *opts, wn_batch_source *
   return rc;
 }
 
+/* --shard I/N: the source's pages of the sites in shard I, the others
+ * read and dropped. A page is prepared here, in the reader, to know its
+ * site. */
+typedef struct wn_shard_source {
+  wn_batch_source *orig;
+  uint32_t shard, shards;
+} wn_shard_source;
+
+uint32_t wn_cli_shard_of(const char *site, uint32_t shards) {
+  if (!site || shards <= 1)
+    return 0;
+  return (uint32_t)(wn_hash_bytes(WN_HASH_SEED, site, strlen(site)) % shards);
+}
+
+static int wn_shard_next(void *ctx, wn_batch_page *page) {
+  wn_shard_source *s = ctx;
+  for (;;) {
+    int got = s->orig->next(s->orig->ctx, page);
+    if (got <= 0)
+      return got;
+    if (!page->read_err && s->orig->prepare)
+      page->read_err = s->orig->prepare(s->orig->ctx, page, &page->diag);
+    /* A page without a site (or unreadable) is shard 0's: every page is
+     * one shard's, once. */
+    uint32_t k = 0;
+    char site[WN_SITE_MAX + 1];
+    if (!page->read_err && page->in.site)
+      k = wn_cli_shard_of(page->in.site, s->shards);
+    else if (!page->read_err && page->in.url &&
+             wn_site_from_url(page->in.url, site, sizeof site, NULL) == WN_OK)
+      k = wn_cli_shard_of(site, s->shards);
+    if (k == s->shard)
+      return 1;
+    wn_cli_batch_page_free(page, s->orig);
+  }
+}
+
+static void wn_shard_release(void *ctx, wn_batch_page *page) {
+  wn_shard_source *s = ctx;
+  if (s->orig->release)
+    s->orig->release(s->orig->ctx, page);
+}
+
 int wn_cli_batch_run(const wn_batch_options *opts, wn_batch_source *source, wn_batch_sink *sink) {
+  wn_shard_source shard = {source, opts->shard, opts->shards};
+  wn_batch_source sharded = {&shard, wn_shard_next, NULL, wn_shard_release};
+  if (opts->shards > 1)
+    source = &sharded;
   if (opts->learn)
     return wn_batch_run_learning(opts, source, sink);
   return wn_batch_run_pages(opts, source, sink);

@@ -153,7 +153,12 @@ typedef struct wn_batch_options {
   wn_batch_learn *learn; /* NULL: no --learn */
   wn_batch_counts *counts; /* NULL: not counted */
   const wn_cli_output *output; /* NULL: the defaults */
+  uint32_t shard, shards; /* --shard I/N: only the pages of sites in shard I
+                             of N (shards 0 or 1: all) */
 } wn_batch_options;
+
+/* The shard of a site: its 64-bit FNV-1a hash modulo shards (0 for NULL). */
+uint32_t wn_cli_shard_of(const char *site, uint32_t shards);
 
 #define WN_BATCH_MAX_THREADS 256u
 #define WN_BATCH_WINDOW_BYTES ((size_t)64 * 1024 * 1024)

@@ -101,6 +101,11 @@ void wn_cli_usage_detect(FILE *out) {
           "  --learn-pages N       pages a site is learned from (default 5; 3 at least\n"
           "                        when the input ends first)\n"
           "  --no-pending          keep no pages in the store: learn from this input only\n"
+          "  --shard I/N           only the pages of the sites in shard I of N (0 to N-1;\n"
+          "                        a hash of the site name; a page naming no site is\n"
+          "                        shard 0's): N processes over the same input, one\n"
+          "                        store each, each learn and detect their own sites\n"
+          "                        (merge the stores: winnow-dump merge)\n"
           "  --learn-memory MIB    input read ahead at most (default 512): pages of a\n"
           "                        site whose sample comes later than this are detected\n"
           "                        before it is learned\n"
@@ -164,6 +169,7 @@ enum {
   WN_OPT_LEARN_MEMORY,
   WN_OPT_LEARN_PAGES,
   WN_OPT_NO_PENDING,
+  WN_OPT_SHARD,
   WN_OPT_NO_ROBOTS
 };
 
@@ -194,6 +200,7 @@ static const struct option wn_detect_options_long[] = {
     {"learn-memory", required_argument, NULL, WN_OPT_LEARN_MEMORY},
     {"learn-pages", required_argument, NULL, WN_OPT_LEARN_PAGES},
     {"no-pending", no_argument, NULL, WN_OPT_NO_PENDING},
+    {"shard", required_argument, NULL, WN_OPT_SHARD},
     {"no-robots", no_argument, NULL, WN_OPT_NO_ROBOTS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
@@ -313,6 +320,7 @@ int wn_cli_detect(int argc, char **argv) {
   int jsonl = 0, all = 0, warc = 0, learn = 0, obey_robots = 1;
   uint32_t learn_memory_mib = 512, learn_pages = 0;
   int no_pending = 0;
+  uint32_t shard = 0, shards = 0;
   wn_collector *collector = NULL;
   wn_batch_learn blearn;
   memset(&blearn, 0, sizeof blearn);
@@ -423,6 +431,23 @@ int wn_cli_detect(int argc, char **argv) {
     case WN_OPT_NO_PENDING:
       no_pending = 1;
       break;
+    case WN_OPT_SHARD: {
+      char head[16], tail[16];
+      const char *slash = strchr(optarg, '/');
+      size_t hl = slash ? (size_t)(slash - optarg) : 0;
+      if (!slash || hl == 0 || hl >= sizeof head || strlen(slash + 1) >= sizeof tail)
+        return wn_cli_usage_error("detect ", "--shard is I/N (such as 0/4), not '%.40s'", optarg);
+      memcpy(head, optarg, hl);
+      head[hl] = '\0';
+      snprintf(tail, sizeof tail, "%s", slash + 1);
+      if (wn_parse_u32(tail, 1, 65536, &shards) != 0 ||
+          wn_parse_u32(head, 0, shards - 1, &shard) != 0)
+        return wn_cli_usage_error("detect ",
+                                  "--shard is I/N with N from 1 to 65536 and I below N, not "
+                                  "'%.40s'",
+                                  optarg);
+      break;
+    }
     case WN_OPT_LEARN_MEMORY:
       if (wn_parse_u32(optarg, 1, 1024u * 1024u, &learn_memory_mib) != 0)
         return wn_cli_usage_error("detect ", "--learn-memory is MiB from 1 to 1048576, not '%.40s'",
@@ -559,11 +584,16 @@ int wn_cli_detect(int argc, char **argv) {
       }
     }
   }
+  if (shards > 1 && !warc && !jsonl && !many) {
+    rc = wn_cli_usage_error("detect ", "--shard is for --jsonl, --warc and many files");
+    goto out;
+  }
   /* Many pages: the batch pipeline makes a detector per thread. */
   wn_batch_counts counts;
   memset(&counts, 0, sizeof counts);
   wn_batch_options bopts = {.threads = threads, .store = store, .detector = &dopts,
-                            .counts = &counts, .output = &output};
+                            .counts = &counts, .output = &output, .shard = shard,
+                            .shards = shards};
   char summary[160];
   if (learn) {
     wn_collect_options co;

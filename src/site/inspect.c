@@ -336,8 +336,9 @@ static int wn_cmp_name(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn, void *ctx,
-                       uint64_t *n_imported, wn_diag *diag) {
+/* import and merge: merge writes a record only over an older one. */
+static wn_err wn_import_file(wn_store *store, const char *path, int newer_only, wn_import_fn fn,
+                             void *ctx, uint64_t *n_imported, wn_diag *diag) {
   wn_err err = WN_OK;
   char *file = NULL;
   size_t len = 0;
@@ -407,6 +408,7 @@ wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn, void 
     items[i].counters_len = (size_t)cnt_len;
     at += 4 + (size_t)cnt_len;
     items[i].site = names[i];
+    items[i].newer_only = newer_only;
     if ((err = wn_site_check(names[i], &inner))) {
       err = wn_diag_set(diag, err, "import: record %u: %s", i + 1, wn_diag_message(&inner, err));
       goto out;
@@ -445,10 +447,16 @@ wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn, void 
     }
   if ((err = wn_store_raw_put(store, items, n, replaced, diag)))
     goto out;
-  for (uint32_t i = 0; fn && i < n; i++)
-    fn(names[i], replaced[i], generations[i], ctx);
+  uint64_t written = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (replaced[i] == 2)
+      continue; /* merge: the store's was as new */
+    written++;
+    if (fn)
+      fn(names[i], replaced[i], generations[i], ctx);
+  }
   if (n_imported)
-    *n_imported = n;
+    *n_imported = written;
 out:
   free(order);
   free(items);
@@ -845,4 +853,14 @@ out:
   wn_fastce_free(fce);
   wn_store_record_free(rec);
   return err;
+}
+
+wn_err wn_store_import(wn_store *store, const char *path, wn_import_fn fn, void *ctx,
+                       uint64_t *n_imported, wn_diag *diag) {
+  return wn_import_file(store, path, 0, fn, ctx, n_imported, diag);
+}
+
+wn_err wn_store_merge(wn_store *store, const char *path, wn_import_fn fn, void *ctx,
+                      uint64_t *n_merged, wn_diag *diag) {
+  return wn_import_file(store, path, 1, fn, ctx, n_merged, diag);
 }

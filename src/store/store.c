@@ -1092,6 +1092,17 @@ wn_err wn_store_raw_put(wn_store *store, const wn_store_raw *items, size_t n, ui
       err = wn_store_mdb_error(store, rc, "cannot read the old record", items[i].site, diag);
       goto out;
     }
+    if (items[i].newer_only && rc == MDB_SUCCESS) {
+      wn_store_record have, next;
+      if (wn_store_record_parse(old.mv_data, old.mv_size, 0, &have, NULL) == WN_OK &&
+          wn_store_record_parse(items[i].record, items[i].record_len, 0, &next, NULL) ==
+              WN_OK &&
+          next.generation <= have.generation) {
+        if (replaced)
+          replaced[i] = 2;
+        continue;
+      }
+    }
     if (replaced)
       replaced[i] = rc == MDB_SUCCESS;
     /* LMDB copies the value in; the cast drops const only to fit MDB_val. */

@@ -284,6 +284,8 @@ typedef struct wn_store_raw {
   size_t record_len;
   const void *counters;
   size_t counters_len;
+  int newer_only; /* 1: written only if its generation is greater than the
+                     site's record's (a damaged or missing one counts 0) */
 } wn_store_raw;
 
 /* Writes n raw records in ONE write transaction, after checking every one
@@ -291,7 +293,7 @@ typedef struct wn_store_raw {
  * WN_ECORRUPT / WN_EVERSION / WN_EINVAL naming the item, and nothing
  * written. A site's counters are replaced by the item's (or removed when
  * it has none). replaced (may be NULL; n entries) receives 1 for each site
- * that had a record before. */
+ * that had a record before, 2 for an item left out by newer_only. */
 wn_err wn_store_raw_put(wn_store *store, const wn_store_raw *items, size_t n, uint8_t *replaced,
                         wn_diag *diag);
 
