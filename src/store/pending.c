@@ -101,6 +101,10 @@ static int wn_pending_decode(const unsigned char *b, size_t len, wn_pvalue *v) {
         (p->charset_len = h[0]) >= WN_PENDING_CHARSET_CAP ||
         !wn_reader_take(&r, p->charset_len, &p->charset) || !wn_reader_take(&r, 8, &h))
       return -1;
+    /* Strings are read back as C strings: no NUL inside. */
+    if (memchr(p->name, '\0', p->name_len) || memchr(p->url, '\0', p->url_len) ||
+        memchr(p->charset, '\0', p->charset_len))
+      return -1;
     p->len = wn_le32_get(h);
     p->z_len = wn_le32_get(h + 4);
     if (p->len > WN_PAGE_MAX_BYTES || p->z_len > ZSTD_compressBound(p->len) ||
@@ -492,6 +496,50 @@ static char *wn_pending_strndup(const unsigned char *s, size_t len) {
   return d;
 }
 
+wn_err wn_store_pending_entry_decode(const void *bytes, size_t len, uint32_t max_pages,
+                                     wn_store_pending_held **out, uint32_t *n_out,
+                                     wn_diag *diag) {
+  *out = NULL;
+  *n_out = 0;
+  wn_pvalue pv;
+  if (wn_pending_decode(bytes, len, &pv) != 0)
+    return wn_diag_set(diag, WN_ECORRUPT, "store: a pending entry does not decode");
+  const uint32_t want = pv.n < max_pages ? pv.n : max_pages;
+  wn_store_pending_held *pages = calloc(want ? want : 1, sizeof *pages);
+  if (!pages)
+    return wn_diag_set(diag, WN_ENOMEM, "store: out of memory reading pending pages");
+  wn_err err = WN_OK;
+  uint32_t n = 0;
+  for (; n < want; n++) {
+    const wn_pview *p = &pv.pages[n];
+    wn_store_pending_held *h = &pages[n];
+    h->name = wn_pending_strndup(p->name, p->name_len);
+    h->url = p->url_len ? wn_pending_strndup(p->url, p->url_len) : NULL;
+    h->bytes = malloc(p->len ? p->len : 1);
+    if (!h->name || (p->url_len && !h->url) || !h->bytes) {
+      n++;
+      err = wn_diag_set(diag, WN_ENOMEM, "store: out of memory reading pending pages");
+      break;
+    }
+    memcpy(h->charset, p->charset, p->charset_len);
+    h->charset[p->charset_len] = '\0';
+    const size_t got = ZSTD_decompress(h->bytes, p->len, p->z, p->z_len);
+    if (ZSTD_isError(got) || got != p->len) {
+      n++;
+      err = wn_diag_set(diag, WN_ECORRUPT, "store: a pending page does not decompress");
+      break;
+    }
+    h->len = p->len;
+  }
+  if (err) {
+    wn_store_pending_held_free(pages, n);
+    return err;
+  }
+  *out = pages;
+  *n_out = n;
+  return WN_OK;
+}
+
 wn_err wn_store_pending_get(wn_store *store, const char *site, uint32_t max_pages,
                             wn_store_pending_held **out, uint32_t *n_out, wn_diag *diag) {
   *out = NULL;
@@ -505,63 +553,25 @@ wn_err wn_store_pending_get(wn_store *store, const char *site, uint32_t max_page
   if (!store->have_pending)
     return wn_diag_set(diag, WN_ENOTFOUND, "store: no pending pages for site %s", site);
   MDB_txn *txn = NULL;
-  wn_store_pending_held *pages = NULL;
-  uint32_t n = 0;
   if ((err = wn_store_txn_open(store, MDB_RDONLY, site, &txn, diag)))
-    goto out;
+    return err;
   MDB_val key = wn_store_key(site, site_len), v;
   int rc = mdb_get(txn, store->pending_dbi, &key, &v);
   if (rc == MDB_NOTFOUND) {
     err = wn_diag_set(diag, WN_ENOTFOUND, "store: no pending pages for site %s", site);
-    goto out;
-  }
-  if (rc != MDB_SUCCESS) {
+  } else if (rc != MDB_SUCCESS) {
     err = wn_store_mdb_error(store, rc, "cannot read the pending pages", site, diag);
-    goto out;
+  } else {
+    /* v points into the map until the transaction ends: decoded first. */
+    wn_diag inner = {{0}};
+    err = wn_store_pending_entry_decode(v.mv_data, v.mv_size, max_pages, out, n_out, &inner);
+    if (err == WN_ECORRUPT)
+      wn_diag_set(diag, err, "store: the pending pages of site %s are damaged", site);
+    else if (err)
+      wn_diag_set(diag, err, "%s", wn_diag_message(&inner, err));
   }
-  wn_pvalue pv;
-  if (wn_pending_decode(v.mv_data, v.mv_size, &pv) != 0) {
-    err = wn_diag_set(diag, WN_ECORRUPT, "store: the pending pages of site %s are damaged", site);
-    goto out;
-  }
-  const uint32_t want = pv.n < max_pages ? pv.n : max_pages;
-  pages = calloc(want ? want : 1, sizeof *pages);
-  if (!pages) {
-    err = wn_diag_set(diag, WN_ENOMEM, "store: out of memory reading pending pages");
-    goto out;
-  }
-  for (; n < want; n++) {
-    const wn_pview *p = &pv.pages[n];
-    wn_store_pending_held *h = &pages[n];
-    h->name = wn_pending_strndup(p->name, p->name_len);
-    h->url = p->url_len ? wn_pending_strndup(p->url, p->url_len) : NULL;
-    h->bytes = malloc(p->len ? p->len : 1);
-    if (!h->name || (p->url_len && !h->url) || !h->bytes) {
-      n++;
-      err = wn_diag_set(diag, WN_ENOMEM, "store: out of memory reading pending pages");
-      goto out;
-    }
-    memcpy(h->charset, p->charset, p->charset_len);
-    h->charset[p->charset_len] = '\0';
-    const size_t len = ZSTD_decompress(h->bytes, p->len, p->z, p->z_len);
-    if (ZSTD_isError(len) || len != p->len) {
-      n++;
-      err = wn_diag_set(diag, WN_ECORRUPT, "store: the pending pages of site %s are damaged",
-                        site);
-      goto out;
-    }
-    h->len = p->len;
-  }
-out:
-  if (txn)
-    wn_store_txn_abort(store, txn);
-  if (err) {
-    wn_store_pending_held_free(pages, n);
-    return err;
-  }
-  *out = pages;
-  *n_out = n;
-  return WN_OK;
+  wn_store_txn_abort(store, txn);
+  return err;
 }
 
 /* ---- list, drop, totals (public) ------------------------------------------------------ */

@@ -261,6 +261,10 @@ typedef struct wn_store_pending_held {
 wn_err wn_store_pending_get(wn_store *store, const char *site, uint32_t max_pages,
                             wn_store_pending_held **out, uint32_t *n, wn_diag *diag);
 void wn_store_pending_held_free(wn_store_pending_held *pages, uint32_t n);
+/* One entry's bytes as stored, checked and decompressed (the fuzz target
+ * and wn_store_pending_get): WN_ECORRUPT when they do not decode. */
+wn_err wn_store_pending_entry_decode(const void *bytes, size_t len, uint32_t max_pages,
+                                     wn_store_pending_held **out, uint32_t *n, wn_diag *diag);
 
 /* ---- the dump tool: raw records, the environment (winnow-dump) -----------
  *
