@@ -19,8 +19,8 @@
  *
  * With keep_pending, a held page of a site without a template is also
  * queued for the store (a job, owning a copy), and the queue is written in
- * one transaction every WN_COLLECT_FLUSH_PAGES pages or WN_COLLECT_FLUSH_MS
- * (wn_collector_flush): one commit, one fsync, for many pages. A site seen
+ * one transaction every WN_COLLECT_FLUSH_PAGES pages, WN_COLLECT_FLUSH_BYTES
+ * or WN_COLLECT_FLUSH_MS (wn_collector_flush): one commit, one fsync, for many pages. A site seen
  * for the first time reads back what earlier runs kept for it. The store's
  * copy follows the held pages: a dropped page rewrites it (drop, then the
  * pages still held); a stored template drops it (store/pending.c).
@@ -43,6 +43,7 @@
 #define WN_COLLECT_DEFAULT_PENDING_BYTES ((size_t)256 * 1024 * 1024)
 #define WN_COLLECT_FLUSH_PAGES 64u
 #define WN_COLLECT_FLUSH_MS 1000.0
+#define WN_COLLECT_FLUSH_BYTES ((size_t)32 * 1024 * 1024) /* the copies queued */
 
 enum { WN_CS_COLLECTING = 0, WN_CS_TEMPLATE, WN_CS_GAVE_UP };
 
@@ -106,6 +107,7 @@ struct wn_collector {
   int keep_pending;        /* ... a writable one */
   wn_pjob *jobs;           /* queued for the store, in order */
   size_t n_jobs, cap_jobs;
+  size_t jobs_bytes;       /* the queued copies' bytes */
   double jobs_since;       /* wn_clock_ms of the oldest queued job */
   pthread_mutex_t flush_mu; /* one flush at a time; taken before mu */
 };
@@ -207,6 +209,7 @@ static void wn_collect_queue(wn_collector *c, const char *site, const wn_held *p
     memcpy(j->page.bytes, page->bytes, page->len);
     j->page.len = page->len;
     memcpy(j->page.charset, page->charset, sizeof j->page.charset);
+    c->jobs_bytes += page->len;
   }
   if (c->n_jobs == 0)
     c->jobs_since = wn_clock_ms();
@@ -475,7 +478,7 @@ static wn_err wn_collect_write(wn_collector *c, wn_diag *diag) {
   wn_pjob *jobs = c->jobs;
   const size_t n = c->n_jobs;
   c->jobs = NULL;
-  c->n_jobs = c->cap_jobs = 0;
+  c->n_jobs = c->cap_jobs = c->jobs_bytes = 0;
   pthread_mutex_unlock(&c->mu);
   if (n == 0) {
     free(jobs);
@@ -595,6 +598,7 @@ wn_err wn_collector_add(wn_collector *c, const wn_page_input *page, const char *
     *state = s->n_pages == c->o.sample_pages ? WN_COLLECT_READY : WN_COLLECT_HELD;
 out:;
   const int flush = c->n_jobs >= WN_COLLECT_FLUSH_PAGES ||
+                    c->jobs_bytes >= WN_COLLECT_FLUSH_BYTES ||
                     (c->n_jobs > 0 && wn_clock_ms() - c->jobs_since >= WN_COLLECT_FLUSH_MS);
   pthread_mutex_unlock(&c->mu);
   /* One thread writes; the others go on (their pages wait for the next). */
