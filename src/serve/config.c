@@ -361,6 +361,12 @@ static wn_err wn_set_key(wn_serve_config *cfg, const char *section, const char *
     if (strcmp(name, "from_requests_memory") == 0)
       return wn_get_size(v, 1048576.0, 1099511627776.0, &cfg->from_requests_bytes, loc, key,
                          diag);
+    if (strcmp(name, "from_requests_pending") == 0)
+      return wn_get_bool(v, &cfg->from_requests_pending, loc, key, diag);
+    if (strcmp(name, "pending_sites") == 0)
+      return wn_get_u32(v, 1, 100000000, &cfg->pending_sites, loc, key, diag);
+    if (strcmp(name, "pending_store") == 0)
+      return wn_get_size(v, 1048576.0, 1099511627776.0, &cfg->pending_bytes, loc, key, diag);
   } else if (strcmp(section, "refresh") == 0) {
     if (strcmp(name, "interval") == 0)
       return wn_get_duration(v, 1000, 366.0 * 86400000.0, &cfg->interval_ms, loc, key, diag);
@@ -442,6 +448,9 @@ static void wn_config_defaults(wn_serve_config *cfg) {
   cfg->from_requests = 0;
   cfg->from_requests_sites = 4096;
   cfg->from_requests_bytes = (size_t)256 * 1024 * 1024;
+  cfg->from_requests_pending = 1;
+  cfg->pending_sites = 65536;
+  cfg->pending_bytes = (size_t)256 * 1024 * 1024;
   cfg->interval_ms = (int64_t)24 * 3600 * 1000;
   cfg->jitter = 0.1;
   cfg->retry_min_ms = 60 * 1000;

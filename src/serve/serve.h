@@ -83,6 +83,12 @@ struct wn_serve_config {
   uint32_t from_requests;
   uint32_t from_requests_sites;
   size_t from_requests_bytes;
+  /* ... and keeping the pages held in the store across restarts (pending
+   * samples: from_requests_pending), within pending_sites sites and
+   * pending_bytes stored bytes. */
+  int from_requests_pending;
+  uint32_t pending_sites;
+  size_t pending_bytes;
   /* refresh */
   int64_t interval_ms;
   double jitter;             /* share of the interval, 0 to 0.5 */

@@ -319,6 +319,9 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
       co.min_pages = co.sample_pages;
     co.max_sites = cfg->from_requests_sites;
     co.max_bytes = cfg->from_requests_bytes;
+    co.keep_pending = cfg->from_requests_pending;
+    co.pending_sites = cfg->pending_sites;
+    co.pending_bytes = cfg->pending_bytes;
     co.algo = cfg->algo;
     co.learn = cfg->learn;
     if ((err = wn_collector_create(srv->store, &co, &srv->collector, diag)))
@@ -431,8 +434,11 @@ wn_err wn_server_reload(wn_server *srv, const wn_serve_config *next, wn_diag *di
     what = "learning.learners or max_jobs";
   else if (cur->from_requests != next->from_requests ||
            cur->from_requests_sites != next->from_requests_sites ||
-           cur->from_requests_bytes != next->from_requests_bytes)
-    what = "learning.from_requests, from_requests_sites or from_requests_memory";
+           cur->from_requests_bytes != next->from_requests_bytes ||
+           cur->from_requests_pending != next->from_requests_pending ||
+           cur->pending_sites != next->pending_sites || cur->pending_bytes != next->pending_bytes)
+    what = "learning.from_requests, from_requests_sites, from_requests_memory, "
+           "from_requests_pending, pending_sites or pending_store";
   if (what) {
     err = wn_diag_set(&local, WN_EINVAL, "serve: %s changed; that needs a restart", what);
     goto out;
