@@ -656,11 +656,9 @@ wn_err wn_store_pending_drop(wn_store *store, const char *site, uint64_t *n_drop
     goto out;
   int rc;
   if (!site) {
-    wn_pending_totals all;
     wn_ptotals t;
     if ((rc = wn_pending_totals_read(store, txn, &t)) == MDB_SUCCESS) {
-      all.sites = t.sites;
-      dropped = all.sites;
+      dropped = t.sites;
       /* Emptied, not deleted: the handles stay valid. */
       if ((rc = mdb_drop(txn, store->pending_dbi, 0)) == MDB_SUCCESS &&
           (rc = mdb_drop(txn, store->order_dbi, 0)) == MDB_SUCCESS) {
