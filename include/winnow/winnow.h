@@ -281,11 +281,11 @@ WN_API wn_err wn_store_merge(wn_store *store, const char *path, wn_import_fn fn,
  * by a collector (section 5) until a site has enough of them to learn
  * from, across runs and restarts; dropped when the site's template is
  * stored. Bounded per site and in all (wn_collect_options), least
- * recently seen sites first out; each page deflated. */
+ * recently seen sites first out; each page compressed (zstd). */
 typedef struct wn_pending_site {
   const char *site;    /* valid during the call */
   uint32_t pages;      /* pages kept */
-  uint64_t bytes;      /* bytes stored (deflated, with names) */
+  uint64_t bytes;      /* bytes stored (compressed, with names) */
   uint64_t page_bytes; /* the pages' own bytes */
   int64_t last_seen;   /* Unix seconds a page of it was last kept */
   int damaged;         /* 1: the entry does not decode (it is dropped when

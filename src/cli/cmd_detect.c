@@ -96,7 +96,7 @@ void wn_cli_usage_detect(FILE *out) {
           "(a sample of --learn-pages pages sharing a layout, as a crawl samples one),\n"
           "stored, and all its pages are detected with it, earlier ones included. The\n"
           "pages of a site with too few of them are kept in the store (pending, at most\n"
-          "--learn-pages per site, deflated): the next run adds to them.\n"
+          "--learn-pages per site, compressed): the next run adds to them.\n"
           "  --learn               learn the input's sites that have no template\n"
           "  --learn-pages N       pages a site is learned from (default 5; 3 at least\n"
           "                        when the input ends first)\n"

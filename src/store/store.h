@@ -207,7 +207,7 @@ wn_err wn_store_schedule_delete(wn_store *store, const char *site, wn_diag *diag
 /* ---- pending samples (pending.c) ------------------------------------------
  *
  * The collector's pages of sites without a template, kept per site
- * (deflated) until the site is learned; storing a template (put, raw put)
+ * (compressed, zstd) until the site is learned; storing a template (put, raw put)
  * drops them in the same transaction. The public half (each, totals,
  * drop) is in winnow.h. */
 
