@@ -170,14 +170,6 @@ static void wn_held_free(wn_held *h) {
   memset(h, 0, sizeof *h);
 }
 
-static char *wn_collect_strdup(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d)
-    memcpy(d, s, n);
-  return d;
-}
-
 /* Under the lock: queues a write for the store, a copy of page (NULL: drop
  * what the store keeps for site). A copy that cannot be made is counted as
  * a store error: the page stays held in memory. */
@@ -198,8 +190,8 @@ static void wn_collect_queue(wn_collector *c, const char *site, const wn_held *p
   memset(j, 0, sizeof *j);
   snprintf(j->site, sizeof j->site, "%s", site);
   if (page) {
-    j->page.name = wn_collect_strdup(page->name);
-    j->page.url = page->url ? wn_collect_strdup(page->url) : NULL;
+    j->page.name = wn_strdup(page->name);
+    j->page.url = wn_strdup(page->url);
     j->page.bytes = malloc(page->len ? page->len : 1);
     if (!j->page.name || (page->url && !j->page.url) || !j->page.bytes) {
       wn_held_free(&j->page);
@@ -455,8 +447,8 @@ static wn_err wn_collect_hold(wn_collector *c, wn_csite *s, const wn_page_input 
     snprintf(fallback, sizeof fallback, "page %u", s->n_pages + 1);
     name = fallback;
   }
-  h.name = wn_collect_strdup(name);
-  h.url = page->url ? wn_collect_strdup(page->url) : NULL;
+  h.name = wn_strdup(name);
+  h.url = wn_strdup(page->url);
   h.bytes = malloc(page->len ? page->len : 1);
   if (!h.name || (page->url && !h.url) || !h.bytes) {
     wn_held_free(&h);
