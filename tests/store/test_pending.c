@@ -259,21 +259,10 @@ static void test_bounds_100000_sites(void **state) {
   wn_store_close(store);
 }
 
-/* Raw bytes into one of the store's databases (the store closed). */
+/* Raw bytes into one of the store's databases (tests/support). */
 static void raw_put(const char *db, const void *key, size_t key_len, const void *bytes,
                     size_t len) {
-  MDB_env *env = NULL;
-  MDB_txn *txn = NULL;
-  MDB_dbi dbi;
-  assert_int_equal(mdb_env_create(&env), 0);
-  assert_int_equal(mdb_env_set_maxdbs(env, 8), 0);
-  assert_int_equal(mdb_env_open(env, g_dir, 0, 0644), 0);
-  assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
-  assert_int_equal(mdb_dbi_open(txn, db, 0, &dbi), 0);
-  MDB_val k = {key_len, (void *)key}, v = {len, (void *)bytes};
-  assert_int_equal(mdb_put(txn, dbi, &k, &v, 0), 0);
-  assert_int_equal(mdb_txn_commit(txn), 0);
-  mdb_env_close(env);
+  wn_test_lmdb_put(g_dir, db, key, key_len, bytes, len);
 }
 
 static unsigned char *raw_get(const char *db, const char *site, size_t *len) {

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "wn_run.h"
 
 /* ---- fixture: a fresh directory per test ------------------------------- */
 
@@ -282,25 +283,10 @@ static unsigned char *encode_v1(const wn_store_record *rec, size_t *len) {
   return bytes;
 }
 
-/* Writes raw bytes under a site with LMDB directly (the store must be
- * closed: LMDB allows one environment per file per process). */
+/* Writes raw bytes under a site with LMDB directly (tests/support). */
 static void raw_put(const char *dir, const char *db_name, const char *site, const void *bytes,
                     size_t len) {
-  MDB_env *env = NULL;
-  MDB_txn *txn = NULL;
-  MDB_dbi dbi;
-  assert_int_equal(mdb_env_create(&env), 0);
-  assert_int_equal(mdb_env_set_maxdbs(env, 2), 0);
-  assert_int_equal(mdb_env_open(env, dir, 0, 0644), 0);
-  assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
-  assert_int_equal(mdb_dbi_open(txn, db_name, MDB_CREATE, &dbi), 0);
-  if (site) {
-    MDB_val key = {strlen(site), (void *)site};
-    MDB_val value = {len, (void *)bytes};
-    assert_int_equal(mdb_put(txn, dbi, &key, &value, 0), 0);
-  }
-  assert_int_equal(mdb_txn_commit(txn), 0);
-  mdb_env_close(env);
+  wn_test_lmdb_put(dir, db_name, site, site ? strlen(site) : 0, bytes, len);
 }
 
 /* ---- put / get / delete ------------------------------------------------- */

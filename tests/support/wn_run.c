@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <lmdb.h>
 
 #include "store/store.h"
 
@@ -201,4 +202,23 @@ size_t wn_test_store_walk(wn_store *store) {
   assert_int_equal(t.pages, p.sum.pages);
   assert_int_equal(t.bytes, p.sum.bytes);
   return w.records;
+}
+
+void wn_test_lmdb_put(const char *dir, const char *db, const void *key, size_t key_len,
+                      const void *bytes, size_t len) {
+  MDB_env *env = NULL;
+  MDB_txn *txn = NULL;
+  MDB_dbi dbi;
+  assert_int_equal(mdb_env_create(&env), 0);
+  assert_int_equal(mdb_env_set_maxdbs(env, 8), 0);
+  assert_int_equal(mdb_env_open(env, dir, 0, 0644), 0);
+  assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+  assert_int_equal(mdb_dbi_open(txn, db, MDB_CREATE, &dbi), 0);
+  if (key) {
+    /* LMDB copies both in; the casts drop const only to fit MDB_val. */
+    MDB_val k = {key_len, (void *)key}, v = {len, (void *)bytes};
+    assert_int_equal(mdb_put(txn, dbi, &k, &v, 0), 0);
+  }
+  assert_int_equal(mdb_txn_commit(txn), 0);
+  mdb_env_close(env);
 }

@@ -64,4 +64,11 @@ uint16_t wn_test_wait_port(const char *port_file);
  * stderr and fails the test. Returns how many records there are. */
 size_t wn_test_store_walk(wn_store *store);
 
+/* Writes bytes under key (key_len bytes; key NULL: none, the database is
+ * only made) into database db of the store in dir with LMDB directly, to
+ * plant damage a store would never write. The store must be closed in
+ * this process (LMDB allows one environment per file per process). */
+void wn_test_lmdb_put(const char *dir, const char *db, const void *key, size_t key_len,
+                      const void *bytes, size_t len);
+
 #endif
