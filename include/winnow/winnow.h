@@ -296,6 +296,10 @@ typedef int (*wn_pending_fn)(const wn_pending_site *site, void *ctx);
  * transaction (fn must not call into the store), stopping at fn's first
  * nonzero return. Returns WN_EINVAL, store errors. */
 WN_API wn_err wn_store_pending_each(wn_store *store, wn_pending_fn fn, void *ctx, wn_diag *diag);
+/* One site's entry (out->site is site). Returns WN_ENOTFOUND (none),
+ * WN_EINVAL, store errors. */
+WN_API wn_err wn_store_pending_site_get(wn_store *store, const char *site, wn_pending_site *out,
+                                        wn_diag *diag);
 
 typedef struct wn_pending_totals {
   uint64_t sites, pages, bytes;

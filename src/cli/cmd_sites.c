@@ -105,22 +105,17 @@ static int wn_sites_pending_line(const wn_pending_site *p, int json) {
 }
 
 typedef struct wn_pending_ctx {
-  const char *only; /* NULL: every pending site */
   int json;
-  int found;
   int failed;
 } wn_pending_ctx;
 
 static int wn_sites_pending_one(const wn_pending_site *p, void *arg) {
   wn_pending_ctx *k = arg;
-  if (k->only && strcmp(k->only, p->site) != 0)
-    return 0;
-  k->found = 1;
   if (wn_sites_pending_line(p, k->json) != 0) {
     k->failed = 1;
     return 1;
   }
-  return k->only != NULL;
+  return 0;
 }
 
 /* Prints one site; returns 0 to go on (wn_site_list's contract). */
@@ -133,10 +128,9 @@ static int wn_sites_one(const char *site, void *arg) {
   wn_err err = wn_site_info_get(ctx->store, site, &info, &diag);
   if (err == WN_ENOTEMPLATE || err == WN_ENOTFOUND) {
     /* No template: its pages may be pending. */
-    wn_pending_ctx k = {.only = site, .json = ctx->json};
-    wn_diag pdiag = {{0}};
-    if (wn_store_pending_each(ctx->store, wn_sites_pending_one, &k, &pdiag) == WN_OK && k.found) {
-      if (k.failed)
+    wn_pending_site p;
+    if (wn_store_pending_site_get(ctx->store, site, &p, NULL) == WN_OK) {
+      if (wn_sites_pending_line(&p, ctx->json) != 0)
         ctx->rc = WN_EXIT_INTERNAL;
       goto out;
     }

@@ -576,6 +576,48 @@ wn_err wn_store_pending_get(wn_store *store, const char *site, uint32_t max_page
 
 /* ---- list, drop, totals (public) ------------------------------------------------------ */
 
+/* What one entry says of its site. */
+static void wn_pending_info(const char *site, const MDB_val *v, wn_pending_site *out) {
+  memset(out, 0, sizeof *out);
+  out->site = site;
+  out->bytes = v->mv_size;
+  wn_pvalue pv;
+  if (wn_pending_decode(v->mv_data, v->mv_size, &pv) != 0) {
+    out->damaged = 1;
+    return;
+  }
+  out->pages = pv.n;
+  out->last_seen = pv.last_seen;
+  for (uint32_t i = 0; i < pv.n; i++)
+    out->page_bytes += pv.pages[i].len;
+}
+
+wn_err wn_store_pending_site_get(wn_store *store, const char *site, wn_pending_site *out,
+                                 wn_diag *diag) {
+  size_t site_len = 0;
+  wn_err err;
+  if (!store || !out)
+    return wn_diag_set(diag, WN_EINVAL, "store: pending site needs a store and an output");
+  memset(out, 0, sizeof *out);
+  if ((err = wn_store_site_check(site, &site_len, diag)))
+    return err;
+  if (!store->have_pending)
+    return wn_diag_set(diag, WN_ENOTFOUND, "store: no pending pages for site %s", site);
+  MDB_txn *txn = NULL;
+  if ((err = wn_store_txn_open(store, MDB_RDONLY, site, &txn, diag)))
+    return err;
+  MDB_val key = wn_store_key(site, site_len), v;
+  int rc = mdb_get(txn, store->pending_dbi, &key, &v);
+  if (rc == MDB_SUCCESS)
+    wn_pending_info(site, &v, out);
+  else if (rc == MDB_NOTFOUND)
+    err = wn_diag_set(diag, WN_ENOTFOUND, "store: no pending pages for site %s", site);
+  else
+    err = wn_store_mdb_error(store, rc, "cannot read the pending pages", site, diag);
+  wn_store_txn_abort(store, txn);
+  return err;
+}
+
 wn_err wn_store_pending_each(wn_store *store, wn_pending_fn fn, void *ctx, wn_diag *diag) {
   if (!store || !fn)
     return wn_diag_set(diag, WN_EINVAL, "store: pending each needs a store and a callback");
@@ -596,16 +638,8 @@ wn_err wn_store_pending_each(wn_store *store, wn_pending_fn fn, void *ctx, wn_di
       continue;
     memcpy(site, k.mv_data, k.mv_size);
     site[k.mv_size] = '\0';
-    wn_pending_site s = {.site = site, .bytes = v.mv_size};
-    wn_pvalue pv;
-    if (wn_pending_decode(v.mv_data, v.mv_size, &pv) == 0) {
-      s.pages = pv.n;
-      s.last_seen = pv.last_seen;
-      for (uint32_t i = 0; i < pv.n; i++)
-        s.page_bytes += pv.pages[i].len;
-    } else {
-      s.damaged = 1;
-    }
+    wn_pending_site s;
+    wn_pending_info(site, &v, &s);
     if (fn(&s, ctx) != 0)
       break;
   }

@@ -7,7 +7,8 @@
  * process's site for site (generation, sample pages, key page, the
  * template's tree), and the two outputs put back in input order equal its
  * output byte for byte. Merging a store again writes nothing: a record
- * only replaces an older one.
+ * only replaces an older one. And the pending samples as the command
+ * line shows and drops them.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -39,7 +40,8 @@ static void path_of(char *out, size_t size, const char *name) {
   assert_true(n > 0 && (size_t)n < size);
 }
 
-static void run_ok(const char *prog, const char *out_name, const char *const *args) {
+/* Exit status of prog with args, its stdout into out_name. */
+static int run_rc(const char *prog, const char *out_name, const char *const *args) {
   char out[PATH_MAX], err[PATH_MAX];
   path_of(out, sizeof out, out_name);
   path_of(err, sizeof err, "run.err");
@@ -49,8 +51,14 @@ static void run_ok(const char *prog, const char *out_name, const char *const *ar
   for (size_t i = 0; args[i]; i++)
     argv[k++] = args[i];
   argv[k] = NULL;
-  int rc = wn_test_wait(wn_test_spawn(argv, NULL, out, err, 120));
+  return wn_test_wait(wn_test_spawn(argv, NULL, out, err, 120));
+}
+
+static void run_ok(const char *prog, const char *out_name, const char *const *args) {
+  int rc = run_rc(prog, out_name, args);
   if (rc != 0) {
+    char err[PATH_MAX];
+    path_of(err, sizeof err, "run.err");
     char *text = wn_test_slurp(err, NULL);
     fail_msg("%s %s: exit %d: %s", prog, args[0], rc, text);
   }
@@ -242,6 +250,64 @@ static void test_sharded_learning_equals_one_process(void **state) {
   free(expect);
 }
 
+static char *output_of(const char *out_name) {
+  char out[PATH_MAX];
+  path_of(out, sizeof out, out_name);
+  return wn_test_slurp(out, NULL);
+}
+
+/* Pages of a site too few to learn from wait in the store: `winnow sites`
+ * and `winnow-dump pending` show them, `drop-pending` forgets them. */
+static void test_pending_shown_and_dropped(void **state) {
+  (void)state;
+  char input[PATH_MAX], store[PATH_MAX];
+  path_of(input, sizeof input, "two.jsonl");
+  path_of(store, sizeof store, "pending-store");
+  FILE *f = fopen(input, "w");
+  assert_non_null(f);
+  for (int i = 1; i <= 2; i++)
+    fprintf(f, "{\"url\":\"https://few.example/news/story-%d.html\",\"path\":\"%s/site/article-%d.html\"}\n",
+            i, WN_FIXTURES, i);
+  assert_int_equal(fclose(f), 0);
+  run_ok(g_winnow, "two.out",
+         (const char *const[]){"detect", "--store", store, "--learn", "--jsonl", input, NULL});
+  run_ok(g_winnow, "sites.out", (const char *const[]){"sites", "--store", store, NULL});
+  char *text = output_of("sites.out");
+  if (!strstr(text, "few.example pending pages=2 bytes="))
+    fail_msg("winnow sites: %s", text);
+  free(text);
+  run_ok(g_winnow, "site.out",
+         (const char *const[]){"sites", "--store", store, "--json", "few.example", NULL});
+  text = output_of("site.out");
+  json_t *j = json_loads(text, 0, NULL);
+  assert_non_null(j);
+  assert_true(json_is_true(json_object_get(j, "pending")));
+  assert_int_equal(json_integer_value(json_object_get(j, "pending_pages")), 2);
+  json_decref(j);
+  free(text);
+  run_ok(g_dump, "pending.out", (const char *const[]){"--store", store, "pending", NULL});
+  text = output_of("pending.out");
+  assert_non_null(strstr(text, "few.example pages=2 "));
+  free(text);
+  run_ok(g_dump, "drop.out",
+         (const char *const[]){"--store", store, "drop-pending", "few.example", NULL});
+  text = output_of("drop.out");
+  assert_non_null(strstr(text, "dropped the pending pages of 1 site(s)"));
+  free(text);
+  /* Gone: listed no more, dropped no more, and not a site of the store. */
+  run_ok(g_dump, "pending2.out", (const char *const[]){"--store", store, "pending", NULL});
+  text = output_of("pending2.out");
+  assert_string_equal(text, "");
+  free(text);
+  assert_int_equal(run_rc(g_dump, "drop2.out",
+                          (const char *const[]){"--store", store, "drop-pending", "few.example",
+                                                NULL}),
+                   WN_EXIT_INPUT);
+  assert_int_equal(
+      run_rc(g_winnow, "site2.out", (const char *const[]){"sites", "--store", store, "few.example", NULL}),
+      WN_EXIT_INPUT);
+}
+
 static int setup(void **state) {
   (void)state;
   g_winnow = getenv("WN_WINNOW");
@@ -262,6 +328,7 @@ static int teardown(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sharded_learning_equals_one_process),
+      cmocka_unit_test(test_pending_shown_and_dropped),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
