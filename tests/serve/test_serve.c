@@ -1536,8 +1536,9 @@ static void test_learn_from_requests(void **state) {
 }
 
 /* learning.from_requests across a restart: three pages of a new site
- * POSTed, the daemon killed (SIGKILL, a second after them: its flusher
- * writes the pages held each second) and started again on the same store;
+ * POSTed, the daemon killed (SIGKILL, once its flusher, which writes the
+ * pages held each second, has them in the store) and started again on the
+ * same store;
  * the three come back from the store (pending samples), the fourth and
  * fifth complete the sample, and the sixth is served by the template. */
 static void test_learn_from_requests_restart(void **state) {
@@ -1552,7 +1553,23 @@ static void test_learn_from_requests_restart(void **state) {
   uint16_t port = wn_test_wait_port(port_file);
   for (int i = 1; i <= 6; i++) {
     if (i == 4) {
-      sleep_ms(1500);
+      /* The flusher writes the held pages within a second: wait until the
+       * store (read from this process) has the three, then kill. */
+      uint32_t kept = 0;
+      for (int waited = 0; waited < 20000 && kept < 3; waited += 50) {
+        wn_store_options ro;
+        wn_store_options_init(&ro);
+        ro.read_only = 1;
+        wn_store *st = NULL;
+        wn_pending_site p;
+        if (wn_store_open(f.store, &ro, &st, NULL) == WN_OK &&
+            wn_store_pending_site_get(st, "news.restart.example", &p, NULL) == WN_OK)
+          kept = p.pages;
+        wn_store_close(st);
+        if (kept < 3)
+          sleep_ms(50);
+      }
+      assert_int_equal(kept, 3);
       assert_int_equal(kill(pid, SIGKILL), 0);
       assert_int_equal(wn_test_wait(pid), 128 + SIGKILL);
       assert_int_equal(unlink(port_file), 0);
