@@ -4,8 +4,8 @@
     tools/layout-corpora.py SRC_DIR OUT_DIR
 
 SRC_DIR holds crawl-to-the-future.tar.xz and cleanportaleval.tar.xz (e.g.
-../shared/corpus), and cleaneval.tar.xz when there is one (it is laid out
-too). A corpus already in OUT_DIR is left as it is. Both archives are unpacked into a temporary directory
+../shared/corpus), and cleaneval.tar.xz and wcxb-dev.tar.xz when there are
+(they are laid out too). A corpus already in OUT_DIR is left as it is. Both archives are unpacked into a temporary directory
 (never into the repository) and written out as
 
     OUT_DIR/ctf/html/<group>/<id>.html   the page bytes, unchanged
@@ -13,6 +13,8 @@ too). A corpus already in OUT_DIR is left as it is. Both archives are unpacked i
     OUT_DIR/ctf/pages.tsv                group, id, split (header line first)
     OUT_DIR/cpe/...                      the same for CleanPortalEval
     OUT_DIR/ce/...                       the same for CleanEval
+    OUT_DIR/wcxb/...                     the same for WCXB dev, with urls.tsv
+                                         and snippets.tsv
 
 following "A uniform layout for evaluation tools" in the corpus README:
 pages are sorted by their original file name within a group, the first 5
@@ -24,6 +26,7 @@ Groups:
   cpe  the host, i.e. the file name's prefix before the first "_"
   ce   one page per group, "dev_NNNN" / "final_NNNN" (a single-page
        corpus: every page is a test page; --fold alternates pages)
+  wcxb the page type (article, forum, ...): every page a test page
 
 Ids:
   ctf  the original names hold spaces, quotes, "&" and the like and can be
@@ -46,6 +49,7 @@ Python standard library only.
 
 import codecs
 import html
+import json
 import os
 import re
 import shutil
@@ -59,6 +63,9 @@ SLUG_MAX = 60
 CTF_ARCHIVE = "crawl-to-the-future.tar.xz"
 CPE_ARCHIVE = "cleanportaleval.tar.xz"
 CE_ARCHIVE = "cleaneval.tar.xz"
+WCXB_ARCHIVE = "wcxb-dev.tar.xz"
+WCXB_TYPES = ("article", "forum", "product", "collection", "listing",
+              "documentation", "service")
 
 
 def fail(msg):
@@ -308,27 +315,81 @@ def layout_ce(src_root, out_dir):
     corpus.finish("CleanEval")
 
 
+def _one_line(text):
+    return " ".join(str(text).split())
+
+
+def layout_wcxb(src_root, out_dir):
+    """WCXB is a single-page corpus of seven page types: the group is the
+    page type (so winnow-eval's per-group lines are the per-type figures),
+    every page a test page. Beside the usual files, urls.tsv (group, id,
+    url: WCXB's protocol sends each page with its URL) and snippets.tsv
+    (group, id, with|without, snippet on one line) for the snippet rates.
+    The gold is ground_truth.main_content; the type is
+    _internal.page_type.primary."""
+    html_dir = os.path.join(src_root, "html")
+    gt_dir = os.path.join(src_root, "ground-truth")
+    corpus = Corpus(out_dir)
+    urls, snippets = [], []
+    for name in sorted(os.listdir(gt_dir)):
+        if not name.endswith(".json"):
+            continue
+        stem = name[:-len(".json")]
+        if slugify(stem) != stem:
+            fail("%s: file name is not filesystem-safe" % name)
+        with open(os.path.join(gt_dir, name), encoding="utf-8") as f:
+            rec = json.load(f)
+        ptype = rec.get("_internal", {}).get("page_type", {}).get("primary")
+        if ptype not in WCXB_TYPES:
+            fail("%s: unknown page type %r" % (name, ptype))
+        gt = rec.get("ground_truth") or {}
+        gold = gt.get("main_content") or ""
+        hpath = os.path.join(html_dir, stem + ".html")
+        if not os.path.isfile(hpath):
+            fail("%s: no page %s" % (name, hpath))
+        with open(hpath, "rb") as f:
+            page = f.read()
+        corpus.add_group(ptype, [(stem, page, gold.rstrip("\n") + "\n" if gold else "")],
+                         train=0)
+        url = _one_line(rec.get("url") or "")
+        if url:
+            urls.append((ptype, stem, url))
+        for kind in ("with", "without"):
+            for snip in gt.get(kind) or []:
+                snip = _one_line(snip)
+                if snip:
+                    snippets.append((ptype, stem, kind, snip))
+    corpus.finish("WCXB dev")
+    for fname, rows in (("urls.tsv", urls), ("snippets.tsv", snippets)):
+        rows.sort()
+        with open(os.path.join(out_dir, fname), "w", encoding="utf-8", newline="\n") as f:
+            for r in rows:
+                f.write("\t".join(r) + "\n")
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] in ("-h", "--help"):
         print("usage: %s SRC_DIR OUT_DIR" % os.path.basename(argv[0]), file=sys.stderr)
         return 2
     src, out = argv[1], argv[2]
     archives = {}
-    for key, name in (("ctf", CTF_ARCHIVE), ("cpe", CPE_ARCHIVE), ("ce", CE_ARCHIVE)):
+    for key, name in (("ctf", CTF_ARCHIVE), ("cpe", CPE_ARCHIVE), ("ce", CE_ARCHIVE),
+                      ("wcxb", WCXB_ARCHIVE)):
         path = os.path.join(src, name)
         if os.path.isfile(path):
             archives[key] = path
-        elif key != "ce":
+        elif key in ("ctf", "cpe"):
             fail("%s not found (SRC_DIR should hold the corpus archives)" % path)
     # Each corpus is laid out once; one already there is left as it is.
-    todo = [k for k in ("ctf", "cpe", "ce")
+    todo = [k for k in ("ctf", "cpe", "ce", "wcxb")
             if k in archives and not os.path.exists(os.path.join(out, k))]
     os.makedirs(out, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="winnow-corpora-")
     try:
         for key, layout, marker in (("ctf", layout_ctf, "pairs.tsv"),
                                     ("cpe", layout_cpe, "GoldStandard"),
-                                    ("ce", layout_ce, "final")):
+                                    ("ce", layout_ce, "final"),
+                                    ("wcxb", layout_wcxb, "ground-truth")):
             if key not in todo:
                 continue
             dest = os.path.join(tmp, key)

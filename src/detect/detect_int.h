@@ -51,6 +51,8 @@ struct wn_detect_result {
                            first, or the only one) */
   char *body_text;      /* malloc'd: content the page carries outside its
                            tree (JSON-LD articleBody), rendered when set */
+  int area;             /* the single-page method read the page as parts:
+                           its main area whole (area.c) */
 };
 
 /* A zeroed result for a page of count nodes with tmpl and keep allocated
@@ -61,6 +63,20 @@ wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method);
  * schema.org articleBody of its JSON-LD scripts, malloc'd and
  * NUL-terminated (*len its length), or NULL when it has none (meta.c). */
 char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len);
+
+/* What a page states about its own kind, as bits (meta.c): schema.org
+ * types of its JSON-LD (at a script's top, in its @graph, or as a page's
+ * mainEntity) and its og:type. */
+#define WN_LD_ARTICLE 0x01u       /* Article, NewsArticle, BlogPosting, Report, Recipe */
+#define WN_LD_TECH 0x02u          /* TechArticle, APIReference */
+#define WN_LD_FORUM 0x04u         /* QAPage, DiscussionForumPosting, Question */
+#define WN_LD_PRODUCT 0x08u       /* Product, ProductGroup */
+#define WN_LD_LIST 0x10u          /* ItemList, CollectionPage, SearchResultsPage */
+#define WN_LD_FAQ 0x20u           /* FAQPage */
+#define WN_OG_ARTICLE 0x100u      /* og:type article */
+#define WN_OG_PRODUCT 0x200u      /* og:type product */
+#define WN_OG_PRODUCT_GROUP 0x400u /* og:type product.group */
+uint32_t wn_detect_stated_kinds(const wn_dom_page *page);
 
 /* A part of a page's content as its structured data states it: text
  * (len bytes, not NUL-terminated) of group (0: a recipe's ingredients,

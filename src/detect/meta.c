@@ -482,6 +482,84 @@ wn_err wn_detect_jsonld_recipe(const wn_dom_page *page, wn_detect_part *parts, u
   return WN_OK;
 }
 
+static int wn_ieq(const char *a, const char *b);
+
+/* ---- the page's stated kind (shape.c) ------------------------------------- */
+
+/* schema.org types, grouped by the page shape they state. A type names
+ * the page's kind only at the top of a script (an item, or an item of its
+ * @graph) or as a page's mainEntity: a Product inside an ItemList's
+ * elements is a card of a grid, not the page. */
+static uint32_t wn_jsonld_kind_of(const char *s) {
+  if (strcmp(s, "TechArticle") == 0 || strcmp(s, "APIReference") == 0)
+    return WN_LD_TECH;
+  if (strcmp(s, "QAPage") == 0 || strcmp(s, "DiscussionForumPosting") == 0 ||
+      strcmp(s, "Question") == 0)
+    return WN_LD_FORUM;
+  if (strcmp(s, "Product") == 0 || strcmp(s, "ProductGroup") == 0 ||
+      strcmp(s, "IndividualProduct") == 0)
+    return WN_LD_PRODUCT;
+  if (strcmp(s, "ItemList") == 0 || strcmp(s, "CollectionPage") == 0 ||
+      strcmp(s, "SearchResultsPage") == 0 || strcmp(s, "OfferCatalog") == 0)
+    return WN_LD_LIST;
+  if (strcmp(s, "FAQPage") == 0)
+    return WN_LD_FAQ;
+  if (strstr(s, "Article") || strcmp(s, "BlogPosting") == 0 ||
+      strcmp(s, "LiveBlogPosting") == 0 || strcmp(s, "Report") == 0 ||
+      strcmp(s, "Recipe") == 0)
+    return WN_LD_ARTICLE;
+  return 0;
+}
+
+static uint32_t wn_jsonld_kinds_of(const json_t *item) {
+  uint32_t kinds = 0;
+  const json_t *t = json_object_get(item, "@type");
+  for (size_t k = 0; json_is_array(t) ? k < json_array_size(t) : k < 1; k++) {
+    const json_t *e = json_is_array(t) ? json_array_get(t, k) : t;
+    if (json_is_string(e))
+      kinds |= wn_jsonld_kind_of(json_string_value(e));
+  }
+  return kinds;
+}
+
+static void wn_jsonld_kind_item(const json_t *item, void *ctx) {
+  uint32_t *kinds = ctx;
+  *kinds |= wn_jsonld_kinds_of(item);
+  const json_t *main = json_object_get(item, "mainEntity");
+  if (json_is_array(main))
+    main = json_array_get(main, 0);
+  if (json_is_object(main))
+    *kinds |= wn_jsonld_kinds_of(main);
+}
+
+uint32_t wn_detect_stated_kinds(const wn_dom_page *page) {
+  uint32_t n_items = 0, kinds = 0;
+  const wn_dom_meta *items = wn_dom_meta_items(page, &n_items);
+  for (uint32_t i = 0; i < n_items; i++) {
+    const wn_dom_meta *m = &items[i];
+    if (m->kind == WN_DOM_META_TAG && m->property && m->content && wn_ieq(m->property, "og:type")) {
+      const char *c = m->content;
+      while (wn_detect_space((unsigned char)*c))
+        c++;
+      if (wn_ieq(c, "article"))
+        kinds |= WN_OG_ARTICLE;
+      else if (wn_ieq(c, "product.group"))
+        kinds |= WN_OG_PRODUCT_GROUP;
+      else if (wn_ieq(c, "product") || wn_ieq(c, "og:product"))
+        kinds |= WN_OG_PRODUCT;
+      continue;
+    }
+    if (m->kind != WN_DOM_META_JSONLD || !m->text || m->cut || !strstr(m->text, "@type"))
+      continue;
+    json_t *root = wn_jsonld_load(m->text);
+    if (!root)
+      continue;
+    wn_jsonld_walk(root, wn_jsonld_kind_item, &kinds);
+    json_decref(root);
+  }
+  return kinds;
+}
+
 /* ---- <meta> --------------------------------------------------------------------- */
 
 static int wn_ieq(const char *a, const char *b) {

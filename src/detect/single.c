@@ -103,7 +103,7 @@ uint32_t wn_single_default_steps(wn_single_method method) {
   case WN_SINGLE_DANAG:
     return WN_SINGLE_STEP_LINKS | WN_SINGLE_STEP_BOXES | WN_SINGLE_STEP_TITLE |
            WN_SINGLE_STEP_HTML5 | WN_SINGLE_STEP_CONTAINER | WN_SINGLE_STEP_RETRY |
-           WN_SINGLE_STEP_SECOND;
+           WN_SINGLE_STEP_SECOND | WN_SINGLE_STEP_AREA;
   case WN_SINGLE_READABILITY:
     return 0;
   }
@@ -453,6 +453,8 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
   }
   if (!err && (steps & WN_SINGLE_STEP_SECOND))
     err = wn_single_second(page, mask, steps, res);
+  if (!err && (steps & WN_SINGLE_STEP_AREA))
+    err = wn_single_area(page, mask, steps, res);
   if (!err && (steps & WN_SINGLE_STEP_RETRY) && count > 0)
     err = wn_single_last_resort(page, res, in_p);
   if (!err)

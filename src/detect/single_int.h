@@ -108,6 +108,12 @@ void wn_single_prose(const wn_dom_node *nodes, uint32_t count, const uint8_t *ke
 wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
                         wn_detect_result *res);
 
+/* WN_SINGLE_STEP_AREA (area.c): the page's main area less its frame,
+ * mask (may be NULL) and named boxes, added to res->keep when the reading
+ * so far kept less than a third of it (a page of many parts). */
+wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
+                      wn_detect_result *res);
+
 /*
  * CNR, Algorithm 1 (exposed for tests): per node, weight (nodes in the
  * subtree, a non-content node counting 1), chars (non-space characters of

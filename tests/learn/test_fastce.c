@@ -194,15 +194,16 @@ static void test_learn_site_filter(void **state) {
  * keeps less than half of what ContentExtractor calls content over the
  * samples, its verdict per path is not used and no path is taken out: the
  * site rules learn the paper's paths. Here each page is a one-line note
- * under a long list of links that differ from page to page: DANAg keeps
- * the note and leaves the list, most of the text, out. */
+ * beside a long list of links that differ from page to page, set as an
+ * <aside>: DANAg keeps the note and leaves the list, most of the text,
+ * out (its area reading leaves an aside out too). */
 #define LINKS(x)                                                                                 \
-  "<div id=more><ul><li><a href=/a>" x " opens the new library today</a></li><li><a href=/b>" x \
+  "<aside id=more><ul><li><a href=/a>" x " opens the new library today</a></li><li><a href=/b>" x \
   " and the coast road floods again</a></li><li><a href=/c>" x " schools reopen after the "      \
   "storm</a></li><li><a href=/d>" x " votes on parking fees</a></li><li><a href=/e>" x          \
   " bridge repairs run late</a></li><li><a href=/f>" x " rowing club wins the regatta</a></li>"  \
   "<li><a href=/g>" x " ferry fares rise in May</a></li><li><a href=/h>" x " lifeboat crew "     \
-  "rescues walkers</a></li></ul></div>"
+  "rescues walkers</a></li></ul></aside>"
 static const char *manual_html[4] = {
     "<html><body><div id=doc><p>The reader note, brief.</p></div>" LINKS("North") "</body></html>",
     "<html><body><div id=doc><p>The writer note, brief.</p></div>" LINKS("South") "</body></html>",

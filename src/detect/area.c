@@ -1,0 +1,185 @@
+/*
+ * detect/area.c: the area reading (WN_SINGLE_STEP_AREA), a third reading
+ * of a page for pages made of many parts.
+ *
+ * Density (DANAg, Sec. 3.3) and Readability's scoring both look for one
+ * block of running text: the article. A forum thread, a grid of products,
+ * an index of articles, a landing page of sections or a manual's table of
+ * entries has no such block; its content is many parts of like weight
+ * (posts, cards, items, sections) cut apart by markup, and either reading
+ * keeps one part (an intro above a list, one card, one section). Such a
+ * page still says where its content is, by the frame around it: HTML's
+ * <main> (or ARIA's role=main) holds "the dominant content of the body",
+ * and what lies outside it, or in <nav>, <aside>, <header>, <footer>, a
+ * <form>, a dialog or an ARIA landmark of navigation, is the site's frame.
+ *
+ * The area reading is that content: the text of the page's main element
+ * (else the body) less the frame, less the not-content mask (comment
+ * threads, page footers, dialogs) and less the named boxes the density
+ * reading's box step leaves out. It fails where density does not, on an
+ * article beside teasers and share bars inside <main>, and is right where
+ * density fails: a page of parts. The two are chosen between by how much
+ * of the area the density reading kept: an article is most of its area,
+ * so density keeping less than a third of the area's text says the page
+ * is made of parts, and the density reading kept one. Then the area is the
+ * content, with what density kept (the headline above <main>, the
+ * standfirst) added.
+ */
+#include "detect/single_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Density's share of the area under which the page is read as parts:
+ * kept * WN_AREA_SHARE < area. */
+#define WN_AREA_SHARE 3u
+
+/* ARIA roles of the frame: the landmarks <nav>, <aside>, <footer> and the
+ * page <header> carry implicitly, and a search form. */
+static int wn_area_frame_role(const char *role) {
+  if (!role)
+    return 0;
+  return strcmp(role, "navigation") == 0 || strcmp(role, "complementary") == 0 ||
+         strcmp(role, "contentinfo") == 0 || strcmp(role, "banner") == 0 ||
+         strcmp(role, "search") == 0 || strcmp(role, "menu") == 0 ||
+         strcmp(role, "menubar") == 0;
+}
+
+/* The frame inside the area: elements HTML or ARIA define as not the
+ * page's dominant content. A <header> is frame only outside <main> and
+ * <article> (inside them it holds the headline); with the body as the
+ * area, that is the page's header. */
+static int wn_area_is_frame(const wn_dom_page *page, const wn_dom_node *n, int in_article) {
+  switch (n->tag) {
+  case WN_TAG_NAV:
+  case WN_TAG_ASIDE:
+  case WN_TAG_FOOTER:
+  case WN_TAG_FORM:
+  case WN_TAG_BUTTON:
+  case WN_TAG_SELECT:
+  case WN_TAG_TEXTAREA:
+    return 1;
+  case WN_TAG_HEADER:
+    return !in_article;
+  default:
+    break;
+  }
+  return wn_area_frame_role(wn_dom_attr(page, n, "role"));
+}
+
+/* The page's main element: of the <main> and role=main elements, the one
+ * holding most text; WN_DOM_NONE when none holds any. */
+static uint32_t wn_area_main(const wn_dom_page *page) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t best = WN_DOM_NONE;
+  for (uint32_t i = 0; i < count; i++) {
+    const wn_dom_node *n = &nodes[i];
+    if (n->tag == WN_TAG_TEXT || n->text_len == 0)
+      continue;
+    int is_main = n->tag == WN_TAG_MAIN;
+    if (!is_main) {
+      const char *role = wn_dom_attr(page, n, "role");
+      is_main = role && strcmp(role, "main") == 0;
+    }
+    if (is_main && (best == WN_DOM_NONE || n->text_len > nodes[best].text_len))
+      best = i;
+  }
+  return best;
+}
+
+/* Marks in area[] the text nodes of root's subtree that are not frame
+ * and not under mask; returns their text bytes. */
+static uint64_t wn_area_mark(const wn_dom_page *page, uint32_t root, const uint8_t *mask,
+                             uint8_t *area) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint64_t bytes = 0;
+  /* in_article: the end of the innermost open <main>/<article> (a
+   * <header> inside it is the headline's, not the page's). */
+  uint32_t article_end = nodes[root].tag == WN_TAG_MAIN || nodes[root].tag == WN_TAG_ARTICLE
+                             ? nodes[root].end
+                             : 0;
+  if (article_end == 0 && nodes[root].tag != WN_TAG_BODY && nodes[root].tag != WN_TAG_HTML)
+    article_end = nodes[root].end; /* role=main */
+  for (uint32_t i = root; i < nodes[root].end;) {
+    const wn_dom_node *n = &nodes[i];
+    if (mask && mask[i]) {
+      i = n->end;
+      continue;
+    }
+    if (n->tag == WN_TAG_TEXT) {
+      area[i] = 1;
+      bytes += n->own_text_len;
+      i++;
+      continue;
+    }
+    if (i != root && wn_area_is_frame(page, n, i < article_end)) {
+      i = n->end;
+      continue;
+    }
+    if ((n->tag == WN_TAG_ARTICLE || n->tag == WN_TAG_MAIN) && n->end > article_end)
+      article_end = n->end;
+    i++;
+  }
+  return bytes;
+}
+
+/* Text bytes of keep[], all and outside links. */
+static void wn_area_sum(const wn_dom_node *nodes, uint32_t count, const uint8_t *keep,
+                        uint64_t *all, uint64_t *plain) {
+  *all = *plain = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (!keep[i] || nodes[i].tag != WN_TAG_TEXT)
+      continue;
+    *all += nodes[i].own_text_len;
+    if (!(nodes[i].flags & WN_DOM_IN_LINK))
+      *plain += nodes[i].own_text_len;
+  }
+}
+
+wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
+                      wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  if (count == 0 || res->body_text)
+    return WN_OK;
+  uint32_t root = wn_area_main(page);
+  if (root == WN_DOM_NONE)
+    root = wn_dom_body(page);
+  if (root == WN_DOM_NONE)
+    return WN_OK;
+  uint64_t kept = 0, kept_plain = 0;
+  wn_area_sum(nodes, count, res->keep, &kept, &kept_plain);
+  /* Cheap bound first: the area holds at most root's text. */
+  if ((uint64_t)nodes[root].text_len <= WN_AREA_SHARE * kept)
+    return WN_OK;
+  wn_err err = WN_OK;
+  wn_detect_result *area = wn_detect_result_alloc(count, res->method);
+  if (!area)
+    return WN_ENOMEM;
+  if (wn_area_mark(page, root, mask, area->keep) <= WN_AREA_SHARE * kept)
+    goto out;
+  /* The named boxes density's step leaves out (sidebars, share bars,
+   * related stories, breadcrumbs...), judged against the area's text as
+   * the step judges them against a reading's. */
+  if (steps & WN_SINGLE_STEP_BOXES) {
+    err = wn_single_drop_boxes(page, area);
+    if (err)
+      goto out;
+  }
+  /* Parts, by both measures: the area holds more than three times the
+   * text density kept, and more than three times its text outside links.
+   * The second keeps an article whose area is mostly links (a carousel
+   * of teasers, a menu the names did not mark) with its article. */
+  uint64_t bytes = 0, plain = 0;
+  wn_area_sum(nodes, count, area->keep, &bytes, &plain);
+  if (bytes <= WN_AREA_SHARE * kept || plain <= WN_AREA_SHARE * kept_plain)
+    goto out;
+  for (uint32_t i = 0; i < count; i++)
+    res->keep[i] |= area->keep[i];
+  res->area = 1;
+out:
+  wn_detect_result_free(area);
+  return err;
+}
