@@ -63,6 +63,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <wchar.h>
 #include <wctype.h>
 
@@ -110,7 +111,24 @@ typedef struct wn_eval_page {
   wn_score single_score;
   int have_single;
   int fell_back;
+  /* From the corpus's optional urls.tsv and snippets.tsv (WCXB's layout,
+   * tools/layout-corpora.py): the page's URL, sent with it, and its
+   * snippets [snip, snip + n_snips). */
+  const char *url;
+  const struct wn_eval_snip *snip;
+  size_t n_snips;
+  /* What the detection reported: the page's shape, an empty output, and
+   * the snippets found. */
+  const char *page_type;
+  int empty;
+  size_t with_n, with_found, without_n, without_found;
 } wn_eval_page;
+
+/* One snippet of snippets.tsv: group, id, with|without, text. */
+typedef struct wn_eval_snip {
+  const char *group, *id, *text;
+  int with;
+} wn_eval_snip;
 
 typedef struct wn_eval_group {
   const char *name;
@@ -166,6 +184,10 @@ typedef struct wn_eval {
   wn_eval_opts opts;
   char *index;      /* pages.tsv bytes, split in place */
   size_t index_len;
+  char *urls, *snips; /* urls.tsv and snippets.tsv bytes, split in place */
+  size_t urls_len, snips_len;
+  wn_eval_snip *snip;
+  size_t n_snip;
   wn_eval_page *pages;
   size_t n_pages;
   wn_eval_group *groups;
@@ -432,6 +454,139 @@ out:
   return rc;
 }
 
+/* ---- urls.tsv and snippets.tsv ------------------------------------------------- */
+
+static int wn_eval_page_key_cmp(const void *key, const void *elt) {
+  const char *const *k = key;
+  const wn_eval_page *pg = elt;
+  int c = strcmp(k[0], pg->group);
+  return c ? c : strcmp(k[1], pg->id);
+}
+
+/* The page named group/id, or NULL (pages are sorted by group, then id). */
+static wn_eval_page *wn_eval_find(wn_eval *ev, const char *group, const char *id) {
+  const char *key[2] = {group, id};
+  return bsearch(key, ev->pages, ev->n_pages, sizeof *ev->pages, wn_eval_page_key_cmp);
+}
+
+/* Reads CORPUS/name when it exists (*buf NULL when not); splits it into
+ * lines of TAB-separated fields, calling fn with each line's fields. A
+ * line with the wrong number of fields, or naming no page, is an error. */
+typedef int (*wn_eval_row_fn)(wn_eval *ev, char **f, size_t line);
+static int wn_eval_load_rows(wn_eval *ev, const char *name, size_t n_fields, char **buf,
+                             size_t *len, wn_eval_row_fn fn) {
+  char path[WN_EVAL_MAX_PATH];
+  int n = snprintf(path, sizeof path, "%s/%s", ev->opts.corpus, name);
+  if (n < 0 || (size_t)n >= sizeof path)
+    return 0;
+  if (access(path, F_OK) != 0)
+    return 0;
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  wn_err err = wn_file_read(path, WN_EVAL_MAX_INDEX_BYTES, buf, len, &diag);
+  if (err) {
+    fprintf(stderr, "winnow-eval: %s: %s\n", path, wn_diag_message(&diag, err));
+    return 1;
+  }
+  char *p = *buf, *end = *buf + *len;
+  size_t lineno = 0;
+  while (p < end) {
+    char *nl = memchr(p, '\n', (size_t)(end - p));
+    char *line_end = nl ? nl : end;
+    lineno++;
+    *line_end = '\0';
+    char *f[4] = {p, NULL, NULL, NULL};
+    size_t k = 1;
+    for (char *q = p; *q && k < n_fields; q++)
+      if (*q == '\t') {
+        *q = '\0';
+        f[k++] = q + 1;
+      }
+    p = nl ? nl + 1 : end;
+    if (k == 1 && f[0][0] == '\0')
+      continue; /* an empty line */
+    if (k != n_fields || strchr(f[n_fields - 1], '\t')) {
+      fprintf(stderr, "winnow-eval: %s:%zu: expected %zu tab-separated columns\n", path, lineno,
+              n_fields);
+      return 1;
+    }
+    if (fn(ev, f, lineno)) {
+      fprintf(stderr, "winnow-eval: %s:%zu: no page %s/%s in pages.tsv\n", path, lineno, f[0],
+              f[1]);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int wn_eval_url_row(wn_eval *ev, char **f, size_t line) {
+  (void)line;
+  wn_eval_page *pg = wn_eval_find(ev, f[0], f[1]);
+  if (!pg)
+    return 1;
+  pg->url = f[2];
+  return 0;
+}
+
+static int wn_eval_snip_row(wn_eval *ev, char **f, size_t line) {
+  (void)line;
+  if (!wn_eval_find(ev, f[0], f[1]))
+    return 1;
+  wn_eval_snip *s = &ev->snip[ev->n_snip++];
+  s->group = f[0];
+  s->id = f[1];
+  s->with = strcmp(f[2], "with") == 0;
+  s->text = f[3];
+  return 0;
+}
+
+static int wn_eval_snip_cmp(const void *a, const void *b) {
+  const wn_eval_snip *x = a, *y = b;
+  int c = strcmp(x->group, y->group);
+  if (!c)
+    c = strcmp(x->id, y->id);
+  return c ? c : (x < y ? -1 : x > y);
+}
+
+/* The corpus's URLs and snippets, when it has them. */
+static int wn_eval_load_extras(wn_eval *ev) {
+  if (wn_eval_load_rows(ev, "urls.tsv", 3, &ev->urls, &ev->urls_len, wn_eval_url_row))
+    return 1;
+  char path[WN_EVAL_MAX_PATH];
+  int n = snprintf(path, sizeof path, "%s/snippets.tsv", ev->opts.corpus);
+  if (n < 0 || (size_t)n >= sizeof path || access(path, F_OK) != 0)
+    return 0;
+  /* Rows are at most the file's lines: one count first. */
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "winnow-eval: %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  size_t lines = 1;
+  for (int c; (c = getc(f)) != EOF;)
+    lines += c == '\n';
+  fclose(f);
+  ev->snip = calloc(lines, sizeof *ev->snip);
+  if (!ev->snip) {
+    fprintf(stderr, "winnow-eval: out of memory\n");
+    return 1;
+  }
+  if (wn_eval_load_rows(ev, "snippets.tsv", 4, &ev->snips, &ev->snips_len, wn_eval_snip_row))
+    return 1;
+  qsort(ev->snip, ev->n_snip, sizeof *ev->snip, wn_eval_snip_cmp);
+  for (size_t i = 0; i < ev->n_snip;) {
+    size_t j = i;
+    while (j < ev->n_snip && strcmp(ev->snip[j].group, ev->snip[i].group) == 0 &&
+           strcmp(ev->snip[j].id, ev->snip[i].id) == 0)
+      j++;
+    wn_eval_page *pg = wn_eval_find(ev, ev->snip[i].group, ev->snip[i].id);
+    pg->snip = &ev->snip[i];
+    pg->n_snips = j - i;
+    i = j;
+  }
+  return 0;
+}
+
 /* Reads CORPUS/<kind>/<group>/<id>.<ext>. */
 static wn_err wn_eval_read(const wn_eval *ev, const wn_eval_page *pg, const char *kind,
                            const char *ext, char **out, size_t *out_len, wn_diag *diag) {
@@ -476,6 +631,37 @@ static wn_err wn_eval_detector(double min_confidence, wn_single_method fallback,
   return err;
 }
 
+/* The empty output and the snippets of pg found in text (the snippet
+ * protocol: white space collapsed in both). */
+static wn_err wn_eval_snippets(wn_eval_page *pg, const char *text, size_t len) {
+  pg->empty = len == 0;
+  pg->with_n = pg->with_found = pg->without_n = pg->without_found = 0;
+  if (!pg->n_snips)
+    return WN_OK;
+  wn_buf hay, needle;
+  wn_buf_init(&hay, (size_t)64 << 20);
+  wn_buf_init(&needle, (size_t)1 << 20);
+  wn_err err = wn_score_collapse(text, len, &hay);
+  for (size_t k = 0; !err && k < pg->n_snips; k++) {
+    const wn_eval_snip *s = &pg->snip[k];
+    wn_buf_reset(&needle);
+    err = wn_score_collapse(s->text, strlen(s->text), &needle);
+    if (err)
+      break;
+    int found = wn_score_contains(hay.data, hay.len, needle.data, needle.len);
+    if (s->with) {
+      pg->with_n++;
+      pg->with_found += (size_t)found;
+    } else {
+      pg->without_n++;
+      pg->without_found += (size_t)found;
+    }
+  }
+  wn_buf_free(&hay);
+  wn_buf_free(&needle);
+  return err;
+}
+
 /* One detection of pg's bytes (site NULL: the single-page method), its
  * text scored against the gold. A detection failure marks the page failed
  * under stage (*ok = 0); the returned error is only the scorer's own (out
@@ -488,12 +674,13 @@ static wn_err wn_eval_detect_score(wn_detector *d, const char *site, wn_eval_pag
   wn_diag diag;
   wn_diag_clear(&diag);
   *ok = 0;
-  const wn_page_input in = {.bytes = pg->html, .len = pg->html_len, .site = site};
+  const wn_page_input in = {.bytes = pg->html, .len = pg->html_len, .site = site, .url = pg->url};
   wn_err e = wn_detector_detect(d, &in, WN_WANT_TEXT, &r, &diag);
   if (e) {
     wn_eval_fail(pg, stage, wn_diag_message(&diag, e));
     return WN_OK;
   }
+  pg->page_type = wn_page_result_page_type(r);
   if (confidence)
     *confidence = wn_page_result_confidence(r);
   if (fallback)
@@ -501,6 +688,8 @@ static wn_err wn_eval_detect_score(wn_detector *d, const char *site, wn_eval_pag
   size_t len = 0;
   const char *text = wn_page_result_text(r, &len);
   e = wn_score_texts(text, len, gold, gold_len, out);
+  if (!e)
+    e = wn_eval_snippets(pg, text, len);
   if (e)
     wn_eval_fail(pg, "score", wn_strerror(e));
   else
@@ -1154,6 +1343,65 @@ static wn_err wn_eval_single_page(wn_eval *ev, wn_detector *d, wn_eval_page *pg)
   return err;
 }
 
+/* The seven page types of WCXB, as groups (tools/layout-corpora.py) and
+ * as wn_page_result_page_type names them. */
+static const char *const wn_eval_types[] = {"article", "forum", "product", "collection",
+                                            "listing", "documentation", "service"};
+#define WN_EVAL_N_TYPES (sizeof wn_eval_types / sizeof *wn_eval_types)
+
+static int wn_eval_type_index(const char *name) {
+  for (size_t k = 0; name && k < WN_EVAL_N_TYPES; k++)
+    if (strcmp(name, wn_eval_types[k]) == 0)
+      return (int)k;
+  return -1;
+}
+
+/* Empty outputs, the snippet rates (with the corpus's snippets.tsv) and,
+ * when groups are page types, the shape winnow read against the label. */
+static void wn_eval_print_extras(const wn_eval *ev) {
+  size_t empty = 0, wn = 0, wf = 0, on = 0, of = 0, labelled = 0, right = 0;
+  size_t conf[WN_EVAL_N_TYPES][WN_EVAL_N_TYPES];
+  memset(conf, 0, sizeof conf);
+  for (size_t i = 0; i < ev->n_pages; i++) {
+    const wn_eval_page *pg = &ev->pages[i];
+    if (pg->failed || (pg->is_train && !ev->opts.single))
+      continue;
+    empty += (size_t)pg->empty;
+    wn += pg->with_n;
+    wf += pg->with_found;
+    on += pg->without_n;
+    of += pg->without_found;
+    int a = wn_eval_type_index(pg->group), b = wn_eval_type_index(pg->page_type);
+    if (a >= 0 && b >= 0) {
+      conf[a][b]++;
+      labelled++;
+      right += (size_t)(a == b);
+    }
+  }
+  printf("\nempty outputs: %zu\n", empty);
+  if (wn + on)
+    printf("snippets: \"with\" found %zu of %zu (%.4f), \"without\" found %zu of %zu (%.4f, "
+           "lower is better)\n",
+           wf, wn, wn ? (double)wf / (double)wn : 0.0, of, on, on ? (double)of / (double)on : 0.0);
+  if (!labelled)
+    return;
+  printf("\npage_type against the groups' labels: %zu of %zu right (%.4f); rows the label, "
+         "columns what winnow read\n%-14s",
+         right, labelled, (double)right / (double)labelled, "");
+  for (size_t b = 0; b < WN_EVAL_N_TYPES; b++)
+    printf(" %6.6s", wn_eval_types[b]);
+  printf(" %7s\n", "recall");
+  for (size_t a = 0; a < WN_EVAL_N_TYPES; a++) {
+    size_t row = 0;
+    printf("%-14s", wn_eval_types[a]);
+    for (size_t b = 0; b < WN_EVAL_N_TYPES; b++) {
+      printf(" %6zu", conf[a][b]);
+      row += conf[a][b];
+    }
+    printf(" %7.3f\n", row ? (double)conf[a][a] / (double)row : 0.0);
+  }
+}
+
 static void wn_eval_single_print_text(const wn_eval *ev) {
   const char *name = wn_single_method_name(ev->opts.method);
   if (ev->opts.scored)
@@ -1202,6 +1450,7 @@ static void wn_eval_single_print_text(const wn_eval *ev) {
   printf("  P %.4f  R %.4f  F1 %.4f\n", ev->sum_p / nt, ev->sum_r / nt, ev->sum_f1 / nt);
   if (ev->opts.scored)
     return; /* nothing was timed */
+  wn_eval_print_extras(ev);
   const wn_tool_timing *a = &ev->parse_time, *b = &ev->detect_time;
   printf("\nthroughput over %zu pages (train and test), %.2f MB, best of %u\n", a->pages,
          (double)a->bytes / 1e6, ev->opts.repeat);
@@ -1804,7 +2053,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   wn_detector *pol = NULL, *tpl = NULL;
-  if (wn_eval_load_index(&ev))
+  if (wn_eval_load_index(&ev) || wn_eval_load_extras(&ev))
     goto out;
   if (ev.opts.scored) {
     if (wn_eval_run_scored(&ev))
@@ -1898,6 +2147,9 @@ out:
   free(ev.groups);
   free(ev.pages);
   free(ev.index);
+  free(ev.urls);
+  free(ev.snips);
+  free(ev.snip);
   wn_cleanup();
   return rc;
 }

@@ -736,6 +736,11 @@ WN_API const char *wn_page_result_site_error(const wn_page_result *r);
  * "template-region", "fastce" (a site learned with FastCE), "danag" or
  * "cnr" (the single-page methods). */
 WN_API const char *wn_page_result_method(const wn_page_result *r);
+/* The page's shape, read from the page itself (its schema.org types and
+ * og:type, its structure, its URL's path as weak evidence): "article",
+ * "forum", "product", "collection", "listing", "documentation" or
+ * "service" (WCXB's page types; docs/single-page.md). Never NULL. */
+WN_API const char *wn_page_result_page_type(const wn_page_result *r);
 WN_API double wn_page_result_confidence(const wn_page_result *r);
 WN_API wn_detect_fallback wn_page_result_fallback(const wn_page_result *r);
 WN_API uint64_t wn_page_result_generation(const wn_page_result *r); /* 0: none */
@@ -797,7 +802,7 @@ WN_API int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, i
  * wn_page_result_site_error), "method", "confidence", "fallback",
  * "retried" (only when the single-page method chose again: "masks
  * relaxed", "cnr" or "danag" (the other method), "json-ld articleBody" or
- * "paragraphs"), "drift" (when counts
+ * "paragraphs"), "page_type" (wn_page_result_page_type), "drift" (when counts
  * are known), "charset", "charset_source", then "nodes", "text", "html",
  * "markdown" and "metadata" (an object of the wn_page_metadata fields,
  * null where absent) as asked. id_json (may be NULL) is raw JSON put first

@@ -212,6 +212,24 @@ void wn_detect_trace_free(wn_detect_trace *trace);
 /* Per page node: 1 for a text node rendered as main content. */
 const uint8_t *wn_detect_keep_flags(const wn_detect_result *result);
 
+/* The page's shape (shape.c): WCXB's seven page types. */
+typedef enum wn_detect_page_type {
+  WN_PAGE_ARTICLE,
+  WN_PAGE_FORUM,
+  WN_PAGE_PRODUCT,
+  WN_PAGE_COLLECTION,
+  WN_PAGE_LISTING,
+  WN_PAGE_DOCUMENTATION,
+  WN_PAGE_SERVICE
+} wn_detect_page_type;
+/* "article", "forum", ...; NULL for a value out of range. */
+const char *wn_detect_page_type_name(wn_detect_page_type t);
+/* The shape of page, from what it states (JSON-LD types, og:type), its
+ * structure and what res kept (may be NULL), and path (the URL's path, may
+ * be NULL) as weak evidence. */
+wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detect_result *res,
+                                         const char *path);
+
 /* ---- single-page methods (cnr.c, danag.c): no template, one page -------- */
 
 

@@ -78,6 +78,7 @@ char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len);
 #define WN_OG_PRODUCT_GROUP 0x400u /* og:type product.group */
 uint32_t wn_detect_stated_kinds(const wn_dom_page *page);
 
+
 /* A part of a page's content as its structured data states it: text
  * (len bytes, not NUL-terminated) of group (0: a recipe's ingredients,
  * 1: its steps). */

@@ -56,6 +56,9 @@ wn_err wn_url_base_resolve(const wn_url_base *base, const char *ref, wn_buf *out
 /* The host of a URL, lower-case, into host[host_size]. */
 wn_err wn_url_host(const char *url, char *host, size_t host_size, wn_diag *diag);
 
+/* The path of an http(s) URL ("/" at least), cut to path[path_size]. */
+wn_err wn_url_path(const char *url, char *path, size_t path_size, wn_diag *diag);
+
 /* 1 if a and b (normalised URLs) belong to the same site: the same host,
  * or with by_domain the same registrable domain (public suffix list, via
  * libpsl: news.example.co.uk and www.example.co.uk share example.co.uk);

@@ -247,6 +247,30 @@ out:
   return err;
 }
 
+wn_err wn_url_path(const char *url, char *path, size_t path_size, wn_diag *diag) {
+  wn_err err = WN_OK;
+  char *got = NULL;
+  if (path_size)
+    path[0] = '\0';
+  CURLU *h = curl_url();
+  if (!h)
+    return wn_diag_set(diag, WN_ENOMEM, "url: out of memory");
+  err = parse_http(h, url, "URL", diag);
+  if (err)
+    goto out;
+  if (curl_url_get(h, CURLUPART_PATH, &got, 0) != CURLUE_OK) {
+    err = wn_diag_set(diag, WN_EINVAL, "url: no path in URL");
+    goto out;
+  }
+  /* A path longer than the buffer is cut: its first segments say most. */
+  if (path_size)
+    snprintf(path, path_size, "%s", got);
+out:
+  curl_free(got);
+  curl_url_cleanup(h);
+  return err;
+}
+
 /* An IP literal has no registrable domain, whatever the suffix list would
  * make of its last labels ("127.0.0.1" is not a name under "0.1"). */
 static int is_ip_literal(const char *host) {

@@ -8,6 +8,7 @@
  * it only when batched counts are flushed. */
 #include "site/site_int.h"
 #include "detect/fastce_detect.h"
+#include "fetch/fetch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,7 @@ struct wn_page_result {
   double confidence;
   wn_detect_fallback fallback;
   const char *retried; /* static: why the single-page method chose again, or NULL */
+  const char *page_type; /* static: the page's shape (detect/shape.c) */
   const char *empty;   /* static: why no content was found, or NULL */
   const char *place;   /* static: why the content place did not serve, or NULL */
   uint32_t layout, layouts; /* the site's layout that served, of how many */
@@ -517,6 +519,14 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   r->confidence = wn_detect_confidence(res);
   r->fallback = wn_detect_fallback_reason(res);
   r->retried = wn_detect_result_retried(res);
+  {
+    /* The URL's path is weak evidence of the shape; a URL that does not
+     * parse gives none. */
+    char path[512];
+    if (!in->url || wn_url_path(in->url, path, sizeof path, NULL) != WN_OK)
+      path[0] = '\0';
+    r->page_type = wn_detect_page_type_name(wn_detect_page_shape(page, res, path[0] ? path : NULL));
+  }
   r->empty = wn_result_empty(page, res);
   r->place = wn_detect_result_place(res);
   r->layouts = entry && entry->tpl ? wn_template_layout_count(entry->tpl) : 1;
@@ -607,6 +617,7 @@ const char *wn_page_result_site_error(const wn_page_result *r) {
   return r->site_error[0] ? r->site_error : NULL;
 }
 const char *wn_page_result_method(const wn_page_result *r) { return r->method; }
+const char *wn_page_result_page_type(const wn_page_result *r) { return r->page_type; }
 double wn_page_result_confidence(const wn_page_result *r) { return r->confidence; }
 wn_detect_fallback wn_page_result_fallback(const wn_page_result *r) { return r->fallback; }
 uint64_t wn_page_result_generation(const wn_page_result *r) { return r->generation; }
@@ -682,6 +693,7 @@ wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigne
       json_object_set_new(obj, "confidence", json_real(r->confidence)) != 0 ||
       json_object_set_new(obj, "fallback", reason ? json_string(reason) : json_null()) != 0 ||
       (r->retried && json_object_set_new(obj, "retried", json_string(r->retried)) != 0) ||
+      (r->page_type && json_object_set_new(obj, "page_type", json_string(r->page_type)) != 0) ||
       (r->empty && json_object_set_new(obj, "empty", json_string(r->empty)) != 0) ||
       (r->place && json_object_set_new(obj, "place", json_string(r->place)) != 0) ||
       (r->layouts > 1 && json_object_set_new(obj, "layout", json_integer(r->layout + 1)) != 0))

@@ -1,0 +1,199 @@
+/*
+ * detect/shape.c: the page's shape (its page_type), from evidence on the
+ * page itself.
+ *
+ * Seven shapes, WCXB's page types: an article, a forum thread, a product,
+ * a collection (a grid of products), a listing (an index of articles,
+ * courses, reviews), documentation and a service page (SaaS and
+ * marketing pages of sections). The evidence, strongest first:
+ *  - what the page states for search engines: schema.org types in its
+ *    JSON-LD (QAPage, DiscussionForumPosting, Product, ItemList,
+ *    CollectionPage, TechArticle, Article...) and its og:type;
+ *  - its structure: code listings (a manual), like records read whole by
+ *    the area reading (area.c) with prices (a grid of products) or dates
+ *    (an index of posts), or sections (a service page);
+ *  - its URL's path (a segment "docs", "forum", "product", "blog", ...),
+ *    weak evidence: it decides only where the page states nothing.
+ * No list of sites, no class names: the types are the web's own
+ * vocabularies (schema.org, the Open Graph protocol) and the path words
+ * are the conventions of CMSs and shops the world over.
+ */
+#include "detect/detect_int.h"
+
+#include <string.h>
+
+#include "dom/dom.h"
+
+static const char *const wn_page_type_names[] = {
+    "article", "forum", "product", "collection", "listing", "documentation", "service",
+};
+
+const char *wn_detect_page_type_name(wn_detect_page_type t) {
+  return (unsigned)t < sizeof wn_page_type_names / sizeof *wn_page_type_names
+             ? wn_page_type_names[t]
+             : NULL;
+}
+
+/* Path words: a segment of the path equal to one of these (case
+ * folded), or, for the longer ones, starting with it ("products",
+ * "questions"). */
+typedef struct wn_path_word {
+  const char *word;
+  wn_detect_page_type type;
+} wn_path_word;
+
+static const wn_path_word wn_path_words[] = {
+    {"forum", WN_PAGE_FORUM},        {"forums", WN_PAGE_FORUM},
+    {"thread", WN_PAGE_FORUM},       {"threads", WN_PAGE_FORUM},
+    {"questions", WN_PAGE_FORUM},    {"discussion", WN_PAGE_FORUM},
+    {"discussions", WN_PAGE_FORUM},  {"community", WN_PAGE_FORUM},
+    {"topic", WN_PAGE_FORUM},        {"t", WN_PAGE_FORUM},
+    {"product", WN_PAGE_PRODUCT},    {"products", WN_PAGE_PRODUCT},
+    {"p", WN_PAGE_PRODUCT},          {"dp", WN_PAGE_PRODUCT},
+    {"item", WN_PAGE_PRODUCT},
+    {"collections", WN_PAGE_COLLECTION}, {"category", WN_PAGE_COLLECTION},
+    {"categories", WN_PAGE_COLLECTION},  {"shop", WN_PAGE_COLLECTION},
+    {"c", WN_PAGE_COLLECTION},
+    {"docs", WN_PAGE_DOCUMENTATION}, {"doc", WN_PAGE_DOCUMENTATION},
+    {"documentation", WN_PAGE_DOCUMENTATION}, {"manual", WN_PAGE_DOCUMENTATION},
+    {"reference", WN_PAGE_DOCUMENTATION},     {"api", WN_PAGE_DOCUMENTATION},
+    {"wiki", WN_PAGE_DOCUMENTATION},          {"kb", WN_PAGE_DOCUMENTATION},
+    {"pricing", WN_PAGE_SERVICE},    {"features", WN_PAGE_SERVICE},
+    {"solutions", WN_PAGE_SERVICE},  {"services", WN_PAGE_SERVICE},
+    {"platform", WN_PAGE_SERVICE},   {"enterprise", WN_PAGE_SERVICE},
+    {"tag", WN_PAGE_LISTING},        {"tags", WN_PAGE_LISTING},
+    {"archive", WN_PAGE_LISTING},    {"archives", WN_PAGE_LISTING},
+    {"blog", WN_PAGE_ARTICLE},       {"news", WN_PAGE_ARTICLE},
+    {"article", WN_PAGE_ARTICLE},    {"articles", WN_PAGE_ARTICLE},
+    {"story", WN_PAGE_ARTICLE},      {"post", WN_PAGE_ARTICLE},
+};
+
+static int wn_seg_is(const char *seg, size_t len, const char *word) {
+  size_t n = strlen(word);
+  if (n != len)
+    return 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = seg[i];
+    if (c >= 'A' && c <= 'Z')
+      c = (char)(c - 'A' + 'a');
+    if (c != word[i])
+      return 0;
+  }
+  return 1;
+}
+
+/* The shape a path's segments name, the first segment that names one
+ * deciding, else -1. A blog post under /blog/ and /2025/ is an article;
+ * /blog/ alone, with no further segment, is the blog's index. */
+static int wn_path_type(const char *path) {
+  if (!path)
+    return -1;
+  const char *p = path;
+  int found = -1, after = 0;
+  while (*p) {
+    while (*p == '/')
+      p++;
+    const char *s = p;
+    while (*p && *p != '/')
+      p++;
+    size_t len = (size_t)(p - s);
+    if (len == 0)
+      break;
+    if (found >= 0) {
+      after++;
+      continue;
+    }
+    for (size_t k = 0; k < sizeof wn_path_words / sizeof *wn_path_words; k++)
+      if (wn_seg_is(s, len, wn_path_words[k].word)) {
+        found = (int)wn_path_words[k].type;
+        break;
+      }
+  }
+  if (found == WN_PAGE_ARTICLE && after == 0)
+    return WN_PAGE_LISTING; /* /blog/, /news/: the index */
+  return found;
+}
+
+/* Structure counted in one pass: code listings, and in the kept text
+ * prices (a currency sign next to a digit). */
+typedef struct wn_shape_counts {
+  uint32_t pre, code, prices, times;
+} wn_shape_counts;
+
+static int wn_has_price(const char *t, uint32_t len) {
+  for (uint32_t i = 0; i < len; i++) {
+    const unsigned char c = (unsigned char)t[i];
+    int sign = c == '$' || (c == 0xE2 && i + 2 < len && (unsigned char)t[i + 1] == 0x82 &&
+                            (unsigned char)t[i + 2] == 0xAC) /* EUR */
+               || (c == 0xC2 && i + 1 < len && (unsigned char)t[i + 1] == 0xA3); /* GBP */
+    if (!sign)
+      continue;
+    uint32_t w = c == '$' ? 1 : c == 0xE2 ? 3 : 2;
+    if ((i + w < len && t[i + w] >= '0' && t[i + w] <= '9') ||
+        (i + w + 1 < len && t[i + w] == ' ' && t[i + w + 1] >= '0' && t[i + w + 1] <= '9') ||
+        (i > 0 && t[i - 1] >= '0' && t[i - 1] <= '9') ||
+        (i > 1 && t[i - 1] == ' ' && t[i - 2] >= '0' && t[i - 2] <= '9'))
+      return 1;
+  }
+  return 0;
+}
+
+static void wn_shape_count(const wn_dom_page *page, const uint8_t *keep, wn_shape_counts *c) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  memset(c, 0, sizeof *c);
+  for (uint32_t i = 0; i < count; i++) {
+    const wn_dom_node *n = &nodes[i];
+    if (n->tag == WN_TAG_PRE && n->text_len > 0)
+      c->pre++;
+    else if (n->tag == WN_TAG_OTHER && n->name && n->text_len > 0 && strcmp(n->name, "code") == 0)
+      c->code++;
+    else if (n->tag == WN_TAG_OTHER && n->name && strcmp(n->name, "time") == 0 && keep &&
+             n->end > i + 1 && keep[i + 1])
+      c->times++;
+    else if (n->tag == WN_TAG_TEXT && keep && keep[i] && wn_has_price(n->text, n->own_text_len))
+      c->prices++;
+  }
+}
+
+wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detect_result *res,
+                                         const char *path) {
+  const uint32_t k = wn_detect_stated_kinds(page);
+  /* What the page states of itself, its kind of main entity first. */
+  if (k & WN_LD_FORUM)
+    return WN_PAGE_FORUM;
+  if (k & WN_LD_TECH)
+    return WN_PAGE_DOCUMENTATION;
+  if ((k & WN_OG_PRODUCT_GROUP) || ((k & WN_LD_LIST) && (k & (WN_LD_PRODUCT | WN_OG_PRODUCT))))
+    return WN_PAGE_COLLECTION;
+  if (k & (WN_LD_PRODUCT | WN_OG_PRODUCT))
+    return WN_PAGE_PRODUCT;
+  wn_shape_counts c;
+  wn_shape_count(page, res ? wn_detect_keep_flags(res) : NULL, &c);
+  if (k & WN_LD_LIST)
+    return c.prices >= 3 ? WN_PAGE_COLLECTION : WN_PAGE_LISTING;
+  const int by_path = wn_path_type(path);
+  const int parts = res && res->area;
+  /* Code listings: a manual's entries show code (several <pre>, or many
+   * inline code names). */
+  const int code = c.pre >= 2 || c.code >= 8;
+  if (k & (WN_LD_ARTICLE | WN_OG_ARTICLE)) {
+    if (by_path >= 0 && by_path != WN_PAGE_ARTICLE && parts)
+      return (wn_detect_page_type)by_path;
+    return WN_PAGE_ARTICLE;
+  }
+  if (by_path >= 0 && (by_path != WN_PAGE_ARTICLE || !parts))
+    return (wn_detect_page_type)by_path;
+  if (code)
+    return WN_PAGE_DOCUMENTATION;
+  if (parts) {
+    /* Like records read whole: a grid of products shows prices, an
+     * index of posts their dates; else a page of sections. */
+    if (c.prices >= 3)
+      return WN_PAGE_COLLECTION;
+    if (c.times >= 3)
+      return WN_PAGE_LISTING;
+    return WN_PAGE_SERVICE;
+  }
+  return WN_PAGE_ARTICLE;
+}
