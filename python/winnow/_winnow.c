@@ -686,6 +686,7 @@ typedef struct {
   const char *(*get)(const wn_page_result *r);
 } string_field;
 static const string_field field_method = {wn_page_result_method};
+static const string_field field_page_type = {wn_page_result_page_type};
 static const string_field field_site = {wn_page_result_site};
 static const string_field field_site_error = {wn_page_result_site_error};
 static const string_field field_empty = {wn_page_result_empty};
@@ -803,6 +804,10 @@ static PyGetSetDef Result_getset[] = {
     {"method", (getter)Result_string, NULL,
      "How it was found: \"template\", \"fastce\", \"danag\", \"cnr\" or \"readability\".",
      WN_CLOSURE(field_method)},
+    {"page_type", (getter)Result_string, NULL,
+     "The page's shape: \"article\", \"forum\", \"product\", \"collection\", \"listing\", "
+     "\"documentation\" or \"service\".",
+     WN_CLOSURE(field_page_type)},
     {"confidence", (getter)Result_confidence, NULL, "How well the page fits its template, 0 to 1.",
      NULL},
     {"fallback", (getter)Result_fallback, NULL,

@@ -36,6 +36,7 @@ class Result:
     markdown: str | None
     html: str | None
     method: str
+    page_type: str
     confidence: float
     fallback: str | None
     empty: str | None

@@ -69,13 +69,16 @@ char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len);
  * mainEntity) and its og:type. */
 #define WN_LD_ARTICLE 0x01u       /* Article, NewsArticle, BlogPosting, Report, Recipe */
 #define WN_LD_TECH 0x02u          /* TechArticle, APIReference */
-#define WN_LD_FORUM 0x04u         /* QAPage, DiscussionForumPosting, Question */
+#define WN_LD_FORUM 0x04u         /* QAPage, DiscussionForumPosting */
 #define WN_LD_PRODUCT 0x08u       /* Product, ProductGroup */
 #define WN_LD_LIST 0x10u          /* ItemList, CollectionPage, SearchResultsPage */
 #define WN_LD_FAQ 0x20u           /* FAQPage */
+#define WN_LD_LIST_PRODUCTS 0x40u /* an ItemList whose elements are Products */
 #define WN_OG_ARTICLE 0x100u      /* og:type article */
 #define WN_OG_PRODUCT 0x200u      /* og:type product */
 #define WN_OG_PRODUCT_GROUP 0x400u /* og:type product.group */
+#define WN_DATED 0x800u           /* a publication date: JSON-LD datePublished,
+                                     article:published_time, <time pubdate> */
 uint32_t wn_detect_stated_kinds(const wn_dom_page *page);
 
 

@@ -493,8 +493,7 @@ static int wn_ieq(const char *a, const char *b);
 static uint32_t wn_jsonld_kind_of(const char *s) {
   if (strcmp(s, "TechArticle") == 0 || strcmp(s, "APIReference") == 0)
     return WN_LD_TECH;
-  if (strcmp(s, "QAPage") == 0 || strcmp(s, "DiscussionForumPosting") == 0 ||
-      strcmp(s, "Question") == 0)
+  if (strcmp(s, "QAPage") == 0 || strcmp(s, "DiscussionForumPosting") == 0)
     return WN_LD_FORUM;
   if (strcmp(s, "Product") == 0 || strcmp(s, "ProductGroup") == 0 ||
       strcmp(s, "IndividualProduct") == 0)
@@ -524,7 +523,19 @@ static uint32_t wn_jsonld_kinds_of(const json_t *item) {
 
 static void wn_jsonld_kind_item(const json_t *item, void *ctx) {
   uint32_t *kinds = ctx;
-  *kinds |= wn_jsonld_kinds_of(item);
+  const uint32_t k = wn_jsonld_kinds_of(item);
+  *kinds |= k;
+  if (json_object_get(item, "datePublished"))
+    *kinds |= WN_DATED;
+  /* A list whose first element is a Product (itself, or as its "item"):
+   * a grid of products. */
+  const json_t *el = (k & WN_LD_LIST) ? json_object_get(item, "itemListElement") : NULL;
+  if (json_is_array(el))
+    el = json_array_get(el, 0);
+  if (json_is_object(el) && json_is_object(json_object_get(el, "item")))
+    el = json_object_get(el, "item");
+  if (json_is_object(el) && (wn_jsonld_kinds_of(el) & WN_LD_PRODUCT))
+    *kinds |= WN_LD_LIST_PRODUCTS;
   const json_t *main = json_object_get(item, "mainEntity");
   if (json_is_array(main))
     main = json_array_get(main, 0);
@@ -549,6 +560,11 @@ uint32_t wn_detect_stated_kinds(const wn_dom_page *page) {
         kinds |= WN_OG_PRODUCT;
       continue;
     }
+    if (m->kind == WN_DOM_META_TAG && m->property && m->content &&
+        (wn_ieq(m->property, "article:published_time") || wn_ieq(m->property, "og:published_time")))
+      kinds |= WN_DATED;
+    if (m->kind == WN_DOM_META_TIME && (m->pubdate || (m->itemprop && wn_ieq(m->itemprop, "datePublished"))))
+      kinds |= WN_DATED;
     if (m->kind != WN_DOM_META_JSONLD || !m->text || m->cut || !strstr(m->text, "@type"))
       continue;
     json_t *root = wn_jsonld_load(m->text);

@@ -20,6 +20,7 @@
  */
 #include "detect/detect_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "dom/dom.h"
@@ -115,7 +116,7 @@ static int wn_path_type(const char *path) {
 }
 
 /* Structure counted in one pass: code listings, and in the kept text
- * prices (a currency sign next to a digit). */
+ * prices (a currency sign next to a digit) and <time> elements. */
 typedef struct wn_shape_counts {
   uint32_t pre, code, prices, times;
 } wn_shape_counts;
@@ -138,6 +139,10 @@ static int wn_has_price(const char *t, uint32_t len) {
   return 0;
 }
 
+static int wn_is_time(const wn_dom_node *n) {
+  return n->tag == WN_TAG_OTHER && n->name && strcmp(n->name, "time") == 0;
+}
+
 static void wn_shape_count(const wn_dom_page *page, const uint8_t *keep, wn_shape_counts *c) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -148,12 +153,121 @@ static void wn_shape_count(const wn_dom_page *page, const uint8_t *keep, wn_shap
       c->pre++;
     else if (n->tag == WN_TAG_OTHER && n->name && n->text_len > 0 && strcmp(n->name, "code") == 0)
       c->code++;
-    else if (n->tag == WN_TAG_OTHER && n->name && strcmp(n->name, "time") == 0 && keep &&
-             n->end > i + 1 && keep[i + 1])
+    else if (wn_is_time(n) && keep && n->end > i + 1 && keep[i + 1])
       c->times++;
     else if (n->tag == WN_TAG_TEXT && keep && keep[i] && wn_has_price(n->text, n->own_text_len))
       c->prices++;
   }
+}
+
+/* Repeated records (Liu, Grossman and Zhai, "Mining Data Records in Web
+ * Pages", KDD 2003: like sibling subtrees, side by side, are the records
+ * of one region): the run of adjacent element siblings of one signature
+ * (tag, id shape and class; wn_dom_node.sig) holding the most kept text,
+ * and what its records show: a price, a date (<time>), a link first. */
+typedef struct wn_shape_records {
+  uint64_t text;   /* kept text in the run's records */
+  uint32_t n;      /* records */
+  uint32_t priced, dated, linked;
+} wn_shape_records;
+
+static void wn_record_traits(const wn_dom_node *nodes, uint32_t r, const uint8_t *keep,
+                             wn_shape_records *out) {
+  int price = 0, date = 0, first_seen = 0, link_first = 0;
+  for (uint32_t i = r + 1; i < nodes[r].end; i++) {
+    const wn_dom_node *n = &nodes[i];
+    if (wn_is_time(n))
+      date = 1;
+    if (n->tag != WN_TAG_TEXT || !keep[i] || n->own_text_len == 0)
+      continue;
+    if (!first_seen) {
+      first_seen = 1;
+      link_first = (n->flags & WN_DOM_IN_LINK) != 0;
+    }
+    if (!price && wn_has_price(n->text, n->own_text_len))
+      price = 1;
+  }
+  out->priced += (uint32_t)price;
+  out->dated += (uint32_t)date;
+  out->linked += (uint32_t)link_first;
+}
+
+/* A record is a structured subtree: a container (not a paragraph, a
+ * heading or inline markup) with two children or more. An article's run
+ * of paragraphs is prose, not records. */
+static int wn_is_record(const wn_dom_node *n) {
+  switch (n->tag) {
+  case WN_TAG_DIV: case WN_TAG_LI: case WN_TAG_ARTICLE: case WN_TAG_SECTION:
+  case WN_TAG_TR: case WN_TAG_OTHER: case WN_TAG_DL: case WN_TAG_DD:
+    return n->n_children >= 2;
+  default:
+    return 0;
+  }
+}
+
+static void wn_shape_records_find(const wn_dom_page *page, const uint8_t *keep,
+                                  wn_shape_records *best) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  memset(best, 0, sizeof *best);
+  uint64_t *kept = calloc((size_t)count + 1, sizeof *kept);
+  if (!kept)
+    return; /* no evidence of records: the shape is read without it */
+  for (uint32_t i = count; i-- > 0;) {
+    if (nodes[i].tag == WN_TAG_TEXT && keep[i])
+      kept[i] = nodes[i].own_text_len;
+    if (nodes[i].parent != WN_DOM_NONE)
+      kept[nodes[i].parent] += kept[i];
+  }
+  uint32_t best_first = WN_DOM_NONE;
+  for (uint32_t p = 0; p < count; p++) {
+    if (nodes[p].n_children < 3 || kept[p] <= best->text)
+      continue;
+    uint32_t run_first = WN_DOM_NONE, run_n = 0;
+    uint64_t run_text = 0;
+    for (uint32_t c = nodes[p].first_child;; c = nodes[c].next_sibling) {
+      int end = c == WN_DOM_NONE;
+      if (!end && nodes[c].tag == WN_TAG_TEXT)
+        continue; /* white space between records */
+      if (!end && !wn_is_record(&nodes[c])) {
+        if (run_n >= 3 && run_text > best->text) {
+          best->text = run_text;
+          best->n = run_n;
+          best_first = run_first;
+        }
+        run_first = WN_DOM_NONE;
+        run_n = 0;
+        run_text = 0;
+        continue;
+      }
+      if (!end && run_first != WN_DOM_NONE && nodes[c].sig == nodes[run_first].sig) {
+        run_n++;
+        run_text += kept[c];
+        continue;
+      }
+      if (run_n >= 3 && run_text > best->text) {
+        best->text = run_text;
+        best->n = run_n;
+        best_first = run_first;
+      }
+      if (end)
+        break;
+      run_first = c;
+      run_n = 1;
+      run_text = kept[c];
+    }
+  }
+  if (best_first != WN_DOM_NONE) {
+    const uint64_t sig = nodes[best_first].sig;
+    uint32_t seen = 0;
+    for (uint32_t c = best_first; c != WN_DOM_NONE && seen < best->n; c = nodes[c].next_sibling) {
+      if (nodes[c].tag == WN_TAG_TEXT || nodes[c].sig != sig)
+        continue;
+      wn_record_traits(nodes, c, keep, best);
+      seen++;
+    }
+  }
+  free(kept);
 }
 
 wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detect_result *res,
@@ -164,16 +278,31 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
     return WN_PAGE_FORUM;
   if (k & WN_LD_TECH)
     return WN_PAGE_DOCUMENTATION;
-  if ((k & WN_OG_PRODUCT_GROUP) || ((k & WN_LD_LIST) && (k & (WN_LD_PRODUCT | WN_OG_PRODUCT))))
+  if ((k & (WN_OG_PRODUCT_GROUP | WN_LD_LIST_PRODUCTS)) ||
+      ((k & WN_LD_LIST) && (k & (WN_LD_PRODUCT | WN_OG_PRODUCT))))
     return WN_PAGE_COLLECTION;
   if (k & (WN_LD_PRODUCT | WN_OG_PRODUCT))
     return WN_PAGE_PRODUCT;
+  const uint8_t *keep = res ? wn_detect_keep_flags(res) : NULL;
   wn_shape_counts c;
-  wn_shape_count(page, res ? wn_detect_keep_flags(res) : NULL, &c);
+  wn_shape_count(page, keep, &c);
   if (k & WN_LD_LIST)
     return c.prices >= 3 ? WN_PAGE_COLLECTION : WN_PAGE_LISTING;
+  /* Records: most of the kept text is a run of three or more like
+   * records. */
+  wn_shape_records rec = {0};
+  uint64_t kept = 0;
+  if (keep) {
+    uint32_t count = 0;
+    const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+    for (uint32_t i = 0; i < count; i++)
+      if (keep[i] && nodes[i].tag == WN_TAG_TEXT)
+        kept += nodes[i].own_text_len;
+    wn_shape_records_find(page, keep, &rec);
+  }
+  const int records = rec.n >= 3 && 2 * rec.text > kept;
   const int by_path = wn_path_type(path);
-  const int parts = res && res->area;
+  const int parts = records || (res && res->area);
   /* Code listings: a manual's entries show code (several <pre>, or many
    * inline code names). */
   const int code = c.pre >= 2 || c.code >= 8;
@@ -186,14 +315,19 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
     return (wn_detect_page_type)by_path;
   if (code)
     return WN_PAGE_DOCUMENTATION;
-  if (parts) {
-    /* Like records read whole: a grid of products shows prices, an
-     * index of posts their dates; else a page of sections. */
-    if (c.prices >= 3)
+  if (records) {
+    /* What the records show: a grid of products its prices, an index of
+     * posts or articles their dates or the link each one leads with; a
+     * thread's posts are dated prose. */
+    if (2 * rec.priced >= rec.n)
       return WN_PAGE_COLLECTION;
-    if (c.times >= 3)
+    if (2 * rec.linked >= rec.n)
       return WN_PAGE_LISTING;
+    if (2 * rec.dated >= rec.n)
+      return WN_PAGE_FORUM;
     return WN_PAGE_SERVICE;
   }
+  if (res && res->area)
+    return c.prices >= 3 ? WN_PAGE_COLLECTION : WN_PAGE_SERVICE;
   return WN_PAGE_ARTICLE;
 }

@@ -661,6 +661,42 @@ int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, int *dri
   return 1;
 }
 
+/* U+2028 and U+2029 escaped as \u2028 and \u2029 in JSON text. JSON allows
+ * them raw, but readers that split JSON Lines on Unicode's line ends
+ * (Python's str.splitlines(), JavaScript before ES2019) cut a record in
+ * two there. Their UTF-8 bytes (E2 80 A8/A9) occur in JSON text only
+ * inside strings, so the replacement is safe anywhere. *text is
+ * malloc'd and replaced. */
+static wn_err wn_json_escape_line_ends(char **text) {
+  size_t n = 0, len = 0;
+  const unsigned char *s = (const unsigned char *)*text;
+  for (; s[len]; len++)
+    if (s[len] == 0xE2 && s[len + 1] == 0x80 && (s[len + 2] == 0xA8 || s[len + 2] == 0xA9))
+      n++;
+  if (n == 0)
+    return WN_OK;
+  char *out = malloc(len + 3 * n + 1); /* 3 bytes become 6 */
+  if (!out) {
+    free(*text);
+    *text = NULL;
+    return WN_ENOMEM;
+  }
+  size_t o = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (s[i] == 0xE2 && s[i + 1] == 0x80 && (s[i + 2] == 0xA8 || s[i + 2] == 0xA9)) {
+      memcpy(out + o, s[i + 2] == 0xA8 ? "\\u2028" : "\\u2029", 6);
+      o += 6;
+      i += 2;
+      continue;
+    }
+    out[o++] = (char)s[i];
+  }
+  out[o] = '\0';
+  free(*text);
+  *text = out;
+  return WN_OK;
+}
+
 wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigned flags,
                            char **out, wn_diag *diag) {
   wn_err err = WN_ENOMEM;
@@ -747,7 +783,7 @@ wn_err wn_page_result_json(const wn_page_result *r, const char *id_json, unsigne
                   ((flags & WN_JSON_PRETTY) ? JSON_INDENT(2) : JSON_COMPACT);
   *out = json_dumps(obj, jflags);
   if (*out)
-    err = WN_OK;
+    err = wn_json_escape_line_ends(out);
 out:
   json_decref(obj);
   if (err == WN_ENOMEM)

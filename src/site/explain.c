@@ -9,6 +9,7 @@
  */
 #include "detect/fastce_detect.h"
 #include "site/site_int.h"
+#include "fetch/fetch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,15 @@ struct wn_explain {
   char *bytes;               /* the page, for the HTML view's own parse */
   size_t len;
   char charset[64];
+  char path[512];            /* the URL's path, weak evidence of the shape */
 };
+
+/* The page's shape, as wn_page_result_page_type reports it. */
+static wn_err wn_explain_page_type(const wn_explain *ex, wn_buf *b) {
+  return wn_buf_printf(b, "page type:  %s\n",
+                       wn_detect_page_type_name(wn_detect_page_shape(
+                           ex->page, ex->res, ex->path[0] ? ex->path : NULL)));
+}
 
 void wn_explain_free(wn_explain *ex) {
   if (!ex)
@@ -101,6 +110,8 @@ wn_err wn_site_explain(wn_store *store, const wn_page_input *in, const wn_detect
   }
   if (in->url)
     snprintf(ex->name, sizeof ex->name, "%s", in->url);
+  if (in->url && wn_url_path(in->url, ex->path, sizeof ex->path, NULL) != WN_OK)
+    ex->path[0] = '\0';
   if (in->charset)
     snprintf(ex->charset, sizeof ex->charset, "%s", in->charset);
   if ((err = wn_site_load_any(store, ex->site, &ex->tpl, &ex->fce, &ex->generation, diag)))
@@ -375,6 +386,8 @@ static wn_err wn_explain_text_fastce(const wn_explain *ex, uint32_t max_depth, w
     err = wn_buf_printf(b, "method:     %s%s%s\n", wn_detect_method(ex->res),
                         t->fallback ? ", fallback: " : "",
                         t->fallback ? wn_detect_fallback_name(t->fallback) : "");
+  if (!err)
+    err = wn_explain_page_type(ex, b);
   char links_note[96] = "";
   if (wn_fastce_flags(ex->fce) & WN_FASTCE_FLAG_SITE)
     snprintf(links_note, sizeof links_note,
@@ -559,6 +572,8 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
     err = wn_buf_printf(&b, "method:     %s%s%s\n", wn_detect_method(ex->res),
                         t->fallback ? ", fallback: " : "",
                         t->fallback ? wn_detect_fallback_name(t->fallback) : "");
+  if (!err)
+    err = wn_explain_page_type(ex, &b);
   if (!err)
     err = wn_buf_append_str(&b, "decided:    ");
   if (!err)

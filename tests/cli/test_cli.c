@@ -597,9 +597,9 @@ static void test_detect_json(void **state) {
     if (!root)
       fail_msg("not JSON (%s): %s", jerr.text, r.out);
     assert_true(json_is_object(root));
-    /* site, method, confidence, fallback, drift, charset, charset_source,
-     * nodes, text ("metadata" only with --metadata) */
-    assert_int_equal(json_object_size(root), 9);
+    /* site, method, confidence, fallback, page_type, drift, charset,
+     * charset_source, nodes, text ("metadata" only with --metadata) */
+    assert_int_equal(json_object_size(root), 10);
     assert_string_equal(json_string_value(json_object_get(root, "site")), SITE);
     assert_string_equal(json_string_value(json_object_get(root, "method")), "template");
     assert_true(json_is_null(json_object_get(root, "fallback")));
@@ -906,8 +906,9 @@ static void wn_expect_result_line(const char *line, const json_t *id, const char
     fail_msg("unexpected error: %s", line);
   /* Keys in the documented order: those of --format json after "id"
    * ("drift" once the stream's counts were written). */
-  const char *keys[] = {"id",      "site",           "method", "confidence", "fallback", "drift",
-                        "charset", "charset_source", "nodes",  "text",       "html"};
+  const char *keys[] = {"id",      "site",    "method",         "confidence", "fallback",
+                        "page_type", "drift", "charset", "charset_source", "nodes",
+                        "text",    "html"};
   size_t k = 0;
   const char *key;
   json_t *value;
@@ -919,7 +920,7 @@ static void wn_expect_result_line(const char *line, const json_t *id, const char
     assert_string_equal(key, keys[k]);
     k++;
   }
-  assert_int_equal(k, with_html ? 11u : 10u);
+  assert_int_equal(k, with_html ? 12u : 11u);
   assert_true(json_equal(json_object_get(obj, "id"), (json_t *)id));
   assert_string_equal(json_string_value(json_object_get(obj, "site")), SITE);
   assert_string_equal(json_string_value(json_object_get(obj, "method")), "template");

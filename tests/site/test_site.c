@@ -298,16 +298,17 @@ static void test_detect_store_and_json(void **state) {
   assert_int_equal(wn_page_result_json(r, "{\"k\":1}", 0, &json, NULL), WN_OK);
   json_t *obj = json_loads(json, 0, NULL);
   assert_non_null(obj);
-  const char *keys[] = {"id",      "site",           "method", "confidence", "fallback",
-                        "charset", "charset_source", "nodes",  "text",       "html"};
+  const char *keys[] = {"id",      "site",    "method",         "confidence", "fallback",
+                        "page_type", "charset", "charset_source", "nodes",  "text",
+                        "html"};
   size_t k = 0;
   const char *key;
   json_t *value;
   json_object_foreach(obj, key, value) {
-    assert_true(k < 10);
+    assert_true(k < 11);
     assert_string_equal(key, keys[k++]);
   }
-  assert_int_equal(k, 10);
+  assert_int_equal(k, 11);
   assert_int_equal(json_integer_value(json_object_get(json_object_get(obj, "id"), "k")), 1);
   json_decref(obj);
   free(json);

@@ -1,0 +1,246 @@
+/* tests/detect/test_shapes.c: pages of many parts (area.c) and the page's
+ * shape (shape.c), through the public detector as `winnow detect` runs:
+ * a grid of product cards, an index of posts, a service page of sections
+ * in <main> are read whole; an article followed by a carousel of teasers
+ * in the same <main> keeps its article alone; page_type from what the
+ * page states, its structure and its URL; JSON escapes U+2028/U+2029. */
+#include "wn_test.h"
+
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "winnow/winnow.h"
+
+typedef struct shaped {
+  char *text;
+  char *json;
+  const char *page_type; /* static */
+} shaped;
+
+static void detect(const char *html, const char *url, shaped *out) {
+  wn_detector_options o;
+  wn_detector_options_init(&o);
+  wn_detector *d = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_detector_create(NULL, &o, &d, &diag), WN_OK);
+  wn_page_input in = {.bytes = html, .len = strlen(html), .url = url};
+  wn_page_result *r = NULL;
+  wn_err err = wn_detector_detect(d, &in, WN_WANT_TEXT, &r, &diag);
+  if (err)
+    fprintf(stderr, "%s\n", wn_diag_message(&diag, err));
+  assert_int_equal(err, WN_OK);
+  size_t len = 0;
+  const char *t = wn_page_result_text(r, &len);
+  out->text = strdup(t ? t : "");
+  assert_non_null(out->text);
+  out->page_type = wn_page_result_page_type(r);
+  assert_non_null(out->page_type);
+  out->json = NULL;
+  assert_int_equal(wn_page_result_json(r, NULL, 0, &out->json, &diag), WN_OK);
+  wn_page_result_free(r);
+  wn_detector_destroy(d);
+}
+
+static void shaped_free(shaped *s) {
+  free(s->text);
+  wn_free(s->json);
+}
+
+/* The site's frame around every page below: a menu, a header, a footer. */
+#define FRAME_TOP                                                                                \
+  "<html><head><title>Shop</title>%s</head><body><header><a href=/>Home</a> <a "                 \
+  "href=/about>About us</a> <a href=/help>Help and contact</a></header><nav><ul><li><a "         \
+  "href=/a>Tents</a></li><li><a href=/b>Stoves</a></li><li><a href=/c>Lanterns</a></li><li><a "  \
+  "href=/d>Sleeping bags</a></li></ul></nav>"
+#define FRAME_END                                                                                \
+  "<footer><p>Copyright the company, all rights reserved, terms of use and privacy policy "      \
+  "apply to this site.</p></footer></body></html>"
+
+static char *page(const char *head, const char *main_html) {
+  size_t n = strlen(FRAME_TOP) + strlen(head) + strlen(main_html) + strlen(FRAME_END) + 1;
+  char *s = malloc(n);
+  assert_non_null(s);
+  int w = snprintf(s, n, FRAME_TOP, head);
+  assert_true(w > 0);
+  strcat(s, main_html);
+  strcat(s, FRAME_END);
+  return s;
+}
+
+/* A grid of product cards: an intro line, then cards of a linked name, a
+ * price and a rating. Density keeps the intro, or one card; the
+ * grid is the content. */
+static void test_grid_of_cards(void **state) {
+  (void)state;
+  static const char *names[] = {"Alder", "Birch", "Cedar", "Dogwood", "Elm", "Fir", "Gum",
+                                "Hazel"};
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  assert_int_equal(wn_buf_append_str(&b, "<main><h1>Two-person tents</h1><p>Our range of light "
+                                         "tents for two, tested on the hill before we sell "
+                                         "them.</p><ul class=grid>"),
+                   WN_OK);
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+    char card[512];
+    snprintf(card, sizeof card,
+             "<li class=card><a href=/p/%zu><img src=/i/%zu.jpg alt=''>%s Trail 2</a><span "
+             "class=price>$%zu9.00</span><span>4.5 stars</span><button>Add to cart</button></li>",
+             k, k, names[k], k + 1);
+    assert_int_equal(wn_buf_append_str(&b, card), WN_OK);
+  }
+  assert_int_equal(wn_buf_append_str(&b, "</ul></main>"), WN_OK);
+  char *html = page("", b.data);
+  shaped s;
+  detect(html, "https://shop.example/tents/two-person", &s);
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+    char want[64];
+    snprintf(want, sizeof want, "%s Trail 2", names[k]);
+    if (!strstr(s.text, want))
+      fail_msg("card %s missing from:\n%s", names[k], s.text);
+  }
+  assert_non_null(strstr(s.text, "Our range of light tents"));
+  assert_null(strstr(s.text, "Sleeping bags")); /* the menu */
+  assert_null(strstr(s.text, "Copyright"));     /* the footer */
+  assert_string_equal(s.page_type, "collection"); /* prices in the records read whole */
+  shaped_free(&s);
+  free(html);
+  wn_buf_free(&b);
+}
+
+/* A service page: <main> is a run of sections (hero, features, pricing,
+ * questions) of like weight; every one is content. */
+static void test_service_sections(void **state) {
+  (void)state;
+  const char *main_html =
+      "<main><section><h1>Ledger for small workshops</h1><p>Invoices, stock and hours in one "
+      "place.</p></section><section><h2>Features</h2><p>Send an invoice from your phone.</p><p>"
+      "Count the stock you have left.</p><p>Track the hours each job took.</p></section><section>"
+      "<h2>Pricing</h2><p>Free for one user; nine a month for a team of five.</p></section>"
+      "<section><h2>Questions</h2><p>Can I export my data? Yes, as a spreadsheet, at any time."
+      "</p><p>Is there a contract? No, stop when you like.</p></section></main>";
+  char *html = page("", main_html);
+  shaped s;
+  detect(html, "https://ledger.example/", &s);
+  static const char *want[] = {"Ledger for small workshops", "Send an invoice",
+                               "Free for one user", "Can I export my data", "Is there a contract"};
+  for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+    if (!strstr(s.text, want[k]))
+      fail_msg("\"%s\" missing from:\n%s", want[k], s.text);
+  assert_null(strstr(s.text, "Help and contact"));
+  shaped_free(&s);
+  free(html);
+}
+
+/* An article followed, in the same <main>, by a carousel of teasers that
+ * are all links: more text than the article, but link text; the article
+ * stays alone (the area's second measure). */
+static void test_article_beside_teasers(void **state) {
+  (void)state;
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  assert_int_equal(
+      wn_buf_append_str(
+          &b, "<main><article><h1>The harbour wall is rebuilt</h1><p>Work on the harbour wall "
+              "began on Monday, after a winter of storms had torn two gaps in it, and the "
+              "council expects the repairs to last until the end of the summer season.</p><p>"
+              "Fishermen said the gaps had made the harbour unsafe in an easterly wind, and "
+              "several boats had been moved to the next town while the repairs were planned.</p>"
+              "</article><div class=carousel>"),
+      WN_OK);
+  for (int k = 0; k < 16; k++) {
+    char t[256];
+    snprintf(t, sizeof t,
+             "<div class=slide><a href=/s/%d>Another story number %d about the town and its "
+             "people and their boats</a></div>",
+             k, k);
+    assert_int_equal(wn_buf_append_str(&b, t), WN_OK);
+  }
+  assert_int_equal(wn_buf_append_str(&b, "</div></main>"), WN_OK);
+  char *html = page("<meta property=\"og:type\" content=\"article\">", b.data);
+  shaped s;
+  detect(html, "https://news.example/2025/harbour-wall", &s);
+  assert_non_null(strstr(s.text, "Work on the harbour wall"));
+  assert_non_null(strstr(s.text, "Fishermen said"));
+  assert_null(strstr(s.text, "Another story number"));
+  assert_string_equal(s.page_type, "article");
+  shaped_free(&s);
+  free(html);
+  wn_buf_free(&b);
+}
+
+/* page_type from what the page states: schema.org types in JSON-LD,
+ * og:type; the URL's path only where the page states nothing. */
+static void test_page_type_stated(void **state) {
+  (void)state;
+  static const struct {
+    const char *head, *url, *want;
+  } cases[] = {
+      {"<script type=\"application/ld+json\">{\"@context\":\"https://schema.org\",\"@type\":"
+       "\"Product\",\"name\":\"Lantern\"}</script>",
+       "https://shop.example/lantern", "product"},
+      {"<script type=\"application/ld+json\">{\"@graph\":[{\"@type\":\"WebPage\"},{\"@type\":"
+       "\"QAPage\",\"mainEntity\":{\"@type\":\"Question\"}}]}</script>",
+       "https://ask.example/q/1", "forum"},
+      {"<script type=\"application/ld+json\">{\"@type\":\"TechArticle\"}</script>",
+       "https://example.com/a", "documentation"},
+      {"<script type=\"application/ld+json\">{\"@type\":\"ItemList\",\"itemListElement\":[{"
+       "\"@type\":\"Product\"}]}</script>",
+       "https://shop.example/all", "collection"},
+      {"<meta property=\"og:type\" content=\"product.group\">", "https://shop.example/x",
+       "collection"},
+      {"<meta property=\"og:type\" content=\"article\">", "https://example.com/docs/intro",
+       "article"},
+      {"", "https://example.com/forum/t/the-kettle/12", "forum"},
+      {"", "https://example.com/docs/install", "documentation"},
+      {"", "https://example.com/blog/", "listing"},
+      {"", NULL, "article"},
+      {"<script type=\"application/ld+json\">{not json</script>", NULL, "article"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    char *html = page(cases[k].head, "<main><p>A short page of one paragraph about lanterns, "
+                                     "kettles and the rest of the kit.</p></main>");
+    shaped s;
+    detect(html, cases[k].url, &s);
+    if (strcmp(s.page_type, cases[k].want) != 0)
+      fail_msg("case %zu: page_type %s, want %s", k, s.page_type, cases[k].want);
+    json_t *obj = json_loads(s.json, 0, NULL);
+    assert_non_null(obj);
+    assert_string_equal(json_string_value(json_object_get(obj, "page_type")), cases[k].want);
+    json_decref(obj);
+    shaped_free(&s);
+    free(html);
+  }
+}
+
+/* U+2028 and U+2029 in the text leave JSON escaped, so that a reader
+ * splitting JSON Lines on Unicode line ends does not cut a record. */
+static void test_json_line_separators(void **state) {
+  (void)state;
+  char *html = page("", "<main><p>First line\xe2\x80\xa8second line\xe2\x80\xa9third line of "
+                        "the one paragraph on this page.</p></main>");
+  shaped s;
+  detect(html, NULL, &s);
+  assert_non_null(strstr(s.text, "\xe2\x80\xa8")); /* the text keeps it */
+  assert_null(strstr(s.json, "\xe2\x80\xa8"));
+  assert_null(strstr(s.json, "\xe2\x80\xa9"));
+  assert_non_null(strstr(s.json, "\\u2028"));
+  assert_non_null(strstr(s.json, "\\u2029"));
+  json_t *obj = json_loads(s.json, 0, NULL);
+  assert_non_null(obj);
+  assert_non_null(strstr(json_string_value(json_object_get(obj, "text")), "\xe2\x80\xa8second"));
+  json_decref(obj);
+  shaped_free(&s);
+  free(html);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_grid_of_cards),
+      cmocka_unit_test(test_service_sections),
+      cmocka_unit_test(test_article_beside_teasers),
+      cmocka_unit_test(test_page_type_stated),
+      cmocka_unit_test(test_json_line_separators),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
