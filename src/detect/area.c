@@ -49,12 +49,14 @@ static int wn_area_frame_role(const char *role) {
  * page's dominant content. A <header> is frame only outside <main> and
  * <article> (inside them it holds the headline); with the body as the
  * area, that is the page's header. */
-static int wn_area_is_frame(const wn_dom_page *page, const wn_dom_node *n, int in_article) {
+static int wn_area_is_frame(const wn_dom_page *page, const wn_dom_node *n, int in_article,
+                            int forms) {
   switch (n->tag) {
+  case WN_TAG_FORM:
+    return forms;
   case WN_TAG_NAV:
   case WN_TAG_ASIDE:
   case WN_TAG_FOOTER:
-  case WN_TAG_FORM:
   case WN_TAG_BUTTON:
   case WN_TAG_SELECT:
   case WN_TAG_TEXTAREA:
@@ -89,9 +91,11 @@ static uint32_t wn_area_main(const wn_dom_page *page) {
 }
 
 /* Marks in area[] the text nodes of root's subtree that are not frame
- * and not under mask; returns their text bytes. */
+ * and not under mask; returns their text bytes. forms: a <form> is frame
+ * (a search, a sign-up); the records reading counts it as content, as
+ * forums wrap their posts in one. */
 static uint64_t wn_area_mark(const wn_dom_page *page, uint32_t root, const uint8_t *mask,
-                             uint8_t *area) {
+                             uint8_t *area, int forms) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   uint64_t bytes = 0;
@@ -114,7 +118,7 @@ static uint64_t wn_area_mark(const wn_dom_page *page, uint32_t root, const uint8
       i++;
       continue;
     }
-    if (i != root && wn_area_is_frame(page, n, i < article_end)) {
+    if (i != root && wn_area_is_frame(page, n, i < article_end, forms)) {
       i = n->end;
       continue;
     }
@@ -138,6 +142,88 @@ static void wn_area_sum(const wn_dom_node *nodes, uint32_t count, const uint8_t 
   }
 }
 
+/* The records reading: the page's main data region (records.c), read
+ * when the area is not (no <main>, or an area mostly of other things):
+ * the run of like records with most text outside the frame, by the same
+ * two measures as the area. A forum thread's posts, cut apart by their
+ * author and date lines, which density reads as breaks; a grid's cards;
+ * an index's entries. */
+static wn_err wn_area_records_once(const wn_dom_page *page, const uint8_t *mask, int thread,
+                                   uint32_t steps, wn_detect_result *res, uint64_t kept,
+                                   uint64_t kept_plain, int *taken) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  const uint32_t body = wn_dom_body(page);
+  *taken = 0;
+  if (body == WN_DOM_NONE)
+    return WN_OK;
+  wn_err err = WN_OK;
+  wn_detect_result *reg = wn_detect_result_alloc(count, res->method);
+  uint8_t *elig = calloc(count ? count : 1, 1);
+  if (!reg || !elig) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  const uint64_t page_text = wn_area_mark(page, body, mask, elig, 0);
+  wn_detect_records rec;
+  err = wn_detect_records_find(page, elig, &rec);
+  /* The records must be the page's main region (a third of its text
+   * outside the frame, not a menu's few items) and, by both measures,
+   * more than three times what density kept. */
+  if (err || rec.n < 3 || WN_AREA_SHARE * rec.text <= page_text ||
+      rec.text <= WN_AREA_SHARE * kept || rec.plain <= WN_AREA_SHARE * kept_plain)
+    goto out;
+  /* A thread the comment names masked is the page's content only when
+   * what density kept outside it is less than one of its posts: a title
+   * and its buttons, not an article the thread is under. */
+  if (thread && kept * rec.n >= rec.text)
+    goto out;
+  uint32_t seen = 0;
+  for (uint32_t r = rec.first; r != WN_DOM_NONE && seen < rec.n; r = nodes[r].next_sibling) {
+    if (nodes[r].tag == WN_TAG_TEXT || nodes[r].sig != nodes[rec.first].sig)
+      continue;
+    for (uint32_t i = r; i < nodes[r].end; i++)
+      reg->keep[i] = elig[i];
+    seen++;
+  }
+  if (steps & WN_SINGLE_STEP_BOXES) {
+    err = wn_single_drop_boxes(page, reg);
+    if (err)
+      goto out;
+  }
+  uint64_t bytes = 0, plain = 0;
+  wn_area_sum(nodes, count, reg->keep, &bytes, &plain);
+  if (bytes <= WN_AREA_SHARE * kept || plain <= WN_AREA_SHARE * kept_plain)
+    goto out;
+  for (uint32_t i = 0; i < count; i++)
+    res->keep[i] |= reg->keep[i];
+  res->area = 1;
+  *taken = 1;
+out:
+  wn_detect_result_free(reg);
+  free(elig);
+  return err;
+}
+
+/* The records outside the masks; else, when the masks hid a thread
+ * (WN_SINGLE_STEP_BOXES), its posts, with page footers still masked. */
+static wn_err wn_area_records(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
+                              wn_detect_result *res, uint64_t kept, uint64_t kept_plain) {
+  int taken = 0;
+  wn_err err = wn_area_records_once(page, mask, 0, steps, res, kept, kept_plain, &taken);
+  if (err || taken || !mask || !(steps & WN_SINGLE_STEP_BOXES))
+    return err;
+  uint32_t count = 0;
+  wn_dom_nodes(page, &count);
+  uint8_t *footers = malloc(count ? count : 1);
+  if (!footers)
+    return WN_ENOMEM;
+  wn_single_mask_names(page, footers, 0);
+  err = wn_area_records_once(page, footers, 1, steps, res, kept, kept_plain, &taken);
+  free(footers);
+  return err;
+}
+
 wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
                       wn_detect_result *res) {
   uint32_t count = 0;
@@ -151,15 +237,19 @@ wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t ste
     return WN_OK;
   uint64_t kept = 0, kept_plain = 0;
   wn_area_sum(nodes, count, res->keep, &kept, &kept_plain);
-  /* Cheap bound first: the area holds at most root's text. */
-  if ((uint64_t)nodes[root].text_len <= WN_AREA_SHARE * kept)
+  /* Cheap bound first: the area and the records hold at most the body's
+   * text. */
+  const uint32_t body = wn_dom_body(page);
+  if (body == WN_DOM_NONE || (uint64_t)nodes[body].text_len <= WN_AREA_SHARE * kept)
     return WN_OK;
   wn_err err = WN_OK;
   wn_detect_result *area = wn_detect_result_alloc(count, res->method);
   if (!area)
     return WN_ENOMEM;
-  if (wn_area_mark(page, root, mask, area->keep) <= WN_AREA_SHARE * kept)
+  if (wn_area_mark(page, root, mask, area->keep, 1) <= WN_AREA_SHARE * kept) {
+    err = wn_area_records(page, mask, steps, res, kept, kept_plain);
     goto out;
+  }
   /* The named boxes density's step leaves out (sidebars, share bars,
    * related stories, breadcrumbs...), judged against the area's text as
    * the step judges them against a reading's. */
@@ -174,8 +264,10 @@ wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t ste
    * of teasers, a menu the names did not mark) with its article. */
   uint64_t bytes = 0, plain = 0;
   wn_area_sum(nodes, count, area->keep, &bytes, &plain);
-  if (bytes <= WN_AREA_SHARE * kept || plain <= WN_AREA_SHARE * kept_plain)
+  if (bytes <= WN_AREA_SHARE * kept || plain <= WN_AREA_SHARE * kept_plain) {
+    err = wn_area_records(page, mask, steps, res, kept, kept_plain);
     goto out;
+  }
   for (uint32_t i = 0; i < count; i++)
     res->keep[i] |= area->keep[i];
   res->area = 1;

@@ -82,6 +82,18 @@ char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len);
 uint32_t wn_detect_stated_kinds(const wn_dom_page *page);
 
 
+/* The records of a page's main data region (records.c): the run of three
+ * or more adjacent like containers (one wn_dom_node.sig) holding the most
+ * text of keep[]; n 0 when there is none. */
+typedef struct wn_detect_records {
+  uint32_t first; /* the first record; the rest are its next siblings of its sig */
+  uint32_t n;     /* records */
+  uint64_t text;  /* their text in keep[], bytes */
+  uint64_t plain; /* of which outside links */
+} wn_detect_records;
+wn_err wn_detect_records_find(const wn_dom_page *page, const uint8_t *keep,
+                              wn_detect_records *best);
+
 /* A part of a page's content as its structured data states it: text
  * (len bytes, not NUL-terminated) of group (0: a recipe's ingredients,
  * 1: its steps). */

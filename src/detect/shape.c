@@ -20,7 +20,6 @@
  */
 #include "detect/detect_int.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "dom/dom.h"
@@ -160,19 +159,13 @@ static void wn_shape_count(const wn_dom_page *page, const uint8_t *keep, wn_shap
   }
 }
 
-/* Repeated records (Liu, Grossman and Zhai, "Mining Data Records in Web
- * Pages", KDD 2003: like sibling subtrees, side by side, are the records
- * of one region): the run of adjacent element siblings of one signature
- * (tag, id shape and class; wn_dom_node.sig) holding the most kept text,
- * and what its records show: a price, a date (<time>), a link first. */
-typedef struct wn_shape_records {
-  uint64_t text;   /* kept text in the run's records */
-  uint32_t n;      /* records */
+/* What a run of records shows: a price, a date (<time>), a link first. */
+typedef struct wn_shape_traits {
   uint32_t priced, dated, linked;
-} wn_shape_records;
+} wn_shape_traits;
 
 static void wn_record_traits(const wn_dom_node *nodes, uint32_t r, const uint8_t *keep,
-                             wn_shape_records *out) {
+                             wn_shape_traits *out) {
   int price = 0, date = 0, first_seen = 0, link_first = 0;
   for (uint32_t i = r + 1; i < nodes[r].end; i++) {
     const wn_dom_node *n = &nodes[i];
@@ -190,84 +183,6 @@ static void wn_record_traits(const wn_dom_node *nodes, uint32_t r, const uint8_t
   out->priced += (uint32_t)price;
   out->dated += (uint32_t)date;
   out->linked += (uint32_t)link_first;
-}
-
-/* A record is a structured subtree: a container (not a paragraph, a
- * heading or inline markup) with two children or more. An article's run
- * of paragraphs is prose, not records. */
-static int wn_is_record(const wn_dom_node *n) {
-  switch (n->tag) {
-  case WN_TAG_DIV: case WN_TAG_LI: case WN_TAG_ARTICLE: case WN_TAG_SECTION:
-  case WN_TAG_TR: case WN_TAG_OTHER: case WN_TAG_DL: case WN_TAG_DD:
-    return n->n_children >= 2;
-  default:
-    return 0;
-  }
-}
-
-static void wn_shape_records_find(const wn_dom_page *page, const uint8_t *keep,
-                                  wn_shape_records *best) {
-  uint32_t count = 0;
-  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  memset(best, 0, sizeof *best);
-  uint64_t *kept = calloc((size_t)count + 1, sizeof *kept);
-  if (!kept)
-    return; /* no evidence of records: the shape is read without it */
-  for (uint32_t i = count; i-- > 0;) {
-    if (nodes[i].tag == WN_TAG_TEXT && keep[i])
-      kept[i] = nodes[i].own_text_len;
-    if (nodes[i].parent != WN_DOM_NONE)
-      kept[nodes[i].parent] += kept[i];
-  }
-  uint32_t best_first = WN_DOM_NONE;
-  for (uint32_t p = 0; p < count; p++) {
-    if (nodes[p].n_children < 3 || kept[p] <= best->text)
-      continue;
-    uint32_t run_first = WN_DOM_NONE, run_n = 0;
-    uint64_t run_text = 0;
-    for (uint32_t c = nodes[p].first_child;; c = nodes[c].next_sibling) {
-      int end = c == WN_DOM_NONE;
-      if (!end && nodes[c].tag == WN_TAG_TEXT)
-        continue; /* white space between records */
-      if (!end && !wn_is_record(&nodes[c])) {
-        if (run_n >= 3 && run_text > best->text) {
-          best->text = run_text;
-          best->n = run_n;
-          best_first = run_first;
-        }
-        run_first = WN_DOM_NONE;
-        run_n = 0;
-        run_text = 0;
-        continue;
-      }
-      if (!end && run_first != WN_DOM_NONE && nodes[c].sig == nodes[run_first].sig) {
-        run_n++;
-        run_text += kept[c];
-        continue;
-      }
-      if (run_n >= 3 && run_text > best->text) {
-        best->text = run_text;
-        best->n = run_n;
-        best_first = run_first;
-      }
-      if (end)
-        break;
-      run_first = c;
-      run_n = 1;
-      run_text = kept[c];
-    }
-  }
-  if (best_first != WN_DOM_NONE) {
-    const uint64_t sig = nodes[best_first].sig;
-    uint32_t seen = 0;
-    for (uint32_t c = best_first; c != WN_DOM_NONE && seen < best->n; c = nodes[c].next_sibling) {
-      if (nodes[c].tag == WN_TAG_TEXT || nodes[c].sig != sig)
-        continue;
-      wn_record_traits(nodes, c, keep, best);
-      seen++;
-    }
-  }
-  free(kept);
 }
 
 wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detect_result *res,
@@ -290,7 +205,8 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
     return c.prices >= 3 ? WN_PAGE_COLLECTION : WN_PAGE_LISTING;
   /* Records: most of the kept text is a run of three or more like
    * records. */
-  wn_shape_records rec = {0};
+  wn_detect_records rec = {0};
+  wn_shape_traits tr = {0};
   uint64_t kept = 0;
   if (keep) {
     uint32_t count = 0;
@@ -298,7 +214,15 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
     for (uint32_t i = 0; i < count; i++)
       if (keep[i] && nodes[i].tag == WN_TAG_TEXT)
         kept += nodes[i].own_text_len;
-    wn_shape_records_find(page, keep, &rec);
+    if (wn_detect_records_find(page, keep, &rec) != WN_OK)
+      rec.n = 0; /* out of memory: the shape is read without records */
+    for (uint32_t r = rec.first, seen = 0; rec.n && r != WN_DOM_NONE && seen < rec.n;
+         r = nodes[r].next_sibling) {
+      if (nodes[r].tag == WN_TAG_TEXT || nodes[r].sig != nodes[rec.first].sig)
+        continue;
+      wn_record_traits(nodes, r, keep, &tr);
+      seen++;
+    }
   }
   const int records = rec.n >= 3 && 2 * rec.text > kept;
   const int by_path = wn_path_type(path);
@@ -319,11 +243,11 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
     /* What the records show: a grid of products its prices, an index of
      * posts or articles their dates or the link each one leads with; a
      * thread's posts are dated prose. */
-    if (2 * rec.priced >= rec.n)
+    if (2 * tr.priced >= rec.n)
       return WN_PAGE_COLLECTION;
-    if (2 * rec.linked >= rec.n)
+    if (2 * tr.linked >= rec.n)
       return WN_PAGE_LISTING;
-    if (2 * rec.dated >= rec.n)
+    if (2 * tr.dated >= rec.n)
       return WN_PAGE_FORUM;
     return WN_PAGE_SERVICE;
   }

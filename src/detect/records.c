@@ -1,0 +1,97 @@
+/*
+ * detect/records.c: repeated records (Liu, Grossman and Zhai, "Mining
+ * Data Records in Web Pages", KDD 2003): the records of a data region are
+ * like subtrees side by side under one parent. A forum thread's posts, a
+ * grid's cards, an index's entries, a landing page's feature boxes.
+ *
+ * MDR compares generalized nodes by tag-string edit distance; a page's
+ * own markup is simpler to read here: the records of one region are
+ * written by one template of the site's code and so share their
+ * signature (wn_dom_node.sig: tag, id shape, class). The region found is
+ * the run of three or more adjacent containers of one signature holding
+ * the most text that counts (keep[]).
+ */
+#include "detect/detect_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dom/dom.h"
+
+/* A record is a structured subtree: a container (not a paragraph, a
+ * heading or inline markup) with two children or more. An article's run
+ * of paragraphs is prose, not records. */
+static int wn_is_record(const wn_dom_node *n) {
+  switch (n->tag) {
+  case WN_TAG_DIV:
+  case WN_TAG_LI:
+  case WN_TAG_ARTICLE:
+  case WN_TAG_SECTION:
+  case WN_TAG_TR:
+  case WN_TAG_OTHER:
+  case WN_TAG_DL:
+  case WN_TAG_DD:
+    return n->n_children >= 2;
+  default:
+    return 0;
+  }
+}
+
+/* Closes a run: the best so far when it has three records or more and
+ * more text. */
+static void wn_records_close(uint32_t first, uint32_t n, uint64_t text, uint64_t plain,
+                             wn_detect_records *best) {
+  if (first != WN_DOM_NONE && n >= 3 && text > best->text) {
+    best->text = text;
+    best->plain = plain;
+    best->n = n;
+    best->first = first;
+  }
+}
+
+wn_err wn_detect_records_find(const wn_dom_page *page, const uint8_t *keep,
+                              wn_detect_records *best) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  memset(best, 0, sizeof *best);
+  best->first = WN_DOM_NONE;
+  uint64_t *sums = calloc(2 * ((size_t)count + 1), sizeof *sums);
+  if (!sums)
+    return WN_ENOMEM;
+  uint64_t *kept = sums, *plain = sums + count + 1;
+  for (uint32_t i = count; i-- > 0;) {
+    if (nodes[i].tag == WN_TAG_TEXT && keep[i]) {
+      kept[i] = nodes[i].own_text_len;
+      plain[i] = (nodes[i].flags & WN_DOM_IN_LINK) ? 0 : nodes[i].own_text_len;
+    }
+    if (nodes[i].parent != WN_DOM_NONE) {
+      kept[nodes[i].parent] += kept[i];
+      plain[nodes[i].parent] += plain[i];
+    }
+  }
+  for (uint32_t p = 0; p < count; p++) {
+    if (nodes[p].n_children < 3 || kept[p] <= best->text)
+      continue;
+    uint32_t run_first = WN_DOM_NONE, run_n = 0;
+    uint64_t run_text = 0, run_plain = 0;
+    for (uint32_t c = nodes[p].first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
+      if (nodes[c].tag == WN_TAG_TEXT)
+        continue; /* white space between records */
+      if (wn_is_record(&nodes[c]) && run_first != WN_DOM_NONE &&
+          nodes[c].sig == nodes[run_first].sig) {
+        run_n++;
+        run_text += kept[c];
+        run_plain += plain[c];
+        continue;
+      }
+      wn_records_close(run_first, run_n, run_text, run_plain, best);
+      run_first = wn_is_record(&nodes[c]) ? c : WN_DOM_NONE;
+      run_n = run_first == WN_DOM_NONE ? 0 : 1;
+      run_text = run_first == WN_DOM_NONE ? 0 : kept[c];
+      run_plain = run_first == WN_DOM_NONE ? 0 : plain[c];
+    }
+    wn_records_close(run_first, run_n, run_text, run_plain, best);
+  }
+  free(sums);
+  return WN_OK;
+}
