@@ -121,6 +121,7 @@ typedef struct wn_eval_page {
    * the snippets found. */
   const char *page_type;
   int empty;
+  int repeated; /* the output repeats a line of 80+ bytes the gold holds once */
   size_t with_n, with_found, without_n, without_found;
 } wn_eval_page;
 
@@ -662,6 +663,64 @@ static wn_err wn_eval_snippets(wn_eval_page *pg, const char *text, size_t len) {
   return err;
 }
 
+/* Whether text repeats a line of WN_EVAL_REPEAT_LINE bytes or more that
+ * gold holds at most once (a tab's copy, a carousel's clone, a
+ * responsive duplicate). Lines are compared as written. */
+#define WN_EVAL_REPEAT_LINE 80u
+typedef struct wn_eval_line {
+  const char *s;
+  size_t len;
+} wn_eval_line;
+
+static int wn_eval_line_cmp(const void *a, const void *b) {
+  const wn_eval_line *x = a, *y = b;
+  if (x->len != y->len)
+    return x->len < y->len ? -1 : 1;
+  return memcmp(x->s, y->s, x->len);
+}
+
+static size_t wn_eval_count_in(const char *hay, size_t hlen, const char *needle, size_t nlen,
+                               size_t cap) {
+  size_t n = 0;
+  for (size_t i = 0; n < cap && nlen && i + nlen <= hlen; i++)
+    if (hay[i] == needle[0] && memcmp(hay + i, needle, nlen) == 0) {
+      n++;
+      i += nlen - 1;
+    }
+  return n;
+}
+
+static int wn_eval_repeats(const char *text, size_t len, const char *gold, size_t gold_len) {
+  size_t n = 0;
+  for (size_t i = 0; i < len;) {
+    const char *nl = memchr(text + i, '\n', len - i);
+    size_t e = nl ? (size_t)(nl - text) : len;
+    n += e - i >= WN_EVAL_REPEAT_LINE;
+    i = e + 1;
+  }
+  if (n < 2)
+    return 0;
+  wn_eval_line *lines = malloc(n * sizeof *lines);
+  if (!lines)
+    return 0; /* not counted: the report says so by its total */
+  n = 0;
+  for (size_t i = 0; i < len;) {
+    const char *nl = memchr(text + i, '\n', len - i);
+    size_t e = nl ? (size_t)(nl - text) : len;
+    if (e - i >= WN_EVAL_REPEAT_LINE)
+      lines[n++] = (wn_eval_line){text + i, e - i};
+    i = e + 1;
+  }
+  qsort(lines, n, sizeof *lines, wn_eval_line_cmp);
+  int found = 0;
+  for (size_t k = 1; k < n && !found; k++)
+    if (wn_eval_line_cmp(&lines[k - 1], &lines[k]) == 0 &&
+        wn_eval_count_in(gold, gold_len, lines[k].s, lines[k].len, 2) < 2)
+      found = 1;
+  free(lines);
+  return found;
+}
+
 /* One detection of pg's bytes (site NULL: the single-page method), its
  * text scored against the gold. A detection failure marks the page failed
  * under stage (*ok = 0); the returned error is only the scorer's own (out
@@ -690,6 +749,7 @@ static wn_err wn_eval_detect_score(wn_detector *d, const char *site, wn_eval_pag
   e = wn_score_texts(text, len, gold, gold_len, out);
   if (!e)
     e = wn_eval_snippets(pg, text, len);
+  pg->repeated = text ? wn_eval_repeats(text, len, gold, gold_len) : 0;
   if (e)
     wn_eval_fail(pg, "score", wn_strerror(e));
   else
@@ -1359,7 +1419,7 @@ static int wn_eval_type_index(const char *name) {
 /* Empty outputs, the snippet rates (with the corpus's snippets.tsv) and,
  * when groups are page types, the shape winnow read against the label. */
 static void wn_eval_print_extras(const wn_eval *ev) {
-  size_t empty = 0, wn = 0, wf = 0, on = 0, of = 0, labelled = 0, right = 0;
+  size_t empty = 0, wn = 0, wf = 0, on = 0, of = 0, labelled = 0, right = 0, repeated = 0;
   size_t conf[WN_EVAL_N_TYPES][WN_EVAL_N_TYPES];
   memset(conf, 0, sizeof conf);
   for (size_t i = 0; i < ev->n_pages; i++) {
@@ -1367,6 +1427,7 @@ static void wn_eval_print_extras(const wn_eval *ev) {
     if (pg->failed || (pg->is_train && !ev->opts.single))
       continue;
     empty += (size_t)pg->empty;
+    repeated += (size_t)pg->repeated;
     wn += pg->with_n;
     wf += pg->with_found;
     on += pg->without_n;
@@ -1379,6 +1440,8 @@ static void wn_eval_print_extras(const wn_eval *ev) {
     }
   }
   printf("\nempty outputs: %zu\n", empty);
+  printf("outputs repeating a line of %u+ bytes that the gold holds once: %zu\n",
+         WN_EVAL_REPEAT_LINE, repeated);
   if (wn + on)
     printf("snippets: \"with\" found %zu of %zu (%.4f), \"without\" found %zu of %zu (%.4f, "
            "lower is better)\n",

@@ -4,14 +4,21 @@
  * Pages hold their story twice: an A/B test sends two copies and hides
  * one with CSS, a theme writes the article once for wide screens and once
  * for narrow ones, an "infinite scroll" page appends the story again.
+ * Blocks too: a product's description in a tab and again in the
+ * accordion that replaces the tabs on a phone, a carousel's cloned slides.
  * Every method keeps what it finds, and with two copies in its area it
  * keeps both (precision halves). A reader sees one. So after every
  * method, an element whose kept text equals that of an earlier element
- * (not one around it) is left out, when that text is a copy of a story,
- * not a repeated phrase: it spans two lines or more, a sentence or more,
- * and a quarter of all the kept text or more. A manual that says the same
- * thing of two functions repeats a paragraph or a list inside two
- * different entries, a small part of its page; it keeps both.
+ * (not one around it) is left out when that text is
+ *  - a copy of a story: two lines or more, a sentence or more, and a
+ *    quarter of all the kept text or more; or
+ *  - a copy of a block (a line of 80 bytes or more, or more lines) that
+ *    does not sit in the same place of like containers as the first
+ *    copy. A manual that says the same thing of two functions repeats a
+ *    paragraph inside two entries of one signature, and the records of a
+ *    list repeat their template's fine print (a coupon's terms under each
+ *    offer); both keep every copy, as does a quotation (a reply quoting
+ *    a sentence of the post).
  *
  * Elements are compared by a hash of their kept text nodes, in order
  * (each node's text hashed, the hashes of an element's children with kept
@@ -45,6 +52,50 @@ static int wn_repeat_cmp(const void *a, const void *b) {
   if (x->len != y->len)
     return x->len < y->len ? -1 : 1;
   return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* A story's copy: two lines or more, a sentence or more, a quarter of the
+ * kept text. */
+static int wn_repeat_story(const wn_dom_node *n, uint64_t len, uint32_t lines, uint64_t total) {
+  return len && n->tag != WN_TAG_TEXT && len >= WN_REPEAT_MIN_BYTES &&
+         lines >= WN_REPEAT_MIN_LINES && WN_REPEAT_SHARE * len >= total;
+}
+
+/* A block's copy: a line of WN_REPEAT_MIN_BLOCK bytes or more, or more
+ * lines (a tab's panel, a carousel's clone, a responsive duplicate). */
+#define WN_REPEAT_MIN_BLOCK 80u
+static int wn_repeat_block(const wn_dom_node *n, uint64_t len, uint32_t lines) {
+  return len && n->tag != WN_TAG_TEXT && len >= WN_REPEAT_MIN_BLOCK &&
+         (lines >= WN_REPEAT_MIN_LINES || (n->flags & WN_DOM_BLOCK));
+}
+
+static int wn_repeat_big(const wn_dom_node *n, uint64_t len, uint32_t lines, uint64_t total) {
+  return wn_repeat_story(n, len, lines, total) || wn_repeat_block(n, len, lines);
+}
+
+/* Inside a quotation: a reply quoting a sentence repeats it by design. */
+static int wn_repeat_quoted(const wn_dom_node *nodes, uint32_t i) {
+  for (; i != WN_DOM_NONE; i = nodes[i].parent)
+    if (nodes[i].tag == WN_TAG_BLOCKQUOTE ||
+        (nodes[i].tag == WN_TAG_OTHER && nodes[i].name && strcmp(nodes[i].name, "q") == 0))
+      return 1;
+  return 0;
+}
+
+/* Two copies in the same place of like containers: every ancestor of one
+ * up to their common ancestor has the signature of the other's at the
+ * same height. The records of a list (a coupon's terms under each offer)
+ * and a manual's entries (a parameter's paragraph in two functions) repeat
+ * a part of their template; a tab's panel and its accordion, a wide and a
+ * narrow copy, sit in containers of different names. */
+static int wn_repeat_like_placed(const wn_dom_node *nodes, uint32_t a, uint32_t b) {
+  while (a != b && a != WN_DOM_NONE && b != WN_DOM_NONE) {
+    if (nodes[a].sig != nodes[b].sig || nodes[a].depth != nodes[b].depth)
+      return 0;
+    a = nodes[a].parent;
+    b = nodes[b].parent;
+  }
+  return a == b;
 }
 
 wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
@@ -86,8 +137,7 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
   uint32_t n = 0;
   for (uint32_t i = count; i-- > 0;) {
     const uint32_t p = nodes[i].parent;
-    if (len[i] && nodes[i].tag != WN_TAG_TEXT && len[i] >= WN_REPEAT_MIN_BYTES &&
-        lines[i] >= WN_REPEAT_MIN_LINES && WN_REPEAT_SHARE * len[i] >= total)
+    if (wn_repeat_big(&nodes[i], len[i], lines[i], total))
       n++;
     if (p == WN_DOM_NONE || !len[i])
       continue;
@@ -105,8 +155,7 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
   }
   n = 0;
   for (uint32_t i = 0; i < count; i++)
-    if (len[i] && nodes[i].tag != WN_TAG_TEXT && len[i] >= WN_REPEAT_MIN_BYTES &&
-        lines[i] >= WN_REPEAT_MIN_LINES && WN_REPEAT_SHARE * len[i] >= total)
+    if (wn_repeat_big(&nodes[i], len[i], lines[i], total))
       elems[n++] = (wn_repeat_elem){hash[i], len[i], i};
   qsort(elems, n, sizeof *elems, wn_repeat_cmp);
   /* In each run of equal elements (sorted by place), the first stays and
@@ -115,7 +164,10 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
   for (uint32_t k = 1; k < n; k++) {
     if (elems[k].hash != elems[first].hash || elems[k].len != elems[first].len)
       first = k;
-    else if (nodes[elems[first].node].end <= elems[k].node)
+    else if (nodes[elems[first].node].end <= elems[k].node &&
+             (wn_repeat_story(&nodes[elems[k].node], elems[k].len, lines[elems[k].node], total) ||
+              (!wn_repeat_like_placed(nodes, elems[first].node, elems[k].node) &&
+               !wn_repeat_quoted(nodes, elems[k].node))))
       drop[elems[k].node] = 1;
   }
   for (uint32_t i = 0; i < count;) {
