@@ -12,7 +12,7 @@
  * (not one around it) is left out when that text is
  *  - a copy of a story: two lines or more, a sentence or more, and a
  *    quarter of all the kept text or more; or
- *  - a copy of a block (a line of 80 bytes or more, or more lines) that
+ *  - a copy of a block of two lines or more (80 bytes or more) that
  *    does not sit in the same place of like containers as the first
  *    copy. A manual that says the same thing of two functions repeats a
  *    paragraph inside two entries of one signature, and the records of a
@@ -61,12 +61,15 @@ static int wn_repeat_story(const wn_dom_node *n, uint64_t len, uint32_t lines, u
          lines >= WN_REPEAT_MIN_LINES && WN_REPEAT_SHARE * len >= total;
 }
 
-/* A block's copy: a line of WN_REPEAT_MIN_BLOCK bytes or more, or more
- * lines (a tab's panel, a carousel's clone, a responsive duplicate). */
+/* A block's copy: two lines or more, WN_REPEAT_MIN_BLOCK bytes or more (a
+ * tab's panel, a carousel's clone, a responsive duplicate). One line
+ * alone is not judged: a manual repeats its version notes ("Changed in
+ * version 3.5: ...") under entries of different classes, and a reader
+ * expects each. */
 #define WN_REPEAT_MIN_BLOCK 80u
 static int wn_repeat_block(const wn_dom_node *n, uint64_t len, uint32_t lines) {
   return len && n->tag != WN_TAG_TEXT && len >= WN_REPEAT_MIN_BLOCK &&
-         (lines >= WN_REPEAT_MIN_LINES || (n->flags & WN_DOM_BLOCK));
+         lines >= WN_REPEAT_MIN_LINES;
 }
 
 static int wn_repeat_big(const wn_dom_node *n, uint64_t len, uint32_t lines, uint64_t total) {
@@ -83,14 +86,16 @@ static int wn_repeat_quoted(const wn_dom_node *nodes, uint32_t i) {
 }
 
 /* Two copies in the same place of like containers: every ancestor of one
- * up to their common ancestor has the signature of the other's at the
- * same height. The records of a list (a coupon's terms under each offer)
+ * up to their common ancestor has the tag and class of the other's at the
+ * same height (ids name each entry or section apart, so they are not
+ * compared). The records of a list (a coupon's terms under each offer)
  * and a manual's entries (a parameter's paragraph in two functions) repeat
  * a part of their template; a tab's panel and its accordion, a wide and a
  * narrow copy, sit in containers of different names. */
 static int wn_repeat_like_placed(const wn_dom_node *nodes, uint32_t a, uint32_t b) {
   while (a != b && a != WN_DOM_NONE && b != WN_DOM_NONE) {
-    if (nodes[a].sig != nodes[b].sig || nodes[a].depth != nodes[b].depth)
+    if (nodes[a].depth != nodes[b].depth || strcmp(nodes[a].name, nodes[b].name) != 0 ||
+        strcmp(nodes[a].cls ? nodes[a].cls : "", nodes[b].cls ? nodes[b].cls : "") != 0)
       return 0;
     a = nodes[a].parent;
     b = nodes[b].parent;
