@@ -1,7 +1,9 @@
 #!/bin/sh
 # Every accuracy figure a single-page or policy change is judged by, in one
 # table (docs/evaluation.md, "The rule discipline"): the open web
-# (trafilatura-dev snippets and CleanEval, all pages and each fold), the
+# (trafilatura-dev snippets and CleanEval, all pages and each fold; WCXB
+# dev overall and per page type, with its empty outputs, snippet rates,
+# repeated lines and the page_type read against its labels), the
 # single-page method alone on every page of both news corpora, and the
 # template default on their test pages. The manuals are crawled by
 # scripts/eval-docsites.sh (slower; run it for a change that can reach
@@ -40,7 +42,8 @@ esac
 for t in winnow-eval winnow-snippets; do
   [ -x "$build/$t" ] || { echo "eval-all.sh: $build/$t not found; build it first" >&2; exit 1; }
 done
-if [ ! -d "$out/ctf" ] || [ ! -d "$out/cpe" ] || [ ! -d "$out/ce" ]; then
+if [ ! -d "$out/ctf" ] || [ ! -d "$out/cpe" ] || [ ! -d "$out/ce" ] ||
+   { [ -f "$src/wcxb-dev.tar.xz" ] && [ ! -d "$out/wcxb" ]; }; then
   python3 "$repo/tools/layout-corpora.py" "$src" "$out" >/dev/null
 fi
 if [ ! -f "$snip/snippets.json" ]; then
@@ -62,6 +65,21 @@ printf '%-44s %s\n' "trafilatura-dev snippets F1 all A B" "$(sn "$@")"
 printf '%-44s %s %s %s\n' "CleanEval word F1 all A B" \
   "$(f1 --method danag "$@" "$out/ce")" "$(f1 --method danag --fold A "$@" "$out/ce")" \
   "$(f1 --method danag --fold B "$@" "$out/ce")"
+if [ -d "$out/wcxb" ]; then
+  "$build/winnow-eval" --method danag --repeat 1 "$@" "$out/wcxb" 2>/dev/null | awk '
+    /^accuracy, all pages/ { getline; for (i = 1; i <= NF; i++) if ($i == "F1") all = $(i + 1) }
+    $1 ~ /^(article|forum|product|collection|listing|documentation|service)$/ && NF >= 10 && !($1 in t) {
+      t[$1] = $9; order[n++] = $1 }
+    /^empty outputs/ { empty = $3 }
+    /^outputs repeating/ { rep = $NF }
+    /^snippets:/ { w = $7; wo = $13; gsub(/[(),]/, "", w); gsub(/[(),]/, "", wo) }
+    /^page_type against/ { pt = $10; gsub(/[();]/, "", pt) }
+    END {
+      printf "%-44s %s", "WCXB dev word F1 all, per type", all
+      for (k = 0; k < n; k++) printf " %s %s", substr(order[k], 1, 4), t[order[k]]
+      printf "\n%-44s empty %s, repeating %s, with %s, without %s, page_type %s\n",
+        "WCXB dev outputs", empty, rep, w, wo, pt }'
+fi
 printf '%-44s %s\n' "crawl-to-the-future single-page, all pages" "$(f1 --method danag "$@" "$out/ctf")"
 printf '%-44s %s\n' "CleanPortalEval single-page, all pages" "$(f1 --method danag "$@" "$out/cpe")"
 printf '%-44s %s\n' "crawl-to-the-future template default, test" "$(f1 "$out/ctf")"

@@ -38,6 +38,8 @@ void wn_cli_usage_detect(FILE *out) {
           "                        json: {\"site\", \"site_error\" (when the URL names no\n"
           "                        site), \"method\", \"confidence\", \"fallback\",\n"
           "                        \"retried\" (when the single-page method chose again),\n"
+          "                        \"page_type\" (article, forum, product, collection,\n"
+          "                        listing, documentation or service),\n"
           "                        \"drift\", \"charset\", \"charset_source\", \"nodes\", \"text\"\n"
           "                        (and \"metadata\" with --metadata)};\n"
           "                        markdown: the content as Markdown, the page's metadata\n"
