@@ -24,9 +24,24 @@ def test_extract_formats():
     assert "<p" in html
     doc = json.loads(winnow.extract(page, format="json", metadata=True))
     assert doc["method"] == "danag" and doc["fallback"] == "no template"
+    assert doc["page_type"] == "article"  # a news story, no statement otherwise
     assert doc["text"] == text and "metadata" in doc
     front = winnow.extract(page, format="markdown", metadata=True)
     assert front.startswith("---\n")
+
+
+def test_page_type_and_line_separators():
+    page = ("<html><head><script type='application/ld+json'>"
+            '{"@context": "https://schema.org", "@type": "QAPage"}</script></head>'
+            "<body><main><p>How do I reseal a window?\u2028The old putty is cracked and the "
+            "frame lets the rain in after every storm.</p></main></body></html>")
+    det = winnow.Detector()
+    r = det.detect(page, "https://ask.example/q/1")
+    assert r.page_type == "forum"
+    line = r.json()
+    assert "\u2028" not in line and "\\u2028" in line  # one JSON line, whatever splits it
+    assert len(line.splitlines()) == 1
+    assert "\u2028" in json.loads(line)["text"]
 
 
 def test_extract_bad_input():

@@ -19,11 +19,16 @@
  * reading's box step leaves out. It fails where density does not, on an
  * article beside teasers and share bars inside <main>, and is right where
  * density fails: a page of parts. The two are chosen between by how much
- * of the area the density reading kept: an article is most of its area,
- * so density keeping less than a third of the area's text says the page
- * is made of parts, and the density reading kept one. Then the area is the
- * content, with what density kept (the headline above <main>, the
- * standfirst) added.
+ * of the area the readings kept: an article is most of its area, so
+ * keeping less than a third of the area's text, and less than a third of
+ * its text outside links, says the page is made of parts and the readings
+ * kept one (the second measure keeps an article whose <main> is otherwise
+ * a carousel of teasers, all links). Then the area is added whole to what
+ * they kept (the headline above <main>, the standfirst).
+ *
+ * Where the area is not taken (no <main> and a body mostly frame, or an
+ * area of other things), the records reading (records.c) is: the page's
+ * main data region, by the same two measures.
  */
 #include "detect/single_int.h"
 
@@ -99,7 +104,7 @@ static uint64_t wn_area_mark(const wn_dom_page *page, uint32_t root, const uint8
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   uint64_t bytes = 0;
-  /* in_article: the end of the innermost open <main>/<article> (a
+  /* article_end: the end of the outermost <main>/<article> open here (a
    * <header> inside it is the headline's, not the page's). */
   uint32_t article_end = nodes[root].tag == WN_TAG_MAIN || nodes[root].tag == WN_TAG_ARTICLE
                              ? nodes[root].end

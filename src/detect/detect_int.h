@@ -77,8 +77,6 @@ char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len);
 #define WN_OG_ARTICLE 0x100u      /* og:type article */
 #define WN_OG_PRODUCT 0x200u      /* og:type product */
 #define WN_OG_PRODUCT_GROUP 0x400u /* og:type product.group */
-#define WN_DATED 0x800u           /* a publication date: JSON-LD datePublished,
-                                     article:published_time, <time pubdate> */
 uint32_t wn_detect_stated_kinds(const wn_dom_page *page);
 
 

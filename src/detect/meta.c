@@ -525,8 +525,6 @@ static void wn_jsonld_kind_item(const json_t *item, void *ctx) {
   uint32_t *kinds = ctx;
   const uint32_t k = wn_jsonld_kinds_of(item);
   *kinds |= k;
-  if (json_object_get(item, "datePublished"))
-    *kinds |= WN_DATED;
   /* A list whose first element is a Product (itself, or as its "item"):
    * a grid of products. */
   const json_t *el = (k & WN_LD_LIST) ? json_object_get(item, "itemListElement") : NULL;
@@ -560,11 +558,6 @@ uint32_t wn_detect_stated_kinds(const wn_dom_page *page) {
         kinds |= WN_OG_PRODUCT;
       continue;
     }
-    if (m->kind == WN_DOM_META_TAG && m->property && m->content &&
-        (wn_ieq(m->property, "article:published_time") || wn_ieq(m->property, "og:published_time")))
-      kinds |= WN_DATED;
-    if (m->kind == WN_DOM_META_TIME && (m->pubdate || (m->itemprop && wn_ieq(m->itemprop, "datePublished"))))
-      kinds |= WN_DATED;
     if (m->kind != WN_DOM_META_JSONLD || !m->text || m->cut || !strstr(m->text, "@type"))
       continue;
     json_t *root = wn_jsonld_load(m->text);

@@ -115,9 +115,9 @@ static int wn_path_type(const char *path) {
 }
 
 /* Structure counted in one pass: code listings, and in the kept text
- * prices (a currency sign next to a digit) and <time> elements. */
+ * prices (a currency sign next to a digit). */
 typedef struct wn_shape_counts {
-  uint32_t pre, code, prices, times;
+  uint32_t pre, code, prices;
 } wn_shape_counts;
 
 static int wn_has_price(const char *t, uint32_t len) {
@@ -152,8 +152,6 @@ static void wn_shape_count(const wn_dom_page *page, const uint8_t *keep, wn_shap
       c->pre++;
     else if (n->tag == WN_TAG_OTHER && n->name && n->text_len > 0 && strcmp(n->name, "code") == 0)
       c->code++;
-    else if (wn_is_time(n) && keep && n->end > i + 1 && keep[i + 1])
-      c->times++;
     else if (n->tag == WN_TAG_TEXT && keep && keep[i] && wn_has_price(n->text, n->own_text_len))
       c->prices++;
   }
