@@ -191,7 +191,10 @@ static wn_err wn_area_records_once(const wn_dom_page *page, const uint8_t *mask,
       reg->keep[i] = elig[i];
     seen++;
   }
-  if (steps & WN_SINGLE_STEP_BOXES) {
+  /* The named boxes leave out what each record carries beside its text
+   * (share bars, its metadata line); not in a thread, whose posts the
+   * comment word names one by one. */
+  if ((steps & WN_SINGLE_STEP_BOXES) && !thread) {
     err = wn_single_drop_boxes(page, reg);
     if (err)
       goto out;
@@ -276,6 +279,11 @@ wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t ste
   for (uint32_t i = 0; i < count; i++)
     res->keep[i] |= area->keep[i];
   res->area = 1;
+  /* The records may still be the page: a thread the masks hid leaves an
+   * area of a title and buttons. They are judged against what is now
+   * kept, area included. */
+  wn_area_sum(nodes, count, res->keep, &kept, &kept_plain);
+  err = wn_area_records(page, mask, steps, res, kept, kept_plain);
 out:
   wn_detect_result_free(area);
   return err;

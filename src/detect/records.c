@@ -75,8 +75,8 @@ wn_err wn_detect_records_find(const wn_dom_page *page, const uint8_t *keep,
     uint32_t run_first = WN_DOM_NONE, run_n = 0;
     uint64_t run_text = 0, run_plain = 0;
     for (uint32_t c = nodes[p].first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
-      if (nodes[c].tag == WN_TAG_TEXT)
-        continue; /* white space between records */
+      if (nodes[c].tag == WN_TAG_TEXT || nodes[c].text_len == 0)
+        continue; /* white space, a rule or a spacer between records */
       if (wn_is_record(&nodes[c]) && run_first != WN_DOM_NONE &&
           nodes[c].sig == nodes[run_first].sig) {
         run_n++;
