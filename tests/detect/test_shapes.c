@@ -169,6 +169,119 @@ static void test_article_beside_teasers(void **state) {
   wn_buf_free(&b);
 }
 
+/* A forum thread: the topic's title and buttons, then its posts, each an
+ * author and date line and the post's prose, in a container named
+ * "comments" (the comment-thread mask's word) inside a <form>. The posts
+ * are the content: every one is kept, the first among them. */
+static void test_thread(void **state) {
+  (void)state;
+  static const char *posts[] = {
+      "I am new to woodworking and want to build a bench for the garden this spring, what tools "
+      "should I buy first and which can wait until later?",
+      "Start with a good hand saw, a chisel set and a square; a drill comes next, and clamps, "
+      "you can never have enough clamps for glue ups.",
+      "Buy used where you can, old planes from the flea market tune up nicely and cost a "
+      "fraction of new ones, and they teach you how the tool works.",
+      "Take a weekend class at the community college if there is one near you, an hour with a "
+      "teacher saves a month of mistakes at the bench.",
+      "Build the bench from construction lumber first, it forgives mistakes, and make the good "
+      "one from oak once you know the joints.",
+  };
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  assert_int_equal(wn_buf_append_str(&b, "<main><h1>Which tools first for a garden bench?</h1>"
+                                         "<a href=/reply>Reply</a> <a href=/follow>Follow</a>"
+                                         "<div id=comments><form>"),
+                   WN_OK);
+  for (size_t k = 0; k < sizeof posts / sizeof *posts; k++) {
+    char post[1024];
+    snprintf(post, sizeof post,
+             "<article class=post id=comment-%zu><div class=author><a href=/u/%zu>user%zu</a> "
+             "<time>Feb %zu, 2006</time></div><div class=body><p>%s</p></div></article>",
+             k, k, k, k + 1, posts[k]);
+    assert_int_equal(wn_buf_append_str(&b, post), WN_OK);
+  }
+  assert_int_equal(wn_buf_append_str(&b, "</form></div></main>"), WN_OK);
+  char *html = page("", b.data);
+  shaped s;
+  detect(html, "https://woodworking.example/forum/t/garden-bench/42", &s);
+  for (size_t k = 0; k < sizeof posts / sizeof *posts; k++) {
+    char want[48];
+    snprintf(want, sizeof want, "%.40s", posts[k]);
+    if (!strstr(s.text, want))
+      fail_msg("post %zu missing from:\n%s", k, s.text);
+  }
+  assert_string_equal(s.page_type, "forum");
+  shaped_free(&s);
+  free(html);
+  wn_buf_free(&b);
+}
+
+static size_t occurrences(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
+/* A product's description in a tab and again in the accordion that
+ * replaces the tabs on a phone: output once. Coupons whose records repeat
+ * the same terms under each offer: every record keeps them. */
+static void test_no_block_twice(void **state) {
+  (void)state;
+  const char *desc = "<p>A lantern of brushed steel with a glass globe, lit by one wick that "
+                     "burns eight hours on a filling of lamp oil.</p><p>The handle folds flat "
+                     "and the base screws off for cleaning after a long season of use.</p>";
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  assert_int_equal(wn_buf_append_str(&b, "<main><h1>Storm lantern</h1><div class=tabs><div "
+                                         "class=tab-panel>"),
+                   WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, desc), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, "</div></div><div class=accordion><div "
+                                         "class=accordion-body>"),
+                   WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, desc), WN_OK);
+  /* More text than the two copies: each is under a quarter of the kept
+   * text, so the story rule does not see them, the block rule does. */
+  assert_int_equal(wn_buf_append_str(&b, "</div></div><section><h2>Details</h2>"), WN_OK);
+  for (int k = 0; k < 6; k++)
+    assert_int_equal(
+        wn_buf_append_str(&b, "<p>Every lantern is tested in our workshop before it ships, "
+                              "filled, lit and left to burn through a whole night, then "
+                              "cleaned, packed in paper and sent in a box of card.</p>"),
+        WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, "</section></main>"), WN_OK);
+  char *html = page("", b.data);
+  shaped s;
+  detect(html, "https://shop.example/lantern", &s);
+  if (occurrences(s.text, "brushed steel") != 1 || occurrences(s.text, "handle folds") != 1)
+    fail_msg("the description not once:\n%s", s.text);
+  shaped_free(&s);
+  free(html);
+  wn_buf_reset(&b);
+  assert_int_equal(wn_buf_append_str(&b, "<main><h1>Coupons</h1><div class=coupons>"), WN_OK);
+  static const char *offers[] = {"Fifty off a service call", "Free safety inspection",
+                                 "Ten percent off a new panel", "Twenty off a ceiling fan"};
+  for (size_t k = 0; k < sizeof offers / sizeof *offers; k++) {
+    char rec[512];
+    snprintf(rec, sizeof rec,
+             "<div class=coupon><h2>%s</h2><div class=terms><p>Must be presented before the "
+             "start of work, one per household.</p><p>Not valid with other offers or coupons, "
+             "some restrictions apply.</p></div></div>",
+             offers[k]);
+    assert_int_equal(wn_buf_append_str(&b, rec), WN_OK);
+  }
+  assert_int_equal(wn_buf_append_str(&b, "</div></main>"), WN_OK);
+  html = page("", b.data);
+  detect(html, "https://electric.example/coupons", &s);
+  if (occurrences(s.text, "Not valid with other offers") != 4)
+    fail_msg("the terms not under each offer:\n%s", s.text);
+  shaped_free(&s);
+  free(html);
+  wn_buf_free(&b);
+}
+
 /* page_type from what the page states: schema.org types in JSON-LD,
  * og:type; the URL's path only where the page states nothing. */
 static void test_page_type_stated(void **state) {
@@ -239,6 +352,8 @@ int main(void) {
       cmocka_unit_test(test_grid_of_cards),
       cmocka_unit_test(test_service_sections),
       cmocka_unit_test(test_article_beside_teasers),
+      cmocka_unit_test(test_thread),
+      cmocka_unit_test(test_no_block_twice),
       cmocka_unit_test(test_page_type_stated),
       cmocka_unit_test(test_json_line_separators),
   };
