@@ -541,6 +541,19 @@ static void wn_jsonld_kind_item(const json_t *item, void *ctx) {
     *kinds |= wn_jsonld_kinds_of(main);
 }
 
+/* Whether a script may name one of the types above: most scripts state
+ * only an Organization, a WebSite and a BreadcrumbList, and are not
+ * parsed for the shape. */
+static int wn_jsonld_may_state(const char *text) {
+  static const char *const words[] = {"Article", "Posting", "Product", "QAPage", "ItemList",
+                                      "CollectionPage", "SearchResultsPage", "OfferCatalog",
+                                      "FAQPage", "Report", "Recipe", "APIReference"};
+  for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+    if (strstr(text, words[k]))
+      return 1;
+  return 0;
+}
+
 uint32_t wn_detect_stated_kinds(const wn_dom_page *page) {
   uint32_t n_items = 0, kinds = 0;
   const wn_dom_meta *items = wn_dom_meta_items(page, &n_items);
@@ -558,7 +571,7 @@ uint32_t wn_detect_stated_kinds(const wn_dom_page *page) {
         kinds |= WN_OG_PRODUCT;
       continue;
     }
-    if (m->kind != WN_DOM_META_JSONLD || !m->text || m->cut || !strstr(m->text, "@type"))
+    if (m->kind != WN_DOM_META_JSONLD || !m->text || m->cut || !wn_jsonld_may_state(m->text))
       continue;
     json_t *root = wn_jsonld_load(m->text);
     if (!root)
