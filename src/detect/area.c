@@ -20,9 +20,9 @@
  * article beside teasers and share bars inside <main>, and is right where
  * density fails: a page of parts. The two are chosen between by how much
  * of the area the readings kept: an article is most of its area, so
- * keeping less than a third of the area's text, and less than a third of
- * its text outside links, says the page is made of parts and the readings
- * kept one (the second measure keeps an article whose <main> is otherwise
+ * keeping less than half of a marked <main>'s text (a third of the
+ * body's), and as little of its text outside links, says the page is
+ * made of parts and the readings kept one (the second measure keeps an article whose <main> is otherwise
  * a carousel of teasers, all links). Then the area is added whole to what
  * they kept (the headline above <main>, the standfirst).
  *

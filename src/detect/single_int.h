@@ -110,7 +110,8 @@ wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t s
 
 /* WN_SINGLE_STEP_AREA (area.c): the page's main area less its frame,
  * mask (may be NULL) and named boxes, added to res->keep when the reading
- * so far kept less than a third of it (a page of many parts). */
+ * so far kept less than half of a marked <main> (a third of the body): a
+ * page of many parts; else the page's main run of records (records.c). */
 wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
                       wn_detect_result *res);
 

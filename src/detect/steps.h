@@ -17,7 +17,7 @@
 #define WN_SINGLE_STEP_CONTAINER 0x40u /* DANAg: the story's container, past the gap */
 #define WN_SINGLE_STEP_RETRY 0x80u /* little prose kept: masks relaxed, the other method, JSON-LD, <p> */
 #define WN_SINGLE_STEP_SECOND 0x100u /* a second reading (Readability's scoring), combined by blocks */
-#define WN_SINGLE_STEP_AREA 0x200u /* the page's main area whole when density kept a part of it */
+#define WN_SINGLE_STEP_AREA 0x200u /* the page's main area or records when the readings kept a part */
 #define WN_SINGLE_STEPS_DEFAULT 0u /* the method's measured default set */
 /* An explicit set: WN_SINGLE_STEPS_SET | steps (WN_SINGLE_STEPS_SET alone
  * is the paper's method as stated). */
