@@ -1418,27 +1418,39 @@ static int wn_eval_type_index(const char *name) {
 
 /* Empty outputs, the snippet rates (with the corpus's snippets.tsv) and,
  * when groups are page types, the shape winnow read against the label. */
-static void wn_eval_print_extras(const wn_eval *ev) {
-  size_t empty = 0, wn = 0, wf = 0, on = 0, of = 0, labelled = 0, right = 0, repeated = 0;
+/* The counts behind the extras. */
+typedef struct wn_eval_extras {
+  size_t empty, repeated, with_n, with_found, without_n, without_found, labelled, right;
   size_t conf[WN_EVAL_N_TYPES][WN_EVAL_N_TYPES];
-  memset(conf, 0, sizeof conf);
+} wn_eval_extras;
+
+static void wn_eval_extras_count(const wn_eval *ev, wn_eval_extras *x) {
+  memset(x, 0, sizeof *x);
   for (size_t i = 0; i < ev->n_pages; i++) {
     const wn_eval_page *pg = &ev->pages[i];
     if (pg->failed || (pg->is_train && !ev->opts.single))
       continue;
-    empty += (size_t)pg->empty;
-    repeated += (size_t)pg->repeated;
-    wn += pg->with_n;
-    wf += pg->with_found;
-    on += pg->without_n;
-    of += pg->without_found;
+    x->empty += (size_t)pg->empty;
+    x->repeated += (size_t)pg->repeated;
+    x->with_n += pg->with_n;
+    x->with_found += pg->with_found;
+    x->without_n += pg->without_n;
+    x->without_found += pg->without_found;
     int a = wn_eval_type_index(pg->group), b = wn_eval_type_index(pg->page_type);
     if (a >= 0 && b >= 0) {
-      conf[a][b]++;
-      labelled++;
-      right += (size_t)(a == b);
+      x->conf[a][b]++;
+      x->labelled++;
+      x->right += (size_t)(a == b);
     }
   }
+}
+
+static void wn_eval_print_extras(const wn_eval *ev) {
+  wn_eval_extras x;
+  wn_eval_extras_count(ev, &x);
+  const size_t empty = x.empty, repeated = x.repeated, wn = x.with_n, wf = x.with_found,
+               on = x.without_n, of = x.without_found, labelled = x.labelled, right = x.right;
+  size_t(*conf)[WN_EVAL_N_TYPES] = x.conf;
   printf("\nempty outputs: %zu\n", empty);
   printf("outputs repeating a line of %u+ bytes that the gold holds once: %zu\n",
          WN_EVAL_REPEAT_LINE, repeated);
@@ -1587,6 +1599,30 @@ static int wn_eval_single_print_json(const wn_eval *ev) {
   wn_eval_jset(test, "recall", json_real(ev->sum_r / nt), &bad);
   wn_eval_jset(test, "f1", json_real(ev->sum_f1 / nt), &bad);
   wn_eval_jset(root, "accuracy_test_pages", test, &bad);
+  /* The outputs' extras, as the text report prints them. */
+  wn_eval_extras x;
+  wn_eval_extras_count(ev, &x);
+  json_t *outs = json_object();
+  wn_eval_jset(outs, "empty", wn_eval_jsize(x.empty), &bad);
+  wn_eval_jset(outs, "repeating_a_line", wn_eval_jsize(x.repeated), &bad);
+  wn_eval_jset(outs, "with_snippets", wn_eval_jsize(x.with_n), &bad);
+  wn_eval_jset(outs, "with_found", wn_eval_jsize(x.with_found), &bad);
+  wn_eval_jset(outs, "without_snippets", wn_eval_jsize(x.without_n), &bad);
+  wn_eval_jset(outs, "without_found", wn_eval_jsize(x.without_found), &bad);
+  wn_eval_jset(root, "outputs", outs, &bad);
+  if (x.labelled) {
+    json_t *pt = json_object(), *conf = json_object();
+    wn_eval_jset(pt, "labelled", wn_eval_jsize(x.labelled), &bad);
+    wn_eval_jset(pt, "right", wn_eval_jsize(x.right), &bad);
+    for (size_t a = 0; a < WN_EVAL_N_TYPES; a++) {
+      json_t *row = json_object();
+      for (size_t b = 0; b < WN_EVAL_N_TYPES; b++)
+        wn_eval_jset(row, wn_eval_types[b], wn_eval_jsize(x.conf[a][b]), &bad);
+      wn_eval_jset(conf, wn_eval_types[a], row, &bad);
+    }
+    wn_eval_jset(pt, "confusion", conf, &bad);
+    wn_eval_jset(root, "page_type", pt, &bad);
+  }
   json_t *thr = json_object();
   wn_eval_jset(thr, "parse", wn_eval_json_timing(&ev->parse_time, &bad), &bad);
   wn_eval_jset(thr, "detect", wn_eval_json_timing(&ev->detect_time, &bad), &bad);
@@ -1910,7 +1946,11 @@ static void wn_eval_usage(FILE *f) {
           "       winnow-eval --selftest [CORPUS_DIR]\n"
           "\n"
           "CORPUS_DIR holds pages.tsv (group, id, split), html/<group>/<id>.html and\n"
-          "gold/<group>/<id>.txt (see ../shared/corpus/README.md).\n"
+          "gold/<group>/<id>.txt (see ../shared/corpus/README.md); optionally urls.tsv\n"
+          "(group, id, url: each page is sent with its URL) and snippets.tsv (group, id,\n"
+          "with|without, snippet: the snippet rates), as tools/layout-corpora.py writes\n"
+          "WCXB. Reported too: empty outputs, outputs repeating a line of 80+ bytes the\n"
+          "gold holds once, and, when groups are page types, page_type against them.\n"
           "  --algo A        how each group is learned: etdm (default) or fastce\n"
           "  --min-count N   sample pages a node must occur in to be template (0: default)\n"
           "  --selector S    the selector each group's template is learned with:\n"
