@@ -383,6 +383,8 @@ static void test_detect_and_learn_over_http(void **state) {
   assert_int_equal(r.status, 200);
   j = reply_json(&r);
   assert_string_equal(json_string_value(json_object_get(j, "method")), "danag");
+  /* The page's shape, as every front end reports it: a news story. */
+  assert_string_equal(json_string_value(json_object_get(j, "page_type")), "article");
   json_decref(j);
   reply_free(&r);
   /* A URL as a crawl has it still has its page read. A space in
