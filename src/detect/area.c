@@ -265,16 +265,22 @@ wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t ste
   }
   /* The named boxes density's step leaves out (sidebars, share bars,
    * related stories, breadcrumbs...), judged against the area's text as
-   * the step judges them against a reading's. */
-  if (steps & WN_SINGLE_STEP_BOXES) {
+   * the step judges them against a reading's. Those names were chosen on
+   * articles, where they name boxes beside the story; in a marked <main>
+   * of a page that does not state an article, they name its parts (a
+   * landing page's call to action, a card's "meta" line, a grid's
+   * "related" row), and the frame alone is left out. */
+  const int article =
+      root == body || (wn_detect_stated_kinds(page) & (WN_LD_ARTICLE | WN_OG_ARTICLE)) != 0;
+  if ((steps & WN_SINGLE_STEP_BOXES) && article) {
     err = wn_single_drop_boxes(page, area);
     if (err)
       goto out;
   }
-  /* Parts, by both measures: the area holds more than three times the
-   * text density kept, and more than three times its text outside links.
-   * The second keeps an article whose area is mostly links (a carousel
-   * of teasers, a menu the names did not mark) with its article. */
+  /* Parts, by both measures: the area holds more than share times the
+   * text the readings kept, and more than share times their text outside
+   * links. The second keeps an article whose area is mostly links (a
+   * carousel of teasers, a menu the names did not mark) with its article. */
   uint64_t bytes = 0, plain = 0;
   wn_area_sum(nodes, count, area->keep, &bytes, &plain);
   if (bytes <= share * kept || plain <= share * kept_plain) {
