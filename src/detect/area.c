@@ -187,14 +187,10 @@ static wn_err wn_area_records_once(const wn_dom_page *page, const uint8_t *mask,
    * and its buttons, not an article the thread is under. */
   if (thread && kept * rec.n >= rec.text)
     goto out;
-  uint32_t seen = 0;
-  for (uint32_t r = rec.first; r != WN_DOM_NONE && seen < rec.n; r = nodes[r].next_sibling) {
-    if (nodes[r].tag == WN_TAG_TEXT || nodes[r].sig != nodes[rec.first].sig)
-      continue;
+  for (uint32_t r = rec.first, k = 0; r != WN_DOM_NONE && k < rec.n;
+       r = wn_detect_record_next(nodes, &rec, r), k++)
     for (uint32_t i = r; i < nodes[r].end; i++)
       reg->keep[i] = elig[i];
-    seen++;
-  }
   /* The named boxes leave out what each record carries beside its text
    * (share bars, its metadata line); not in a thread, whose posts the
    * comment word names one by one. */
@@ -271,7 +267,7 @@ wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t ste
    * landing page's call to action, a card's "meta" line, a grid's
    * "related" row), and the frame alone is left out. */
   const int article =
-      root == body || (wn_detect_stated_kinds(page) & (WN_LD_ARTICLE | WN_OG_ARTICLE)) != 0;
+      root == body || (wn_detect_result_stated(page, res) & (WN_LD_ARTICLE | WN_OG_ARTICLE)) != 0;
   if ((steps & WN_SINGLE_STEP_BOXES) && article) {
     err = wn_single_drop_boxes(page, area);
     if (err)

@@ -53,6 +53,8 @@ struct wn_detect_result {
                            tree (JSON-LD articleBody), rendered when set */
   int area;             /* the single-page method read the page as parts:
                            its main area whole (area.c) */
+  uint32_t stated;      /* wn_detect_stated_kinds of the page, read once */
+  int stated_known;     /* stated is set */
 };
 
 /* A zeroed result for a page of count nodes with tmpl and keep allocated
@@ -78,6 +80,9 @@ char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len);
 #define WN_OG_PRODUCT 0x200u      /* og:type product */
 #define WN_OG_PRODUCT_GROUP 0x400u /* og:type product.group */
 uint32_t wn_detect_stated_kinds(const wn_dom_page *page);
+/* The same, read once per result and kept in it (res may be NULL: read
+ * each time). */
+uint32_t wn_detect_result_stated(const wn_dom_page *page, wn_detect_result *res);
 
 
 /* The records of a page's main data region (records.c): the run of three
@@ -91,6 +96,10 @@ typedef struct wn_detect_records {
 } wn_detect_records;
 wn_err wn_detect_records_find(const wn_dom_page *page, const uint8_t *keep,
                               wn_detect_records *best);
+/* The record after r in rec's run: the next sibling of the first record's
+ * signature, WN_DOM_NONE past the last sibling (callers stop at rec->n). */
+uint32_t wn_detect_record_next(const wn_dom_node *nodes, const wn_detect_records *rec,
+                               uint32_t r);
 
 /* A part of a page's content as its structured data states it: text
  * (len bytes, not NUL-terminated) of group (0: a recipe's ingredients,

@@ -554,6 +554,16 @@ static int wn_jsonld_may_state(const char *text) {
   return 0;
 }
 
+uint32_t wn_detect_result_stated(const wn_dom_page *page, wn_detect_result *res) {
+  if (!res)
+    return wn_detect_stated_kinds(page);
+  if (!res->stated_known) {
+    res->stated = wn_detect_stated_kinds(page);
+    res->stated_known = 1;
+  }
+  return res->stated;
+}
+
 uint32_t wn_detect_stated_kinds(const wn_dom_page *page) {
   uint32_t n_items = 0, kinds = 0;
   const wn_dom_meta *items = wn_dom_meta_items(page, &n_items);

@@ -49,6 +49,14 @@ static void wn_records_close(uint32_t first, uint32_t n, uint64_t text, uint64_t
   }
 }
 
+uint32_t wn_detect_record_next(const wn_dom_node *nodes, const wn_detect_records *rec,
+                               uint32_t r) {
+  for (r = nodes[r].next_sibling; r != WN_DOM_NONE; r = nodes[r].next_sibling)
+    if (nodes[r].tag != WN_TAG_TEXT && nodes[r].sig == nodes[rec->first].sig)
+      return r;
+  return WN_DOM_NONE;
+}
+
 wn_err wn_detect_records_find(const wn_dom_page *page, const uint8_t *keep,
                               wn_detect_records *best) {
   uint32_t count = 0;

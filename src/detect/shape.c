@@ -185,7 +185,8 @@ static void wn_record_traits(const wn_dom_node *nodes, uint32_t r, const uint8_t
 
 wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detect_result *res,
                                          const char *path) {
-  const uint32_t k = wn_detect_stated_kinds(page);
+  /* Read once: the area reading may have read it already. */
+  const uint32_t k = res && res->stated_known ? res->stated : wn_detect_stated_kinds(page);
   /* What the page states of itself, its kind of main entity first. */
   if (k & WN_LD_FORUM)
     return WN_PAGE_FORUM;
@@ -214,13 +215,9 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
         kept += nodes[i].own_text_len;
     if (wn_detect_records_find(page, keep, &rec) != WN_OK)
       rec.n = 0; /* out of memory: the shape is read without records */
-    for (uint32_t r = rec.first, seen = 0; rec.n && r != WN_DOM_NONE && seen < rec.n;
-         r = nodes[r].next_sibling) {
-      if (nodes[r].tag == WN_TAG_TEXT || nodes[r].sig != nodes[rec.first].sig)
-        continue;
+    for (uint32_t r = rec.first, j = 0; rec.n && r != WN_DOM_NONE && j < rec.n;
+         r = wn_detect_record_next(nodes, &rec, r), j++)
       wn_record_traits(nodes, r, keep, &tr);
-      seen++;
-    }
   }
   const int records = rec.n >= 3 && 2 * rec.text > kept;
   const int by_path = wn_path_type(path);

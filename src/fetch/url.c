@@ -220,55 +220,44 @@ out:
 
 /* ---- hosts ------------------------------------------------------------------------ */
 
-wn_err wn_url_host(const char *url, char *host, size_t host_size, wn_diag *diag) {
+/* One part of an http(s) URL into out[size]: the host, lower-case (one
+ * longer than out: WN_ETOOBIG), or the path (cut to out: its first
+ * segments say most). */
+static wn_err url_part(const char *url, CURLUPart part, char *out, size_t size, wn_diag *diag) {
   wn_err err = WN_OK;
   char *got = NULL;
-  if (host_size)
-    host[0] = '\0';
+  const int host = part == CURLUPART_HOST;
+  if (size)
+    out[0] = '\0';
   CURLU *h = curl_url();
   if (!h)
     return wn_diag_set(diag, WN_ENOMEM, "url: out of memory");
   err = parse_http(h, url, "URL", diag);
   if (err)
     goto out;
-  if (lower_host(h) != CURLUE_OK || curl_url_get(h, CURLUPART_HOST, &got, 0) != CURLUE_OK) {
-    err = wn_diag_set(diag, WN_EINVAL, "url: no host in URL");
+  if ((host && lower_host(h) != CURLUE_OK) || curl_url_get(h, part, &got, 0) != CURLUE_OK) {
+    err = wn_diag_set(diag, WN_EINVAL, "url: no %s in URL", host ? "host" : "path");
     goto out;
   }
   size_t len = strlen(got);
-  if (len >= host_size) {
-    err = wn_diag_set(diag, WN_ETOOBIG, "url: host longer than %zu bytes", host_size);
+  if (host && len >= size) {
+    err = wn_diag_set(diag, WN_ETOOBIG, "url: host longer than %zu bytes", size);
     goto out;
   }
-  memcpy(host, got, len + 1);
+  if (size)
+    snprintf(out, size, "%s", got);
 out:
   curl_free(got);
   curl_url_cleanup(h);
   return err;
 }
 
+wn_err wn_url_host(const char *url, char *host, size_t host_size, wn_diag *diag) {
+  return url_part(url, CURLUPART_HOST, host, host_size, diag);
+}
+
 wn_err wn_url_path(const char *url, char *path, size_t path_size, wn_diag *diag) {
-  wn_err err = WN_OK;
-  char *got = NULL;
-  if (path_size)
-    path[0] = '\0';
-  CURLU *h = curl_url();
-  if (!h)
-    return wn_diag_set(diag, WN_ENOMEM, "url: out of memory");
-  err = parse_http(h, url, "URL", diag);
-  if (err)
-    goto out;
-  if (curl_url_get(h, CURLUPART_PATH, &got, 0) != CURLUE_OK) {
-    err = wn_diag_set(diag, WN_EINVAL, "url: no path in URL");
-    goto out;
-  }
-  /* A path longer than the buffer is cut: its first segments say most. */
-  if (path_size)
-    snprintf(path, path_size, "%s", got);
-out:
-  curl_free(got);
-  curl_url_cleanup(h);
-  return err;
+  return url_part(url, CURLUPART_PATH, path, path_size, diag);
 }
 
 /* An IP literal has no registrable domain, whatever the suffix list would

@@ -42,6 +42,12 @@ static void detect(const char *html, const char *url, shaped *out) {
   wn_detector_destroy(d);
 }
 
+/* Fails unless text holds want. */
+static void expect_in(const char *text, const char *want) {
+  if (!strstr(text, want))
+    fail_msg("\"%s\" missing from:\n%s", want, text);
+}
+
 static void shaped_free(shaped *s) {
   free(s->text);
   wn_free(s->json);
@@ -96,8 +102,7 @@ static void test_grid_of_cards(void **state) {
   for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
     char want[64];
     snprintf(want, sizeof want, "%s Trail 2", names[k]);
-    if (!strstr(s.text, want))
-      fail_msg("card %s missing from:\n%s", names[k], s.text);
+    expect_in(s.text, want);
   }
   assert_non_null(strstr(s.text, "Our range of light tents"));
   assert_null(strstr(s.text, "Sleeping bags")); /* the menu */
@@ -125,8 +130,7 @@ static void test_service_sections(void **state) {
   static const char *want[] = {"Ledger for small workshops", "Send an invoice",
                                "Free for one user", "Can I export my data", "Is there a contract"};
   for (size_t k = 0; k < sizeof want / sizeof *want; k++)
-    if (!strstr(s.text, want[k]))
-      fail_msg("\"%s\" missing from:\n%s", want[k], s.text);
+    expect_in(s.text, want[k]);
   assert_null(strstr(s.text, "Help and contact"));
   shaped_free(&s);
   free(html);
@@ -208,8 +212,7 @@ static void test_thread(void **state) {
   for (size_t k = 0; k < sizeof posts / sizeof *posts; k++) {
     char want[48];
     snprintf(want, sizeof want, "%.40s", posts[k]);
-    if (!strstr(s.text, want))
-      fail_msg("post %zu missing from:\n%s", k, s.text);
+    expect_in(s.text, want);
   }
   assert_string_equal(s.page_type, "forum");
   shaped_free(&s);
