@@ -188,7 +188,7 @@ typedef struct wn_eval {
   char *urls, *snips; /* urls.tsv and snippets.tsv bytes, split in place */
   size_t urls_len, snips_len;
   wn_eval_snip *snip;
-  size_t n_snip;
+  size_t n_snip, snip_cap;
   wn_eval_page *pages;
   size_t n_pages;
   wn_eval_group *groups;
@@ -531,8 +531,8 @@ static int wn_eval_url_row(wn_eval *ev, char **f, size_t line) {
 
 static int wn_eval_snip_row(wn_eval *ev, char **f, size_t line) {
   (void)line;
-  if (!wn_eval_find(ev, f[0], f[1]))
-    return 1;
+  if (!wn_eval_find(ev, f[0], f[1]) || ev->n_snip >= ev->snip_cap)
+    return 1; /* (more rows than the lines first counted: the file changed) */
   wn_eval_snip *s = &ev->snip[ev->n_snip++];
   s->group = f[0];
   s->id = f[1];
@@ -568,6 +568,7 @@ static int wn_eval_load_extras(wn_eval *ev) {
     lines += c == '\n';
   fclose(f);
   ev->snip = calloc(lines, sizeof *ev->snip);
+  ev->snip_cap = lines;
   if (!ev->snip) {
     fprintf(stderr, "winnow-eval: out of memory\n");
     return 1;
