@@ -666,7 +666,8 @@ static wn_err wn_eval_snippets(wn_eval_page *pg, const char *text, size_t len) {
 
 /* Whether text repeats a line of WN_EVAL_REPEAT_LINE bytes or more that
  * gold holds at most once (a tab's copy, a carousel's clone, a
- * responsive duplicate). Lines are compared as written. */
+ * responsive duplicate). Lines and the gold are compared with their white
+ * space collapsed: gold files wrap lines and re-indent code. */
 #define WN_EVAL_REPEAT_LINE 80u
 typedef struct wn_eval_line {
   const char *s;
@@ -691,33 +692,63 @@ static size_t wn_eval_count_in(const char *hay, size_t hlen, const char *needle,
   return n;
 }
 
+/* s's len bytes into out with each run of white space one space (a line
+ * end too when keep_lines is 0, else the run keeps one '\n' when it held
+ * one) and none at a line's ends; returns the bytes written. */
+static size_t wn_eval_collapse(const char *s, size_t len, char *out, int keep_lines) {
+  size_t o = 0;
+  for (size_t i = 0; i < len;) {
+    if (!wn_html_space(s[i])) {
+      out[o++] = s[i++];
+      continue;
+    }
+    int nl = 0;
+    for (; i < len && wn_html_space(s[i]); i++)
+      nl |= s[i] == '\n';
+    if (keep_lines && nl) {
+      while (o && out[o - 1] == ' ')
+        o--;
+      out[o++] = '\n';
+    } else if (o && out[o - 1] != '\n' && i < len) {
+      out[o++] = ' ';
+    }
+  }
+  return o;
+}
+
 static int wn_eval_repeats(const char *text, size_t len, const char *gold, size_t gold_len) {
+  char *t = malloc(len + 1), *g = malloc(gold_len + 1);
+  wn_eval_line *lines = NULL;
+  int found = 0;
+  if (!t || !g)
+    goto out; /* not counted: the report says so by its total */
+  len = wn_eval_collapse(text, len, t, 1);
+  gold_len = wn_eval_collapse(gold, gold_len, g, 0);
   size_t n = 0;
   for (size_t i = 0; i < len;) {
-    const char *nl = memchr(text + i, '\n', len - i);
-    size_t e = nl ? (size_t)(nl - text) : len;
+    const char *nl = memchr(t + i, '\n', len - i);
+    size_t e = nl ? (size_t)(nl - t) : len;
     n += e - i >= WN_EVAL_REPEAT_LINE;
     i = e + 1;
   }
-  if (n < 2)
-    return 0;
-  wn_eval_line *lines = malloc(n * sizeof *lines);
-  if (!lines)
-    return 0; /* not counted: the report says so by its total */
+  if (n < 2 || !(lines = malloc(n * sizeof *lines)))
+    goto out;
   n = 0;
   for (size_t i = 0; i < len;) {
-    const char *nl = memchr(text + i, '\n', len - i);
-    size_t e = nl ? (size_t)(nl - text) : len;
+    const char *nl = memchr(t + i, '\n', len - i);
+    size_t e = nl ? (size_t)(nl - t) : len;
     if (e - i >= WN_EVAL_REPEAT_LINE)
-      lines[n++] = (wn_eval_line){text + i, e - i};
+      lines[n++] = (wn_eval_line){t + i, e - i};
     i = e + 1;
   }
   qsort(lines, n, sizeof *lines, wn_eval_line_cmp);
-  int found = 0;
   for (size_t k = 1; k < n && !found; k++)
     if (wn_eval_line_cmp(&lines[k - 1], &lines[k]) == 0 &&
-        wn_eval_count_in(gold, gold_len, lines[k].s, lines[k].len, 2) < 2)
+        wn_eval_count_in(g, gold_len, lines[k].s, lines[k].len, 2) < 2)
       found = 1;
+out:
+  free(t);
+  free(g);
   free(lines);
   return found;
 }
@@ -1103,6 +1134,8 @@ static void wn_eval_print_page(const wn_eval_page *pg) {
   if (pg->have_single)
     printf("\ttemplate_F1 %.4f\tfallback_F1 %.4f%s", pg->tpl_score.f1, pg->single_score.f1,
            pg->fell_back ? "\tfell_back" : "");
+  if (pg->repeated)
+    printf("\trepeats_a_line");
   if (pg->failed)
     printf("\tFAILED %s", pg->status);
   printf("\n");
@@ -1860,6 +1893,12 @@ out:
   return bad;
 }
 
+static int wn_eval_expect_repeats(const char *name, const char *text, const char *gold, int want) {
+  const int got = wn_eval_repeats(text, strlen(text), gold, strlen(gold));
+  printf("%s repeats %s: %d (want %d)\n", got == want ? "ok  " : "FAIL", name, got, want);
+  return got != want;
+}
+
 static int wn_eval_selftest(const char *corpus) {
   int fails = 0;
   fails += wn_eval_expect_tokens("ascii", "The cat, the DOG; 42x y-z", "the cat the dog 42x y z");
@@ -1880,6 +1919,19 @@ static int wn_eval_selftest(const char *corpus) {
   /* Repeats count only as often as on both sides. */
   fails += wn_eval_expect("repeats", "a a a a", "a a", 0.5, 1.0, 2.0 / 3.0);
   fails += wn_eval_expect("order ignored", "b a c", "c b a", 1, 1, 1);
+#define WN_EVAL_L1 "A line long enough to be judged as a repeat, first half of it, "
+#define WN_EVAL_L2 "and its second half."
+#define WN_EVAL_L WN_EVAL_L1 WN_EVAL_L2
+  fails += wn_eval_expect_repeats("twice, gold once", WN_EVAL_L "\n" WN_EVAL_L, WN_EVAL_L, 1);
+  fails += wn_eval_expect_repeats("white space differs", WN_EVAL_L "\n\t" WN_EVAL_L1 "  " WN_EVAL_L2 " ",
+                                  WN_EVAL_L, 1);
+  fails += wn_eval_expect_repeats("gold wraps it twice", WN_EVAL_L "\n" WN_EVAL_L,
+                                  WN_EVAL_L1 "\n" WN_EVAL_L2 " " WN_EVAL_L1 "\n " WN_EVAL_L2, 0);
+  fails += wn_eval_expect_repeats("once", WN_EVAL_L "\nother", WN_EVAL_L, 0);
+  fails += wn_eval_expect_repeats("short lines", "a short line\na short line", "", 0);
+#undef WN_EVAL_L
+#undef WN_EVAL_L1
+#undef WN_EVAL_L2
 
   if (corpus) {
     /* Every gold file against itself (1) and against nothing (0, or 1 when
@@ -1957,7 +2009,8 @@ static void wn_eval_usage(FILE *f) {
           "  --selector S    the selector each group's template is learned with:\n"
           "                  places (default), cues, region, or paper (Algorithms 2 to 5 as stated)\n"
           "  --per-page      one line per test page: group id P R F1 words_out words_gold confidence\n"
-          "                  (with --sweep or --min-confidence also both methods' F1)\n"
+          "                  (with --sweep or --min-confidence also both methods' F1;\n"
+          "                  repeats_a_line marks an output repeating a line the gold holds once)\n"
           "  --fold F        A or B: only the pages of one half of the sites (a group's\n"
           "                  name less a trailing -YEAR; sorted sites alternate A, B, A...)\n"
           "  --train N       each group's first N pages (sorted by id) are its sample and\n"

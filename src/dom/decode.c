@@ -25,6 +25,8 @@
 #include <string.h>
 #include <uchardet/uchardet.h>
 
+#include "util/util.h"
+
 /* The <meta> prescan looks at this many bytes (WHATWG says 1024; pages with
  * long <head> preambles put the declaration later, so we look further). */
 #define WN_DECODE_PRESCAN_BYTES 4096u
@@ -266,11 +268,6 @@ static void wn_charset_choice_reset(wn_charset_choice *choice) {
 }
 
 
-/* HTML's ASCII whitespace: TAB, LF, FF, CR, SPACE. */
-static int wn_ascii_space(unsigned char c) {
-  return c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D || c == 0x20;
-}
-
 static void wn_copy_name(char *dst, size_t cap, const char *src) {
   size_t n = strlen(src);
   if (n >= cap)
@@ -325,12 +322,12 @@ static int wn_choose_encoding(int index, wn_charset_choice *choice) {
  * descriptor open) when the label names a charset we can decode, else 0.
  */
 static int wn_charset_resolve(const char *label, size_t len, wn_charset_choice *choice) {
-  while (len > 0 && (wn_ascii_space((unsigned char)label[0]) || label[0] == '"' ||
+  while (len > 0 && (wn_html_space(label[0]) || label[0] == '"' ||
                      label[0] == '\'')) {
     label++;
     len--;
   }
-  while (len > 0 && (wn_ascii_space((unsigned char)label[len - 1]) ||
+  while (len > 0 && (wn_html_space(label[len - 1]) ||
                      label[len - 1] == '"' || label[len - 1] == '\''))
     len--;
   if (len == 0 || len > WN_DECODE_LABEL_MAX)
@@ -582,7 +579,7 @@ static int wn_starts_with_ci(const char *p, size_t left, const char *lower) {
 static int wn_prescan_attribute(const char *s, size_t end, size_t *pos, wn_span *name,
                                 wn_span *value) {
   size_t i = *pos;
-  while (i < end && (wn_ascii_space((unsigned char)s[i]) || s[i] == '/'))
+  while (i < end && (wn_html_space(s[i]) || s[i] == '/'))
     i++;
   if (i >= end || s[i] == '>') {
     *pos = i;
@@ -592,7 +589,7 @@ static int wn_prescan_attribute(const char *s, size_t end, size_t *pos, wn_span 
   /* The name: an '=' counts only after the first byte. */
   while (i < end) {
     unsigned char c = (unsigned char)s[i];
-    if ((c == '=' && i > name_start) || wn_ascii_space(c) || c == '/' || c == '>')
+    if ((c == '=' && i > name_start) || wn_html_space(c) || c == '/' || c == '>')
       break;
     i++;
   }
@@ -602,14 +599,14 @@ static int wn_prescan_attribute(const char *s, size_t end, size_t *pos, wn_span 
     *pos = i;
     return 0;
   }
-  while (i < end && wn_ascii_space((unsigned char)s[i]))
+  while (i < end && wn_html_space(s[i]))
     i++;
   if (i >= end || s[i] != '=') {
     *pos = i; /* attribute without a value */
     return 1;
   }
   i++;
-  while (i < end && wn_ascii_space((unsigned char)s[i]))
+  while (i < end && wn_html_space(s[i]))
     i++;
   if (i >= end) {
     *pos = i;
@@ -633,7 +630,7 @@ static int wn_prescan_attribute(const char *s, size_t end, size_t *pos, wn_span 
     return 1;
   }
   size_t start = i;
-  while (i < end && !wn_ascii_space((unsigned char)s[i]) && s[i] != '>')
+  while (i < end && !wn_html_space(s[i]) && s[i] != '>')
     i++;
   *value = (wn_span){s + start, i - start};
   *pos = i;
@@ -653,13 +650,13 @@ static int wn_meta_content_charset(wn_span content, wn_span *charset) {
     if (i >= n)
       return 0;
     i += 7;
-    while (i < n && wn_ascii_space((unsigned char)s[i]))
+    while (i < n && wn_html_space(s[i]))
       i++;
     if (i < n && s[i] == '=')
       break;
   }
   i++;
-  while (i < n && wn_ascii_space((unsigned char)s[i]))
+  while (i < n && wn_html_space(s[i]))
     i++;
   if (i >= n)
     return 0;
@@ -674,7 +671,7 @@ static int wn_meta_content_charset(wn_span content, wn_span *charset) {
     return 1;
   }
   size_t start = i;
-  while (i < n && !wn_ascii_space((unsigned char)s[i]) && s[i] != ';')
+  while (i < n && !wn_html_space(s[i]) && s[i] != ';')
     i++;
   *charset = (wn_span){s + start, i - start};
   return 1;
@@ -752,7 +749,7 @@ static int wn_prescan(const char *s, size_t len, wn_charset_choice *choice) {
       continue;
     }
     if (wn_starts_with_ci(s + i, end - i, "<meta") && i + 5 < end &&
-        (wn_ascii_space((unsigned char)s[i + 5]) || s[i + 5] == '/')) {
+        (wn_html_space(s[i + 5]) || s[i + 5] == '/')) {
       size_t pos = i + 5;
       if (wn_prescan_meta(s, end, &pos, choice))
         return 1;
@@ -768,7 +765,7 @@ static int wn_prescan(const char *s, size_t len, wn_charset_choice *choice) {
       /* A start or end tag: skip its name, then its attributes, so that a
        * '>' inside a quoted value does not end it. */
       size_t pos = i + (end_letter ? 2 : 1);
-      while (pos < end && !wn_ascii_space((unsigned char)s[pos]) && s[pos] != '>')
+      while (pos < end && !wn_html_space(s[pos]) && s[pos] != '>')
         pos++;
       wn_span name, value;
       while (wn_prescan_attribute(s, end, &pos, &name, &value))

@@ -59,6 +59,13 @@ static inline char wn_ascii_lower(char c) {
   return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
+/* 1 for HTML's ASCII white space (tab, line feed, form feed, carriage
+ * return, space; not the vertical tab), whatever the locale says; else 0.
+ * c is a char or an unsigned char's value. */
+static inline int wn_html_space(int c) {
+  return c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D || c == 0x20;
+}
+
 /* 1 when the len bytes at s equal the NUL-terminated lit, ASCII case
  * ignored on both sides; else 0. */
 int wn_ascii_equal_ci(const char *s, size_t len, const char *lit);
