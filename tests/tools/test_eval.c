@@ -127,6 +127,18 @@ static void test_wcxb_layout(void **state) {
   wn_run_free(&r);
 }
 
+/* The scorer's own checks (tokens, F1, repeated lines) pass, and say so. */
+static void test_selftest(void **state) {
+  (void)state;
+  wn_run r;
+  wn_test_run(&r, g_tmp, NULL, 0, g_tool, (const char *const[]){"--selftest", NULL});
+  if (r.status != 0 || !strstr(r.out, "selftest passed") || strstr(r.out, "FAIL"))
+    fail_msg("exit %d:\n%s", r.status, r.out);
+  if (!strstr(r.out, "ok   repeats white space differs"))
+    fail_msg("no repeated-line check:\n%s", r.out);
+  wn_run_free(&r);
+}
+
 static int setup(void **state) {
   (void)state;
   snprintf(g_tmp, sizeof g_tmp, "/tmp/wn-test-eval-XXXXXX");
@@ -140,6 +152,7 @@ static int teardown(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_wcxb_layout)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_wcxb_layout),
+                                     cmocka_unit_test(test_selftest)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }
