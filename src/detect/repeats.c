@@ -17,8 +17,12 @@
  *    copy. A manual that says the same thing of two functions repeats a
  *    paragraph inside two entries of one signature, and the records of a
  *    list repeat their template's fine print (a coupon's terms under each
- *    offer); both keep every copy, as does a quotation (a reply quoting
- *    a sentence of the post).
+ *    offer); both keep every copy; or
+ *  - a quotation of a line (80 bytes or more) or more that the output
+ *    holds outside quotations: a reply quoting the post it answers, a
+ *    pull quote repeating a sentence of its article. The quoted copy goes
+ *    wherever it stands, the words stay where they were first written
+ *    (the gold of forum threads and of articles holds them once).
  *
  * Elements are compared by a hash of their kept text nodes, in order
  * (each node's text hashed, the hashes of an element's children with kept
@@ -72,11 +76,18 @@ static int wn_repeat_block(const wn_dom_node *n, uint64_t len, uint32_t lines) {
          lines >= WN_REPEAT_MIN_LINES;
 }
 
-static int wn_repeat_big(const wn_dom_node *n, uint64_t len, uint32_t lines, uint64_t total) {
-  return wn_repeat_story(n, len, lines, total) || wn_repeat_block(n, len, lines);
+/* A line's copy: one line, WN_REPEAT_MIN_BLOCK bytes or more. Judged
+ * only when one of two copies is quoted. */
+static int wn_repeat_line(const wn_dom_node *n, uint64_t len, uint32_t lines) {
+  return len && n->tag != WN_TAG_TEXT && len >= WN_REPEAT_MIN_BLOCK && lines == 1;
 }
 
-/* Inside a quotation: a reply quoting a sentence repeats it by design. */
+static int wn_repeat_big(const wn_dom_node *n, uint64_t len, uint32_t lines, uint64_t total) {
+  return wn_repeat_story(n, len, lines, total) || wn_repeat_block(n, len, lines) ||
+         wn_repeat_line(n, len, lines);
+}
+
+/* Inside a quotation (blockquote, q). */
 static int wn_repeat_quoted(const wn_dom_node *nodes, uint32_t i) {
   for (; i != WN_DOM_NONE; i = nodes[i].parent)
     if (nodes[i].tag == WN_TAG_BLOCKQUOTE ||
@@ -84,6 +95,7 @@ static int wn_repeat_quoted(const wn_dom_node *nodes, uint32_t i) {
       return 1;
   return 0;
 }
+
 
 /* Two copies in the same place of like containers: every ancestor of one
  * up to their common ancestor has the tag and class of the other's at the
@@ -164,16 +176,32 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
       elems[n++] = (wn_repeat_elem){hash[i], len[i], i};
   qsort(elems, n, sizeof *elems, wn_repeat_cmp);
   /* In each run of equal elements (sorted by place), the first stays and
-   * every later one that lies after it, not inside it, goes. */
+   * a later one that lies after it, not inside it, goes when it is a copy
+   * of a story, a quotation, or a block placed otherwise. A quoted first
+   * copy (a pull quote above its sentence) goes for the first unquoted
+   * one, which stays in its place. */
   uint32_t first = 0;
+  int first_quoted = wn_repeat_quoted(nodes, elems[0].node);
   for (uint32_t k = 1; k < n; k++) {
-    if (elems[k].hash != elems[first].hash || elems[k].len != elems[first].len)
+    const uint32_t a = elems[first].node, b = elems[k].node;
+    if (elems[k].hash != elems[first].hash || elems[k].len != elems[first].len) {
       first = k;
-    else if (nodes[elems[first].node].end <= elems[k].node &&
-             (wn_repeat_story(&nodes[elems[k].node], elems[k].len, lines[elems[k].node], total) ||
-              (!wn_repeat_like_placed(nodes, elems[first].node, elems[k].node) &&
-               !wn_repeat_quoted(nodes, elems[k].node))))
-      drop[elems[k].node] = 1;
+      first_quoted = wn_repeat_quoted(nodes, b);
+      continue;
+    }
+    if (nodes[a].end > b)
+      continue; /* inside the first */
+    const int quoted = wn_repeat_quoted(nodes, b);
+    if (first_quoted && !quoted && !drop[a]) {
+      drop[a] = 1;
+      first = k;
+      first_quoted = 0;
+    } else if (wn_repeat_story(&nodes[b], elems[k].len, lines[b], total) ||
+               (quoted && !first_quoted) ||
+               (wn_repeat_block(&nodes[b], elems[k].len, lines[b]) && !quoted &&
+                !wn_repeat_like_placed(nodes, a, b))) {
+      drop[b] = 1;
+    }
   }
   for (uint32_t i = 0; i < count;) {
     if (drop[i]) {

@@ -48,6 +48,13 @@ static void expect_in(const char *text, const char *want) {
     fail_msg("\"%s\" missing from:\n%s", want, text);
 }
 
+static size_t occurrences(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
 static void shaped_free(shaped *s) {
   free(s->text);
   wn_free(s->json);
@@ -198,11 +205,19 @@ static void test_thread(void **state) {
                                          "<div id=comments><form>"),
                    WN_OK);
   for (size_t k = 0; k < sizeof posts / sizeof *posts; k++) {
-    char post[1024];
+    /* The fourth post quotes the first: the words are kept once, where
+     * they were first written. */
+    char quote[512] = "";
+    if (k == 3)
+      snprintf(quote, sizeof quote,
+               "<blockquote class=quote><div class=by>user0 said:</div><div class=quoted>"
+               "<p>%s</p></div></blockquote>",
+               posts[0]);
+    char post[1536];
     snprintf(post, sizeof post,
              "<article class=post id=comment-%zu><div class=author><a href=/u/%zu>user%zu</a> "
-             "<time>Feb %zu, 2006</time></div><div class=body><p>%s</p></div></article>",
-             k, k, k, k + 1, posts[k]);
+             "<time>Feb %zu, 2006</time></div><div class=body>%s<p>%s</p></div></article>",
+             k, k, k, k + 1, quote, posts[k]);
     assert_int_equal(wn_buf_append_str(&b, post), WN_OK);
   }
   assert_int_equal(wn_buf_append_str(&b, "</form></div></main>"), WN_OK);
@@ -214,17 +229,13 @@ static void test_thread(void **state) {
     snprintf(want, sizeof want, "%.40s", posts[k]);
     expect_in(s.text, want);
   }
+  if (occurrences(s.text, "I am new to woodworking") != 1 ||
+      strstr(s.text, "I am new to woodworking") > strstr(s.text, "Start with a good hand saw"))
+    fail_msg("the quoted post not once in its place:\n%s", s.text);
   assert_string_equal(s.page_type, "forum");
   shaped_free(&s);
   free(html);
   wn_buf_free(&b);
-}
-
-static size_t occurrences(const char *hay, const char *needle) {
-  size_t n = 0;
-  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-    n++;
-  return n;
 }
 
 /* A product's description in a tab and again in the accordion that
@@ -280,6 +291,27 @@ static void test_no_block_twice(void **state) {
   detect(html, "https://electric.example/coupons", &s);
   if (occurrences(s.text, "Not valid with other offers") != 4)
     fail_msg("the terms not under each offer:\n%s", s.text);
+  shaped_free(&s);
+  free(html);
+  /* A pull quote set above the paragraph it repeats: the words once, in
+   * the paragraph's place. */
+  wn_buf_reset(&b);
+  assert_int_equal(
+      wn_buf_append_str(
+          &b, "<main><article><h1>The harbour wall</h1><p>The council met on Tuesday night to "
+              "decide the fate of the old harbour wall, which storms have broken twice in ten "
+              "years.</p><blockquote class=pullquote><p>We cannot keep patching a wall the "
+              "sea has already decided to take back from us.</p></blockquote><p>The engineer "
+              "was blunt.</p><p>We cannot keep patching a wall the sea has already decided to "
+              "take back from us.</p><p>A new wall of stone would cost four million and take two "
+              "summers to build, and the council will vote on it in May after a public "
+              "meeting in the school hall.</p></article></main>"),
+      WN_OK);
+  html = page("", b.data);
+  detect(html, "https://news.example/2024/05/harbour-wall", &s);
+  if (occurrences(s.text, "cannot keep patching") != 1 ||
+      strstr(s.text, "cannot keep patching") < strstr(s.text, "was blunt."))
+    fail_msg("the pull quote's sentence not once in its paragraph:\n%s", s.text);
   shaped_free(&s);
   free(html);
   wn_buf_free(&b);
