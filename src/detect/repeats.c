@@ -18,16 +18,18 @@
  *    paragraph inside two entries of one signature, and the records of a
  *    list repeat their template's fine print (a coupon's terms under each
  *    offer); both keep every copy; or
- *  - a quotation of a line (80 bytes or more) or more that the output
- *    holds outside quotations: a reply quoting the post it answers, a
- *    pull quote repeating a sentence of its article. The quoted copy goes
- *    wherever it stands, the words stay where they were first written
- *    (the gold of forum threads and of articles holds them once).
+ *  - a quotation (blockquote, q) of a line (80 bytes or more) or more
+ *    that the output holds outside quotations: a reply quoting the post
+ *    it answers, a pull quote repeating a paragraph of its article. The
+ *    quoted copy goes wherever it stands; the words stay where they were
+ *    first written (the gold of threads holds them once).
+ * Then the lines of a quotation that the output holds unquoted go too
+ * (a reply quoting some lines of a post: no element is a copy).
  *
  * Elements are compared by a hash of their kept text nodes, in order
  * (each node's text hashed, the hashes of an element's children with kept
  * text hashed in turn), its length and its lines (lines of DANAg's
- * normalised source, wn_danag_lines).
+ * normalised source, wn_danag_lines); lines by their letters.
  */
 #include "detect/single_int.h"
 
@@ -87,11 +89,16 @@ static int wn_repeat_big(const wn_dom_node *n, uint64_t len, uint32_t lines, uin
          wn_repeat_line(n, len, lines);
 }
 
-/* Inside a quotation (blockquote, q). */
+/* A quotation: blockquote, q. */
+static int wn_repeat_quote(const wn_dom_node *n) {
+  return n->tag == WN_TAG_BLOCKQUOTE ||
+         (n->tag == WN_TAG_OTHER && n->name && strcmp(n->name, "q") == 0);
+}
+
+/* Inside a quotation. */
 static int wn_repeat_quoted(const wn_dom_node *nodes, uint32_t i) {
   for (; i != WN_DOM_NONE; i = nodes[i].parent)
-    if (nodes[i].tag == WN_TAG_BLOCKQUOTE ||
-        (nodes[i].tag == WN_TAG_OTHER && nodes[i].name && strcmp(nodes[i].name, "q") == 0))
+    if (wn_repeat_quote(&nodes[i]))
       return 1;
   return 0;
 }
@@ -113,6 +120,113 @@ static int wn_repeat_like_placed(const wn_dom_node *nodes, uint32_t a, uint32_t 
     b = nodes[b].parent;
   }
   return a == b;
+}
+
+/* Letters (bytes not white space) a quoted line needs to be judged: a
+ * line of about 80 bytes. */
+#define WN_REPEAT_MIN_LINE_CHARS 64u
+
+typedef struct wn_repeat_line_key {
+  uint64_t hash;
+  uint32_t chars;
+  uint32_t line;
+} wn_repeat_line_key;
+
+static int wn_repeat_line_cmp(const void *a, const void *b) {
+  const wn_repeat_line_key *x = a, *y = b;
+  if (x->hash != y->hash)
+    return x->hash < y->hash ? -1 : 1;
+  if (x->chars != y->chars)
+    return x->chars < y->chars ? -1 : 1;
+  return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The quoted lines of the kept text that the output holds elsewhere.
+ * Forum software writes a post as one element of lines cut by <br>, and a
+ * reply quotes some of them: no element is a copy, its lines are. Lines
+ * are DANAg's (line_of), compared by their letters (white space left out:
+ * a quote re-flows it); a line wholly quoted goes when the same line
+ * stands unquoted. Pages with no kept quotation are
+ * not read further. */
+static wn_err wn_repeat_drop_quoted_lines(const wn_dom_node *nodes, uint32_t count,
+                                          const uint32_t *line_of, size_t n_lines,
+                                          uint8_t *keep) {
+  uint8_t *quoted = malloc(count);
+  uint64_t *lhash = NULL;
+  uint32_t *lchars = NULL;
+  uint8_t *lkind = NULL; /* bit 1: unquoted text on the line, bit 2: quoted */
+  wn_repeat_line_key *keys = NULL;
+  wn_err err = WN_ENOMEM;
+  if (!quoted)
+    goto out;
+  int any = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    const uint32_t p = nodes[i].parent;
+    quoted[i] = (uint8_t)((p != WN_DOM_NONE && quoted[p]) || wn_repeat_quote(&nodes[i]));
+    any |= quoted[i] && nodes[i].tag == WN_TAG_TEXT && keep[i] && nodes[i].own_text_len;
+  }
+  err = WN_OK;
+  if (!any)
+    goto out;
+  err = WN_ENOMEM;
+  lhash = malloc(n_lines * sizeof *lhash);
+  lchars = calloc(n_lines, sizeof *lchars);
+  lkind = calloc(n_lines, 1);
+  if (!lhash || !lchars || !lkind)
+    goto out;
+  for (size_t l = 0; l < n_lines; l++)
+    lhash[l] = WN_HASH_SEED;
+  size_t n = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag != WN_TAG_TEXT || !keep[i] || !nodes[i].own_text_len)
+      continue;
+    const uint32_t l = line_of[i];
+    const char *t = nodes[i].text;
+    for (uint32_t a = 0, b; a < nodes[i].own_text_len; a = b) {
+      while (a < nodes[i].own_text_len && wn_html_space(t[a]))
+        a++;
+      for (b = a; b < nodes[i].own_text_len && !wn_html_space(t[b]); b++)
+        ;
+      lhash[l] = wn_hash_bytes(lhash[l], t + a, b - a);
+      lchars[l] += b - a;
+    }
+    n += lkind[l] == 0;
+    lkind[l] |= quoted[i] ? 2 : 1;
+  }
+  keys = malloc((n ? n : 1) * sizeof *keys);
+  if (!keys)
+    goto out;
+  err = WN_OK;
+  n = 0;
+  for (size_t l = 0; l < n_lines; l++)
+    if (lkind[l] && lchars[l] >= WN_REPEAT_MIN_LINE_CHARS)
+      keys[n++] = (wn_repeat_line_key){lhash[l], lchars[l], (uint32_t)l};
+  qsort(keys, n, sizeof *keys, wn_repeat_line_cmp);
+  /* In each run of equal lines with an unquoted one, every wholly quoted
+   * one goes (lkind 4). Quoted copies alone all stay: old pages indent
+   * with <blockquote>, and a page that sets its text twice so is read
+   * as it stands. */
+  for (size_t a = 0; a < n;) {
+    size_t b = a + 1;
+    int unquoted = lkind[keys[a].line] != 2;
+    for (; b < n && keys[b].hash == keys[a].hash && keys[b].chars == keys[a].chars; b++)
+      unquoted |= lkind[keys[b].line] != 2;
+    for (size_t k = a; k < b; k++)
+      if (lkind[keys[k].line] == 2 && unquoted)
+        lkind[keys[k].line] = 4;
+    a = b;
+  }
+  for (uint32_t i = 0; i < count; i++)
+    if (nodes[i].tag == WN_TAG_TEXT && keep[i] && nodes[i].own_text_len &&
+        lkind[line_of[i]] == 4)
+      keep[i] = 0;
+out:
+  free(quoted);
+  free(lhash);
+  free(lchars);
+  free(lkind);
+  free(keys);
+  return err;
 }
 
 wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
@@ -163,7 +277,7 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
     lines[p] += lines[i];
   }
   if (n < 2)
-    goto out; /* no two elements large enough to be copies */
+    goto lines; /* no two elements large enough to be copies */
   elems = malloc((size_t)n * sizeof *elems);
   drop = calloc(count, 1);
   if (!elems || !drop) {
@@ -211,6 +325,8 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
     }
     i++;
   }
+lines:
+  err = wn_repeat_drop_quoted_lines(nodes, count, line_of, n_lines, res->keep);
 out:
   free(line_of);
   free(content);

@@ -205,19 +205,23 @@ static void test_thread(void **state) {
                                          "<div id=comments><form>"),
                    WN_OK);
   for (size_t k = 0; k < sizeof posts / sizeof *posts; k++) {
-    /* The fourth post quotes the first: the words are kept once, where
-     * they were first written. */
+    /* The fourth post quotes the first, the fifth one line of the
+     * second's two (forum software cuts a post's lines with <br>): the
+     * words are kept once, where they were first written. */
+    static const char second_line[] =
+        "And sharpen everything before you start, a dull chisel is the one that slips and "
+        "finds your thumb.";
     char quote[512] = "";
-    if (k == 3)
+    if (k == 3 || k == 4)
       snprintf(quote, sizeof quote,
-               "<blockquote class=quote><div class=by>user0 said:</div><div class=quoted>"
-               "<p>%s</p></div></blockquote>",
-               posts[0]);
+               "<blockquote class=quote><div class=by>user%d said:</div><div class=quoted>"
+               "%s</div></blockquote>",
+               k == 3 ? 0 : 1, k == 3 ? posts[0] : second_line);
     char post[1536];
     snprintf(post, sizeof post,
              "<article class=post id=comment-%zu><div class=author><a href=/u/%zu>user%zu</a> "
-             "<time>Feb %zu, 2006</time></div><div class=body>%s<p>%s</p></div></article>",
-             k, k, k, k + 1, quote, posts[k]);
+             "<time>Feb %zu, 2006</time></div><div class=body>%s%s%s%s</div></article>",
+             k, k, k, k + 1, quote, posts[k], k == 1 ? "<br>" : "", k == 1 ? second_line : "");
     assert_int_equal(wn_buf_append_str(&b, post), WN_OK);
   }
   assert_int_equal(wn_buf_append_str(&b, "</form></div></main>"), WN_OK);
@@ -232,6 +236,9 @@ static void test_thread(void **state) {
   if (occurrences(s.text, "I am new to woodworking") != 1 ||
       strstr(s.text, "I am new to woodworking") > strstr(s.text, "Start with a good hand saw"))
     fail_msg("the quoted post not once in its place:\n%s", s.text);
+  if (occurrences(s.text, "And sharpen everything") != 1 ||
+      strstr(s.text, "And sharpen everything") > strstr(s.text, "Buy used where you can"))
+    fail_msg("the quoted line not once in its place:\n%s", s.text);
   assert_string_equal(s.page_type, "forum");
   shaped_free(&s);
   free(html);
