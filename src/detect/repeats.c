@@ -18,6 +18,12 @@
  *    paragraph inside two entries of one signature, and the records of a
  *    list repeat their template's fine print (a coupon's terms under each
  *    offer); both keep every copy; or
+ *  - a copy of one line (80 bytes or more) placed otherwise, on a page
+ *    whose shape is not documentation (wn_detect_page_shape): a feature
+ *    in a tab and in its accordion, a testimonial in a carousel's clone.
+ *    A manual repeats its version notes ("Changed in version 3.5: ...")
+ *    and parameter lines under entries of different classes, and a
+ *    reader expects each; or
  *  - a quotation (blockquote, q) of a line (80 bytes or more) or more
  *    that the output holds outside quotations: a reply quoting the post
  *    it answers, a pull quote repeating a paragraph of its article. The
@@ -68,18 +74,14 @@ static int wn_repeat_story(const wn_dom_node *n, uint64_t len, uint32_t lines, u
 }
 
 /* A block's copy: two lines or more, WN_REPEAT_MIN_BLOCK bytes or more (a
- * tab's panel, a carousel's clone, a responsive duplicate). One line
- * alone is not judged: a manual repeats its version notes ("Changed in
- * version 3.5: ...") under entries of different classes, and a reader
- * expects each. */
+ * tab's panel, a carousel's clone, a responsive duplicate). */
 #define WN_REPEAT_MIN_BLOCK 80u
 static int wn_repeat_block(const wn_dom_node *n, uint64_t len, uint32_t lines) {
   return len && n->tag != WN_TAG_TEXT && len >= WN_REPEAT_MIN_BLOCK &&
          lines >= WN_REPEAT_MIN_LINES;
 }
 
-/* A line's copy: one line, WN_REPEAT_MIN_BLOCK bytes or more. Judged
- * only when one of two copies is quoted. */
+/* A line's copy: one line, WN_REPEAT_MIN_BLOCK bytes or more. */
 static int wn_repeat_line(const wn_dom_node *n, uint64_t len, uint32_t lines) {
   return len && n->tag != WN_TAG_TEXT && len >= WN_REPEAT_MIN_BLOCK && lines == 1;
 }
@@ -291,10 +293,11 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
   qsort(elems, n, sizeof *elems, wn_repeat_cmp);
   /* In each run of equal elements (sorted by place), the first stays and
    * a later one that lies after it, not inside it, goes when it is a copy
-   * of a story, a quotation, or a block placed otherwise. A quoted first
-   * copy (a pull quote above its sentence) goes for the first unquoted
-   * one, which stays in its place. */
+   * of a story, a quotation, or a block or a line (not in a manual) placed
+   * otherwise. A quoted first copy (a pull quote above its sentence) goes
+   * for the first unquoted one, which stays in its place. */
   uint32_t first = 0;
+  int manual = -1; /* the page's shape is documentation: unread yet */
   int first_quoted = wn_repeat_quoted(nodes, elems[0].node);
   for (uint32_t k = 1; k < n; k++) {
     const uint32_t a = elems[first].node, b = elems[k].node;
@@ -315,6 +318,12 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
                (wn_repeat_block(&nodes[b], elems[k].len, lines[b]) && !quoted &&
                 !wn_repeat_like_placed(nodes, a, b))) {
       drop[b] = 1;
+    } else if (wn_repeat_line(&nodes[b], elems[k].len, lines[b]) && !quoted &&
+               !wn_repeat_like_placed(nodes, a, b)) {
+      if (manual < 0) /* read once, and only for a page with such a copy */
+        manual = wn_detect_page_shape(page, res, NULL) == WN_PAGE_DOCUMENTATION;
+      if (!manual)
+        drop[b] = 1;
     }
   }
   for (uint32_t i = 0; i < count;) {

@@ -300,6 +300,59 @@ static void test_no_block_twice(void **state) {
     fail_msg("the terms not under each offer:\n%s", s.text);
   shaped_free(&s);
   free(html);
+  /* One line in a tab and again in the accordion that replaces the tabs
+   * on a phone: once. A manual's version note under entries of two
+   * classes (a function, a class) with their code: each entry keeps it. */
+  wn_buf_reset(&b);
+  static const char feature[] =
+      "Send invoices from your phone in a minute and get paid by card or bank transfer the "
+      "same day.";
+  assert_int_equal(wn_buf_append_str(&b, "<main><h1>Invoicing for small teams</h1><div "
+                                         "class=tabs><div class=tab-panel><p>"),
+                   WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, feature), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, "</p></div></div><div class=accordion><div "
+                                         "class=accordion-body><p>"),
+                   WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, feature), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, "</p></div></div><section><h2>Reports</h2>"), WN_OK);
+  for (int k = 0; k < 4; k++)
+    assert_int_equal(
+        wn_buf_append_str(&b, "<p>See what came in and what went out each month, with taxes "
+                              "worked out for you and ready for your accountant at the end of "
+                              "the year.</p>"),
+        WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, "</section></main>"), WN_OK);
+  html = page("", b.data);
+  detect(html, "https://books.example/invoicing", &s);
+  if (occurrences(s.text, "Send invoices from your phone") != 1)
+    fail_msg("the feature not once:\n%s", s.text);
+  shaped_free(&s);
+  free(html);
+  wn_buf_reset(&b);
+  assert_int_equal(wn_buf_append_str(&b, "<main><h1>shelve: persistent objects</h1>"), WN_OK);
+  static const char *const entries[][2] = {{"function", "shelve.open(filename)"},
+                                           {"class", "shelve.Shelf(dict)"}};
+  for (int k = 0; k < 2; k++) {
+    char entry[1024];
+    snprintf(entry, sizeof entry,
+             "<dl class=\"py %s\"><dt>%s</dt><dd><p>%s</p><pre>db = %s\ndb['key'] = "
+             "value</pre><div class=versionchanged><p>Changed in version 3.10: the default "
+             "protocol is now version 5 of pickle, not version 3 as before.</p></div></dd></dl>",
+             entries[k][0], entries[k][1],
+             k ? "A dictionary that keeps its values in a file, pickled, under string keys."
+               : "Open a persistent dictionary and return it; the file is created when missing.",
+             entries[k][1]);
+    assert_int_equal(wn_buf_append_str(&b, entry), WN_OK);
+  }
+  assert_int_equal(wn_buf_append_str(&b, "</main>"), WN_OK);
+  html = page("", b.data);
+  detect(html, "https://lang.example/library/shelve.html", &s);
+  assert_string_equal(s.page_type, "documentation");
+  if (occurrences(s.text, "Changed in version 3.10") != 2)
+    fail_msg("the version note not under each entry:\n%s", s.text);
+  shaped_free(&s);
+  free(html);
   /* A pull quote set above the paragraph it repeats: the words once, in
    * the paragraph's place. */
   wn_buf_reset(&b);
