@@ -71,14 +71,14 @@ if [ -d "$out/wcxb" ]; then
     $1 ~ /^(article|forum|product|collection|listing|documentation|service)$/ && NF >= 10 && !($1 in t) {
       t[$1] = $9; order[n++] = $1 }
     /^empty outputs/ { empty = $3 }
-    /^outputs repeating/ { rep = $NF }
+    /^outputs repeating/ { rep = $13; more = $14; gsub(/[(]/, "", more); more -= rep }
     /^snippets:/ { w = $7; wo = $13; gsub(/[(),]/, "", w); gsub(/[(),]/, "", wo) }
     /^page_type against/ { pt = $10; gsub(/[();]/, "", pt) }
     END {
       printf "%-44s %s", "WCXB dev word F1 all, per type", all
       for (k = 0; k < n; k++) printf " %s %s", substr(order[k], 1, 4), t[order[k]]
-      printf "\n%-44s empty %s, repeating %s, with %s, without %s, page_type %s\n",
-        "WCXB dev outputs", empty, rep, w, wo, pt }'
+      printf "\n%-44s empty %s, repeating %s (+%s lines gold lacks), with %s, without %s, page_type %s\n",
+        "WCXB dev outputs", empty, rep, more, w, wo, pt }'
 fi
 printf '%-44s %s\n' "crawl-to-the-future single-page, all pages" "$(f1 --method danag "$@" "$out/ctf")"
 printf '%-44s %s\n' "CleanPortalEval single-page, all pages" "$(f1 --method danag "$@" "$out/cpe")"

@@ -121,7 +121,9 @@ typedef struct wn_eval_page {
    * the snippets found. */
   const char *page_type;
   int empty;
-  int repeated; /* the output repeats a line of 80+ bytes the gold holds once */
+  int repeated; /* the output repeats a line of 80+ bytes the gold holds at most
+                 * once: 2 when some such line the gold holds exactly once, 1
+                 * when only lines it holds not at all (boilerplate, code) */
   size_t with_n, with_found, without_n, without_found;
 } wn_eval_page;
 
@@ -666,8 +668,10 @@ static wn_err wn_eval_snippets(wn_eval_page *pg, const char *text, size_t len) {
 
 /* Whether text repeats a line of WN_EVAL_REPEAT_LINE bytes or more that
  * gold holds at most once (a tab's copy, a carousel's clone, a
- * responsive duplicate). Lines and the gold are compared with their white
- * space collapsed: gold files wrap lines and re-indent code. */
+ * responsive duplicate): 2 when the gold holds some such line exactly
+ * once, 1 when it holds them not at all (repeated boilerplate, a line of
+ * code the gold leaves out), else 0. Lines and the gold are compared with
+ * their white space collapsed: gold files wrap lines and re-indent code. */
 #define WN_EVAL_REPEAT_LINE 80u
 typedef struct wn_eval_line {
   const char *s;
@@ -742,10 +746,12 @@ static int wn_eval_repeats(const char *text, size_t len, const char *gold, size_
     i = e + 1;
   }
   qsort(lines, n, sizeof *lines, wn_eval_line_cmp);
-  for (size_t k = 1; k < n && !found; k++)
-    if (wn_eval_line_cmp(&lines[k - 1], &lines[k]) == 0 &&
-        wn_eval_count_in(g, gold_len, lines[k].s, lines[k].len, 2) < 2)
-      found = 1;
+  for (size_t k = 1; k < n && found < 2; k++)
+    if (wn_eval_line_cmp(&lines[k - 1], &lines[k]) == 0) {
+      const size_t in_gold = wn_eval_count_in(g, gold_len, lines[k].s, lines[k].len, 2);
+      if (in_gold < 2 && found < 1 + (int)in_gold)
+        found = 1 + (int)in_gold;
+    }
 out:
   free(t);
   free(g);
@@ -1135,7 +1141,7 @@ static void wn_eval_print_page(const wn_eval_page *pg) {
     printf("\ttemplate_F1 %.4f\tfallback_F1 %.4f%s", pg->tpl_score.f1, pg->single_score.f1,
            pg->fell_back ? "\tfell_back" : "");
   if (pg->repeated)
-    printf("\trepeats_a_line");
+    printf(pg->repeated == 2 ? "\trepeats_a_gold_line" : "\trepeats_a_line");
   if (pg->failed)
     printf("\tFAILED %s", pg->status);
   printf("\n");
@@ -1454,7 +1460,7 @@ static int wn_eval_type_index(const char *name) {
  * when groups are page types, the shape winnow read against the label. */
 /* The counts behind the extras. */
 typedef struct wn_eval_extras {
-  size_t empty, repeated, with_n, with_found, without_n, without_found, labelled, right;
+  size_t empty, repeated, repeated_gold, with_n, with_found, without_n, without_found, labelled, right;
   size_t conf[WN_EVAL_N_TYPES][WN_EVAL_N_TYPES];
 } wn_eval_extras;
 
@@ -1465,7 +1471,8 @@ static void wn_eval_extras_count(const wn_eval *ev, wn_eval_extras *x) {
     if (pg->failed || (pg->is_train && !ev->opts.single))
       continue;
     x->empty += (size_t)pg->empty;
-    x->repeated += (size_t)pg->repeated;
+    x->repeated += (size_t)(pg->repeated > 0);
+    x->repeated_gold += (size_t)(pg->repeated == 2);
     x->with_n += pg->with_n;
     x->with_found += pg->with_found;
     x->without_n += pg->without_n;
@@ -1486,8 +1493,9 @@ static void wn_eval_print_extras(const wn_eval *ev) {
                on = x.without_n, of = x.without_found, labelled = x.labelled, right = x.right;
   size_t(*conf)[WN_EVAL_N_TYPES] = x.conf;
   printf("\nempty outputs: %zu\n", empty);
-  printf("outputs repeating a line of %u+ bytes that the gold holds once: %zu\n",
-         WN_EVAL_REPEAT_LINE, repeated);
+  printf("outputs repeating a line of %u+ bytes that the gold holds once: %zu (%zu at "
+         "most once: %zu more repeat only lines it holds not at all)\n",
+         WN_EVAL_REPEAT_LINE, x.repeated_gold, repeated, repeated - x.repeated_gold);
   if (wn + on)
     printf("snippets: \"with\" found %zu of %zu (%.4f), \"without\" found %zu of %zu (%.4f, "
            "lower is better)\n",
@@ -1639,6 +1647,7 @@ static int wn_eval_single_print_json(const wn_eval *ev) {
   json_t *outs = json_object();
   wn_eval_jset(outs, "empty", wn_eval_jsize(x.empty), &bad);
   wn_eval_jset(outs, "repeating_a_line", wn_eval_jsize(x.repeated), &bad);
+  wn_eval_jset(outs, "repeating_a_gold_line", wn_eval_jsize(x.repeated_gold), &bad);
   wn_eval_jset(outs, "with_snippets", wn_eval_jsize(x.with_n), &bad);
   wn_eval_jset(outs, "with_found", wn_eval_jsize(x.with_found), &bad);
   wn_eval_jset(outs, "without_snippets", wn_eval_jsize(x.without_n), &bad);
@@ -1922,9 +1931,10 @@ static int wn_eval_selftest(const char *corpus) {
 #define WN_EVAL_L1 "A line long enough to be judged as a repeat, first half of it, "
 #define WN_EVAL_L2 "and its second half."
 #define WN_EVAL_L WN_EVAL_L1 WN_EVAL_L2
-  fails += wn_eval_expect_repeats("twice, gold once", WN_EVAL_L "\n" WN_EVAL_L, WN_EVAL_L, 1);
+  fails += wn_eval_expect_repeats("twice, gold once", WN_EVAL_L "\n" WN_EVAL_L, WN_EVAL_L, 2);
+  fails += wn_eval_expect_repeats("twice, gold never", WN_EVAL_L "\n" WN_EVAL_L, "other", 1);
   fails += wn_eval_expect_repeats("white space differs", WN_EVAL_L "\n\t" WN_EVAL_L1 "  " WN_EVAL_L2 " ",
-                                  WN_EVAL_L, 1);
+                                  WN_EVAL_L, 2);
   fails += wn_eval_expect_repeats("gold wraps it twice", WN_EVAL_L "\n" WN_EVAL_L,
                                   WN_EVAL_L1 "\n" WN_EVAL_L2 " " WN_EVAL_L1 "\n " WN_EVAL_L2, 0);
   fails += wn_eval_expect_repeats("once", WN_EVAL_L "\nother", WN_EVAL_L, 0);
@@ -2010,7 +2020,8 @@ static void wn_eval_usage(FILE *f) {
           "                  places (default), cues, region, or paper (Algorithms 2 to 5 as stated)\n"
           "  --per-page      one line per test page: group id P R F1 words_out words_gold confidence\n"
           "                  (with --sweep or --min-confidence also both methods' F1;\n"
-          "                  repeats_a_line marks an output repeating a line the gold holds once)\n"
+          "                  repeats_a_gold_line marks an output repeating a line the gold\n"
+          "                  holds once, repeats_a_line one the gold holds not at all)\n"
           "  --fold F        A or B: only the pages of one half of the sites (a group's\n"
           "                  name less a trailing -YEAR; sorted sites alternate A, B, A...)\n"
           "  --train N       each group's first N pages (sorted by id) are its sample and\n"

@@ -97,6 +97,7 @@ static void test_wcxb_layout(void **state) {
   assert_non_null(root);
   assert_int_equal(wn_int(root, "outputs", "empty"), 1);
   assert_int_equal(wn_int(root, "outputs", "repeating_a_line"), 0);
+  assert_int_equal(wn_int(root, "outputs", "repeating_a_gold_line"), 0);
   assert_int_equal(wn_int(root, "outputs", "with_snippets"), 2);
   assert_int_equal(wn_int(root, "outputs", "with_found"), 1);
   assert_int_equal(wn_int(root, "outputs", "without_snippets"), 1);
