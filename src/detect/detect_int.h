@@ -100,6 +100,17 @@ wn_err wn_detect_records_find(const wn_dom_page *page, const uint8_t *keep,
  * signature, WN_DOM_NONE past the last sibling (callers stop at rec->n). */
 uint32_t wn_detect_record_next(const wn_dom_node *nodes, const wn_detect_records *rec,
                                uint32_t r);
+/* What records show, counted over a run: how many hold a price (a
+ * currency sign next to a digit, wn_detect_has_price), a date (<time>),
+ * and lead with a link (their first text of keep[]). */
+typedef struct wn_detect_record_traits {
+  uint32_t priced, dated, linked;
+} wn_detect_record_traits;
+void wn_detect_record_read(const wn_dom_node *nodes, uint32_t r, const uint8_t *keep,
+                           wn_detect_record_traits *out);
+/* 1 when the len bytes at t hold a price: $, EUR or GBP sign beside a
+ * digit (a space between allowed). */
+int wn_detect_has_price(const char *t, uint32_t len);
 
 /* A part of a page's content as its structured data states it: text
  * (len bytes, not NUL-terminated) of group (0: a recipe's ingredients,

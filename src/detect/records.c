@@ -103,3 +103,46 @@ wn_err wn_detect_records_find(const wn_dom_page *page, const uint8_t *keep,
   free(sums);
   return WN_OK;
 }
+
+int wn_detect_has_price(const char *t, uint32_t len) {
+  for (uint32_t i = 0; i < len; i++) {
+    const unsigned char c = (unsigned char)t[i];
+    int sign = c == '$' || (c == 0xE2 && i + 2 < len && (unsigned char)t[i + 1] == 0x82 &&
+                            (unsigned char)t[i + 2] == 0xAC) /* EUR */
+               || (c == 0xC2 && i + 1 < len && (unsigned char)t[i + 1] == 0xA3); /* GBP */
+    if (!sign)
+      continue;
+    uint32_t w = c == '$' ? 1 : c == 0xE2 ? 3 : 2;
+    if ((i + w < len && t[i + w] >= '0' && t[i + w] <= '9') ||
+        (i + w + 1 < len && t[i + w] == ' ' && t[i + w + 1] >= '0' && t[i + w + 1] <= '9') ||
+        (i > 0 && t[i - 1] >= '0' && t[i - 1] <= '9') ||
+        (i > 1 && t[i - 1] == ' ' && t[i - 2] >= '0' && t[i - 2] <= '9'))
+      return 1;
+  }
+  return 0;
+}
+
+static int wn_is_time(const wn_dom_node *n) {
+  return n->tag == WN_TAG_OTHER && n->name && strcmp(n->name, "time") == 0;
+}
+
+void wn_detect_record_read(const wn_dom_node *nodes, uint32_t r, const uint8_t *keep,
+                           wn_detect_record_traits *out) {
+  int price = 0, date = 0, first_seen = 0, link_first = 0;
+  for (uint32_t i = r + 1; i < nodes[r].end; i++) {
+    const wn_dom_node *n = &nodes[i];
+    if (wn_is_time(n))
+      date = 1;
+    if (n->tag != WN_TAG_TEXT || !keep[i] || n->own_text_len == 0)
+      continue;
+    if (!first_seen) {
+      first_seen = 1;
+      link_first = (n->flags & WN_DOM_IN_LINK) != 0;
+    }
+    if (!price && wn_detect_has_price(n->text, n->own_text_len))
+      price = 1;
+  }
+  out->priced += (uint32_t)price;
+  out->dated += (uint32_t)date;
+  out->linked += (uint32_t)link_first;
+}

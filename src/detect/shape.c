@@ -120,28 +120,6 @@ typedef struct wn_shape_counts {
   uint32_t pre, code, prices;
 } wn_shape_counts;
 
-static int wn_has_price(const char *t, uint32_t len) {
-  for (uint32_t i = 0; i < len; i++) {
-    const unsigned char c = (unsigned char)t[i];
-    int sign = c == '$' || (c == 0xE2 && i + 2 < len && (unsigned char)t[i + 1] == 0x82 &&
-                            (unsigned char)t[i + 2] == 0xAC) /* EUR */
-               || (c == 0xC2 && i + 1 < len && (unsigned char)t[i + 1] == 0xA3); /* GBP */
-    if (!sign)
-      continue;
-    uint32_t w = c == '$' ? 1 : c == 0xE2 ? 3 : 2;
-    if ((i + w < len && t[i + w] >= '0' && t[i + w] <= '9') ||
-        (i + w + 1 < len && t[i + w] == ' ' && t[i + w + 1] >= '0' && t[i + w + 1] <= '9') ||
-        (i > 0 && t[i - 1] >= '0' && t[i - 1] <= '9') ||
-        (i > 1 && t[i - 1] == ' ' && t[i - 2] >= '0' && t[i - 2] <= '9'))
-      return 1;
-  }
-  return 0;
-}
-
-static int wn_is_time(const wn_dom_node *n) {
-  return n->tag == WN_TAG_OTHER && n->name && strcmp(n->name, "time") == 0;
-}
-
 static void wn_shape_count(const wn_dom_page *page, const uint8_t *keep, wn_shape_counts *c) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -152,35 +130,9 @@ static void wn_shape_count(const wn_dom_page *page, const uint8_t *keep, wn_shap
       c->pre++;
     else if (n->tag == WN_TAG_OTHER && n->name && n->text_len > 0 && strcmp(n->name, "code") == 0)
       c->code++;
-    else if (n->tag == WN_TAG_TEXT && keep && keep[i] && wn_has_price(n->text, n->own_text_len))
+    else if (n->tag == WN_TAG_TEXT && keep && keep[i] && wn_detect_has_price(n->text, n->own_text_len))
       c->prices++;
   }
-}
-
-/* What a run of records shows: a price, a date (<time>), a link first. */
-typedef struct wn_shape_traits {
-  uint32_t priced, dated, linked;
-} wn_shape_traits;
-
-static void wn_record_traits(const wn_dom_node *nodes, uint32_t r, const uint8_t *keep,
-                             wn_shape_traits *out) {
-  int price = 0, date = 0, first_seen = 0, link_first = 0;
-  for (uint32_t i = r + 1; i < nodes[r].end; i++) {
-    const wn_dom_node *n = &nodes[i];
-    if (wn_is_time(n))
-      date = 1;
-    if (n->tag != WN_TAG_TEXT || !keep[i] || n->own_text_len == 0)
-      continue;
-    if (!first_seen) {
-      first_seen = 1;
-      link_first = (n->flags & WN_DOM_IN_LINK) != 0;
-    }
-    if (!price && wn_has_price(n->text, n->own_text_len))
-      price = 1;
-  }
-  out->priced += (uint32_t)price;
-  out->dated += (uint32_t)date;
-  out->linked += (uint32_t)link_first;
 }
 
 wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detect_result *res,
@@ -205,7 +157,7 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
   /* Records: most of the kept text is a run of three or more like
    * records. */
   wn_detect_records rec = {0};
-  wn_shape_traits tr = {0};
+  wn_detect_record_traits tr = {0};
   uint64_t kept = 0;
   if (keep) {
     uint32_t count = 0;
@@ -217,7 +169,7 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
       rec.n = 0; /* out of memory: the shape is read without records */
     for (uint32_t r = rec.first, j = 0; rec.n && r != WN_DOM_NONE && j < rec.n;
          r = wn_detect_record_next(nodes, &rec, r), j++)
-      wn_record_traits(nodes, r, keep, &tr);
+      wn_detect_record_read(nodes, r, keep, &tr);
   }
   const int records = rec.n >= 3 && 2 * rec.text > kept;
   const int by_path = wn_path_type(path);
