@@ -25,6 +25,9 @@
  *    article (teasers of other stories, a comment thread) does not;
  *  - a first reading that is a fragment of an article not set in <p>
  *    (below): the second reading's article.
+ * Where the two found different articles, the semantic hint's narrowing
+ * of the mask (single.c) does not bind the second: the hint (a teaser's
+ * <article>) is what its article questions; the names' mask still does.
  * What came in then passes the first reading's link and box steps.
  *
  * Blocks are the lines of DANAg's normalised source (wn_danag_lines): a
@@ -52,8 +55,8 @@ static int wn_single_second_can_add(const wn_dom_node *nodes, uint32_t count, co
   return 0;
 }
 
-wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
-                        wn_detect_result *res) {
+wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, const uint8_t *other_mask,
+                        uint32_t steps, wn_detect_result *res) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   if (count == 0 || res->body_text)
@@ -153,8 +156,9 @@ wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t s
     hi = count;
     whole = 1;
   }
+  const uint8_t *m = other ? other_mask : mask;
   for (uint32_t i = lo; i < hi; i++) {
-    if (nodes[i].tag != WN_TAG_TEXT || res->keep[i] || !second->keep[i] || (mask && mask[i]))
+    if (nodes[i].tag != WN_TAG_TEXT || res->keep[i] || !second->keep[i] || (m && m[i]))
       continue;
     const uint32_t b = line_of[i];
     if (2 * first_k[b] > tot[b] || 2 * second_k[b] <= tot[b])

@@ -407,6 +407,7 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
                                wn_diag *diag) {
   wn_err err = WN_OK;
   uint8_t *mask = NULL;
+  uint8_t *names = NULL; /* the mask before the hint narrowed it */
   uint8_t *in_p = NULL;
   *out = NULL;
   const char *name = wn_single_method_name(method);
@@ -444,7 +445,22 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
       mask = NULL;
     }
   }
+  /* The semantic hint may narrow the mask to its element (a teaser's
+   * <article>, wn_single_rehint). The first reading keeps to it; the
+   * readings after it do not where the hint is what they question:
+   * Readability's reading of another article than the first's, and the
+   * page's area (area.c), are judged with the names' mask alone, kept
+   * here. */
+  if (mask && (steps & WN_SINGLE_STEP_HTML5)) {
+    names = malloc(count ? count : 1);
+    if (!names) {
+      err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
+      goto out;
+    }
+    memcpy(names, mask, count);
+  }
   err = wn_single_run(page, method, steps, &mask, res);
+  const uint8_t *names_mask = (steps & WN_SINGLE_STEP_HTML5) ? names : mask;
   if (!err && (steps & WN_SINGLE_STEP_RETRY) && count > 0) {
     in_p = malloc(count);
     err = in_p ? wn_single_retry(page, method, steps, mask, in_p, &res) : WN_ENOMEM;
@@ -452,9 +468,9 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
       err = wn_single_other_method(page, method, in_p, &res);
   }
   if (!err && (steps & WN_SINGLE_STEP_SECOND))
-    err = wn_single_second(page, mask, steps, res);
+    err = wn_single_second(page, mask, names_mask, steps, res);
   if (!err && (steps & WN_SINGLE_STEP_AREA))
-    err = wn_single_area(page, mask, steps, res);
+    err = wn_single_area(page, names_mask, steps, res);
   if (!err && (steps & WN_SINGLE_STEP_RETRY) && count > 0)
     err = wn_single_last_resort(page, res, in_p);
   if (!err)
@@ -468,6 +484,7 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
 out:
   wn_detect_result_free(res);
   free(mask);
+  free(names);
   free(in_p);
   return err;
 }

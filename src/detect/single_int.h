@@ -104,9 +104,11 @@ void wn_single_prose(const wn_dom_node *nodes, uint32_t count, const uint8_t *ke
                      uint64_t *kept_prose);
 
 /* WN_SINGLE_STEP_SECOND (combine.c): the second reading run and
- * combined with res->keep block by block; mask (may be NULL) stays out. */
-wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
-                        wn_detect_result *res);
+ * combined with res->keep block by block; mask (may be NULL) stays out,
+ * other_mask (may be NULL) instead when the second reading found another
+ * article than the first (the mask less the semantic hint's narrowing). */
+wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, const uint8_t *other_mask,
+                        uint32_t steps, wn_detect_result *res);
 
 /* WN_SINGLE_STEP_AREA (area.c): the page's main area less its frame,
  * mask (may be NULL) and named boxes, added to res->keep when the reading

@@ -157,7 +157,7 @@ static void test_combine_gap(void **state) {
   assert_non_null(res);
   keep_starting(page, res, "The council voted");
   keep_starting(page, res, "Swimming clubs");
-  assert_int_equal(wn_single_second(page, NULL, steps, res), WN_OK);
+  assert_int_equal(wn_single_second(page, NULL, NULL, steps, res), WN_OK);
   uint32_t n = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &n);
   int engineers = 0, opened = 0, more = 0, home = 0;
@@ -178,7 +178,7 @@ static void test_combine_gap(void **state) {
    * the first stands as it is. */
   res = wn_detect_result_alloc(count, "danag");
   keep_starting(page, res, "Weather");
-  assert_int_equal(wn_single_second(page, NULL, steps, res), WN_OK);
+  assert_int_equal(wn_single_second(page, NULL, NULL, steps, res), WN_OK);
   uint32_t kept = 0;
   for (uint32_t i = 0; i < n; i++)
     kept += res->keep[i];

@@ -143,6 +143,35 @@ static void test_service_sections(void **state) {
   free(html);
 }
 
+/* A service page whose only <article> is a teaser of the company's blog
+ * beside the page's own text: the hint's article is read first, and the
+ * page's text, which Readability's reading and the area find outside it,
+ * comes too. */
+static void test_teaser_article(void **state) {
+  (void)state;
+  const char *body =
+      "<div class=container><div class=page-content><h1>Affordable movers in the valley</h1>"
+      "<p>Want an affordable move across town or across the state? Our crews pack, load and "
+      "drive for the lowest price in the region, with no hidden fees on the day.</p><p>Every "
+      "quote is free and fixed: we come to your home, count the rooms and the boxes, and the "
+      "price we write down is the price you pay when the last box is in.</p><p>We store what "
+      "does not fit yet in our heated warehouse for as long as you need, and bring it when "
+      "you call, at any hour of a working day.</p><p>Families, students and offices have moved "
+      "with us for thirty years, and most of them found us because a neighbour did.</p></div>"
+      "<div class=sidebar><h3>From our blog</h3><article><h2><a href=/blog/award>Movers of the "
+      "year</a></h2><p>Our crews were named movers of the year at the convention.</p><a "
+      "href=/blog/award>Continue reading</a></article></div></div>";
+  char *html = page("", body);
+  shaped s;
+  detect(html, "https://movers.example/affordable-movers/", &s);
+  static const char *want[] = {"Want an affordable move", "Every quote is free",
+                               "We store what does not fit", "Families, students and offices"};
+  for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+    expect_in(s.text, want[k]);
+  shaped_free(&s);
+  free(html);
+}
+
 /* An article followed, in the same <main>, by a carousel of teasers that
  * are all links: more text than the article, but link text; the article
  * stays alone (the area's second measure). */
@@ -447,6 +476,7 @@ int main(void) {
       cmocka_unit_test(test_grid_of_cards),
       cmocka_unit_test(test_service_sections),
       cmocka_unit_test(test_article_beside_teasers),
+      cmocka_unit_test(test_teaser_article),
       cmocka_unit_test(test_thread),
       cmocka_unit_test(test_no_block_twice),
       cmocka_unit_test(test_page_type_stated),
