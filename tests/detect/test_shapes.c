@@ -1,6 +1,7 @@
 /* tests/detect/test_shapes.c: pages of many parts (area.c) and the page's
  * shape (shape.c), through the public detector as `winnow detect` runs:
- * a grid of product cards, an index of posts, a service page of sections
+ * a grid of product cards, an index of posts, a service page of sections,
+ * a product with its specification table, a thread with its quotes
  * in <main> are read whole; an article followed by a carousel of teasers
  * in the same <main> keeps its article alone; page_type from what the
  * page states, its structure and its URL; JSON escapes U+2028/U+2029. */
@@ -139,6 +140,43 @@ static void test_service_sections(void **state) {
   for (size_t k = 0; k < sizeof want / sizeof *want; k++)
     expect_in(s.text, want[k]);
   assert_null(strstr(s.text, "Help and contact"));
+  shaped_free(&s);
+  free(html);
+}
+
+/* A product page: its name, price, description and specification table
+ * are the content; the "You may also like" list of other products' links
+ * is not. */
+static void test_product_specs(void **state) {
+  (void)state;
+  const char *head =
+      "<script type=\"application/ld+json\">{\"@context\":\"https://schema.org\",\"@type\":"
+      "\"Product\",\"name\":\"Storm lantern\",\"offers\":{\"@type\":\"Offer\",\"price\":"
+      "\"39.00\",\"priceCurrency\":\"USD\"}}</script>";
+  const char *body =
+      "<main><div class=product><div class=gallery><img src=a.jpg alt=\"\"></div><div class=info>"
+      "<h1>Storm lantern</h1><div class=price>$39.00</div><div class=description><p>A lantern of "
+      "brushed steel with a glass globe, lit by one wick that burns eight hours on a filling of "
+      "lamp oil.</p><p>The handle folds flat and the base screws off for cleaning after a long "
+      "season.</p></div><h2>Specifications</h2><table class=specs><tr><th>Height</th><td>28 "
+      "cm</td></tr><tr><th>Weight</th><td>640 g</td></tr><tr><th>Fuel</th><td>Lamp oil or "
+      "paraffin</td></tr><tr><th>Burn time</th><td>Eight hours per filling</td></tr><tr><th>"
+      "Material</th><td>Brushed steel, borosilicate glass</td></tr></table></div></div><section "
+      "class=related><h2>You may also like</h2><ul><li><a href=/p/1>Camp stove</a> <span>$59.00"
+      "</span></li><li><a href=/p/2>Tent light</a> <span>$19.00</span></li><li><a href=/p/3>Wick "
+      "set</a> <span>$4.00</span></li><li><a href=/p/4>Lamp oil, one litre</a> <span>$9.00</span>"
+      "</li></ul></section></main>";
+  char *html = page(head, body);
+  shaped s;
+  detect(html, "https://shop.example/p/storm-lantern", &s);
+  static const char *want[] = {"Storm lantern", "$39.00", "brushed steel with a glass globe",
+                               "handle folds flat", "Specifications", "640 g",
+                               "Lamp oil or paraffin", "Brushed steel, borosilicate glass"};
+  for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+    expect_in(s.text, want[k]);
+  if (strstr(s.text, "You may also like") || strstr(s.text, "Camp stove"))
+    fail_msg("other products kept:\n%s", s.text);
+  assert_string_equal(s.page_type, "product");
   shaped_free(&s);
   free(html);
 }
@@ -476,6 +514,7 @@ int main(void) {
       cmocka_unit_test(test_grid_of_cards),
       cmocka_unit_test(test_service_sections),
       cmocka_unit_test(test_article_beside_teasers),
+      cmocka_unit_test(test_product_specs),
       cmocka_unit_test(test_teaser_article),
       cmocka_unit_test(test_thread),
       cmocka_unit_test(test_no_block_twice),
