@@ -1,8 +1,8 @@
 /* tests/detect/test_shapes.c: pages of many parts (area.c) and the page's
  * shape (shape.c), through the public detector as `winnow detect` runs:
- * a grid of product cards, an index of posts, a service page of sections,
- * a product with its specification table, a thread with its quotes
- * in <main> are read whole; an article followed by a carousel of teasers
+ * a grid of product cards, an index of posts, a service page of sections
+ * in <main>, a product with its specification table and a thread with
+ * its quotes are read whole; an article followed by a carousel of teasers
  * in the same <main> keeps its article alone; page_type from what the
  * page states, its structure and its URL; JSON escapes U+2028/U+2029. */
 #include "wn_test.h"
