@@ -15,6 +15,9 @@ SRC_DIR holds crawl-to-the-future.tar.xz and cleanportaleval.tar.xz (e.g.
     OUT_DIR/ce/...                       the same for CleanEval
     OUT_DIR/wcxb/...                     the same for WCXB dev, with urls.tsv
                                          and snippets.tsv
+    OUT_DIR/wcxb-hosts/...               WCXB dev's hosts of 3+ pages, each
+                                         page left out once (below), with
+                                         urls.tsv
 
 following "A uniform layout for evaluation tools" in the corpus README:
 pages are sorted by their original file name within a group, the first 5
@@ -27,6 +30,9 @@ Groups:
   ce   one page per group, "dev_NNNN" / "final_NNNN" (a single-page
        corpus: every page is a test page; --fold alternates pages)
   wcxb the page type (article, forum, ...): every page a test page
+  wcxb-hosts  "<host>_<k>": a host's pages with its k-th page the one test
+       page and the others its learning sample (leave one out); the ids are
+       "<type>.<id>" (the type first, for the figures per type)
 
 Ids:
   ctf  the original names hold spaces, quotes, "&" and the like and can be
@@ -56,6 +62,7 @@ import shutil
 import sys
 import tarfile
 import tempfile
+import urllib.parse
 
 TRAIN_PAGES = 5
 SLUG_MAX = 60
@@ -152,9 +159,10 @@ class Corpus:
         self.out_dir = out_dir
         self.rows = []  # (group, id, split)
 
-    def add_group(self, group, pages, train=TRAIN_PAGES):
+    def add_group(self, group, pages, train=TRAIN_PAGES, test=None):
         """pages: list of (id, html_bytes, gold_text), sorted by id; the
-        first `train` of them are the group's learning sample."""
+        first `train` of them are the group's learning sample, or, with
+        test (an index), every page but that one."""
         ids = [p[0] for p in pages]
         if ids != sorted(ids):
             fail("ids of group %s are not sorted" % group)
@@ -170,7 +178,11 @@ class Corpus:
             with open(os.path.join(gdir, pid + ".txt"), "w", encoding="utf-8",
                       newline="\n") as f:
                 f.write(gold)
-            self.rows.append((group, pid, "train" if n < train else "test"))
+            if test is not None:
+                split = "test" if n == test else "train"
+            else:
+                split = "train" if n < train else "test"
+            self.rows.append((group, pid, split))
 
     def finish(self, name):
         self.rows.sort(key=lambda r: (r[0], r[1]))
@@ -367,6 +379,57 @@ def layout_wcxb(src_root, out_dir):
                 f.write("\t".join(r) + "\n")
 
 
+HOSTS_MIN_PAGES = 3
+
+
+def layout_wcxb_hosts(src_root, out_dir):
+    """The site-level check: WCXB dev's hosts with HOSTS_MIN_PAGES pages or
+    more (shops, manuals, forums: several pages of one site). Each page is
+    left out once: group "<host>_<k>" holds all the host's pages, its k-th
+    the test page, the rest the sample its template is learned from. The
+    single-page method reads the same test pages, so the two compare page
+    for page."""
+    html_dir = os.path.join(src_root, "html")
+    gt_dir = os.path.join(src_root, "ground-truth")
+    hosts = {}
+    for name in sorted(os.listdir(gt_dir)):
+        if not name.endswith(".json"):
+            continue
+        stem = name[:-len(".json")]
+        with open(os.path.join(gt_dir, name), encoding="utf-8") as f:
+            rec = json.load(f)
+        ptype = rec.get("_internal", {}).get("page_type", {}).get("primary")
+        if ptype not in WCXB_TYPES:
+            fail("%s: unknown page type %r" % (name, ptype))
+        url = _one_line(rec.get("url") or "")
+        host = (urllib.parse.urlsplit(url).hostname or "").lower() if url else ""
+        if not host:
+            continue
+        gold = (rec.get("ground_truth") or {}).get("main_content") or ""
+        hosts.setdefault(host, []).append(
+            ("%s.%s" % (ptype, stem), os.path.join(html_dir, stem + ".html"),
+             gold.rstrip("\n") + "\n" if gold else "", url))
+    corpus = Corpus(out_dir)
+    urls = []
+    for host in sorted(hosts):
+        pages = sorted(hosts[host])
+        if len(pages) < HOSTS_MIN_PAGES:
+            continue
+        data = []
+        for pid, hpath, gold, url in pages:
+            with open(hpath, "rb") as f:
+                data.append((pid, f.read(), gold))
+        for k in range(len(pages)):
+            group = "%s_%d" % (safe_group(host), k + 1)
+            corpus.add_group(group, data, test=k)
+            urls.extend((group, pid, url) for pid, _, _, url in pages)
+    corpus.finish("WCXB dev hosts (leave one out)")
+    urls.sort()
+    with open(os.path.join(out_dir, "urls.tsv"), "w", encoding="utf-8", newline="\n") as f:
+        for r in urls:
+            f.write("\t".join(r) + "\n")
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] in ("-h", "--help"):
         print("usage: %s SRC_DIR OUT_DIR" % os.path.basename(argv[0]), file=sys.stderr)
@@ -381,7 +444,9 @@ def main(argv):
         elif key in ("ctf", "cpe"):
             fail("%s not found (SRC_DIR should hold the corpus archives)" % path)
     # Each corpus is laid out once; one already there is left as it is.
-    todo = [k for k in ("ctf", "cpe", "ce", "wcxb")
+    if "wcxb" in archives:
+        archives["wcxb-hosts"] = archives["wcxb"]
+    todo = [k for k in ("ctf", "cpe", "ce", "wcxb", "wcxb-hosts")
             if k in archives and not os.path.exists(os.path.join(out, k))]
     os.makedirs(out, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="winnow-corpora-")
@@ -389,7 +454,8 @@ def main(argv):
         for key, layout, marker in (("ctf", layout_ctf, "pairs.tsv"),
                                     ("cpe", layout_cpe, "GoldStandard"),
                                     ("ce", layout_ce, "final"),
-                                    ("wcxb", layout_wcxb, "ground-truth")):
+                                    ("wcxb", layout_wcxb, "ground-truth"),
+                                    ("wcxb-hosts", layout_wcxb_hosts, "ground-truth")):
             if key not in todo:
                 continue
             dest = os.path.join(tmp, key)

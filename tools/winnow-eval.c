@@ -16,8 +16,11 @@
  *     precision = |P n G| / |P|, recall = |P n G| / |G|, F1 their harmonic
  *     mean; both empty: all 1; one empty: all 0;
  *   - figures are macro means over test pages, per group and per corpus.
- * A page that cannot be read, parsed or detected scores 0, is counted and
- * is reported on stderr; nothing is skipped silently.
+ * A group whose sample learns no template (its pages share no layout) is
+ * reported on stderr and its test pages are served as winnow detect serves
+ * a site without one: by the single-page fallback. A page that cannot be
+ * read, parsed or detected scores 0, is counted and is reported on
+ * stderr; nothing is skipped silently.
  *
  * The eval is a client of the public API (winnow/winnow.h) only, so it
  * measures what a front end gets: each group is learned with
@@ -954,8 +957,8 @@ static wn_err wn_eval_test_page(wn_eval *ev, const wn_eval_group *g, wn_detector
 
   if (wn_eval_prepare(ev, pg, &gold, &gold_len))
     goto out;
-  if (!g->learned || !pol) {
-    wn_eval_fail(pg, "detect", "the group has no template");
+  if (!pol) {
+    wn_eval_fail(pg, "detect", "no detector");
     goto out;
   }
   wn_detect_fallback reason = WN_FALLBACK_NONE;
@@ -966,8 +969,8 @@ static wn_err wn_eval_test_page(wn_eval *ev, const wn_eval_group *g, wn_detector
   pg->fell_back = reason != WN_FALLBACK_NONE;
   if (pg->fell_back)
     pg->single_score = pg->score;
-  else
-    pg->tpl_score = pg->score;
+  if (!pg->fell_back || !g->learned)
+    pg->tpl_score = pg->score; /* no template: served so at any threshold */
   if (ev->opts.min_confidence > 0 || ev->opts.sweep) {
     /* The result the policy did not pick, so that any threshold can be
      * applied afterwards: the fallback (a page with no site goes to the
@@ -2245,14 +2248,16 @@ int main(int argc, char **argv) {
       fprintf(stderr, "winnow-eval: out of memory\n");
       goto out;
     }
-    if (g->learned) {
+    {
       /* The policy's detector, and with a threshold the template's alone
-       * (min_confidence 0) for the pages the policy sends to the fallback. */
+       * (min_confidence 0) for the pages the policy sends to the fallback.
+       * A group that learned no template is served as winnow detect serves
+       * a site without one: by the fallback ("no template"). */
       wn_diag diag;
       wn_diag_clear(&diag);
       wn_err e = wn_eval_detector(ev.opts.min_confidence, ev.opts.fallback,
                                   WN_SINGLE_STEPS_DEFAULT, g->learned, &pol, &diag);
-      if (!e && ev.opts.min_confidence > 0)
+      if (!e && g->learned && ev.opts.min_confidence > 0)
         e = wn_eval_detector(0.0, ev.opts.fallback, WN_SINGLE_STEPS_DEFAULT, g->learned, &tpl,
                              &diag);
       if (e) {

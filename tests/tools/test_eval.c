@@ -128,6 +128,37 @@ static void test_wcxb_layout(void **state) {
   wn_run_free(&r);
 }
 
+/* A site whose sample pages share no layout learns no template; its test
+ * page is served as winnow detect serves it, by the single-page method,
+ * and scored (not failed). */
+static void test_no_template(void **state) {
+  (void)state;
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s/sites", g_tmp);
+  mkdir(dir, 0755);
+  wn_put(dir, "pages.tsv", "group\tid\tsplit\nshop\t1\ttrain\nshop\t2\ttrain\nshop\t3\ttest\n");
+  wn_put(dir, "html/shop/1.html", "<html><body><table><tr><td>Old price list</td></tr></table>"
+                                  "</body></html>");
+  wn_put(dir, "gold/shop/1.txt", "Old price list\n");
+  wn_put(dir, "html/shop/2.html", "<html><body><ul><li>Opening hours</li></ul></body></html>");
+  wn_put(dir, "gold/shop/2.txt", "Opening hours\n");
+  wn_put(dir, "html/shop/3.html",
+         "<html><body><h1>Storm lantern</h1><p>" LONG_LINE "</p></body></html>");
+  wn_put(dir, "gold/shop/3.txt", "Storm lantern\n" LONG_LINE "\n");
+  wn_run r;
+  wn_test_run(&r, g_tmp, NULL, 0, g_tool, (const char *const[]){"--repeat", "1", "--json", dir, NULL});
+  if (r.status != 0)
+    fail_msg("exit %d: %s", r.status, r.err);
+  json_t *root = json_loads(r.out, 0, NULL);
+  assert_non_null(root);
+  assert_int_equal(wn_int(root, "accuracy", "failed_pages"), 0);
+  json_t *f1 = json_object_get(json_object_get(root, "accuracy"), "f1");
+  if (!json_is_real(f1) || json_real_value(f1) < 0.9)
+    fail_msg("the page not served by the single-page method:\n%s", r.out);
+  json_decref(root);
+  wn_run_free(&r);
+}
+
 /* The scorer's own checks (tokens, F1, repeated lines) pass, and say so. */
 static void test_selftest(void **state) {
   (void)state;
@@ -154,6 +185,7 @@ static int teardown(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_wcxb_layout),
+                                     cmocka_unit_test(test_no_template),
                                      cmocka_unit_test(test_selftest)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }
