@@ -554,6 +554,49 @@ static int wn_jsonld_may_state(const char *text) {
   return 0;
 }
 
+/* The kinds microdata states (itemtype="https://schema.org/QAPage"): the
+ * types of the items at the top (not inside another item), as JSON-LD's
+ * are read. One Product at the top is the page's product; several are
+ * the cards of a grid. */
+static uint32_t wn_microdata_kinds(const wn_dom_page *page) {
+  uint32_t count = 0, kinds = 0, products = 0, top_end = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  for (uint32_t i = 0; i < count; i++) {
+    if (!nodes[i].attrs || i < top_end)
+      continue;
+    const char *t = wn_dom_attr(page, &nodes[i], "itemtype");
+    if (!t)
+      continue;
+    top_end = nodes[i].end;
+    /* The type is the URL's last segment; an itemtype may list several. */
+    char word[64];
+    for (const char *p = t; *p;) {
+      while (*p == ' ')
+        p++;
+      const char *e = p;
+      while (*e && *e != ' ')
+        e++;
+      const char *slash = e;
+      while (slash > p && slash[-1] != '/')
+        slash--;
+      const size_t n = (size_t)(e - slash);
+      if (n > 0 && n < sizeof word) {
+        memcpy(word, slash, n);
+        word[n] = '\0';
+        const uint32_t k = wn_jsonld_kind_of(word);
+        products += (k & WN_LD_PRODUCT) != 0;
+        kinds |= k & ~WN_LD_PRODUCT;
+      }
+      p = e;
+    }
+  }
+  if (products == 1)
+    kinds |= WN_LD_PRODUCT;
+  else if (products > 1)
+    kinds |= WN_LD_LIST_PRODUCTS;
+  return kinds;
+}
+
 uint32_t wn_detect_result_stated(const wn_dom_page *page, wn_detect_result *res) {
   if (!res)
     return wn_detect_stated_kinds(page);
@@ -589,7 +632,7 @@ uint32_t wn_detect_stated_kinds(const wn_dom_page *page) {
     wn_jsonld_walk(root, wn_jsonld_kind_item, &kinds);
     json_decref(root);
   }
-  return kinds;
+  return kinds | wn_microdata_kinds(page);
 }
 
 /* ---- <meta> --------------------------------------------------------------------- */

@@ -11,16 +11,17 @@
 #include <string.h>
 
 /* The attributes Markdown reads, by element (markdown.c), and on every
- * element the two that say what a part of the page is, which the
- * single-page methods read (single.c): ARIA's role ("main",
- * "navigation", "complementary") and schema.org's itemprop
- * ("articleBody"). */
-static const char *const wn_kept_a[] = {"href", "role", "itemprop", NULL};
+ * element the three that say what a part of the page is, which the
+ * single-page methods and the page's shape read (single.c, meta.c): ARIA's
+ * role ("main", "navigation", "complementary"), schema.org's itemprop
+ * ("articleBody") and its microdata itemtype (".../QAPage"). */
+static const char *const wn_kept_a[] = {"href", "role", "itemprop", "itemtype", NULL};
 static const char *const wn_kept_img[] = {"src", "data-src", "srcset", "alt", "role", "itemprop",
-                                           NULL};
-static const char *const wn_kept_ol[] = {"start", "role", "itemprop", NULL};
-static const char *const wn_kept_cell[] = {"colspan", "rowspan", "role", "itemprop", NULL};
-static const char *const wn_kept_any[] = {"role", "itemprop", NULL};
+                                           "itemtype", NULL};
+static const char *const wn_kept_ol[] = {"start", "role", "itemprop", "itemtype", NULL};
+static const char *const wn_kept_cell[] = {"colspan", "rowspan", "role", "itemprop", "itemtype",
+                                            NULL};
+static const char *const wn_kept_any[] = {"role", "itemprop", "itemtype", NULL};
 
 const char *const *wn_dom_kept_names(uint8_t tag) {
   switch (tag) {
