@@ -60,6 +60,12 @@ struct wn_detect_result {
 /* A zeroed result for a page of count nodes with tmpl and keep allocated
  * (all 0); NULL when out of memory (result.c). */
 wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method);
+/* res->selected made from res->keep: the roots of the largest subtrees
+ * whose text is all kept, in document order (replacing any selection).
+ * kept_below (page's node count, may be NULL) gets 1 for each node with
+ * kept text at or below it. WN_ENOMEM when out of memory. */
+wn_err wn_detect_result_select(const wn_dom_page *page, wn_detect_result *res,
+                               uint8_t *kept_below);
 
 /* The page's own statement of its article's text: the longest
  * schema.org articleBody of its JSON-LD scripts, malloc'd and

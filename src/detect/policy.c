@@ -55,6 +55,89 @@ wn_err wn_detect_selector_parse(const char *name, wn_detect_selector *out) {
 /* Match, confidence, then selection; a page whose confidence is below
  * min_confidence stops before the selection (the fallback will serve it):
  * WN_OK, *out NULL, *confidence set. */
+/*
+ * The page's own blocks (issue 43; the template as one reading of two).
+ * A site's template knows its frame: a text node the ETDM pairs with a
+ * template node holds text every sample held, and an element it pairs
+ * recurs in the samples. The content place a selector chooses was fitted
+ * to the samples' layout, and on a page of another shape (a shop's grid
+ * beside its product pages, a product with a specifications block its
+ * samples lacked) it holds a part of what the page says alone. So when
+ * the selection holds less than half of the page's own text (unpaired
+ * text nodes), the single-page method reads the page too, as a second
+ * reading that fails differently, and the text it keeps is added where
+ * the template says it is the page's own: an unpaired text node in an
+ * unpaired element (a block no sample had). A slot of the frame that
+ * recurs with other words on every page (a "most read" list's headlines,
+ * a teaser module, a date line) is paired and stays out.
+ */
+#define WN_DETECT_OWN_SHARE 2u /* the selection holds under 1/2 of the own text */
+
+static wn_err wn_detect_own_blocks(const wn_dom_page *page, const wn_detect_options *opts,
+                                   const uint8_t *mapped, wn_detect_result *res,
+                                   wn_diag *diag) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint64_t kept = 0, own = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag != WN_TAG_TEXT)
+      continue;
+    if (res->keep[i])
+      kept += nodes[i].own_text_len;
+    if (!mapped[i])
+      own += nodes[i].own_text_len;
+  }
+  if (WN_DETECT_OWN_SHARE * kept >= own)
+    return WN_OK;
+  const wn_single_method method = opts ? opts->fallback : WN_SINGLE_DANAG;
+  wn_detect_result *single = NULL;
+  wn_err err = wn_detect_single(page, method, &single, diag);
+  if (err)
+    return err;
+  /* Where the page's own block lies: under the frame element nearest to it
+   * (its nearest paired ancestor). When that element holds none of what
+   * the selection kept, the block is a region the samples had beside
+   * their content (a thread of reader comments under each post, a box of
+   * teasers) and stays out; a page that states a product or a discussion
+   * (schema.org, og:type) has its parts there (specifications, reviews,
+   * replies), and they come in wherever they lie. */
+  const int parts = (wn_detect_result_stated(page, res) &
+                     (WN_LD_FORUM | WN_LD_PRODUCT | WN_OG_PRODUCT)) != 0;
+  uint8_t *kept_at = parts ? NULL : calloc(count ? count : 1, 1);
+  if (!parts && !kept_at) {
+    wn_detect_result_free(single);
+    return wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
+  }
+  if (kept_at)
+    for (uint32_t i = count; i-- > 0;) {
+      if (nodes[i].tag == WN_TAG_TEXT && res->keep[i])
+        kept_at[i] = 1;
+      if (kept_at[i] && nodes[i].parent != WN_DOM_NONE)
+        kept_at[nodes[i].parent] = 1;
+    }
+  uint32_t added = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    const uint32_t p = nodes[i].parent;
+    if (nodes[i].tag != WN_TAG_TEXT || !single->keep[i] || res->keep[i] || mapped[i] ||
+        p == WN_DOM_NONE || mapped[p])
+      continue;
+    if (kept_at) {
+      uint32_t a = p;
+      while (a != WN_DOM_NONE && !mapped[a])
+        a = nodes[a].parent;
+      if (a == WN_DOM_NONE || !kept_at[a])
+        continue;
+    }
+    res->keep[i] = 1;
+    added++;
+  }
+  free(kept_at);
+  wn_detect_result_free(single);
+  if (added && (err = wn_detect_result_select(page, res, NULL)))
+    return wn_diag_set(diag, err, "detect: out of memory for %u nodes", count);
+  return WN_OK;
+}
+
 static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl,
                                  const uint32_t *premap, const wn_detect_options *opts,
                                  double min_confidence,
@@ -126,6 +209,8 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
     goto out;
   for (uint32_t i = 0; i < count; i++)
     res->tmpl[i] = !l.cand[i];
+  if ((err = wn_detect_own_blocks(page, opts, l.mapped, res, diag)))
+    goto out;
   if (trace) {
     memcpy(trace->cand, l.cand, count);
     trace->selected = 1;

@@ -6,6 +6,9 @@
 #include "detect/detect_int.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+#include "dom/dom.h"
 
 wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method) {
   wn_detect_result *res = calloc(1, sizeof *res);
@@ -20,6 +23,51 @@ wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method) {
   res->count = count;
   res->method = method;
   return res;
+}
+
+wn_err wn_detect_result_select(const wn_dom_page *page, wn_detect_result *res, uint8_t *kept_below) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint8_t *all = malloc(count ? count : 1);     /* every text below is kept */
+  uint8_t *any = calloc(count ? count : 1, 1); /* some text below is kept */
+  uint32_t *sel = malloc(((size_t)count + 1) * sizeof *sel);
+  wn_err err = WN_OK;
+  if (!all || !any || !sel) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  memset(all, 1, count);
+  for (uint32_t i = count; i-- > 0;) {
+    if (nodes[i].tag == WN_TAG_TEXT) {
+      any[i] = res->keep[i];
+      all[i] = res->keep[i];
+    }
+    uint32_t p = nodes[i].parent;
+    if (p != WN_DOM_NONE) {
+      any[p] |= any[i];
+      all[p] &= all[i];
+    }
+  }
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < count;) {
+    if (any[i] && all[i]) {
+      sel[n++] = i;
+      i = nodes[i].end; /* the whole subtree is in; skip it */
+      continue;
+    }
+    i++;
+  }
+  if (kept_below)
+    memcpy(kept_below, any, count);
+  free(res->selected);
+  res->selected = sel;
+  res->n_selected = n;
+  sel = NULL;
+out:
+  free(all);
+  free(any);
+  free(sel);
+  return err;
 }
 
 void wn_detect_result_free(wn_detect_result *result) {

@@ -48,45 +48,15 @@ wn_err wn_single_method_parse(const char *name, wn_single_method *out) {
  * element is "not content" (tmpl) when no kept text lies below it.
  * One reverse pass for the subtree facts, one forward pass for the roots.
  */
-static wn_err wn_single_finish(const wn_dom_node *nodes, uint32_t count, wn_detect_result *res) {
-  uint8_t *all = malloc(count ? count : 1);   /* every text below is kept */
-  uint8_t *any = calloc(count ? count : 1, 1); /* some text below is kept */
-  uint32_t *sel = malloc(((size_t)count + 1) * sizeof *sel);
-  wn_err err = WN_OK;
-  if (!all || !any || !sel) {
-    err = WN_ENOMEM;
-    goto out;
-  }
-  memset(all, 1, count);
-  for (uint32_t i = count; i-- > 0;) {
-    if (nodes[i].tag == WN_TAG_TEXT) {
-      any[i] = res->keep[i];
-      all[i] = res->keep[i];
-    }
-    uint32_t p = nodes[i].parent;
-    if (p != WN_DOM_NONE) {
-      any[p] |= any[i];
-      all[p] &= all[i];
-    }
-  }
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < count;) {
-    if (any[i] && all[i]) {
-      sel[n++] = i;
-      i = nodes[i].end; /* the whole subtree is in; skip it */
-      continue;
-    }
-    i++;
-  }
-  for (uint32_t i = 0; i < count; i++)
-    res->tmpl[i] = !any[i];
-  res->selected = sel;
-  res->n_selected = n;
-  sel = NULL;
-out:
-  free(all);
+static wn_err wn_single_finish(const wn_dom_page *page, wn_detect_result *res) {
+  uint8_t *any = malloc(res->count ? res->count : 1);
+  if (!any)
+    return WN_ENOMEM;
+  wn_err err = wn_detect_result_select(page, res, any);
+  if (!err)
+    for (uint32_t i = 0; i < res->count; i++)
+      res->tmpl[i] = !any[i];
   free(any);
-  free(sel);
   return err;
 }
 
@@ -301,7 +271,7 @@ static wn_err wn_single_markup_text(char **body, size_t *len) {
   }
   for (uint32_t i = 0; i < count; i++)
     all->keep[i] = nodes[i].tag == WN_TAG_TEXT;
-  err = wn_single_finish(nodes, count, all);
+  err = wn_single_finish(sub, all);
   if (!err)
     err = wn_detect_render_text(sub, all, &out);
   if (!err && wn_buf_append_char(&out, '\0') == WN_OK) {
@@ -414,7 +384,7 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
   if (!page || !name)
     return wn_diag_set(diag, WN_EINVAL, "detect: unknown single-page method %d", (int)method);
   uint32_t count = 0;
-  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  wn_dom_nodes(page, &count);
   wn_detect_result *res = wn_detect_result_alloc(count, name);
   if (!res) {
     err = wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
@@ -424,7 +394,7 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
     /* The second reading alone, as Readability states it: no step. */
     err = wn_readability_select(page, res);
     if (!err)
-      err = wn_single_finish(nodes, count, res);
+      err = wn_single_finish(page, res);
     if (err) {
       wn_diag_set(diag, err, "detect: %s: %s", name, wn_strerror(err));
       goto out;
@@ -474,7 +444,7 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
   if (!err && (steps & WN_SINGLE_STEP_RETRY) && count > 0)
     err = wn_single_last_resort(page, res, in_p);
   if (!err)
-    err = wn_single_finish(nodes, count, res);
+    err = wn_single_finish(page, res);
   if (err) {
     wn_diag_set(diag, err, "detect: %s: %s", name, wn_strerror(err));
     goto out;

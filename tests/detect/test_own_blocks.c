@@ -1,0 +1,172 @@
+/* tests/detect/test_own_blocks.c: the template as one reading of two
+ * (policy.c, "The page's own blocks"), on a small shop learned as winnow
+ * learns it (places selector) from three product pages (a name, a price,
+ * a description) and detected with the default policy:
+ *
+ *  - a product page with a specifications table and reviews no sample
+ *    had keeps them, and the "recently viewed" box of the frame stays
+ *    out (the template's selection alone does this);
+ *  - a category page, its grid of cards no sample had: the selection
+ *    drops the grid, the single-page reading keeps it, and as the page's
+ *    own blocks the cards come in.
+ * The other side, a region the samples had beside their content (reader
+ * comments under a short post) staying out, is tests/learn/test_places.c's
+ * blog (test_blog_places).
+ */
+#include "wn_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "detect/detect.h"
+#include "learn/learn.h"
+#include "util/util.h"
+
+#define SHOP_TOP                                                                                 \
+  "<html><body><header><a href=/>Home</a> <a href=/lamps>Lamps</a> <a href=/stoves>Stoves</a> "  \
+  "<a href=/help>Help</a></header><main><div class=product>"
+#define SHOP_END                                                                                 \
+  "</main><footer><p>Copyright the shop, every right reserved; terms of sale apply.</p>"         \
+  "</footer></body></html>"
+
+static const char *const products[][3] = {
+    {"Storm lantern", "$39.00",
+     "A lantern of brushed steel with a glass globe, lit by one wick that burns eight hours."},
+    {"Camp stove", "$59.00",
+     "A stove of two burners that folds into its own lid and runs on a small gas bottle."},
+    {"Tent light", "$19.00",
+     "A light that hangs from the roof of a tent and gives a soft glow for a whole night."},
+    {"Wick set", "$4.00",
+     "Six wicks of woven cotton that fit every lantern we sell, with a trimmer to cut them."},
+};
+
+static char *shop_page(int k, const char *extra, const char *recent) {
+  char *s = malloc(8192);
+  assert_non_null(s);
+  int n = snprintf(s, 8192,
+                   SHOP_TOP "<h1>%s</h1><div class=price>%s</div><div class=description><p>%s"
+                            "</p></div></div>%s<section class=recent><h3>Recently viewed</h3>"
+                            "<p>%s</p></section>" SHOP_END,
+                   products[k][0], products[k][1], products[k][2], extra, recent);
+  assert_true(n > 0 && n < 8192);
+  return s;
+}
+
+static wn_template *learn(char **html, int n) {
+  wn_dom_page *pages[8];
+  assert_true(n <= 8);
+  for (int i = 0; i < n; i++)
+    pages[i] = wn_test_parse(html[i]);
+  wn_learn_options opts = {.selector = WN_SELECT_PLACES};
+  wn_template *tpl = NULL;
+  assert_int_equal(wn_learn_template((const wn_dom_page *const *)pages, (uint32_t)n, &opts, &tpl,
+                                     NULL),
+                   WN_OK);
+  for (int i = 0; i < n; i++)
+    wn_dom_free(pages[i]);
+  return tpl;
+}
+
+/* The page's text as winnow detect reads it with tpl (the default policy). */
+static char *detect(const char *html, const wn_template *tpl) {
+  wn_dom_page *page = wn_test_parse(html);
+  wn_detect_result *res = NULL;
+  wn_detect_options opts = {.selector = WN_SELECT_SITE, .fallback = WN_SINGLE_DANAG};
+  assert_int_equal(wn_detect_page(page, tpl, &opts, &res, NULL), WN_OK);
+  assert_int_equal(wn_detect_fallback_reason(res), WN_FALLBACK_NONE);
+  wn_buf buf;
+  wn_buf_init(&buf, 0);
+  assert_int_equal(wn_detect_render_text(page, res, &buf), WN_OK);
+  wn_detect_result_free(res);
+  wn_dom_free(page);
+  return wn_buf_take(&buf, NULL);
+}
+
+static void expect(const char *text, const char *want, int in) {
+  if ((strstr(text, want) != NULL) != in)
+    fail_msg("\"%s\" %s:\n%s", want, in ? "missing" : "kept", text);
+}
+
+static void test_shop_product_specs(void **state) {
+  (void)state;
+  char *samples[3];
+  for (int k = 0; k < 3; k++)
+    samples[k] = shop_page(k, "", k == 0 ? "Tent light, Wick set" : "Storm lantern, Camp stove");
+  wn_template *tpl = learn(samples, 3);
+  char *page = shop_page(
+      3,
+      "<section class=details><div class=specs><h2>Specifications</h2><table><tr><th>Length</th><td>Twelve centimetres"
+      "</td></tr><tr><th>Material</th><td>Woven cotton, unbleached</td></tr><tr><th>Pieces</th>"
+      "<td>Six wicks and one trimmer of stainless steel</td></tr></table></div><div class=reviews>"
+      "<h2>Reviews</h2><p>These burn clean and even, and the trimmer is sharp enough for years of "
+      "use at the cabin.</p><p>Fit my grandfather's old lantern without any trouble at all, and "
+      "the flame stays low and steady.</p></div></section>",
+      "Camp stove, Tent light");
+  char *text = detect(page, tpl);
+  expect(text, "Six wicks of woven cotton", 1);
+  expect(text, "Woven cotton, unbleached", 1);
+  expect(text, "stainless steel", 1);
+  expect(text, "burn clean and even", 1);
+  expect(text, "Recently viewed", 0);
+  expect(text, "Help", 0);
+  free(text);
+  free(page);
+  for (int k = 0; k < 3; k++)
+    free(samples[k]);
+  wn_template_free(tpl);
+}
+
+/* A category page of the same shop: its name and intro where a product's
+ * are, then a grid of twenty cards no sample had (a linked name and a
+ * price each). The template's selection drops the grid as a box of links
+ * and keeps the intro, a fifth of the page's own text; the single-page
+ * reading keeps the grid (its records), and it is the page's own: the
+ * cards come in. */
+static void test_shop_category_grid(void **state) {
+  (void)state;
+  char *samples[3];
+  for (int k = 0; k < 3; k++)
+    samples[k] = shop_page(k, "", k == 0 ? "Tent light, Wick set" : "Storm lantern, Camp stove");
+  wn_template *tpl = learn(samples, 3);
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  assert_int_equal(wn_buf_append_str(&b, "<ul class=grid>"), WN_OK);
+  static const char *const names[] = {"Brass deck lantern", "Hurricane lamp, red",
+                                      "Miner's lamp",       "Paraffin table lamp",
+                                      "Candle lantern",     "Folding paper lantern"};
+  for (int k = 0; k < 20; k++) {
+    char li[256];
+    snprintf(li, sizeof li,
+             "<li class=card><a href=/p/%d>%s no. %d</a> <span class=cost>$%d.00</span></li>", k,
+             names[k % 6], k, 10 + k);
+    assert_int_equal(wn_buf_append_str(&b, li), WN_OK);
+  }
+  assert_int_equal(wn_buf_append_str(&b, "</ul>"), WN_OK);
+  char *page = malloc(16384);
+  assert_non_null(page);
+  snprintf(page, 16384,
+           SHOP_TOP "<h1>Lanterns</h1><div class=description><p>Every lantern we sell, old "
+                    "patterns and new, tested in our workshop before it ships.</p></div></div>"
+                    "%s<section class=recent><h3>Recently viewed</h3><p>Camp stove</p></section>"
+                    SHOP_END,
+           b.data);
+  char *text = detect(page, tpl);
+  expect(text, "Every lantern we sell", 1);
+  expect(text, "Paraffin table lamp no. 15", 1);
+  expect(text, "$29.00", 1);
+  expect(text, "Recently viewed", 0);
+  free(text);
+  free(page);
+  wn_buf_free(&b);
+  for (int k = 0; k < 3; k++)
+    free(samples[k]);
+  wn_template_free(tpl);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_shop_product_specs),
+      cmocka_unit_test(test_shop_category_grid),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
