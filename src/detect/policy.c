@@ -89,11 +89,6 @@ static wn_err wn_detect_own_blocks(const wn_dom_page *page, const wn_detect_opti
   }
   if (WN_DETECT_OWN_SHARE * kept >= own)
     return WN_OK;
-  const wn_single_method method = opts ? opts->fallback : WN_SINGLE_DANAG;
-  wn_detect_result *single = NULL;
-  wn_err err = wn_detect_single(page, method, &single, diag);
-  if (err)
-    return err;
   /* Where the page's own block lies: under the frame element nearest to it
    * (its nearest paired ancestor). When that element holds none of what
    * the selection kept, the block is a region the samples had beside
@@ -103,39 +98,48 @@ static wn_err wn_detect_own_blocks(const wn_dom_page *page, const wn_detect_opti
    * replies), and they come in wherever they lie. */
   const int parts = (wn_detect_result_stated(page, res) &
                      (WN_LD_FORUM | WN_LD_PRODUCT | WN_OG_PRODUCT)) != 0;
-  uint8_t *kept_at = parts ? NULL : calloc(count ? count : 1, 1);
-  if (!parts && !kept_at) {
-    wn_detect_result_free(single);
+  /* held[e]: the selection keeps text at or below element e; then, for a
+   * text node, 2: text the second reading may add. */
+  uint8_t *held = calloc(count ? count : 1, 1);
+  if (!held)
     return wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
-  }
-  if (kept_at)
-    for (uint32_t i = count; i-- > 0;) {
-      if (nodes[i].tag == WN_TAG_TEXT && res->keep[i])
-        kept_at[i] = 1;
-      if (kept_at[i] && nodes[i].parent != WN_DOM_NONE)
-        kept_at[nodes[i].parent] = 1;
-    }
-  uint32_t added = 0;
+  for (uint32_t i = count; i-- > 0;)
+    if (((nodes[i].tag == WN_TAG_TEXT && res->keep[i]) || held[i]) &&
+        nodes[i].parent != WN_DOM_NONE)
+      held[nodes[i].parent] = 1;
+  uint32_t open = 0;
   for (uint32_t i = 0; i < count; i++) {
     const uint32_t p = nodes[i].parent;
-    if (nodes[i].tag != WN_TAG_TEXT || !single->keep[i] || res->keep[i] || mapped[i] ||
-        p == WN_DOM_NONE || mapped[p])
+    if (nodes[i].tag != WN_TAG_TEXT || res->keep[i] || mapped[i] || p == WN_DOM_NONE ||
+        mapped[p])
       continue;
-    if (kept_at) {
-      uint32_t a = p;
-      while (a != WN_DOM_NONE && !mapped[a])
-        a = nodes[a].parent;
-      if (a == WN_DOM_NONE || !kept_at[a])
-        continue;
+    uint32_t e = p;
+    while (e != WN_DOM_NONE && !mapped[e])
+      e = nodes[e].parent;
+    if (parts || (e != WN_DOM_NONE && held[e])) {
+      held[i] = 2;
+      open++;
     }
-    res->keep[i] = 1;
-    added++;
   }
-  free(kept_at);
-  wn_detect_result_free(single);
+  wn_err err = WN_OK;
+  uint32_t added = 0;
+  wn_detect_result *single = NULL;
+  if (open == 0)
+    goto out; /* nothing the second reading could add: it is not run */
+  const wn_single_method method = opts ? opts->fallback : WN_SINGLE_DANAG;
+  if ((err = wn_detect_single(page, method, &single, diag)))
+    goto out;
+  for (uint32_t i = 0; i < count; i++)
+    if (held[i] == 2 && single->keep[i]) {
+      res->keep[i] = 1;
+      added++;
+    }
   if (added && (err = wn_detect_result_select(page, res, NULL)))
-    return wn_diag_set(diag, err, "detect: out of memory for %u nodes", count);
-  return WN_OK;
+    wn_diag_set(diag, err, "detect: out of memory for %u nodes", count);
+out:
+  free(held);
+  wn_detect_result_free(single);
+  return err;
 }
 
 static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl,
