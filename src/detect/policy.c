@@ -52,9 +52,6 @@ wn_err wn_detect_selector_parse(const char *name, wn_detect_selector *out) {
 
 /* ---- running ------------------------------------------------------------------ */
 
-/* Match, confidence, then selection; a page whose confidence is below
- * min_confidence stops before the selection (the fallback will serve it):
- * WN_OK, *out NULL, *confidence set. */
 /*
  * The page's own blocks (issue 43; the template as one reading of two).
  * A site's template knows its frame: a text node the ETDM pairs with a
@@ -142,6 +139,9 @@ out:
   return err;
 }
 
+/* Match, confidence, then selection; a page whose confidence is below
+ * min_confidence stops before the selection (the fallback will serve it):
+ * WN_OK, *out NULL, *confidence set. */
 static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl,
                                  const uint32_t *premap, const wn_detect_options *opts,
                                  double min_confidence,

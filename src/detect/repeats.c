@@ -105,7 +105,6 @@ static int wn_repeat_quoted(const wn_dom_node *nodes, uint32_t i) {
   return 0;
 }
 
-
 /* Two copies in the same place of like containers: every ancestor of one
  * up to their common ancestor has the tag and class of the other's at the
  * same height (ids name each entry or section apart, so they are not
@@ -148,8 +147,7 @@ static int wn_repeat_line_cmp(const void *a, const void *b) {
  * reply quotes some of them: no element is a copy, its lines are. Lines
  * are DANAg's (line_of), compared by their letters (white space left out:
  * a quote re-flows it); a line wholly quoted goes when the same line
- * stands unquoted. Pages with no kept quotation are
- * not read further. */
+ * stands unquoted. Pages with no kept quotation are not read further. */
 static wn_err wn_repeat_drop_quoted_lines(const wn_dom_node *nodes, uint32_t count,
                                           const uint32_t *line_of, size_t n_lines,
                                           uint8_t *keep) {
