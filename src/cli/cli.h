@@ -56,11 +56,15 @@ int wn_cli_serve(int argc, char **argv);
  * HTTP headers; may keep state in page->prepared for release() to free),
  * fill a wn_batch_source and call wn_cli_batch_run with a sink. Sources
  * today: JSONL lines (detect_stream.c), files and directories
- * (detect_files.c). Sinks: JSONL on stdout, one file per page. */
+ * (detect_files.c), WARC records (detect_warc.c). Sinks: JSONL on stdout,
+ * one file per page, a WARC or WET of the results. */
 
 typedef struct wn_batch_page {
   /* The source's next() fills these (reader thread). */
-  char *raw;            /* the bytes read (malloc'd; freed by the pipeline) */
+  char *raw;            /* what the source read (malloc'd; freed by the pipeline with
+                           free): the page's bytes, or the source's own record
+                           (detect_warc.c: a wn_warc_page in one malloc) that its
+                           prepare() reads */
   size_t raw_len;
   char *name;           /* the page's name in messages (a path), or NULL (malloc'd) */
   char *out_name;       /* its output path relative to an output directory, or NULL */

@@ -765,7 +765,7 @@ static void test_bad_requests(void **state) {
     if (r.status != cases[i].status ||
         (cases[i].in_body && (!r.body || !strstr(r.body, cases[i].in_body))) ||
         (cases[i].allow && strcmp(r.allow, cases[i].allow) != 0))
-      fail_msg("%s %s: %u %s, want %u", cases[i].method, cases[i].path, r.status,
+      fail_msg("%s %s: %ld %s, want %u", cases[i].method, cases[i].path, r.status,
                r.body ? r.body : "", cases[i].status);
     reply_free(&r);
   }
