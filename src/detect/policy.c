@@ -71,8 +71,8 @@ wn_err wn_detect_selector_parse(const char *name, wn_detect_selector *out) {
 #define WN_DETECT_OWN_SHARE 2u /* the selection holds under 1/2 of the own text */
 
 static wn_err wn_detect_own_blocks(const wn_dom_page *page, const wn_detect_options *opts,
-                                   const uint8_t *mapped, wn_detect_result *res,
-                                   wn_diag *diag) {
+                                   const uint8_t *mapped, wn_detect_trace *trace,
+                                   wn_detect_result *res, wn_diag *diag) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   uint64_t kept = 0, own = 0;
@@ -130,6 +130,10 @@ static wn_err wn_detect_own_blocks(const wn_dom_page *page, const wn_detect_opti
     if (held[i] == 2 && single->keep[i]) {
       res->keep[i] = 1;
       added++;
+      if (trace) {
+        trace->own[i] = 1;
+        trace->own_bytes += nodes[i].own_text_len;
+      }
     }
   if (added && (err = wn_detect_result_select(page, res, NULL)))
     wn_diag_set(diag, err, "detect: out of memory for %u nodes", count);
@@ -213,7 +217,7 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
     goto out;
   for (uint32_t i = 0; i < count; i++)
     res->tmpl[i] = !l.cand[i];
-  if ((err = wn_detect_own_blocks(page, opts, l.mapped, res, diag)))
+  if ((err = wn_detect_own_blocks(page, opts, l.mapped, trace, res, diag)))
     goto out;
   if (trace) {
     memcpy(trace->cand, l.cand, count);

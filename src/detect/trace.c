@@ -19,10 +19,11 @@ wn_err wn_detect_trace_start(wn_detect_trace *trace, uint32_t count) {
   trace->cand = calloc(n, 1);
   trace->score = calloc(n, sizeof *trace->score);
   trace->dropped = calloc(n, 1);
+  trace->own = calloc(n, 1);
   trace->core = WN_DOM_NONE;
   trace->branch = WN_DOM_NONE;
   trace->place = WN_DOM_NONE;
-  if (!trace->tmpl_node || !trace->cand || !trace->score || !trace->dropped) {
+  if (!trace->tmpl_node || !trace->cand || !trace->score || !trace->dropped || !trace->own) {
     wn_detect_trace_free(trace);
     return WN_ENOMEM;
   }
@@ -38,6 +39,7 @@ void wn_detect_trace_free(wn_detect_trace *trace) {
   free(trace->cand);
   free(trace->score);
   free(trace->dropped);
+  free(trace->own);
   memset(trace, 0, sizeof *trace);
   trace->core = WN_DOM_NONE;
   trace->branch = WN_DOM_NONE;

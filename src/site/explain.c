@@ -482,11 +482,13 @@ static wn_err wn_explain_text_fastce(const wn_explain *ex, uint32_t max_depth, w
     if (!err && folded)
       err = wn_buf_printf(&line, " (+%u)", folded);
     uint32_t own = 0, own_kept = 0;
+    int own_block = 0;
     const char *first = NULL;
     for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
       if (nodes[c].tag == WN_TAG_TEXT) {
         own += nodes[c].own_text_len;
         own_kept += keep[c] ? nodes[c].own_text_len : 0;
+        own_block |= t->own && t->own[c];
         if (!first)
           first = nodes[c].text;
       }
@@ -582,6 +584,11 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
     err = wn_buf_printf(&b, "; then %u bytes of page-specific text where the single-page "
                             "method's run of lines carried the story on past that choice",
                         t->place_continued);
+  if (!err && t->own_bytes)
+    err = wn_buf_printf(&b, "; then %u bytes of the page's own blocks (unpaired text in "
+                            "blocks no sample had) that the single-page method kept, as the "
+                            "selection held under half of the page's own text",
+                        t->own_bytes);
   if (!err)
     err = wn_buf_printf(&b, "\nselected:   %u region(s)", n_sel);
   for (uint32_t k = 0; !err && k < n_sel; k++) {
@@ -598,6 +605,7 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
             "        page     page-specific (a candidate for the main content)\n"
             "        SELECTED a selected region; kept: its text is main content\n"
             "        DROPPED  left out as a box of links; score: the cue selector's\n"
+            "        OWN      its text: the page's own block, read by the single-page method\n"
             "        (+N) a template subtree of N more nodes, folded\n\n");
   wn_buf line;
   wn_buf_init(&line, 64 * 1024);
@@ -625,11 +633,13 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
       err = wn_label(&line, n);
     /* Own text: what this element's direct text children hold. */
     uint32_t own = 0, own_kept = 0;
+    int own_block = 0;
     const char *first = NULL;
     for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
       if (nodes[c].tag == WN_TAG_TEXT) {
         own += nodes[c].own_text_len;
         own_kept += keep[c] ? nodes[c].own_text_len : 0;
+        own_block |= t->own && t->own[c];
         if (!first)
           first = nodes[c].text;
       }
@@ -648,6 +658,8 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
       err = wn_buf_append_str(&line, " SELECTED");
     if (!err && t->dropped && t->dropped[i])
       err = wn_buf_append_str(&line, " DROPPED");
+    if (!err && own_block)
+      err = wn_buf_append_str(&line, " OWN");
     if (!err && t->score && t->score[i] > 0)
       err = wn_buf_printf(&line, " score %.2f", t->score[i]);
     if (!err && folded)

@@ -17,6 +17,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "detect/detect.h"
 #include "learn/learn.h"
@@ -153,6 +154,28 @@ static void test_shop_category_grid(void **state) {
   char *text = detect(page, tpl);
   expect(text, "Every lantern we sell", 1);
   expect(text, "Paraffin table lamp no. 15", 1);
+  /* The trace (winnow-dump explain) names the cards' text as the page's
+   * own blocks, and not the intro the selection chose. */
+  wn_dom_page *dp = wn_test_parse(page);
+  wn_detect_trace trace;
+  memset(&trace, 0, sizeof trace);
+  wn_detect_result *res = NULL;
+  wn_detect_options opts = {.selector = WN_SELECT_SITE, .fallback = WN_SINGLE_DANAG};
+  assert_int_equal(wn_detect_page_traced(dp, tpl, &opts, &trace, &res, NULL), WN_OK);
+  assert_true(trace.own_bytes > 0);
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(dp, &count);
+  int card = 0, intro = 0;
+  for (uint32_t i = 0; i < count; i++)
+    if (nodes[i].tag == WN_TAG_TEXT && trace.own[i]) {
+      card |= strstr(nodes[i].text, "Paraffin table lamp no. 15") != NULL;
+      intro |= strstr(nodes[i].text, "Every lantern") != NULL;
+    }
+  assert_true(card);
+  assert_false(intro);
+  wn_detect_trace_free(&trace);
+  wn_detect_result_free(res);
+  wn_dom_free(dp);
   expect(text, "$29.00", 1);
   expect(text, "Recently viewed", 0);
   free(text);
