@@ -699,6 +699,7 @@ static const char wn_explain_style[] =
     "[data-wn=dropped]{background:#ffd9d2 !important;color:#000 !important}\n"
     "[data-wn-sel]{outline:3px solid #1a7f37 !important;outline-offset:2px}\n"
     "[data-wn-box]{outline:2px dashed #c62828 !important}\n"
+    "[data-wn-own]{outline:2px dotted #1565c0 !important}\n"
     "#wn-legend{position:fixed;top:0;left:0;right:0;z-index:2147483647;background:#fff;"
     "color:#000;border-bottom:2px solid #333;font:13px/1.5 sans-serif;padding:6px 10px}\n"
     "#wn-legend span{display:inline-block;margin:0 10px 0 0;padding:1px 6px}\n"
@@ -783,10 +784,11 @@ wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *d
       continue;
     /* An element is painted by its own text: kept, page-specific but left
      * out, or template. (Painting whole subtrees would paint the body.) */
-    int k = 0, d = 0, tp = 0;
+    int k = 0, d = 0, tp = 0, own = 0;
     for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
       if (nodes[c].tag != WN_TAG_TEXT)
         continue;
+      own |= t->own && t->own[c];
       if (keep[c])
         k = 1;
       else if (t->fallback ? 1 : t->cand[c])
@@ -798,6 +800,8 @@ wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *d
       wn_set(n->xml, "data-wn", k ? "kept" : d ? "dropped" : "template");
     if (t->dropped && t->dropped[i])
       wn_set(n->xml, "data-wn-box", "dropped");
+    if (own)
+      wn_set(n->xml, "data-wn-own", "1");
   }
   for (uint32_t k = 0; k < n_sel; k++)
     if (nodes[sel[k]].xml && nodes[sel[k]].tag != WN_TAG_HTML)
@@ -858,7 +862,8 @@ wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *d
   xmlNodePtr s3 = wn_new_child(legend, "span", ex->fce ? "not on a content path" : "template");
   xmlNodePtr s4 = wn_new_child(legend, "span", "selected region");
   xmlNodePtr s5 = wn_new_child(legend, "span", "links box left out");
-  if (!b || !s1 || !s2 || !s3 || !s4 || !s5) {
+  xmlNodePtr s6 = wn_new_child(legend, "span", "the page's own block (single-page reading)");
+  if (!b || !s1 || !s2 || !s3 || !s4 || !s5 || !s6) {
     xmlFreeNode(legend);
     err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
     goto out;
@@ -868,6 +873,7 @@ wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *d
   wn_set(s3, "style", "background:#e4e4e4;color:#555");
   wn_set(s4, "style", "outline:3px solid #1a7f37");
   wn_set(s5, "style", "outline:2px dashed #c62828");
+  wn_set(s6, "style", "outline:2px dotted #1565c0");
   if (body->children)
     xmlAddPrevSibling(body->children, legend);
   else

@@ -252,9 +252,13 @@ static void test_explain(void **state) {
   wn_expect_contains(r.out, "article.story");
   wn_expect_contains(r.out, "SELECTED");
   wn_expect_contains(r.out, "T 5/5 (+37)"); /* the header, folded */
+  wn_expect_contains(r.out, "OWN      its text: the page's own block");
+  wn_expect_lacks(r.out, " OWN  text"); /* an article of the site's layout: none */
   wn_run_free(&r);
   char *page = wn_test_slurp(html, NULL);
   wn_expect_contains(page, "id=\"wn-legend\"");
+  wn_expect_contains(page, "the page's own block");
+  wn_expect_lacks(page, "data-wn-own=\"1\"");
   wn_expect_contains(page, "data-wn=\"kept\"");
   wn_expect_contains(page, "data-wn=\"template\"");
   wn_expect_contains(page, "data-wn-sel=\"1\"");
