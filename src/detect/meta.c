@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/util.h"
 #include <utf8proc.h>
 
 #include <jansson.h>
@@ -639,7 +641,7 @@ uint32_t wn_detect_stated_kinds(const wn_dom_page *page) {
 
 static int wn_ieq(const char *a, const char *b) {
   for (; *a && *b; a++, b++)
-    if ((*a | 0x20) != (*b | 0x20))
+    if (wn_ascii_lower(*a) != wn_ascii_lower(*b))
       return 0;
   return *a == *b;
 }

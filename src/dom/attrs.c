@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/util.h"
+
 /* The attributes Markdown reads, by element (markdown.c), and on every
  * element the three that say what a part of the page is, which the
  * single-page methods and the page's shape read (single.c, meta.c): ARIA's
@@ -109,7 +111,7 @@ static wn_dom_meta *wn_dom_meta_add(wn_dom_page *page, uint8_t kind, wn_err *err
 
 static int wn_ascii_ieq(const char *a, const char *b) {
   for (; *a && *b; a++, b++)
-    if ((*a | 0x20) != (*b | 0x20))
+    if (wn_ascii_lower(*a) != wn_ascii_lower(*b))
       return 0;
   return *a == *b;
 }
