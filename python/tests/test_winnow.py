@@ -257,15 +257,44 @@ def test_detect_many_threads(learned):
     four = [(r.text, r.method, r.confidence) for r in det.detect_many(pages, threads=4)]
     assert one == four and len(one) == len(pages)
     assert one[-1][1] == "danag" and one[0][1] == "template"
-    # an error stops the iteration at its page, in order
+    # with raise_errors, an error stops the iteration at its page, in order
     bad = pages[:3] + [b"\x89PNG\r\n\x1a\n\0\0"] + pages[3:6]
     got = []
     with pytest.raises(winnow.NotHTMLError):
-        for r in det.detect_many(bad, threads=2):
+        for r in det.detect_many(bad, threads=2, raise_errors=True):
             got.append(r)
     assert len(got) == 3
     with pytest.raises(ValueError):
         list(det.detect_many(pages, threads=0))
+
+
+def test_detect_many_bad_pages(learned, tmp_path):
+    """A PNG, an empty page, a page past the size cap and a path that does
+    not open, among good pages: a Result for every input, in order; the
+    failed ones say why, with every other field None."""
+    good = [(read(article(n)), "https://%s/a%d" % (SITE, n)) for n in range(1, 8)]
+    png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"
+    huge = b"<html><body><p>" + b"x " * (33 << 20) + b"</p></body></html>"
+    pages = (good[:2] + [png] + good[2:4] + [b""] + good[4:5] + [huge] +
+             [{"path": str(tmp_path / "missing.html")}] + good[5:])
+    det = winnow.Detector(learned)
+    for threads in (1, 3):
+        got = list(det.detect_many(pages, threads=threads))
+        assert len(got) == len(pages)
+        failed = [i for i, r in enumerate(got) if r.error]
+        assert failed == [2, 7, 8], [(i, r.error) for i, r in enumerate(got)]
+        assert "HTML" in got[2].error or "html" in got[2].error
+        assert "missing.html" in got[8].error
+        for i in failed:
+            r = got[i]
+            assert r.method is None and r.text is None and r.page_type is None
+            assert r.confidence == 0.0 and r.metadata is None
+            assert json.loads(r.json(id=i)) == {"id": i, "error": r.error}
+            assert "error=" in repr(r)
+        # the empty page is a page without content, not a failure
+        assert got[5].error is None and got[5].method == "danag"
+        assert [r.text for i, r in enumerate(got) if i not in (2, 5, 7, 8)] == \
+            [det.detect(p, u).text for p, u in good]
 
 
 # ---- Collector: learning while detecting -----------------------------------

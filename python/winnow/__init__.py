@@ -125,19 +125,23 @@ class Detector(_winnow._Detector):
         self._options = options
 
     def detect_many(self, pages: Iterable[Any], threads: int = 1,
-                    want: Any = None) -> Iterator[Result]:
-        """Detects every page of ``pages`` and yields the Results in input
-        order. A page is bytes, str, a winnow.warc.Record, a tuple (page,
-        url) or a dict with "html" (or "path"), "url", "site", "charset".
-        ``threads`` worker threads detect at once (each with a Detector of
-        its own on the same store; the GIL is released while winnow works);
-        at most 4 x threads pages are in flight. A page that fails raises
-        its error here, in order."""
+                    want: Any = None, raise_errors: bool = False) -> Iterator[Result]:
+        """Detects every page of ``pages`` and yields a Result for each, in
+        input order. A page is bytes, str, a winnow.warc.Record, a tuple
+        (page, url) or a dict with "html" (or "path"), "url", "site",
+        "charset". ``threads`` worker threads detect at once (each with a
+        Detector of its own on the same store; the GIL is released while
+        winnow works); at most 4 x threads pages are in flight. A page that
+        cannot be read or detected (not HTML, past the caps, a "path" that
+        cannot be opened) yields a Result whose ``error`` says why, every
+        other field None (as ``winnow detect --jsonl`` writes an error line
+        and goes on); with ``raise_errors`` its error is raised here
+        instead, in order, and the batch ends."""
         if threads < 1:
             raise ValueError("threads must be at least 1")
         if threads == 1:
             for p in pages:
-                yield self._detect_item(self, p, want)
+                yield self._detect_safe(self, p, want, raise_errors)
             return
         local = threading.local()
         made: list[Detector] = []
@@ -151,7 +155,7 @@ class Detector(_winnow._Detector):
                 local.det = det
                 with lock:
                     made.append(det)
-            return self._detect_item(det, item, want)
+            return self._detect_safe(det, item, want, raise_errors)
 
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=threads)
         try:
@@ -176,6 +180,15 @@ class Detector(_winnow._Detector):
             self.close()
         except RuntimeError:
             pass
+
+    @staticmethod
+    def _detect_safe(det: "Detector", item: Any, want: Any, raise_errors: bool) -> Result:
+        if raise_errors:
+            return Detector._detect_item(det, item, want)
+        try:
+            return Detector._detect_item(det, item, want)
+        except (Error, OSError) as e:
+            return _winnow._error_result(str(e) or type(e).__name__)
 
     @staticmethod
     def _detect_item(det: "Detector", item: Any, want: Any) -> Result:

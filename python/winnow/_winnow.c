@@ -646,15 +646,19 @@ static PyTypeObject Store_Type = {
 
 /* ---- Result ------------------------------------------------------------ */
 
+/* A page's result; or, from Detector.detect_many, a page that failed: r
+ * NULL and error its message (every field None, 0 for the numbers). */
 typedef struct {
   PyObject_HEAD wn_page_result *r;
   unsigned want;
+  PyObject *error; /* str, or NULL */
 } ResultObject;
 
 static PyTypeObject Result_Type;
 
 static void Result_dealloc(ResultObject *self) {
   wn_page_result_free(self->r);
+  Py_XDECREF(self->error);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -674,7 +678,7 @@ static const rendered_kind rendered_html = {WN_WANT_HTML, wn_page_result_html};
 
 static PyObject *Result_rendered(ResultObject *self, void *closure) {
   const rendered_kind *k = closure;
-  if (!(self->want & k->want))
+  if (!self->r || !(self->want & k->want))
     Py_RETURN_NONE;
   size_t len = 0;
   const char *s = k->get(self->r, &len);
@@ -693,32 +697,36 @@ static const string_field field_empty = {wn_page_result_empty};
 static const string_field field_charset = {wn_page_result_charset};
 
 static PyObject *Result_string(ResultObject *self, void *closure) {
+  if (!self->r)
+    Py_RETURN_NONE;
   return str_or_none(((const string_field *)closure)->get(self->r));
 }
 
 static PyObject *Result_confidence(ResultObject *self, void *c) {
   (void)c;
-  return PyFloat_FromDouble(wn_page_result_confidence(self->r));
+  return PyFloat_FromDouble(self->r ? wn_page_result_confidence(self->r) : 0.0);
 }
 
 static PyObject *Result_fallback(ResultObject *self, void *c) {
   (void)c;
+  if (!self->r)
+    Py_RETURN_NONE;
   return str_or_none(wn_detect_fallback_name(wn_page_result_fallback(self->r)));
 }
 
 static PyObject *Result_generation(ResultObject *self, void *c) {
   (void)c;
-  return PyLong_FromUnsignedLongLong(wn_page_result_generation(self->r));
+  return PyLong_FromUnsignedLongLong(self->r ? wn_page_result_generation(self->r) : 0);
 }
 
 static PyObject *Result_layout(ResultObject *self, void *c) {
   (void)c;
-  return PyLong_FromUnsignedLong(wn_page_result_layout(self->r));
+  return PyLong_FromUnsignedLong(self->r ? wn_page_result_layout(self->r) : 0);
 }
 
 static PyObject *Result_nodes(ResultObject *self, void *c) {
   (void)c;
-  if (!(self->want & WN_WANT_NODES))
+  if (!self->r || !(self->want & WN_WANT_NODES))
     Py_RETURN_NONE;
   size_t n = wn_page_result_node_count(self->r);
   PyObject *list = PyList_New((Py_ssize_t)n);
@@ -735,7 +743,7 @@ static PyObject *Result_nodes(ResultObject *self, void *c) {
 
 static PyObject *Result_metadata(ResultObject *self, void *c) {
   (void)c;
-  const wn_page_metadata *m = wn_page_result_metadata(self->r);
+  const wn_page_metadata *m = self->r ? wn_page_result_metadata(self->r) : NULL;
   if (!m)
     Py_RETURN_NONE;
   return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N,s:N}", "title", str_or_none(m->title), "author",
@@ -745,12 +753,44 @@ static PyObject *Result_metadata(ResultObject *self, void *c) {
                        str_or_none(m->site_name));
 }
 
+static PyObject *Result_error(ResultObject *self, void *c) {
+  (void)c;
+  if (!self->error)
+    Py_RETURN_NONE;
+  return Py_NewRef(self->error);
+}
+
+/* {"id", "error"} as the command line writes a page that failed. */
+static PyObject *Result_error_json(ResultObject *self, PyObject *id, int pretty) {
+  PyObject *json = PyImport_ImportModule("json");
+  PyObject *dumps = json ? PyObject_GetAttrString(json, "dumps") : NULL;
+  Py_XDECREF(json);
+  PyObject *obj = dumps ? (id != Py_None
+                               ? Py_BuildValue("{s:O,s:O}", "id", id, "error", self->error)
+                               : Py_BuildValue("{s:O}", "error", self->error))
+                        : NULL;
+  PyObject *fargs = obj ? PyTuple_Pack(1, obj) : NULL;
+  PyObject *fkw = fargs ? (pretty ? Py_BuildValue("{s:O,s:i}", "ensure_ascii", Py_False,
+                                                  "indent", 2)
+                                  : Py_BuildValue("{s:O,s:(ss)}", "ensure_ascii", Py_False,
+                                                  "separators", ",", ":"))
+                        : NULL;
+  PyObject *out = fkw ? PyObject_Call(dumps, fargs, fkw) : NULL;
+  Py_XDECREF(dumps);
+  Py_XDECREF(obj);
+  Py_XDECREF(fargs);
+  Py_XDECREF(fkw);
+  return out;
+}
+
 static PyObject *Result_json(ResultObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"pretty", "id", NULL};
   int pretty = 0;
   PyObject *id = Py_None, *id_json = NULL;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|p$O", kwlist, &pretty, &id))
     return NULL;
+  if (!self->r)
+    return Result_error_json(self, id, pretty);
   const char *id_raw = NULL;
   if (id != Py_None) {
     /* The id as the CLI writes it: compact, UTF-8 as it is. */
@@ -784,6 +824,8 @@ static PyObject *Result_json(ResultObject *self, PyObject *args, PyObject *kw) {
 }
 
 static PyObject *Result_repr(ResultObject *self) {
+  if (!self->r)
+    return PyUnicode_FromFormat("<winnow.Result error=%R>", self->error);
   size_t len = 0;
   if (self->want & WN_WANT_TEXT)
     wn_page_result_text(self->r, &len);
@@ -827,6 +869,10 @@ static PyGetSetDef Result_getset[] = {
      NULL},
     {"charset", (getter)Result_string, NULL, "The charset the page was read in.",
      WN_CLOSURE(field_charset)},
+    {"error", (getter)Result_error, NULL,
+     "None; for a page detect_many could not read or detect, why (every other field is then "
+     "None, or 0).",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyMethodDef Result_methods[] = {
@@ -1486,6 +1532,7 @@ static PyObject *Detector_detect(DetectorObject *self, PyObject *args, PyObject 
   }
   res->r = r;
   res->want = want;
+  res->error = NULL;
   return (PyObject *)res;
 }
 
@@ -1566,8 +1613,24 @@ static PyObject *py_site_from_url(PyObject *self, PyObject *args) {
   return PyUnicode_FromString(site);
 }
 
+/* A Result for a page that failed (detect_many): its message, no result. */
+static PyObject *py_error_result(PyObject *mod, PyObject *args) {
+  (void)mod;
+  PyObject *msg = NULL;
+  if (!PyArg_ParseTuple(args, "U", &msg))
+    return NULL;
+  ResultObject *res = PyObject_New(ResultObject, &Result_Type);
+  if (!res)
+    return NULL;
+  res->r = NULL;
+  res->want = 0;
+  res->error = Py_NewRef(msg);
+  return (PyObject *)res;
+}
+
 static PyMethodDef module_methods[] = {
     {"_set_errors", py_set_errors, METH_VARARGS, NULL},
+    {"_error_result", py_error_result, METH_VARARGS, NULL},
     {"site_from_url", py_site_from_url, METH_VARARGS,
      "site_from_url(url) -> str\n\nThe site a URL belongs to (its host, lower-cased, with a\n"
      "port that is not the scheme's): the unit a template serves."},

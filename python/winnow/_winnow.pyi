@@ -35,8 +35,8 @@ class Result:
     text: str | None
     markdown: str | None
     html: str | None
-    method: str
-    page_type: str
+    method: str | None
+    page_type: str | None
     confidence: float
     fallback: str | None
     empty: str | None
@@ -47,6 +47,7 @@ class Result:
     generation: int
     layout: int
     charset: str | None
+    error: str | None
     def json(self, pretty: bool = ..., *, id: Any = ...) -> str: ...
 
 class WarcRecord:
@@ -96,3 +97,4 @@ class _Detector:
     def __exit__(self, *exc: Any) -> None: ...
 
 def _set_errors(base: type, table: dict[str, type]) -> None: ...
+def _error_result(message: str) -> Result: ...
