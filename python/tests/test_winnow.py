@@ -297,6 +297,37 @@ def test_detect_many_bad_pages(learned, tmp_path):
             [det.detect(p, u).text for p, u in good]
 
 
+def _detect_in_worker(args):
+    path, page, url = args
+    with winnow.Store(path, readonly=True) as st:
+        return winnow.Detector(st, count=False).detect(page, url)
+
+
+def test_results_cross_processes(learned, tmp_path):
+    """Results pickle: a pool of two processes returns Results equal to
+    one process's, field for field, with the same JSON line; a failed
+    page's Result too."""
+    import concurrent.futures
+    import pickle
+    pages = [(read(article(n)), "https://%s/a%d" % (SITE, n)) for n in range(1, 8)]
+    det = winnow.Detector(learned, count=False)
+    here = [det.detect(p, u) for p, u in pages]
+    path = str(learned.path)
+    with concurrent.futures.ProcessPoolExecutor(max_workers=2) as pool:
+        there = list(pool.map(_detect_in_worker, [(path, p, u) for p, u in pages]))
+    assert there == here
+    assert [r.json(id=k) for k, r in enumerate(there)] == \
+        [r.json(id=k) for k, r in enumerate(here)]
+    assert there[0].method == "template" and there[0].text == here[0].text
+    assert there[0].as_dict() == here[0].as_dict()
+    assert set(here[0].as_dict()) >= {"text", "method", "page_type", "confidence", "error"}
+    bad = next(det.detect_many([b"\x89PNG\r\n\x1a\n\0\0"]))
+    back = pickle.loads(pickle.dumps(bad))
+    assert back == bad and back.error == bad.error and back.method is None
+    assert back.json(id=3) == bad.json(id=3)
+    assert here[0] != here[1]
+
+
 # ---- Collector: learning while detecting -----------------------------------
 
 def test_collector_learns_while_detecting(store):

@@ -652,6 +652,7 @@ typedef struct {
   PyObject_HEAD wn_page_result *r;
   unsigned want;
   PyObject *error; /* str, or NULL */
+  PyObject *fields; /* unpickled (r NULL): every field by name, and "_json" */
 } ResultObject;
 
 static PyTypeObject Result_Type;
@@ -659,6 +660,7 @@ static PyTypeObject Result_Type;
 static void Result_dealloc(ResultObject *self) {
   wn_page_result_free(self->r);
   Py_XDECREF(self->error);
+  Py_XDECREF(self->fields);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -783,12 +785,49 @@ static PyObject *Result_error_json(ResultObject *self, PyObject *id, int pretty)
   return out;
 }
 
+/* An unpickled result's json(): the line it was pickled with ("_json",
+ * compact, no id), the id put first, pretty-printed on demand. */
+static PyObject *Result_detached_json(ResultObject *self, PyObject *id, int pretty) {
+  PyObject *line = PyDict_GetItemString(self->fields, "_json"); /* borrowed */
+  if (!line || !PyUnicode_Check(line))
+    return Result_error_json(self, id, pretty);
+  if (id == Py_None && !pretty)
+    return Py_NewRef(line);
+  PyObject *json = PyImport_ImportModule("json");
+  PyObject *loads = json ? PyObject_GetAttrString(json, "loads") : NULL;
+  PyObject *dumps = json ? PyObject_GetAttrString(json, "dumps") : NULL;
+  Py_XDECREF(json);
+  PyObject *obj = loads ? PyObject_CallOneArg(loads, line) : NULL;
+  PyObject *ordered = obj ? PyDict_New() : NULL;
+  int bad = !ordered;
+  if (!bad && id != Py_None)
+    bad = PyDict_SetItemString(ordered, "id", id) < 0;
+  if (!bad)
+    bad = PyDict_Update(ordered, obj) < 0;
+  PyObject *fargs = !bad ? PyTuple_Pack(1, ordered) : NULL;
+  PyObject *fkw = fargs ? (pretty ? Py_BuildValue("{s:O,s:i}", "ensure_ascii", Py_False,
+                                                  "indent", 2)
+                                  : Py_BuildValue("{s:O,s:(ss)}", "ensure_ascii", Py_False,
+                                                  "separators", ",", ":"))
+                        : NULL;
+  PyObject *out = fkw ? PyObject_Call(dumps, fargs, fkw) : NULL;
+  Py_XDECREF(loads);
+  Py_XDECREF(dumps);
+  Py_XDECREF(obj);
+  Py_XDECREF(ordered);
+  Py_XDECREF(fargs);
+  Py_XDECREF(fkw);
+  return out;
+}
+
 static PyObject *Result_json(ResultObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"pretty", "id", NULL};
   int pretty = 0;
   PyObject *id = Py_None, *id_json = NULL;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|p$O", kwlist, &pretty, &id))
     return NULL;
+  if (!self->r && self->fields)
+    return Result_detached_json(self, id, pretty);
   if (!self->r)
     return Result_error_json(self, id, pretty);
   const char *id_raw = NULL;
@@ -824,6 +863,12 @@ static PyObject *Result_json(ResultObject *self, PyObject *args, PyObject *kw) {
 }
 
 static PyObject *Result_repr(ResultObject *self) {
+  if (!self->r && self->fields) {
+    if (self->error)
+      return PyUnicode_FromFormat("<winnow.Result error=%R (unpickled)>", self->error);
+    PyObject *m = PyDict_GetItemString(self->fields, "method"); /* borrowed */
+    return PyUnicode_FromFormat("<winnow.Result method=%R (unpickled)>", m ? m : Py_None);
+  }
   if (!self->r)
     return PyUnicode_FromFormat("<winnow.Result error=%R>", self->error);
   size_t len = 0;
@@ -875,10 +920,77 @@ static PyGetSetDef Result_getset[] = {
      NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
+static PyGetSetDef Result_getset[];
+
+/* Every field by name (the getters'), as a dict. */
+static PyObject *Result_as_dict(ResultObject *self, PyObject *unused) {
+  (void)unused;
+  PyObject *d = PyDict_New();
+  for (PyGetSetDef *g = Result_getset; d && g->name; g++) {
+    PyObject *v = PyObject_GetAttrString((PyObject *)self, g->name);
+    if (!v || PyDict_SetItemString(d, g->name, v) < 0)
+      Py_CLEAR(d);
+    Py_XDECREF(v);
+  }
+  return d;
+}
+
+static PyObject *py_result_from_dict(PyObject *mod, PyObject *args);
+
+/* Pickled as its fields and its JSON line; unpickled, it answers the
+ * same (a worker's results come back to the parent process whole). */
+static PyObject *Result_reduce(ResultObject *self, PyObject *unused) {
+  (void)unused;
+  PyObject *d = Result_as_dict(self, NULL);
+  PyObject *line = d ? PyObject_CallMethod((PyObject *)self, "json", NULL) : NULL;
+  if (!line || PyDict_SetItemString(d, "_json", line) < 0) {
+    Py_XDECREF(d);
+    Py_XDECREF(line);
+    return NULL;
+  }
+  Py_DECREF(line);
+  PyObject *mod = PyImport_ImportModule("winnow._winnow");
+  PyObject *fn = mod ? PyObject_GetAttrString(mod, "_result_from_dict") : NULL;
+  Py_XDECREF(mod);
+  PyObject *out = fn ? Py_BuildValue("(O(O))", fn, d) : NULL;
+  Py_XDECREF(fn);
+  Py_DECREF(d);
+  return out;
+}
+
+/* An unpickled result reads its fields from the dict it was made from. */
+static PyObject *Result_getattro(ResultObject *self, PyObject *name) {
+  if (!self->r && self->fields && PyUnicode_Check(name) &&
+      PyUnicode_READ_CHAR(name, 0) != '_') {
+    PyObject *v = PyDict_GetItemWithError(self->fields, name); /* borrowed */
+    if (v)
+      return Py_NewRef(v);
+    if (PyErr_Occurred())
+      return NULL;
+  }
+  return PyObject_GenericGetAttr((PyObject *)self, name);
+}
+
+/* Two results are equal when every field is. */
+static PyObject *Result_richcompare(PyObject *a, PyObject *b, int op) {
+  if ((op != Py_EQ && op != Py_NE) || !PyObject_TypeCheck(b, Py_TYPE(a)))
+    Py_RETURN_NOTIMPLEMENTED;
+  PyObject *da = Result_as_dict((ResultObject *)a, NULL);
+  PyObject *db = da ? Result_as_dict((ResultObject *)b, NULL) : NULL;
+  PyObject *out = db ? PyObject_RichCompare(da, db, op) : NULL;
+  Py_XDECREF(da);
+  Py_XDECREF(db);
+  return out;
+}
+
 static PyMethodDef Result_methods[] = {
     {"json", (PyCFunction)(void (*)(void))Result_json, METH_VARARGS | METH_KEYWORDS,
      "json(pretty=False, *, id=None) -> str\n\nThe result as winnow detect --format json writes it;\n"
      "with id (any JSON value), first as \"id\", as --jsonl and --warc write each line."},
+    {"as_dict", (PyCFunction)Result_as_dict, METH_NOARGS,
+     "as_dict() -> dict\n\nEvery field by name: text, markdown, html, method, page_type, ...,\n"
+     "error."},
+    {"__reduce__", (PyCFunction)Result_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject Result_Type = {
@@ -886,6 +998,9 @@ static PyTypeObject Result_Type = {
     .tp_basicsize = sizeof(ResultObject),
     .tp_dealloc = (destructor)Result_dealloc,
     .tp_repr = (reprfunc)Result_repr,
+    .tp_getattro = (getattrofunc)Result_getattro,
+    .tp_richcompare = Result_richcompare,
+    .tp_hash = PyObject_HashNotImplemented,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "The main content of one page and how it was found (Detector.detect).",
     .tp_getset = Result_getset,
@@ -1533,6 +1648,7 @@ static PyObject *Detector_detect(DetectorObject *self, PyObject *args, PyObject 
   res->r = r;
   res->want = want;
   res->error = NULL;
+  res->fields = NULL;
   return (PyObject *)res;
 }
 
@@ -1625,11 +1741,34 @@ static PyObject *py_error_result(PyObject *mod, PyObject *args) {
   res->r = NULL;
   res->want = 0;
   res->error = Py_NewRef(msg);
+  res->fields = NULL;
+  return (PyObject *)res;
+}
+
+/* The unpickled Result (Result.__reduce__). */
+static PyObject *py_result_from_dict(PyObject *mod, PyObject *args) {
+  (void)mod;
+  PyObject *d = NULL;
+  if (!PyArg_ParseTuple(args, "O!", &PyDict_Type, &d))
+    return NULL;
+  ResultObject *res = PyObject_New(ResultObject, &Result_Type);
+  if (!res)
+    return NULL;
+  res->r = NULL;
+  res->want = 0;
+  PyObject *e = PyDict_GetItemString(d, "error"); /* borrowed */
+  res->error = e && e != Py_None ? Py_NewRef(e) : NULL;
+  res->fields = PyDict_Copy(d);
+  if (!res->fields) {
+    Py_DECREF(res);
+    return NULL;
+  }
   return (PyObject *)res;
 }
 
 static PyMethodDef module_methods[] = {
     {"_set_errors", py_set_errors, METH_VARARGS, NULL},
+    {"_result_from_dict", py_result_from_dict, METH_VARARGS, NULL},
     {"_error_result", py_error_result, METH_VARARGS, NULL},
     {"site_from_url", py_site_from_url, METH_VARARGS,
      "site_from_url(url) -> str\n\nThe site a URL belongs to (its host, lower-cased, with a\n"
