@@ -326,6 +326,19 @@ def test_results_cross_processes(learned, tmp_path):
     assert back == bad and back.error == bad.error and back.method is None
     assert back.json(id=3) == bad.json(id=3)
     assert here[0] != here[1]
+    # a Store and a Detector pickle as their parameters: the worker opens
+    # the store again and detects as here
+    with concurrent.futures.ProcessPoolExecutor(max_workers=2) as pool:
+        again = list(pool.map(_detect_with, [(det, p, u) for p, u in pages]))
+    assert again == here
+    st2 = pickle.loads(pickle.dumps(learned))
+    assert st2.path == learned.path and st2.readonly == learned.readonly
+    st2.close()
+
+
+def _detect_with(args):
+    det, page, url = args
+    return det.detect(page, url)
 
 
 # ---- Collector: learning while detecting -----------------------------------

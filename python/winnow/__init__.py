@@ -124,6 +124,11 @@ class Detector(_winnow._Detector):
         super().__init__(store, **options)
         self._options = options
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as its parameters: the worker that unpickles it opens its
+        # store again and makes a Detector of its own (one per thread).
+        return (_detector_from, (self.store, self._options))
+
     def detect_many(self, pages: Iterable[Any], threads: int = 1,
                     want: Any = None, raise_errors: bool = False) -> Iterator[Result]:
         """Detects every page of ``pages`` and yields a Result for each, in
@@ -206,6 +211,10 @@ class Detector(_winnow._Detector):
             return det.detect(page, item.get("url"), site=item.get("site"),
                               charset=item.get("charset"), want=want)
         return det.detect(item, want=want)
+
+
+def _detector_from(store: Store | None, options: dict[str, Any]) -> Detector:
+    return Detector(store, **options)
 
 
 _FORMATS = {"text": "text", "markdown": "markdown", "html": "html", "json": "text"}

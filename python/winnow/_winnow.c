@@ -583,7 +583,19 @@ static PyObject *Store_get_closed(StoreObject *self, void *c) {
   return PyBool_FromLong(self->closed || !self->store);
 }
 
+/* Pickled as its parameters: a worker process opens the store again
+ * (LMDB is shared between processes). */
+static PyObject *Store_reduce(StoreObject *self, PyObject *unused) {
+  (void)unused;
+  if (!self->path) {
+    PyErr_SetString(PyExc_ValueError, "the Store was never opened");
+    return NULL;
+  }
+  return Py_BuildValue("(O(Oi))", (PyObject *)Py_TYPE(self), self->path, self->read_only);
+}
+
 static PyMethodDef Store_methods[] = {
+    {"__reduce__", (PyCFunction)Store_reduce, METH_NOARGS, NULL},
     {"close", (PyCFunction)Store_close, METH_NOARGS,
      "close()\n\nCloses the store once no Detector or Collector uses it."},
     {"__enter__", (PyCFunction)Store_enter, METH_NOARGS, NULL},
