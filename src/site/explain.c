@@ -482,13 +482,11 @@ static wn_err wn_explain_text_fastce(const wn_explain *ex, uint32_t max_depth, w
     if (!err && folded)
       err = wn_buf_printf(&line, " (+%u)", folded);
     uint32_t own = 0, own_kept = 0;
-    int own_block = 0;
     const char *first = NULL;
     for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
       if (nodes[c].tag == WN_TAG_TEXT) {
         own += nodes[c].own_text_len;
         own_kept += keep[c] ? nodes[c].own_text_len : 0;
-        own_block |= t->own && t->own[c];
         if (!first)
           first = nodes[c].text;
       }
