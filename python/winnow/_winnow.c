@@ -774,16 +774,13 @@ static PyObject *Result_error(ResultObject *self, void *c) {
   return Py_NewRef(self->error);
 }
 
-/* {"id", "error"} as the command line writes a page that failed. */
-static PyObject *Result_error_json(ResultObject *self, PyObject *id, int pretty) {
+/* obj as JSON text as the command line writes it: UTF-8 as it is,
+ * compact, or indented by 2 when pretty. */
+static PyObject *json_text(PyObject *obj, int pretty) {
   PyObject *json = PyImport_ImportModule("json");
   PyObject *dumps = json ? PyObject_GetAttrString(json, "dumps") : NULL;
   Py_XDECREF(json);
-  PyObject *obj = dumps ? (id != Py_None
-                               ? Py_BuildValue("{s:O,s:O}", "id", id, "error", self->error)
-                               : Py_BuildValue("{s:O}", "error", self->error))
-                        : NULL;
-  PyObject *fargs = obj ? PyTuple_Pack(1, obj) : NULL;
+  PyObject *fargs = dumps ? PyTuple_Pack(1, obj) : NULL;
   PyObject *fkw = fargs ? (pretty ? Py_BuildValue("{s:O,s:i}", "ensure_ascii", Py_False,
                                                   "indent", 2)
                                   : Py_BuildValue("{s:O,s:(ss)}", "ensure_ascii", Py_False,
@@ -791,9 +788,18 @@ static PyObject *Result_error_json(ResultObject *self, PyObject *id, int pretty)
                         : NULL;
   PyObject *out = fkw ? PyObject_Call(dumps, fargs, fkw) : NULL;
   Py_XDECREF(dumps);
-  Py_XDECREF(obj);
   Py_XDECREF(fargs);
   Py_XDECREF(fkw);
+  return out;
+}
+
+/* {"id", "error"} as the command line writes a page that failed. */
+static PyObject *Result_error_json(ResultObject *self, PyObject *id, int pretty) {
+  PyObject *err = self->error ? self->error : Py_None;
+  PyObject *obj = id != Py_None ? Py_BuildValue("{s:O,s:O}", "id", id, "error", err)
+                                : Py_BuildValue("{s:O}", "error", err);
+  PyObject *out = obj ? json_text(obj, pretty) : NULL;
+  Py_XDECREF(obj);
   return out;
 }
 
@@ -806,29 +812,17 @@ static PyObject *Result_detached_json(ResultObject *self, PyObject *id, int pret
   if (id == Py_None && !pretty)
     return Py_NewRef(line);
   PyObject *json = PyImport_ImportModule("json");
-  PyObject *loads = json ? PyObject_GetAttrString(json, "loads") : NULL;
-  PyObject *dumps = json ? PyObject_GetAttrString(json, "dumps") : NULL;
+  PyObject *obj = json ? PyObject_CallMethod(json, "loads", "O", line) : NULL;
   Py_XDECREF(json);
-  PyObject *obj = loads ? PyObject_CallOneArg(loads, line) : NULL;
   PyObject *ordered = obj ? PyDict_New() : NULL;
   int bad = !ordered;
   if (!bad && id != Py_None)
     bad = PyDict_SetItemString(ordered, "id", id) < 0;
   if (!bad)
     bad = PyDict_Update(ordered, obj) < 0;
-  PyObject *fargs = !bad ? PyTuple_Pack(1, ordered) : NULL;
-  PyObject *fkw = fargs ? (pretty ? Py_BuildValue("{s:O,s:i}", "ensure_ascii", Py_False,
-                                                  "indent", 2)
-                                  : Py_BuildValue("{s:O,s:(ss)}", "ensure_ascii", Py_False,
-                                                  "separators", ",", ":"))
-                        : NULL;
-  PyObject *out = fkw ? PyObject_Call(dumps, fargs, fkw) : NULL;
-  Py_XDECREF(loads);
-  Py_XDECREF(dumps);
+  PyObject *out = !bad ? json_text(ordered, pretty) : NULL;
   Py_XDECREF(obj);
   Py_XDECREF(ordered);
-  Py_XDECREF(fargs);
-  Py_XDECREF(fkw);
   return out;
 }
 
@@ -845,19 +839,7 @@ static PyObject *Result_json(ResultObject *self, PyObject *args, PyObject *kw) {
   const char *id_raw = NULL;
   if (id != Py_None) {
     /* The id as the CLI writes it: compact, UTF-8 as it is. */
-    PyObject *json = PyImport_ImportModule("json");
-    if (!json)
-      return NULL;
-    PyObject *dumps = PyObject_GetAttrString(json, "dumps");
-    Py_DECREF(json);
-    PyObject *fargs = dumps ? PyTuple_Pack(1, id) : NULL;
-    PyObject *fkw = fargs ? Py_BuildValue("{s:O,s:(ss)}", "ensure_ascii", Py_False,
-                                          "separators", ",", ":")
-                          : NULL;
-    id_json = fkw ? PyObject_Call(dumps, fargs, fkw) : NULL;
-    Py_XDECREF(dumps);
-    Py_XDECREF(fargs);
-    Py_XDECREF(fkw);
+    id_json = json_text(id, 0);
     if (!id_json || !(id_raw = PyUnicode_AsUTF8(id_json))) {
       Py_XDECREF(id_json);
       return NULL;
