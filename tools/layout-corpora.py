@@ -331,18 +331,12 @@ def _one_line(text):
     return " ".join(str(text).split())
 
 
-def layout_wcxb(src_root, out_dir):
-    """WCXB is a single-page corpus of seven page types: the group is the
-    page type (so winnow-eval's per-group lines are the per-type figures),
-    every page a test page. Beside the usual files, urls.tsv (group, id,
-    url: WCXB's protocol sends each page with its URL) and snippets.tsv
-    (group, id, with|without, snippet on one line) for the snippet rates.
-    The gold is ground_truth.main_content; the type is
-    _internal.page_type.primary."""
+def _wcxb_records(src_root):
+    """WCXB dev's pages in file order: (stem, page type, gold text, url,
+    html path, the ground-truth record). The gold is
+    ground_truth.main_content, the type _internal.page_type.primary."""
     html_dir = os.path.join(src_root, "html")
     gt_dir = os.path.join(src_root, "ground-truth")
-    corpus = Corpus(out_dir)
-    urls, snippets = [], []
     for name in sorted(os.listdir(gt_dir)):
         if not name.endswith(".json"):
             continue
@@ -354,18 +348,31 @@ def layout_wcxb(src_root, out_dir):
         ptype = rec.get("_internal", {}).get("page_type", {}).get("primary")
         if ptype not in WCXB_TYPES:
             fail("%s: unknown page type %r" % (name, ptype))
-        gt = rec.get("ground_truth") or {}
-        gold = gt.get("main_content") or ""
+        gold = (rec.get("ground_truth") or {}).get("main_content") or ""
         hpath = os.path.join(html_dir, stem + ".html")
         if not os.path.isfile(hpath):
             fail("%s: no page %s" % (name, hpath))
+        yield (stem, ptype, gold.rstrip("\n") + "\n" if gold else "",
+               _one_line(rec.get("url") or ""), hpath, rec)
+
+
+def layout_wcxb(src_root, out_dir):
+    """WCXB is a single-page corpus of seven page types: the group is the
+    page type (so winnow-eval's per-group lines are the per-type figures),
+    every page a test page. Beside the usual files, urls.tsv (group, id,
+    url: WCXB's protocol sends each page with its URL) and snippets.tsv
+    (group, id, with|without, snippet on one line) for the snippet rates.
+    The gold is ground_truth.main_content; the type is
+    _internal.page_type.primary."""
+    corpus = Corpus(out_dir)
+    urls, snippets = [], []
+    for stem, ptype, gold, url, hpath, rec in _wcxb_records(src_root):
         with open(hpath, "rb") as f:
             page = f.read()
-        corpus.add_group(ptype, [(stem, page, gold.rstrip("\n") + "\n" if gold else "")],
-                         train=0)
-        url = _one_line(rec.get("url") or "")
+        corpus.add_group(ptype, [(stem, page, gold)], train=0)
         if url:
             urls.append((ptype, stem, url))
+        gt = rec.get("ground_truth") or {}
         for kind in ("with", "without"):
             for snip in gt.get(kind) or []:
                 snip = _one_line(snip)
@@ -389,26 +396,11 @@ def layout_wcxb_hosts(src_root, out_dir):
     the test page, the rest the sample its template is learned from. The
     single-page method reads the same test pages, so the two compare page
     for page."""
-    html_dir = os.path.join(src_root, "html")
-    gt_dir = os.path.join(src_root, "ground-truth")
     hosts = {}
-    for name in sorted(os.listdir(gt_dir)):
-        if not name.endswith(".json"):
-            continue
-        stem = name[:-len(".json")]
-        with open(os.path.join(gt_dir, name), encoding="utf-8") as f:
-            rec = json.load(f)
-        ptype = rec.get("_internal", {}).get("page_type", {}).get("primary")
-        if ptype not in WCXB_TYPES:
-            fail("%s: unknown page type %r" % (name, ptype))
-        url = _one_line(rec.get("url") or "")
+    for stem, ptype, gold, url, hpath, _ in _wcxb_records(src_root):
         host = (urllib.parse.urlsplit(url).hostname or "").lower() if url else ""
-        if not host:
-            continue
-        gold = (rec.get("ground_truth") or {}).get("main_content") or ""
-        hosts.setdefault(host, []).append(
-            ("%s.%s" % (ptype, stem), os.path.join(html_dir, stem + ".html"),
-             gold.rstrip("\n") + "\n" if gold else "", url))
+        if host:
+            hosts.setdefault(host, []).append(("%s.%s" % (ptype, stem), hpath, gold, url))
     corpus = Corpus(out_dir)
     urls = []
     for host in sorted(hosts):
