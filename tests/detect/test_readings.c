@@ -39,13 +39,6 @@ static char *detect_text(const char *html, wn_single_method method, uint32_t ste
   return s;
 }
 
-static size_t occurrences(const char *hay, const char *needle) {
-  size_t n = 0;
-  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-    n++;
-  return n;
-}
-
 
 static void append_story(wn_buf *b, const char *open, const char *close) {
   for (size_t k = 0; k < WN_TEST_STORY_N; k++) {
@@ -205,9 +198,9 @@ static void test_story_twice(void **state) {
   for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
     char *t = detect_text(b.data, methods[m], 0);
     for (size_t k = 0; k < WN_TEST_STORY_N; k++)
-      if (occurrences(t, wn_test_story[k]) != 1)
+      if (wn_test_occurrences(t, wn_test_story[k]) != 1)
         fail_msg("%s: paragraph %zu %zu times:\n%s", wn_single_method_name(methods[m]), k,
-                 occurrences(t, wn_test_story[k]), t);
+                 wn_test_occurrences(t, wn_test_story[k]), t);
     free(t);
   }
   /* A line quoted in a reply below it: the words once, where they were
@@ -220,7 +213,7 @@ static void test_story_twice(void **state) {
       "best news this town has had in years, one reader said, and others agreed.</p>"
       "</div></body></html>";
   char *t = detect_text(quoted, WN_SINGLE_DANAG, 0);
-  assert_int_equal(occurrences(t, "keep the old swimming baths open"), 1);
+  assert_int_equal(wn_test_occurrences(t, "keep the old swimming baths open"), 1);
   assert_true(strstr(t, "keep the old swimming baths open") < strstr(t, "Readers wrote in"));
   free(t);
   /* A manual that describes two functions with the same paragraphs
@@ -246,8 +239,8 @@ static void test_story_twice(void **state) {
   }
   assert_int_equal(wn_buf_append_str(&b, "</div></body></html>"), WN_OK);
   t = detect_text(b.data, WN_SINGLE_DANAG, 0);
-  assert_int_equal(occurrences(t, "If quiet is 0"), 2);
-  assert_int_equal(occurrences(t, "If legacy is true"), 2);
+  assert_int_equal(wn_test_occurrences(t, "If quiet is 0"), 2);
+  assert_int_equal(wn_test_occurrences(t, "If legacy is true"), 2);
   free(t);
   wn_buf_free(&b);
 }

@@ -49,17 +49,13 @@ static void expect_in(const char *text, const char *want) {
     fail_msg("\"%s\" missing from:\n%s", want, text);
 }
 
-static size_t occurrences(const char *hay, const char *needle) {
-  size_t n = 0;
-  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-    n++;
-  return n;
-}
-
 static void shaped_free(shaped *s) {
   free(s->text);
   wn_free(s->json);
 }
+
+/* Appends s to b (fails the test when it cannot). */
+static void put(wn_buf *b, const char *s) { assert_int_equal(wn_buf_append_str(b, s), WN_OK); }
 
 /* The site's frame around every page below: a menu, a header, a footer. */
 #define FRAME_TOP                                                                                \
@@ -91,19 +87,18 @@ static void test_grid_of_cards(void **state) {
                                 "Hazel"};
   wn_buf b;
   wn_buf_init(&b, 1 << 20);
-  assert_int_equal(wn_buf_append_str(&b, "<main><h1>Two-person tents</h1><p>Our range of light "
-                                         "tents for two, tested on the hill before we sell "
-                                         "them.</p><ul class=grid>"),
-                   WN_OK);
+  put(&b, "<main><h1>Two-person tents</h1><p>Our range of light "
+          "tents for two, tested on the hill before we sell "
+          "them.</p><ul class=grid>");
   for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
     char card[512];
     snprintf(card, sizeof card,
              "<li class=card><a href=/p/%zu><img src=/i/%zu.jpg alt=''>%s Trail 2</a><span "
              "class=price>$%zu9.00</span><span>4.5 stars</span><button>Add to cart</button></li>",
              k, k, names[k], k + 1);
-    assert_int_equal(wn_buf_append_str(&b, card), WN_OK);
+    put(&b, card);
   }
-  assert_int_equal(wn_buf_append_str(&b, "</ul></main>"), WN_OK);
+  put(&b, "</ul></main>");
   char *html = page("", b.data);
   shaped s;
   detect(html, "https://shop.example/tents/two-person", &s);
@@ -217,24 +212,21 @@ static void test_article_beside_teasers(void **state) {
   (void)state;
   wn_buf b;
   wn_buf_init(&b, 1 << 20);
-  assert_int_equal(
-      wn_buf_append_str(
-          &b, "<main><article><h1>The harbour wall is rebuilt</h1><p>Work on the harbour wall "
-              "began on Monday, after a winter of storms had torn two gaps in it, and the "
-              "council expects the repairs to last until the end of the summer season.</p><p>"
-              "Fishermen said the gaps had made the harbour unsafe in an easterly wind, and "
-              "several boats had been moved to the next town while the repairs were planned.</p>"
-              "</article><div class=carousel>"),
-      WN_OK);
+  put(&b, "<main><article><h1>The harbour wall is rebuilt</h1><p>Work on the harbour wall "
+          "began on Monday, after a winter of storms had torn two gaps in it, and the "
+          "council expects the repairs to last until the end of the summer season.</p><p>"
+          "Fishermen said the gaps had made the harbour unsafe in an easterly wind, and "
+          "several boats had been moved to the next town while the repairs were planned.</p>"
+          "</article><div class=carousel>");
   for (int k = 0; k < 16; k++) {
     char t[256];
     snprintf(t, sizeof t,
              "<div class=slide><a href=/s/%d>Another story number %d about the town and its "
              "people and their boats</a></div>",
              k, k);
-    assert_int_equal(wn_buf_append_str(&b, t), WN_OK);
+    put(&b, t);
   }
-  assert_int_equal(wn_buf_append_str(&b, "</div></main>"), WN_OK);
+  put(&b, "</div></main>");
   char *html = page("<meta property=\"og:type\" content=\"article\">", b.data);
   shaped s;
   detect(html, "https://news.example/2025/harbour-wall", &s);
@@ -267,10 +259,9 @@ static void test_thread(void **state) {
   };
   wn_buf b;
   wn_buf_init(&b, 1 << 20);
-  assert_int_equal(wn_buf_append_str(&b, "<main><h1>Which tools first for a garden bench?</h1>"
-                                         "<a href=/reply>Reply</a> <a href=/follow>Follow</a>"
-                                         "<div id=comments><form>"),
-                   WN_OK);
+  put(&b, "<main><h1>Which tools first for a garden bench?</h1>"
+          "<a href=/reply>Reply</a> <a href=/follow>Follow</a>"
+          "<div id=comments><form>");
   for (size_t k = 0; k < sizeof posts / sizeof *posts; k++) {
     /* The fourth post quotes the first, the fifth one line of the
      * second's two (forum software cuts a post's lines with <br>): the
@@ -289,9 +280,9 @@ static void test_thread(void **state) {
              "<article class=post id=comment-%zu><div class=author><a href=/u/%zu>user%zu</a> "
              "<time>Feb %zu, 2006</time></div><div class=body>%s%s%s%s</div></article>",
              k, k, k, k + 1, quote, posts[k], k == 1 ? "<br>" : "", k == 1 ? second_line : "");
-    assert_int_equal(wn_buf_append_str(&b, post), WN_OK);
+    put(&b, post);
   }
-  assert_int_equal(wn_buf_append_str(&b, "</form></div></main>"), WN_OK);
+  put(&b, "</form></div></main>");
   char *html = page("", b.data);
   shaped s;
   detect(html, "https://woodworking.example/forum/t/garden-bench/42", &s);
@@ -300,10 +291,10 @@ static void test_thread(void **state) {
     snprintf(want, sizeof want, "%.40s", posts[k]);
     expect_in(s.text, want);
   }
-  if (occurrences(s.text, "I am new to woodworking") != 1 ||
+  if (wn_test_occurrences(s.text, "I am new to woodworking") != 1 ||
       strstr(s.text, "I am new to woodworking") > strstr(s.text, "Start with a good hand saw"))
     fail_msg("the quoted post not once in its place:\n%s", s.text);
-  if (occurrences(s.text, "And sharpen everything") != 1 ||
+  if (wn_test_occurrences(s.text, "And sharpen everything") != 1 ||
       strstr(s.text, "And sharpen everything") > strstr(s.text, "Buy used where you can"))
     fail_msg("the quoted line not once in its place:\n%s", s.text);
   assert_string_equal(s.page_type, "forum");
@@ -322,33 +313,30 @@ static void test_no_block_twice(void **state) {
                      "and the base screws off for cleaning after a long season of use.</p>";
   wn_buf b;
   wn_buf_init(&b, 1 << 20);
-  assert_int_equal(wn_buf_append_str(&b, "<main><h1>Storm lantern</h1><div class=tabs><div "
-                                         "class=tab-panel>"),
-                   WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, desc), WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, "</div></div><div class=accordion><div "
-                                         "class=accordion-body>"),
-                   WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, desc), WN_OK);
+  put(&b, "<main><h1>Storm lantern</h1><div class=tabs><div "
+          "class=tab-panel>");
+  put(&b, desc);
+  put(&b, "</div></div><div class=accordion><div "
+          "class=accordion-body>");
+  put(&b, desc);
   /* More text than the two copies: each is under a quarter of the kept
    * text, so the story rule does not see them, the block rule does. */
-  assert_int_equal(wn_buf_append_str(&b, "</div></div><section><h2>Details</h2>"), WN_OK);
+  put(&b, "</div></div><section><h2>Details</h2>");
   for (int k = 0; k < 6; k++)
-    assert_int_equal(
-        wn_buf_append_str(&b, "<p>Every lantern is tested in our workshop before it ships, "
-                              "filled, lit and left to burn through a whole night, then "
-                              "cleaned, packed in paper and sent in a box of card.</p>"),
-        WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, "</section></main>"), WN_OK);
+    put(&b, "<p>Every lantern is tested in our workshop before it ships, "
+            "filled, lit and left to burn through a whole night, then "
+            "cleaned, packed in paper and sent in a box of card.</p>");
+  put(&b, "</section></main>");
   char *html = page("", b.data);
   shaped s;
   detect(html, "https://shop.example/lantern", &s);
-  if (occurrences(s.text, "brushed steel") != 1 || occurrences(s.text, "handle folds") != 1)
+  if (wn_test_occurrences(s.text, "brushed steel") != 1 ||
+      wn_test_occurrences(s.text, "handle folds") != 1)
     fail_msg("the description not once:\n%s", s.text);
   shaped_free(&s);
   free(html);
   wn_buf_reset(&b);
-  assert_int_equal(wn_buf_append_str(&b, "<main><h1>Coupons</h1><div class=coupons>"), WN_OK);
+  put(&b, "<main><h1>Coupons</h1><div class=coupons>");
   static const char *offers[] = {"Fifty off a service call", "Free safety inspection",
                                  "Ten percent off a new panel", "Twenty off a ceiling fan"};
   for (size_t k = 0; k < sizeof offers / sizeof *offers; k++) {
@@ -358,12 +346,12 @@ static void test_no_block_twice(void **state) {
              "start of work, one per household.</p><p>Not valid with other offers or coupons, "
              "some restrictions apply.</p></div></div>",
              offers[k]);
-    assert_int_equal(wn_buf_append_str(&b, rec), WN_OK);
+    put(&b, rec);
   }
-  assert_int_equal(wn_buf_append_str(&b, "</div></main>"), WN_OK);
+  put(&b, "</div></main>");
   html = page("", b.data);
   detect(html, "https://electric.example/coupons", &s);
-  if (occurrences(s.text, "Not valid with other offers") != 4)
+  if (wn_test_occurrences(s.text, "Not valid with other offers") != 4)
     fail_msg("the terms not under each offer:\n%s", s.text);
   shaped_free(&s);
   free(html);
@@ -374,30 +362,26 @@ static void test_no_block_twice(void **state) {
   static const char feature[] =
       "Send invoices from your phone in a minute and get paid by card or bank transfer the "
       "same day.";
-  assert_int_equal(wn_buf_append_str(&b, "<main><h1>Invoicing for small teams</h1><div "
-                                         "class=tabs><div class=tab-panel><p>"),
-                   WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, feature), WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, "</p></div></div><div class=accordion><div "
-                                         "class=accordion-body><p>"),
-                   WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, feature), WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, "</p></div></div><section><h2>Reports</h2>"), WN_OK);
+  put(&b, "<main><h1>Invoicing for small teams</h1><div "
+          "class=tabs><div class=tab-panel><p>");
+  put(&b, feature);
+  put(&b, "</p></div></div><div class=accordion><div "
+          "class=accordion-body><p>");
+  put(&b, feature);
+  put(&b, "</p></div></div><section><h2>Reports</h2>");
   for (int k = 0; k < 4; k++)
-    assert_int_equal(
-        wn_buf_append_str(&b, "<p>See what came in and what went out each month, with taxes "
-                              "worked out for you and ready for your accountant at the end of "
-                              "the year.</p>"),
-        WN_OK);
-  assert_int_equal(wn_buf_append_str(&b, "</section></main>"), WN_OK);
+    put(&b, "<p>See what came in and what went out each month, with taxes "
+            "worked out for you and ready for your accountant at the end of "
+            "the year.</p>");
+  put(&b, "</section></main>");
   html = page("", b.data);
   detect(html, "https://books.example/invoicing", &s);
-  if (occurrences(s.text, "Send invoices from your phone") != 1)
+  if (wn_test_occurrences(s.text, "Send invoices from your phone") != 1)
     fail_msg("the feature not once:\n%s", s.text);
   shaped_free(&s);
   free(html);
   wn_buf_reset(&b);
-  assert_int_equal(wn_buf_append_str(&b, "<main><h1>shelve: persistent objects</h1>"), WN_OK);
+  put(&b, "<main><h1>shelve: persistent objects</h1>");
   static const char *const entries[][2] = {{"function", "shelve.open(filename)"},
                                            {"class", "shelve.Shelf(dict)"}};
   for (int k = 0; k < 2; k++) {
@@ -410,33 +394,30 @@ static void test_no_block_twice(void **state) {
              k ? "A dictionary that keeps its values in a file, pickled, under string keys."
                : "Open a persistent dictionary and return it; the file is created when missing.",
              entries[k][1]);
-    assert_int_equal(wn_buf_append_str(&b, entry), WN_OK);
+    put(&b, entry);
   }
-  assert_int_equal(wn_buf_append_str(&b, "</main>"), WN_OK);
+  put(&b, "</main>");
   html = page("", b.data);
   detect(html, "https://lang.example/library/shelve.html", &s);
   assert_string_equal(s.page_type, "documentation");
-  if (occurrences(s.text, "Changed in version 3.10") != 2)
+  if (wn_test_occurrences(s.text, "Changed in version 3.10") != 2)
     fail_msg("the version note not under each entry:\n%s", s.text);
   shaped_free(&s);
   free(html);
   /* A pull quote set above the paragraph it repeats: the words once, in
    * the paragraph's place. */
   wn_buf_reset(&b);
-  assert_int_equal(
-      wn_buf_append_str(
-          &b, "<main><article><h1>The harbour wall</h1><p>The council met on Tuesday night to "
-              "decide the fate of the old harbour wall, which storms have broken twice in ten "
-              "years.</p><blockquote class=pullquote><p>We cannot keep patching a wall the "
-              "sea has already decided to take back from us.</p></blockquote><p>The engineer "
-              "was blunt.</p><p>We cannot keep patching a wall the sea has already decided to "
-              "take back from us.</p><p>A new wall of stone would cost four million and take two "
-              "summers to build, and the council will vote on it in May after a public "
-              "meeting in the school hall.</p></article></main>"),
-      WN_OK);
+  put(&b, "<main><article><h1>The harbour wall</h1><p>The council met on Tuesday night to "
+          "decide the fate of the old harbour wall, which storms have broken twice in ten "
+          "years.</p><blockquote class=pullquote><p>We cannot keep patching a wall the "
+          "sea has already decided to take back from us.</p></blockquote><p>The engineer "
+          "was blunt.</p><p>We cannot keep patching a wall the sea has already decided to "
+          "take back from us.</p><p>A new wall of stone would cost four million and take two "
+          "summers to build, and the council will vote on it in May after a public "
+          "meeting in the school hall.</p></article></main>");
   html = page("", b.data);
   detect(html, "https://news.example/2024/05/harbour-wall", &s);
-  if (occurrences(s.text, "cannot keep patching") != 1 ||
+  if (wn_test_occurrences(s.text, "cannot keep patching") != 1 ||
       strstr(s.text, "cannot keep patching") < strstr(s.text, "was blunt."))
     fail_msg("the pull quote's sentence not once in its paragraph:\n%s", s.text);
   shaped_free(&s);

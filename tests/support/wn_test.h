@@ -66,4 +66,12 @@ static inline wn_dom_page *wn_test_parse_file(const char *path) {
   return page;
 }
 
+/* How many times needle stands in hay (overlapping copies counted). */
+static inline size_t wn_test_occurrences(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
 #endif
