@@ -1462,35 +1462,60 @@ out:
   return err;
 }
 
-/* bytes hold "<noscript", in any case. */
-static int wn_has_noscript(const char *bytes, size_t len) {
-  static const char tag[] = "<noscript";
-  const size_t n = sizeof tag - 1;
-  for (size_t i = 0; i + n <= len; i++) {
-    const char *p = memchr(bytes + i, '<', len - n + 1 - i);
+/* The bytes that lie inside <noscript> elements (any case): from
+ * each "<noscript" to the next "</noscript", or to the end when none
+ * closes it. 0: the page has none. */
+static size_t wn_noscript_bytes(const char *bytes, size_t len) {
+  static const char open[] = "<noscript", close[] = "</noscript";
+  size_t total = 0, start = 0;
+  int inside = 0;
+  for (size_t i = 0; i < len;) {
+    const char *p = memchr(bytes + i, '<', len - i);
     if (!p)
-      return 0;
+      break;
     i = (size_t)(p - bytes);
+    const char *tag = inside ? close : open;
+    const size_t n = inside ? sizeof close - 1 : sizeof open - 1;
     size_t k = 1;
-    while (k < n && (p[k] | 0x20) == tag[k])
+    while (k < n && i + k < len && (p[k] | 0x20) == tag[k])
       k++;
-    if (k == n)
-      return 1;
+    if (k == n) {
+      if (inside)
+        total += i - start;
+      else
+        start = i;
+      inside = !inside;
+      i += n;
+      continue;
+    }
+    i++;
   }
-  return 0;
+  if (inside)
+    total += len - start;
+  return total;
 }
 
 /*
  * A <noscript> is left out of the tree: what a page shows without
- * scripts is no part of the page a reader sees. But libxml2 parses its
- * content as markup, and an element left open inside it (a
- * "<noscript><div id=nojs></noscript>" at the top of a body: HTML's
- * parser reads it as text when scripts run) keeps the noscript open to
- * the end of the body, so the whole page lies inside it. Such a page has
- * no text outside noscript; it is parsed again with noscript as content,
- * and that tree is taken when it has text. Only pages with no text at all
- * pay for the second parse.
+ * scripts is no part of the page a reader sees. Two kinds of page are
+ * read with noscript as content instead (a second parse):
+ *  - libxml2 parses a noscript's content as markup, and an element left
+ *    open inside it (a "<noscript><div id=nojs></noscript>" at the top of
+ *    a body: HTML's parser reads it as text when scripts run) keeps the
+ *    noscript open to the end of the body, so the whole page lies inside
+ *    it;
+ *  - a page whose scripts draw everything (a forum's single-page
+ *    application) and whose server sends the same content in a noscript
+ *    for readers without scripts and for crawlers: the page outside
+ *    noscript is a shell (a site name, "Loading").
+ * Both have little text outside noscript and much markup inside it: the
+ * second parse runs when the noscripts' bytes are more than
+ * WN_DOM_NOSCRIPT_MARKUP times the text outside them (a page of a few
+ * tracking pixels in noscript never pays for it), and its tree is taken
+ * when more of the page's text lies inside noscript than outside.
  */
+#define WN_DOM_NOSCRIPT_MARKUP 16u /* a page's markup is rarely 16 bytes per byte of its text */
+
 wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
                     wn_dom_page **out, wn_diag *diag) {
   wn_err err = wn_dom_parse_pass(bytes, len, opts, 0, out, diag);
@@ -1498,22 +1523,20 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
     return err;
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(*out, &count);
-  for (uint32_t i = 0; i < count; i++)
-    if (nodes[i].tag == WN_TAG_TEXT)
-      return WN_OK;
-  if (!wn_has_noscript(bytes, len))
+  const uint64_t text = count ? nodes[0].text_len : 0;
+  const size_t inside = wn_noscript_bytes(bytes, len);
+  if (inside == 0 || WN_DOM_NOSCRIPT_MARKUP * text >= inside)
     return WN_OK;
   wn_dom_page *again = NULL;
   err = wn_dom_parse_pass(bytes, len, opts, 1, &again, diag);
   if (err)
     return err == WN_ENOMEM ? err : WN_OK; /* the first tree stands */
   nodes = wn_dom_nodes(again, &count);
-  for (uint32_t i = 0; i < count; i++)
-    if (nodes[i].tag == WN_TAG_TEXT) {
-      wn_dom_free(*out);
-      *out = again;
-      return WN_OK;
-    }
+  if (count && nodes[0].text_len > 2 * text) {
+    wn_dom_free(*out);
+    *out = again;
+    return WN_OK;
+  }
   wn_dom_free(again);
   return WN_OK;
 }

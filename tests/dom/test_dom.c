@@ -310,7 +310,8 @@ static void test_nfc(void **state) {
 
 /* A noscript is left out, but one whose unclosed <div> keeps it open to
  * the end of the body (libxml2 reads its content as markup) holds the
- * whole page: such a page is read with noscript as content. */
+ * whole page, and a shell whose noscript holds the page's text, are read
+ * with noscript as content. */
 static void test_noscript(void **state) {
   (void)state;
   wn_dom_page *page = wn_test_parse("<body><noscript><p>Turn on JavaScript</p></noscript>"
@@ -333,6 +334,21 @@ static void test_noscript(void **state) {
     wn_test_find(p, "#text", "A record year for the bears of the park.");
     wn_dom_free(p);
   }
+  /* A forum drawn by scripts: the page outside noscript is its name and
+   * "Loading"; the thread is in noscript, for readers without scripts. */
+  static const char post[] = "<div class=\"post\"><span class=\"author\">ann</span><p>The lens "
+                              "is fine for a first look at the moon and the planets.</p></div>";
+  char shell[4096] = "<html><body><header>Forum</header><p>Loading</p>"
+                     "<noscript><div id=\"main-outlet\">";
+  for (int k = 0; k < 6; k++)
+    strcat(shell, post);
+  strcat(shell, "</div></noscript></body></html>");
+  wn_dom_page *p = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_dom_parse(shell, strlen(shell), NULL, &p, &diag), WN_OK);
+  wn_test_find(p, "#text", "The lens is fine for a first look at the moon and the planets.");
+  wn_test_find(p, "#text", "Loading");
+  wn_dom_free(p);
 }
 
 /* Element of name whose kept attribute attr is value. */
