@@ -69,23 +69,37 @@ static int wn_single_word_masked(const char *w, size_t len, int container, int t
   return len == 7 && (wn_single_word_is(w, "respond", 7) || wn_single_word_is(w, "replies", 7));
 }
 
+/* A word that negates the next one: "not", "no", "non" ("wsite-not-footer",
+ * the content wrapper of a site builder; "no-comments", a post whose
+ * comments are closed). */
+static int wn_single_word_negates(const char *w, size_t len) {
+  return (len == 2 && wn_single_word_is(w, "no", 2)) ||
+         (len == 3 && (wn_single_word_is(w, "not", 3) || wn_single_word_is(w, "non", 3)));
+}
+
 /* id or class holds a comment word; words are runs of letters, compared
  * without case ("comment-list", "commentList", "fb_comments",
- * "userComments" all hold one). Bounded: names past 128 bytes are cut. */
+ * "userComments" all hold one), and a word after a negation does not
+ * count ("not-footer" says what the element is not). Bounded: names past
+ * 128 bytes are cut. */
 static int wn_single_names_masked(const char *s, int container, int threads) {
   if (!s)
     return 0;
   size_t i = 0;
+  int negated = 0;
   for (;;) {
-    while (i < 128 && s[i] && !(((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z')))
+    while (i < 128 && s[i] && !(((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z'))) {
+      negated &= s[i] == '-' || s[i] == '_'; /* "not-footer", not "not footer" */
       i++;
+    }
     if (i >= 128 || !s[i])
       return 0;
     size_t b = i;
     while (i < 128 && ((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z'))
       i++;
-    if (wn_single_word_masked(s + b, i - b, container, threads))
+    if (!negated && wn_single_word_masked(s + b, i - b, container, threads))
       return 1;
+    negated = wn_single_word_negates(s + b, i - b);
   }
 }
 

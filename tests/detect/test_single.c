@@ -524,6 +524,13 @@ static void test_comment_mask(void **state) {
       /* not a footer: notes of the text, a football story */
       {"<body><div class=\"footnotes\"><p>a</p></div></body>", 0},
       {"<body><div class=\"football\"><p>a</p></div></body>", 0},
+      /* a name that says what the element is not: a site builder's
+       * content wrapper, a post whose comments are closed */
+      {"<body><div id=\"wsite-content\" class=\"wsite-elements wsite-not-footer\"><p>a</p>"
+       "</div></body>",
+       0},
+      {"<body><div class=\"entry no-comments\"><p>a</p></div></body>", 0},
+      {"<body><div class=\"not footer\"><p>a</p></div></body>", 1},
       /* a story's closing paragraph is no page footer */
       {"<body><div><p class=\"zn-body__footer\">a</p></div></body>", 0},
       /* Class names that hide text are no rule (they did not help on the
