@@ -16,6 +16,24 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#if PY_VERSION_HEX < 0x030A0000 /* Python 3.9: Py_NewRef came in 3.10 */
+static inline PyObject *wn_py_new_ref(PyObject *o) {
+  Py_INCREF(o);
+  return o;
+}
+#define Py_NewRef(o) wn_py_new_ref((PyObject *)(o))
+/* and PyModule_AddObjectRef, which takes no reference */
+static int wn_py_add_object_ref(PyObject *m, const char *name, PyObject *v) {
+  Py_INCREF(v);
+  if (PyModule_AddObject(m, name, v) < 0) {
+    Py_DECREF(v);
+    return -1;
+  }
+  return 0;
+}
+#define PyModule_AddObjectRef wn_py_add_object_ref
+#endif
 #include <structmember.h>
 
 #include <stdint.h>

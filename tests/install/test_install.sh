@@ -73,19 +73,43 @@ $cc -std=c11 -Wall -Werror "$src/examples/extract.c" $(pkg-config --cflags winno
 check "$prefix/extract-static"
 "$prefix/bin/winnow" --version | grep -q '^winnow ' || exit 1
 # The Python package: as cmake --install puts it (when it was built), and
-# as setup.py builds it against the installed library with pkg-config.
+# as `pip install ./python` builds it in a fresh virtual environment, with
+# no network (the in-tree backend, python/_build/winnow_build.py): against
+# the installed library that pkg-config finds, with libwinnow's sources
+# compiled in (none installed), and from the sdist.
 py=$(ls -d "$prefix"/lib/python3*/dist-packages 2>/dev/null | head -n 1 || true)
 if [ -n "$py" ] && [ -e "$py/winnow/__init__.py" ]; then
-  pycheck() {
-    out=$(PYTHONPATH=$1 /usr/bin/python3 -c 'import sys, winnow
+  pycheck() { # PYTHON [PYTHONPATH]
+    out=$(PYTHONPATH=${2:-} "$1" -c 'import sys, winnow
 print(winnow.extract(open(sys.argv[1], "rb").read()))' "$src/tests/fixtures/single/article.html")
-    printf '%s' "$out" | grep -q 'Harbour town votes' || { echo "python ($1): $out" >&2; exit 1; }
+    printf '%s' "$out" | grep -q 'Harbour town votes' || { echo "python ($1 ${2:-}): $out" >&2; exit 1; }
   }
-  pycheck "$py"
-  cp -r "$src/python" "$prefix/pysrc"
-  (cd "$prefix/pysrc" && /usr/bin/python3 setup.py -q build --build-base "$prefix/pybuild" \
-    >/dev/null 2>"$prefix/pyerr") || { cat "$prefix/pyerr" >&2; exit 1; }
-  pycheck "$(ls -d "$prefix"/pybuild/lib*)"
-  echo "python package, installed and built with setup.py: ok"
+  pycheck /usr/bin/python3 "$py"
+  if /usr/bin/python3 -m venv "$prefix/venv" >/dev/null 2>&1; then
+    vpy=$prefix/venv/bin/python
+    pipi() { # MODE what...
+      mode=$1; shift
+      WINNOW_LIBRARY=$mode "$vpy" -m pip install -q --no-index --force-reinstall "$@" \
+        >"$prefix/pyerr" 2>&1 || { cat "$prefix/pyerr" >&2; exit 1; }
+    }
+    pipi installed "$src/python"
+    pycheck "$vpy"
+    ldd "$prefix"/venv/lib/python3*/site-packages/winnow/_winnow*.so | grep -q "$libdir/libwinnow" ||
+      { echo "pip install ./python did not link the installed libwinnow" >&2; exit 1; }
+    pipi bundled "$src/python"
+    pycheck "$vpy"
+    if ldd "$prefix"/venv/lib/python3*/site-packages/winnow/_winnow*.so | grep -q libwinnow; then
+      echo "the bundled build links a libwinnow" >&2; exit 1
+    fi
+    "$vpy" "$src/python/_build/winnow_build.py" sdist "$prefix/sdist" >/dev/null
+    tar -tzf "$prefix"/sdist/winnow-*.tar.gz | grep -q 'libwinnow/src/detect/single.c' ||
+      { echo "the sdist lacks libwinnow's sources" >&2; exit 1; }
+    pipi bundled "$prefix"/sdist/winnow-*.tar.gz
+    pycheck "$vpy"
+    echo "python package, installed, and built by pip (installed library, bundled, sdist): ok"
+  else
+    echo "python3 -m venv unavailable (python3-venv): pip install ./python not checked" >&2
+    exit 1
+  fi
 fi
 echo "install, pkg-config, shared and static builds of the example: ok"
