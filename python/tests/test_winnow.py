@@ -422,6 +422,46 @@ def test_warc_damaged_and_missing(tmp_path, warc_file):
     with pytest.raises(winnow.Error) as e:
         list(winnow.warc.read(tmp_path / "none.warc"))
     assert e.value.name == "WN_EIO"
+    # a file of bytes that holds no WARC record: InvalidError, as the CLI exits 1
+    page = tmp_path / "page.warc"
+    page.write_bytes(read(article(1)))
+    with pytest.raises(winnow.InvalidError):
+        list(winnow.warc.read(page))
+    empty = tmp_path / "empty.warc"
+    empty.write_bytes(b"")
+    assert list(winnow.warc.read(empty)) == []
+
+
+def test_file_errors_are_oserrors(tmp_path):
+    """Errors of files and of the store are OSErrors as the OS says them,
+    and still winnow errors with the library's code and message."""
+    import errno
+    missing = tmp_path / "none.warc"
+    with pytest.raises(FileNotFoundError) as e:
+        list(winnow.warc.read(missing))
+    assert isinstance(e.value, winnow.FileError) and isinstance(e.value, winnow.Error)
+    assert e.value.errno == errno.ENOENT and e.value.filename == str(missing)
+    assert str(missing) in str(e.value) and e.value.name == "WN_EIO"
+    with pytest.raises(FileNotFoundError) as e:
+        winnow.Store(tmp_path / "no" / "parent" / "store")
+    assert e.value.filename.endswith("store")
+    with pytest.raises(FileNotFoundError):
+        winnow.Store(tmp_path / "none", readonly=True)
+    with winnow.Store(tmp_path / "s") as store:
+        with pytest.raises(FileNotFoundError) as e:
+            store.learn(SITE, [article(1), str(tmp_path / "missing.html"), article(2)])
+        assert e.value.filename == str(tmp_path / "missing.html")
+        with pytest.raises(FileNotFoundError):
+            store.import_(tmp_path / "none.wnx")
+    assert issubclass(winnow.StoreError, OSError)
+    if os.geteuid() != 0:  # root reads any file
+        locked = tmp_path / "locked.html"
+        locked.write_bytes(read(article(1)))
+        locked.chmod(0)
+        with winnow.Store(tmp_path / "s2") as store:
+            with pytest.raises(PermissionError) as e:
+                store.learn(SITE, [str(locked), article(2)])
+        assert e.value.errno == errno.EACCES
 
 
 # ---- crawling ----------------------------------------------------------------

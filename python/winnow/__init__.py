@@ -20,7 +20,8 @@ and ``detect(..., learn=True)``.
 
 A Detector is one thread's (it raises RuntimeError elsewhere); a Store and a
 Collector may be shared by threads. Errors are winnow.Error (with .code,
-.name, .message) or a subclass of it.
+.name, .message) or a subclass of it; those of files and of the store are
+OSErrors too (FileNotFoundError, PermissionError where that is the cause).
 """
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ from ._winnow import Collector, Result, Store, site_from_url
 
 __all__ = [
     "extract", "Store", "Detector", "Result", "Collector", "site_from_url", "warc",
-    "Error", "StoreError", "DamagedError", "SiteError", "PageError", "NotHTMLError",
-    "NoTemplateError", "NetworkError", "InvalidError", "version", "__version__",
+    "Error", "StoreError", "FileError", "FileMissingError", "FileDeniedError", "DamagedError",
+    "SiteError", "PageError", "NotHTMLError", "NoTemplateError", "NetworkError", "InvalidError", "version", "__version__",
 ]
 
 version = _winnow.version
@@ -53,9 +54,32 @@ class Error(Exception):
         self.name = name
 
 
-class StoreError(Error):
+class StoreError(Error, OSError):
     """The store cannot be opened, read or written (WN_ESTORE, WN_ENOSPACE;
-    a damaged store is WN_ESTORE, its message says what to do)."""
+    a damaged store is WN_ESTORE, its message says what to do). An
+    OSError too."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class FileError(Error, OSError):
+    """A file winnow was given cannot be read or written (a page, a WARC,
+    a store's directory, a snapshot): an OSError whose errno, strerror and
+    filename say why, as the OS does; its subclasses are FileNotFoundError
+    and PermissionError where that is the cause. .code and .name are the
+    library's (WN_ENOTFOUND, WN_EIO, WN_ESTORE)."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class FileMissingError(FileError, FileNotFoundError):
+    """No such file or directory."""
+
+
+class FileDeniedError(FileError, PermissionError):
+    """Permission denied."""
 
 
 class DamagedError(Error):
@@ -103,7 +127,9 @@ _CLASSES = {
     "WN_EINVAL": InvalidError,
 }
 # A site name is checked before each call that takes one: SiteError.
-_winnow._set_errors(Error, dict(_CLASSES, site=SiteError))
+# A path that cannot be read: a file error (FileError and its subclasses).
+_winnow._set_errors(Error, dict(_CLASSES, site=SiteError, file=FileError,
+                                file_missing=FileMissingError, file_denied=FileDeniedError))
 
 
 class Detector(_winnow._Detector):

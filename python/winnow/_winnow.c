@@ -37,7 +37,10 @@ static int wn_py_add_object_ref(PyObject *m, const char *name, PyObject *v) {
 #include <structmember.h>
 
 #include <stdint.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <winnow/winnow.h>
 
@@ -70,6 +73,69 @@ static PyObject *raise_err(wn_err err, const wn_diag *diag) {
   return raise_as(cls, err, diag);
 }
 
+/* The classes of the file errors (winnow.FileError and its subclasses of
+ * FileNotFoundError and PermissionError, from __init__.py). */
+static PyObject *error_file, *error_file_missing, *error_file_denied;
+
+/* Why path cannot be read, as the OS says (0: it can). */
+static int path_errno(const char *path) {
+  struct stat st;
+  if (!path || strcmp(path, "-") == 0)
+    return 0;
+  if (stat(path, &st) != 0)
+    return errno;
+  if (access(path, R_OK) != 0)
+    return errno;
+  return 0;
+}
+
+/* An error of a call that read the files of paths[0..n): when one of them
+ * cannot be read, the error is a file error whose class, errno and
+ * filename say why (FileNotFoundError, PermissionError, OSError), and
+ * still a winnow.Error with the library's code and message. Otherwise as
+ * raise_err. */
+static PyObject *raise_paths_err(wn_err err, const wn_diag *diag, const char *const *paths,
+                                 Py_ssize_t n) {
+  int e = 0;
+  const char *bad = NULL;
+  if (err == WN_ENOTFOUND || err == WN_EIO || err == WN_ESTORE)
+    for (Py_ssize_t i = 0; i < n && !e; i++)
+      if ((e = path_errno(paths[i])) != 0)
+        bad = paths[i];
+  PyObject *cls = !e ? NULL
+                  : e == ENOENT || e == ENOTDIR ? error_file_missing
+                  : e == EACCES || e == EPERM   ? error_file_denied
+                                                : error_file;
+  if (!cls || err == WN_ENOMEM)
+    return raise_err(err, diag);
+  raise_as(cls, err, diag);
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  PyObject *no = PyLong_FromLong(e), *str = PyUnicode_FromString(strerror(e)),
+           *name = PyUnicode_DecodeFSDefault(bad);
+  if (!no || !str || !name || PyObject_SetAttrString(value, "errno", no) < 0 ||
+      PyObject_SetAttrString(value, "strerror", str) < 0 ||
+      PyObject_SetAttrString(value, "filename", name) < 0) {
+    Py_XDECREF(no);
+    Py_XDECREF(str);
+    Py_XDECREF(name);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return NULL;
+  }
+  Py_DECREF(no);
+  Py_DECREF(str);
+  Py_DECREF(name);
+  PyErr_Restore(type, value, tb);
+  return NULL;
+}
+
+static PyObject *raise_path_err(wn_err err, const wn_diag *diag, const char *path) {
+  return raise_paths_err(err, diag, &path, 1);
+}
+
 static PyObject *py_set_errors(PyObject *self, PyObject *args) {
   (void)self;
   PyObject *base, *table;
@@ -78,6 +144,12 @@ static PyObject *py_set_errors(PyObject *self, PyObject *args) {
   Py_XSETREF(error_base, Py_NewRef(base));
   PyObject *site = PyDict_GetItemString(table, "site");
   Py_XSETREF(error_site, Py_NewRef(site ? site : base));
+  PyObject *file = PyDict_GetItemString(table, "file");
+  PyObject *missing = PyDict_GetItemString(table, "file_missing");
+  PyObject *denied = PyDict_GetItemString(table, "file_denied");
+  Py_XSETREF(error_file, Py_NewRef(file ? file : base));
+  Py_XSETREF(error_file_missing, Py_NewRef(missing ? missing : error_file));
+  Py_XSETREF(error_file_denied, Py_NewRef(denied ? denied : error_file));
   for (int e = 1; e < WN_ERR_COUNT; e++) {
     PyObject *cls = PyDict_GetItemString(table, wn_strerror_name((wn_err)e));
     Py_XSETREF(error_class[e], Py_NewRef(cls ? cls : base));
@@ -174,8 +246,8 @@ static int Store_init(StoreObject *self, PyObject *args, PyObject *kw) {
   const char *p = PyBytes_AS_STRING(path);
   Py_BEGIN_ALLOW_THREADS err = wn_store_open(p, &o, &st, &diag);
   Py_END_ALLOW_THREADS if (err) {
+    raise_path_err(err, &diag, p);
     Py_DECREF(path);
-    raise_err(err, &diag);
     return -1;
   }
   self->store = st;
@@ -356,7 +428,7 @@ static PyObject *Store_export(StoreObject *self, PyObject *args, PyObject *kw) {
   const char *p = PyBytes_AS_STRING(path);
   Py_BEGIN_ALLOW_THREADS err =
       wn_store_export(self->store, p, names, (size_t)n, NULL, NULL, &written, &diag);
-  Py_END_ALLOW_THREADS if (err) raise_err(err, &diag);
+  Py_END_ALLOW_THREADS if (err) raise_path_err(err, &diag, p);
   else result = PyLong_FromUnsignedLongLong(written);
 out:
   PyMem_Free(names);
@@ -377,20 +449,21 @@ static PyObject *Store_import(StoreObject *self, PyObject *args) {
   wn_err err;
   const char *p = PyBytes_AS_STRING(path);
   Py_BEGIN_ALLOW_THREADS err = wn_store_import(self->store, p, NULL, NULL, &n, &diag);
-  Py_END_ALLOW_THREADS Py_DECREF(path);
+  Py_END_ALLOW_THREADS if (err) raise_path_err(err, &diag, p);
+  Py_DECREF(path);
   if (err)
-    return raise_err(err, &diag);
+    return NULL;
   return PyLong_FromUnsignedLongLong(n);
 }
 
 /* The report of one learning (a dict), and the learned template saved in
  * the store when it succeeded. Takes learned. */
 static PyObject *learn_report(StoreObject *store, wn_learned *learned, wn_err err,
-                              const wn_diag *diag) {
+                              const wn_diag *diag, const char *const *paths, Py_ssize_t n_paths) {
   PyObject *d = NULL, *pages = NULL;
   if (err) {
     /* The report says why, page by page: carried on the exception. */
-    raise_err(err, diag);
+    raise_paths_err(err, diag, paths, n_paths);
     if (learned) {
       PyObject *type, *value, *tb;
       PyErr_Fetch(&type, &value, &tb);
@@ -531,7 +604,8 @@ static PyObject *Store_learn(StoreObject *self, PyObject *args, PyObject *kw) {
       wn_site_learn_files_algo(algo, site, bytes, (size_t)n, &lo, &learned, &diag);
   else err = wn_site_learn_pages_algo(algo, site, names, bytes, lens, (size_t)n, &lo, &learned,
                                       &diag);
-  Py_END_ALLOW_THREADS result = learn_report(self, learned, err, &diag);
+  Py_END_ALLOW_THREADS result = learn_report(self, learned, err, &diag,
+                                             kind == 1 ? (const char *const *)bytes : NULL, n);
 out:
   PyMem_Free(bytes);
   PyMem_Free(names);
@@ -588,7 +662,7 @@ static PyObject *Store_learn_url(StoreObject *self, PyObject *args, PyObject *kw
   wn_diag diag = {{0}};
   wn_err err;
   Py_BEGIN_ALLOW_THREADS err = wn_site_learn_url_algo(algo, url, site, &lo, &co, &learned, &diag);
-  Py_END_ALLOW_THREADS return learn_report(self, learned, err, &diag);
+  Py_END_ALLOW_THREADS return learn_report(self, learned, err, &diag, NULL, 0);
 }
 
 static PyObject *Store_repr(StoreObject *self) {
@@ -1099,11 +1173,10 @@ static int WarcReader_init(WarcReaderObject *self, PyObject *args, PyObject *kw)
   wn_err err;
   const char *p = PyBytes_AS_STRING(path);
   Py_BEGIN_ALLOW_THREADS err = wn_warc_reader_open(p, &o, &self->reader, &diag);
-  Py_END_ALLOW_THREADS Py_DECREF(path);
-  if (err) {
-    raise_err(err, &diag);
+  Py_END_ALLOW_THREADS if (err) raise_path_err(err, &diag, p);
+  Py_DECREF(path);
+  if (err)
     return -1;
-  }
   return 0;
 }
 
@@ -1342,7 +1415,7 @@ static PyObject *collector_learn_site(CollectorObject *self, const char *site) {
   wn_diag diag = {{0}};
   wn_err err;
   Py_BEGIN_ALLOW_THREADS err = wn_collector_learn(self->collector, site, &learned, &diag);
-  Py_END_ALLOW_THREADS return learn_report(self->store, learned, err, &diag);
+  Py_END_ALLOW_THREADS return learn_report(self->store, learned, err, &diag, NULL, 0);
 }
 
 static PyObject *Collector_learn(CollectorObject *self, PyObject *args) {
