@@ -572,9 +572,12 @@ WN_API wn_err wn_single_method_parse(const char *name, wn_single_method *out);
 typedef enum wn_detect_fallback {
   WN_FALLBACK_NONE = 0,        /* the template served the page */
   WN_FALLBACK_NO_TEMPLATE,     /* the site has no template */
-  WN_FALLBACK_LOW_CONFIDENCE   /* the page did not fit the template */
+  WN_FALLBACK_LOW_CONFIDENCE,  /* the page did not fit the template */
+  WN_FALLBACK_DAMAGED          /* the site's stored template cannot be read
+                                  (a damaged record: winnow-dump verify) */
 } wn_detect_fallback;
-/* "no template", "low confidence"; NULL for WN_FALLBACK_NONE. */
+/* "no template", "low confidence", "damaged template"; NULL for
+ * WN_FALLBACK_NONE. */
 WN_API const char *wn_detect_fallback_name(wn_detect_fallback reason);
 
 typedef struct wn_detect_options {
@@ -623,6 +626,14 @@ typedef struct wn_drift_event {
 } wn_drift_event;
 typedef void (*wn_drift_fn)(const wn_drift_event *event, void *ctx);
 
+/* A damaged template: called when a detector reads a site's record from
+ * the store and cannot decode it (WN_ECORRUPT, WN_EVERSION), with the
+ * site and the decoder's message. The site's pages are then served by the
+ * single-page method (fallback WN_FALLBACK_DAMAGED) until the record is
+ * read again (max_age_ms) and decodes: a damaged record costs its site
+ * its template, never its pages. */
+typedef void (*wn_damage_fn)(const char *site, const char *message, void *ctx);
+
 typedef struct wn_detector_options {
   wn_detect_options detect;
   /* Decoded templates kept, one per site, least recently used evicted:
@@ -642,6 +653,7 @@ typedef struct wn_detector_options {
   wn_drift_policy drift;
   wn_drift_fn on_drift; /* default NULL */
   void *drift_ctx;
+  wn_damage_fn on_damage; /* default NULL; called with drift_ctx */
   /* Caps on one page: bytes (default 16 MiB), nodes (300000), depth (256). */
   size_t max_bytes;
   uint32_t max_nodes;

@@ -1572,6 +1572,21 @@ static int parse_want(PyObject *obj, unsigned *want) {
   return 0;
 }
 
+/* A damaged template record: a RuntimeWarning (the site's pages are read
+ * by the single-page method, "fallback" says "damaged template"). Called
+ * by the library with the GIL released, maybe from a worker thread. */
+static void detector_on_damage(const char *site, const char *message, void *ctx) {
+  (void)site;
+  (void)ctx;
+  PyGILState_STATE g = PyGILState_Ensure();
+  if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
+                       "winnow: %s; the site's pages are read by the single-page method "
+                       "(relearn the site)",
+                       message) < 0)
+    PyErr_WriteUnraisable(NULL); /* warnings as errors: cannot raise from here */
+  PyGILState_Release(g);
+}
+
 static int Detector_init(DetectorObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"store",     "min_confidence", "fallback", "collector",
                            "want",      "count",          NULL};
@@ -1609,6 +1624,7 @@ static int Detector_init(DetectorObject *self, PyObject *args, PyObject *kw) {
     return -1;
   wn_detector_options o;
   wn_detector_options_init(&o);
+  o.on_damage = detector_on_damage;
   o.detect.min_confidence = min_conf;
   if (wn_single_method_parse(fallback, &o.detect.fallback) != 0) {
     PyErr_Format(PyExc_ValueError,

@@ -217,6 +217,17 @@ static void wn_detect_drift_warning(const wn_drift_event *ev, void *ctx) {
                ev->min_confidence);
 }
 
+/* A damaged template record: its site's pages are read by the
+ * single-page method ("fallback": "damaged template"); said once per
+ * reading of the record. */
+static void wn_detect_damage_warning(const char *site, const char *message, void *ctx) {
+  (void)ctx;
+  (void)site;
+  wn_cli_error("warning: %s; the site's pages are read by the single-page method "
+               "(winnow-dump verify shows the damage; relearn the site)",
+               message);
+}
+
 /* One page: read, detect, print. */
 /* 1 if input names a page to fetch: an http(s) URL that is not a file
  * here. */
@@ -318,6 +329,7 @@ int wn_cli_detect(int argc, char **argv) {
   wn_detector_options dopts;
   wn_detector_options_init(&dopts);
   dopts.on_drift = wn_detect_drift_warning;
+  dopts.on_damage = wn_detect_damage_warning;
   size_t map_size = 0;
   int jsonl = 0, all = 0, warc = 0, learn = 0, obey_robots = 1;
   uint32_t learn_memory_mib = 512, learn_pages = 0;

@@ -459,6 +459,8 @@ const char *wn_detect_fallback_name(wn_detect_fallback reason) {
     return "no template";
   case WN_FALLBACK_LOW_CONFIDENCE:
     return "low confidence";
+  case WN_FALLBACK_DAMAGED:
+    return "damaged template";
   case WN_FALLBACK_NONE:
   default:
     return NULL;

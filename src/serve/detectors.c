@@ -2,7 +2,8 @@
  * serve/detectors.c: one wn_detector per server thread (the library's
  * rule), made on the thread's first detection and kept until the server
  * stops, so the hot path takes no lock; and what a detector's drift
- * report sets off (a relearn, scheduled).
+ * report sets off (a relearn, scheduled) and its damaged templates (a
+ * warning in the log).
  */
 #include "serve/serve.h"
 #include "serve/server_int.h"
@@ -20,6 +21,13 @@ static void wn_on_drift(const wn_drift_event *event, void *ctx) {
   wn_sched_drift(srv->sched, event->site);
 }
 
+static void wn_on_damage(const char *site, const char *message, void *ctx) {
+  wn_server *srv = ctx;
+  (void)site;
+  wn_serve_log(atomic_load(&srv->log_level), WN_LOG_ERROR,
+               "%s; the site's pages are read by the single-page method", message);
+}
+
 wn_err wn_serve_thread_detector(wn_server *srv, const wn_serve_config *cfg, wn_detector **out,
                                 wn_diag *diag) {
   wn_detector *det = pthread_getspecific(srv->detector_key);
@@ -29,6 +37,7 @@ wn_err wn_serve_thread_detector(wn_server *srv, const wn_serve_config *cfg, wn_d
   }
   wn_detector_options opts = cfg->detector;
   opts.on_drift = wn_on_drift;
+  opts.on_damage = wn_on_damage;
   opts.drift_ctx = srv;
   wn_err err = wn_detector_create(srv->store, &opts, &det, diag);
   if (err)

@@ -37,6 +37,7 @@ typedef struct wn_cache_entry {
   wn_site_counts counts;
   int drifting;
   uint64_t drift_reported; /* generation whose drift was reported; 0 none */
+  int damaged;         /* the site's record did not decode: tpl and fce NULL */
 } wn_cache_entry;
 
 struct wn_detector {
@@ -182,9 +183,15 @@ static wn_err wn_detector_entry(wn_detector *d, const char *site, wn_cache_entry
   wn_template *tpl = NULL;
   wn_fastce *fce = NULL;
   uint64_t generation = 0;
+  int damaged = 0;
   if (d->store) {
     wn_err err = wn_site_load_any(d->store, site, &tpl, &fce, &generation, diag);
-    if (err && err != WN_ENOTEMPLATE)
+    /* A record that does not decode costs the site its template, not its
+     * pages: they go to the single-page method, and the caller is told. */
+    damaged = err == WN_ECORRUPT || err == WN_EVERSION;
+    if (damaged && d->opts.on_damage)
+      d->opts.on_damage(site, wn_diag_message(diag, err), d->opts.drift_ctx);
+    if (err && err != WN_ENOTEMPLATE && !damaged)
       return err;
     wn_diag_clear(diag);
   }
@@ -195,6 +202,7 @@ static wn_err wn_detector_entry(wn_detector *d, const char *site, wn_cache_entry
   e->tpl = tpl;
   e->fce = fce;
   e->generation = generation;
+  e->damaged = damaged;
   e->loaded_ms = now;
   e->store_puts = puts;
   e->last_used = ++d->clock;
@@ -518,6 +526,8 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   r->method = wn_detect_method(res);
   r->confidence = wn_detect_confidence(res);
   r->fallback = wn_detect_fallback_reason(res);
+  if (r->fallback == WN_FALLBACK_NO_TEMPLATE && entry && entry->damaged)
+    r->fallback = WN_FALLBACK_DAMAGED;
   r->retried = wn_detect_result_retried(res);
   {
     /* The URL's path is weak evidence of the shape; a URL that does not
