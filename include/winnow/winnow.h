@@ -590,7 +590,21 @@ typedef struct wn_detect_options {
   uint32_t fallback_steps;     /* 0 (the default): the method's measured
                                   steps; other values are the evaluation
                                   tools' ablations (docs/evaluation.md) */
+  /* The single-page method's leaning (trafilatura's favor_precision and
+   * favor_recall): WN_FAVOR_BALANCED (default) is the measured reading;
+   * PRECISION keeps the density reading's block and its headline alone
+   * (no second reading's blocks, no main area: less text, fewer
+   * boxes); RECALL adds every block Readability's reading keeps outside
+   * the not-content masks, wherever it lies (more text). Pages the
+   * template serves are not affected. */
+  int favor;
+  /* 1: a page's comment threads (the containers the comment masks name:
+   * WordPress's comments, Disqus, "replies") are kept after the content,
+   * their text outside links and forms; 0 (default): left out. The
+   * single-page method only. */
+  int comments;
 } wn_detect_options;
+enum { WN_FAVOR_BALANCED = 0, WN_FAVOR_PRECISION = 1, WN_FAVOR_RECALL = 2 };
 WN_API void wn_detect_options_init(wn_detect_options *opts);
 
 /* Drift: a detector counts, per site, the pages it served and those that
@@ -711,10 +725,12 @@ typedef struct wn_page_input {
 /* Markdown begins with the metadata as YAML front matter (implies
  * WN_WANT_METADATA). */
 #define WN_WANT_FRONT_MATTER 0x20u
-/* Markdown leaves out: links (their text stays), images, data tables.
- * By default it keeps all three: Markdown is asked for its structure, and
- * the plain text already serves those who want words only (trafilatura,
- * built for text corpora, drops links and images by default). */
+/* Markdown leaves out: links (their text stays), images; and every
+ * output (text, HTML, Markdown, nodes) leaves out data tables
+ * (WN_RENDER_NO_TABLES). By default all three stay: Markdown is asked
+ * for its structure, and the plain text already serves those who want
+ * words only (trafilatura, built for text corpora, drops links and
+ * images by default). */
 #define WN_RENDER_NO_LINKS 0x100u
 #define WN_RENDER_NO_IMAGES 0x200u
 #define WN_RENDER_NO_TABLES 0x400u

@@ -514,3 +514,94 @@ def test_spark_style_partition_matches_cli(learned):
                          input="\n".join(lines).encode() + b"\n", capture_output=True).stdout
     ours = "".join(line + "\n" for line in detect(lines, learned.path)).encode()
     assert ours == cli
+
+
+# ---- trafilatura's calls -------------------------------------------------------
+
+def _single(name: str) -> bytes:
+    return read(os.path.join(os.path.dirname(article(1)), "..", name))
+
+
+def test_extract_as_trafilatura():
+    page = _single("single/article.html")
+    # the blog's comment thread: out by default, kept after the story on request
+    text = winnow.extract(page)
+    with_comments = winnow.extract(page, include_comments=True)
+    assert "About time too" not in text and "About time too" in with_comments
+    assert with_comments.index("Councillors in Porthcarrow") < with_comments.index("About time")
+    # None when the page has no content; the old keyword names still work
+    assert winnow.extract(b"<html><body><nav><a href='/'>Home</a></nav></body></html>") is None
+    assert winnow.extract(html=page, format="text") == text
+    with pytest.raises(ValueError):
+        winnow.extract(page, output_format="pdf")
+    with pytest.raises(ValueError):
+        winnow.extract(page, favor_precision=True, favor_recall=True)
+    with pytest.raises(TypeError):
+        winnow.extract(page, no_such_option=True)
+    # metadata in text output: YAML front matter first
+    meta = winnow.extract(page, with_metadata=True)
+    assert meta.startswith("---\ntitle: ") and meta.endswith(text)
+
+
+def test_extract_formats_and_tables():
+    import html.parser
+    import xml.etree.ElementTree as ET
+    page = _single("markdown/article.html")
+    # xml: well-formed, trafilatura's <doc><main><p>
+    doc = ET.fromstring(winnow.extract(page, output_format="xml", with_metadata=True,
+                                       url="https://example.org/rain"))
+    assert doc.tag == "doc" and doc.get("source") == "https://example.org/rain"
+    assert doc.get("title") and any("rain garden" in (p.text or "") for p in doc.iter("p"))
+    # html: one <article> holding the content's elements, tables whole
+    out = winnow.extract(page, output_format="html")
+    assert out.startswith("<article>") and out.rstrip().endswith("</article>")
+    assert "<table>" in out and "<th>Roof area</th>" in out
+
+    class Tags(html.parser.HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: set[str] = set()
+
+        def handle_starttag(self, tag, attrs):
+            self.seen.add(tag)
+
+    p = Tags()
+    p.feed(out)
+    assert "article" in p.seen and "tr" in p.seen and "table" in p.seen
+    # include_tables=False: the data table goes from every format
+    assert "Roof area" in winnow.extract(page)
+    for fmt in ("txt", "markdown", "html", "xml"):
+        assert "Roof area" not in winnow.extract(page, output_format=fmt, include_tables=False)
+    # include_links: links in Markdown only on request (trafilatura's default)
+    assert "](" not in winnow.extract(page, output_format="markdown")
+    assert "](https://example.org" in winnow.extract(page, output_format="markdown",
+                                                      include_links=True)
+
+
+def test_extract_favor_and_bare_extraction():
+    page = _single("single/catalogue.html")
+    words = {f: len((winnow.extract(page, **{f: True}) if f else winnow.extract(page)).split())
+             for f in ("favor_precision", None, "favor_recall")}
+    assert words["favor_precision"] < words[None] <= words["favor_recall"]
+    d = winnow.bare_extraction(_single("single/article.html"),
+                               url="https://www.harbourgazette.example/x")
+    assert d["title"] == "Harbour town votes to rebuild its sea wall"
+    assert d["hostname"] == "www.harbourgazette.example" and d["pagetype"] == "article"
+    assert d["text"].startswith("Harbour town votes")
+    assert winnow.bare_extraction(b"<html><body></body></html>") is None
+    # the Detector takes the same leanings
+    with pytest.raises(ValueError):
+        winnow.Detector(None, favor="maybe")
+    det = winnow.Detector(None, favor="recall", comments=True)
+    assert "About time too" in det.detect(_single("single/article.html")).text
+
+
+def test_document_as_readability_lxml():
+    page = _single("single/article.html")
+    doc = winnow.Document(page, url="https://www.harbourgazette.example/x")
+    assert doc.title() == "Harbour town votes to rebuild its sea wall"
+    whole = doc.summary()
+    assert whole.startswith("<html><body><div>") and "Councillors in Porthcarrow" in whole
+    part = doc.summary(html_partial=True)
+    assert part.startswith("<div>") and "About time too" not in part
+    assert winnow.Document(b"<html><body></body></html>").summary(html_partial=True) == "<div></div>"

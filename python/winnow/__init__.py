@@ -35,7 +35,7 @@ from . import _winnow
 from ._winnow import Collector, Result, Store, site_from_url
 
 __all__ = [
-    "extract", "Store", "Detector", "Result", "Collector", "site_from_url", "warc",
+    "extract", "bare_extraction", "Document", "Store", "Detector", "Result", "Collector", "site_from_url", "warc",
     "Error", "StoreError", "FileError", "FileMissingError", "FileDeniedError", "DamagedError",
     "SiteError", "PageError", "NotHTMLError", "NoTemplateError", "NetworkError", "InvalidError", "version", "__version__",
 ]
@@ -243,35 +243,202 @@ def _detector_from(store: Store | None, options: dict[str, Any]) -> Detector:
     return Detector(store, **options)
 
 
-_FORMATS = {"text": "text", "markdown": "markdown", "html": "html", "json": "text"}
+# trafilatura's output formats and winnow's own names for them.
+_OUTPUTS = {"txt": "text", "text": "text", "markdown": "markdown", "html": "html",
+            "json": "json", "xml": "xml"}
 _local = threading.local()
 
 
-def extract(html: bytes | str, url: str | None = None, format: str = "text",
-            metadata: bool = False) -> str:
-    """The main content of one page, by the single-page method (no store).
+def _extract_detector(favor: str, comments: bool) -> Detector:
+    """This thread's store-less detector for (favor, comments): extract()
+    costs one parse, not a detector, per call."""
+    cache = getattr(_local, "detectors", None)
+    if cache is None:
+        cache = _local.detectors = {}
+    det = cache.get((favor, comments))
+    if det is None:
+        det = cache[(favor, comments)] = Detector(None, favor=favor, comments=comments)
+    return det
 
-    ``html``: bytes (the charset is detected as winnow detect does: BOM,
-    <meta>, a guess) or str. ``url``: the page's address (links in
-    markdown and html output are made absolute against it). ``format``:
-    "text", "markdown", "html" or "json" (winnow detect --format json: the
-    text, method, confidence, and the metadata when ``metadata``).
-    ``metadata`` with "markdown": YAML front matter first.
+
+def _xml_document(r: Result, url: str | None, with_metadata: bool) -> str:
+    """trafilatura's XML: <doc> (its attributes the metadata) around
+    <main>, one <p> per line of the text. Well-formed by construction
+    (xml.etree escapes every value)."""
+    import xml.etree.ElementTree as ET
+    doc = ET.Element("doc")
+    if with_metadata and r.metadata:
+        for key, value in sorted(r.metadata.items()):
+            if value:
+                doc.set(key, value)
+    if url:
+        doc.set("source", url)
+    main = ET.SubElement(doc, "main")
+    for line in (r.text or "").splitlines():
+        if line.strip():
+            ET.SubElement(main, "p").text = _xml_safe(line)
+    return ET.tostring(doc, encoding="unicode")
+
+
+def _xml_safe(s: str) -> str:
+    # XML 1.0 has no place for most control characters; drop them.
+    return "".join(c for c in s if c in "\t\n\r" or ord(c) >= 0x20)
+
+
+def bare_extraction(filecontent: bytes | str | None = None, url: str | None = None, *,
+                    include_comments: bool = False, include_tables: bool = True,
+                    include_links: bool = False, include_images: bool = False,
+                    with_metadata: bool = True, favor_precision: bool = False,
+                    favor_recall: bool = False, html: bytes | str | None = None
+                    ) -> dict[str, Any] | None:
+    """The main content of one page and its metadata as a dict, as
+    trafilatura's bare_extraction(): "text", "title", "author", "date",
+    "url", "hostname", "description", "sitename", "language", "pagetype"
+    (winnow's page_type), "method"; None when the page has no content.
+    The options are extract()'s."""
+    r = _extract_result(filecontent, html, url, "txt", include_comments, include_tables,
+                        include_links, include_images, with_metadata, favor_precision,
+                        favor_recall)
+    if r is None:
+        return None
+    meta = r.metadata or {}
+    host = None
+    source = url or meta.get("canonical_url")
+    if source:
+        import urllib.parse
+        host = urllib.parse.urlsplit(source).hostname
+    return {"text": r.text, "title": meta.get("title"), "author": meta.get("author"),
+            "date": meta.get("date"), "url": source, "hostname": host,
+            "description": meta.get("description"), "sitename": meta.get("site_name"),
+            "language": meta.get("language"), "pagetype": r.page_type, "method": r.method}
+
+
+def _extract_result(filecontent: Any, html: Any, url: str | None, output_format: str,
+                    include_comments: bool, include_tables: bool, include_links: bool,
+                    include_images: bool, with_metadata: bool, favor_precision: bool,
+                    favor_recall: bool) -> Result | None:
+    if filecontent is not None and html is not None:
+        raise TypeError("extract() takes the page once: filecontent or html=, not both")
+    page = filecontent if filecontent is not None else html
+    if page is None:
+        raise TypeError("extract() needs the page (bytes or str)")
+    if output_format not in _OUTPUTS:
+        raise ValueError("output_format must be one of %s, not %r"
+                         % (", ".join(sorted(_OUTPUTS)), output_format))
+    if favor_precision and favor_recall:
+        raise ValueError("favor_precision and favor_recall exclude each other")
+    favor = "precision" if favor_precision else "recall" if favor_recall else "balanced"
+    det = _extract_detector(favor, bool(include_comments))
+    fmt = _OUTPUTS[output_format]
+    want = ["text"] if fmt in ("json", "xml", "text") else [fmt]
+    if with_metadata or fmt in ("json", "xml"):
+        want.append("front_matter" if fmt == "markdown" and with_metadata else "metadata")
+    if not include_tables:
+        want.append("no_tables")
+    if not include_links:
+        want.append("no_links")
+    if not include_images:
+        want.append("no_images")
+    r = det.detect(page, url, want=want)
+    if not (r.text if fmt in ("json", "xml", "text") else getattr(r, fmt)):
+        return None
+    return r
+
+
+def extract(filecontent: bytes | str | None = None, url: str | None = None,
+            output_format: str = "txt", *, include_comments: bool = False,
+            include_tables: bool = True, include_links: bool = False,
+            include_images: bool = False, with_metadata: bool = False,
+            favor_precision: bool = False, favor_recall: bool = False,
+            html: bytes | str | None = None, format: str | None = None,
+            metadata: bool | None = None) -> str | None:
+    """The main content of one page, by the single-page method (no store),
+    as trafilatura's extract() is called; None when the page has none.
+
+    ``filecontent`` (or ``html=``): bytes (the charset is detected as
+    winnow detect does: BOM, <meta>, a guess) or str. ``url``: the page's
+    address (links in markdown and html output are made absolute against
+    it; "source" in json and xml). ``output_format``: "txt" (or "text"),
+    "markdown", "html" (the content's elements, tables and lists whole),
+    "json" (winnow detect --format json) or "xml" (trafilatura's <doc>
+    with a <p> per line). ``include_comments``: the page's comment
+    threads after the content. ``include_tables``: data tables (False:
+    left out of every format). ``include_links`` and ``include_images``:
+    links and images in Markdown. ``with_metadata``: title, author, date...
+    (json, xml; markdown: YAML front matter). ``favor_precision``: the
+    density reading's block alone; ``favor_recall``: every block
+    Readability's reading keeps too. ``format`` and ``metadata`` are the
+    older names of ``output_format`` and ``with_metadata``.
     Raises NotHTMLError for a page that is not HTML, PageError past the caps.
     """
-    if format not in _FORMATS:
-        raise ValueError('format must be "text", "markdown", "html" or "json", not %r' % (format,))
-    det = getattr(_local, "det", None)
-    if det is None:
-        det = Detector(None)
-        _local.det = det
-    want = [_FORMATS[format]]
-    if metadata:
-        want.append("front_matter" if format == "markdown" else "metadata")
-    r = det.detect(html, url, want=want)
-    if format == "json":
+    if format is not None:
+        output_format = format
+    if metadata is not None:
+        with_metadata = metadata
+    r = _extract_result(filecontent, html, url, output_format, include_comments,
+                        include_tables, include_links, include_images, with_metadata,
+                        favor_precision, favor_recall)
+    if r is None:
+        return None
+    fmt = _OUTPUTS[output_format]
+    if fmt == "json":
         return r.json()
-    return getattr(r, format)
+    if fmt == "xml":
+        return _xml_document(r, url, with_metadata)
+    if fmt == "html":
+        return _html_document(r, with_metadata)
+    if fmt == "text" and with_metadata:
+        return _front_matter(r.metadata) + (r.text or "")
+    return getattr(r, fmt)
+
+
+def _front_matter(meta: dict[str, Any] | None) -> str:
+    """The metadata as YAML front matter, as winnow writes it before
+    Markdown (each value a JSON string, which YAML reads)."""
+    import json
+    lines = ["%s: %s" % (k, json.dumps(v, ensure_ascii=False))
+             for k, v in (meta or {}).items() if v]
+    return "---\n" + "".join(line + "\n" for line in lines) + "---\n" if lines else ""
+
+
+def _html_document(r: Result, with_metadata: bool) -> str:
+    """The content's elements in an <article>, which a browser renders as
+    the page showed them; with the metadata, a whole document whose <head>
+    holds it."""
+    import html as _html
+    body = "<article>\n%s</article>\n" % (r.html or "")
+    if not with_metadata:
+        return body
+    meta = r.metadata or {}
+    head = ['<meta charset="utf-8">']
+    if meta.get("title"):
+        head.append("<title>%s</title>" % _html.escape(meta["title"]))
+    for k, v in meta.items():
+        if v and k != "title":
+            head.append('<meta name="%s" content="%s">' % (_html.escape(k), _html.escape(v)))
+    lang = meta.get("language")
+    return ('<!DOCTYPE html>\n<html%s><head>%s</head><body>\n%s</body></html>\n'
+            % (' lang="%s"' % _html.escape(lang) if lang else "", "".join(head), body))
+
+
+class Document:
+    """readability-lxml's call: ``Document(html).summary()`` is the main
+    content as HTML (a whole document; ``html_partial=True``: its <div>),
+    ``title()`` the page's title. The single-page method, as extract()."""
+
+    def __init__(self, input: bytes | str, url: str | None = None) -> None:
+        self._result = _extract_detector("balanced", False).detect(
+            input, url, want=["html", "metadata"])
+
+    def title(self) -> str:
+        return (self._result.metadata or {}).get("title") or ""
+
+    def short_title(self) -> str:
+        return self.title()
+
+    def summary(self, html_partial: bool = False) -> str:
+        div = "<div>%s</div>" % (self._result.html or "")
+        return div if html_partial else "<html><body>%s</body></html>" % div
 
 
 from . import warc  # noqa: E402  (the submodule needs the names above)

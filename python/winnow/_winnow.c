@@ -1537,7 +1537,9 @@ static int parse_want(PyObject *obj, unsigned *want) {
     unsigned bit;
   } names[] = {{"text", WN_WANT_TEXT},         {"markdown", WN_WANT_MARKDOWN},
                {"html", WN_WANT_HTML},         {"nodes", WN_WANT_NODES},
-               {"metadata", WN_WANT_METADATA}, {"front_matter", WN_WANT_FRONT_MATTER}};
+               {"metadata", WN_WANT_METADATA}, {"front_matter", WN_WANT_FRONT_MATTER},
+               {"no_links", WN_RENDER_NO_LINKS},  {"no_images", WN_RENDER_NO_IMAGES},
+               {"no_tables", WN_RENDER_NO_TABLES}};
   PyObject *seq = NULL;
   if (PyUnicode_Check(obj)) {
     seq = PyTuple_Pack(1, obj);
@@ -1560,7 +1562,7 @@ static int parse_want(PyObject *obj, unsigned *want) {
     if (k == sizeof names / sizeof *names) {
       PyErr_Format(PyExc_ValueError,
                    "want: \"%s\" is not one of text, markdown, html, nodes, metadata, "
-                   "front_matter",
+                   "front_matter, no_links, no_images, no_tables",
                    s);
       Py_DECREF(seq);
       return -1;
@@ -1588,15 +1590,25 @@ static void detector_on_damage(const char *site, const char *message, void *ctx)
 }
 
 static int Detector_init(DetectorObject *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"store",     "min_confidence", "fallback", "collector",
-                           "want",      "count",          NULL};
+  static char *kwlist[] = {"store", "min_confidence", "fallback", "collector", "want",
+                           "count", "favor",          "comments", NULL};
   PyObject *store_obj = Py_None, *collector_obj = Py_None, *want_obj = NULL;
   double min_conf = WN_DETECT_DEFAULT_MIN_CONFIDENCE;
-  const char *fallback = "danag";
-  int count = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$dsOOp", kwlist, &store_obj, &min_conf,
-                                   &fallback, &collector_obj, &want_obj, &count))
+  const char *fallback = "danag", *favor = "balanced";
+  int count = 1, comments = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$dsOOpsp", kwlist, &store_obj, &min_conf,
+                                   &fallback, &collector_obj, &want_obj, &count, &favor,
+                                   &comments))
     return -1;
+  int favor_id = strcmp(favor, "balanced") == 0    ? WN_FAVOR_BALANCED
+                 : strcmp(favor, "precision") == 0 ? WN_FAVOR_PRECISION
+                 : strcmp(favor, "recall") == 0    ? WN_FAVOR_RECALL
+                                                   : -1;
+  if (favor_id < 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "favor must be \"balanced\", \"precision\" or \"recall\", not \"%s\"", favor);
+    return -1;
+  }
   if (self->det) {
     PyErr_SetString(PyExc_ValueError, "the detector is already made");
     return -1;
@@ -1626,6 +1638,8 @@ static int Detector_init(DetectorObject *self, PyObject *args, PyObject *kw) {
   wn_detector_options_init(&o);
   o.on_damage = detector_on_damage;
   o.detect.min_confidence = min_conf;
+  o.detect.favor = favor_id;
+  o.detect.comments = comments;
   if (wn_single_method_parse(fallback, &o.detect.fallback) != 0) {
     PyErr_Format(PyExc_ValueError,
                  "fallback must be \"danag\", \"cnr\" or \"readability\", not \"%s\"", fallback);

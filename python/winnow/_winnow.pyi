@@ -89,7 +89,8 @@ class _Detector:
     def __init__(self, store: Store | None = ..., *, min_confidence: float = ...,
                  fallback: Literal["danag", "cnr", "readability"] = ...,
                  collector: Collector | None = ..., want: _Want = ...,
-                 count: bool = ...) -> None: ...
+                 count: bool = ..., favor: Literal["balanced", "precision", "recall"] = ...,
+                 comments: bool = ...) -> None: ...
     def detect(self, page: _Page, url: str | None = ..., *, site: str | None = ...,
                charset: str | None = ..., want: _Want | None = ...,
                learn: bool = ...) -> Result: ...

@@ -46,7 +46,7 @@ void wn_cli_usage_detect(FILE *out) {
           "                        (title, author, date...) as YAML front matter first\n"
           "  --no-links            Markdown: link text without the link\n"
           "  --no-images           Markdown: leave images out\n"
-          "  --no-tables           Markdown: leave data tables out\n"
+          "  --no-tables           leave data tables out (every format)\n"
           "  --metadata            JSON and JSONL also carry \"metadata\" (title, author,\n"
           "                        date...; about 1%% more time than text alone)\n"
           "  --no-metadata         no front matter in Markdown\n"

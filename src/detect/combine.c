@@ -186,3 +186,58 @@ out:
   free(before);
   return err;
 }
+
+/* Favouring recall (WN_SINGLE_STEP_UNION, wn_detect_options.favor): after
+ * the combination and the area, every line the second reading keeps
+ * outside the mask joins, wherever it lies; what joined passes the box
+ * steps, what was kept stays. */
+wn_err wn_single_second_union(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
+                              wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  if (count == 0 || res->body_text)
+    return WN_OK;
+  wn_err err = WN_ENOMEM;
+  const size_t n_lines = 2 * (size_t)count + 1;
+  wn_detect_result *second = wn_detect_result_alloc(count, "readability");
+  uint32_t *line_of = malloc((size_t)count * sizeof *line_of);
+  uint32_t *content = malloc(n_lines * sizeof *content);
+  uint64_t *sums = calloc(n_lines * 2, sizeof *sums);
+  uint8_t *before = malloc(count);
+  if (!second || !line_of || !content || !sums || !before)
+    goto out;
+  err = wn_readability_select(page, second);
+  if (err)
+    goto out;
+  wn_danag_lines(page, NULL, content, NULL, line_of);
+  uint64_t *tot = sums, *second_k = sums + n_lines;
+  for (uint32_t i = 0; i < count; i++)
+    if (nodes[i].tag == WN_TAG_TEXT) {
+      tot[line_of[i]] += nodes[i].own_text_len;
+      if (second->keep[i])
+        second_k[line_of[i]] += nodes[i].own_text_len;
+    }
+  memcpy(before, res->keep, count);
+  uint32_t added = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag != WN_TAG_TEXT || res->keep[i] || !second->keep[i] || (mask && mask[i]) ||
+        2 * second_k[line_of[i]] <= tot[line_of[i]])
+      continue;
+    res->keep[i] = 1;
+    added++;
+  }
+  if (added && (steps & WN_SINGLE_STEP_LINKS))
+    err = wn_single_drop_links(page, res);
+  if (!err && added && (steps & WN_SINGLE_STEP_BOXES))
+    err = wn_single_drop_boxes(page, res);
+  if (!err && added)
+    for (uint32_t i = 0; i < count; i++)
+      res->keep[i] |= before[i];
+out:
+  wn_detect_result_free(second);
+  free(line_of);
+  free(content);
+  free(sums);
+  free(before);
+  return err;
+}

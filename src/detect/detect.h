@@ -84,6 +84,12 @@ const uint32_t *wn_detect_selected(const wn_detect_result *result, uint32_t *cou
 /* Per page node: 1 if the template covers it (boilerplate), else 0. */
 const uint8_t *wn_detect_template_flags(const wn_detect_result *result);
 
+/* Output without data tables (WN_RENDER_NO_TABLES: trafilatura's
+ * include_tables=False): the text of every data table (wn_dom_data_table)
+ * is no longer kept, and the selection is made again, so that the text,
+ * the HTML and the Markdown all leave them out. */
+wn_err wn_detect_result_drop_tables(const wn_dom_page *page, wn_detect_result *result);
+
 /* Main content as plain text: one line per block element, whitespace
  * collapsed, template text left out. Inline elements join their
  * neighbours as a browser renders them ("<b>un</b>believable" is one

@@ -520,25 +520,6 @@ static wn_err wn_md_code_block(wn_md *md, uint32_t i) {
 
 static wn_err wn_md_walk(wn_md *md, uint32_t root);
 
-/* A table of data, as a pipe table: at least two columns somewhere, no
- * table inside it. Others (layout tables, one column) are blocks. */
-static int wn_md_data_table(const wn_md *md, uint32_t t) {
-  uint32_t widest = 0;
-  for (uint32_t j = t + 1; j < md->nodes[t].end; j++) {
-    const wn_dom_node *n = &md->nodes[j];
-    if (n->tag == WN_TAG_TABLE)
-      return 0;
-    if (n->tag != WN_TAG_TR)
-      continue;
-    uint32_t cells = 0;
-    for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = md->nodes[c].next_sibling)
-      cells += md->nodes[c].tag == WN_TAG_TD || md->nodes[c].tag == WN_TAG_TH;
-    if (cells > widest)
-      widest = cells;
-  }
-  return widest >= 2;
-}
-
 static uint32_t wn_md_colspan(const wn_md *md, const wn_dom_node *n) {
   const char *v = wn_md_attr(md, n, "colspan");
   uint32_t span = 0;
@@ -701,7 +682,7 @@ static wn_err wn_md_enter(wn_md *md, uint32_t i, wn_md_frame *f, int *descend) {
   case WN_TAG_PRE:
     return wn_md_code_block(md, i);
   case WN_TAG_TABLE:
-    if (!md->cell && !md->link_line && wn_md_data_table(md, i))
+    if (!md->cell && !md->link_line && wn_dom_data_table(md->page, i))
       return o->tables ? wn_md_table(md, i) : WN_OK;
     break;
   default:

@@ -251,7 +251,20 @@ wn_err wn_detect_policy(const wn_dom_page *page, const wn_detect_options *opts,
     /* fallback_steps: the measured default set (0) unless an ablation asks
      * for an explicit one (WN_SINGLE_STEPS_SET | steps). */
     const wn_single_method fallback = opts ? opts->fallback : WN_SINGLE_DANAG;
-    const uint32_t steps = opts ? opts->fallback_steps : WN_SINGLE_STEPS_DEFAULT;
+    uint32_t steps = opts ? opts->fallback_steps : WN_SINGLE_STEPS_DEFAULT;
+    /* The leaning (favor) and the comment threads, as steps of the
+     * method's default set. Readability's reading alone has no steps. */
+    if (opts && !(steps & WN_SINGLE_STEPS_SET) && fallback != WN_SINGLE_READABILITY &&
+        (opts->favor != WN_FAVOR_BALANCED || opts->comments)) {
+      steps = wn_single_default_steps(fallback);
+      if (opts->favor == WN_FAVOR_PRECISION)
+        steps &= ~(WN_SINGLE_STEP_SECOND | WN_SINGLE_STEP_AREA);
+      else if (opts->favor == WN_FAVOR_RECALL)
+        steps |= WN_SINGLE_STEP_UNION;
+      if (opts->comments)
+        steps |= WN_SINGLE_STEP_COMMENTS;
+      steps |= WN_SINGLE_STEPS_SET;
+    }
     err = (steps & WN_SINGLE_STEPS_SET)
               ? wn_detect_single_steps(page, fallback, steps & ~WN_SINGLE_STEPS_SET, &res, diag)
               : wn_detect_single(page, fallback, &res, diag);

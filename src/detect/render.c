@@ -310,6 +310,47 @@ out:
   return err;
 }
 
+/* The elements a region cannot stand without (HTML's content models): a
+ * row or a cell outside its table, an item outside its list. A region of
+ * such an element is written inside the wrapper it needs, and
+ * consecutive regions of one parent share it, so that the output is HTML
+ * a browser renders as it rendered the page (a bare <tr> is dropped by
+ * any parser). NULL: the region stands alone. */
+static const char *wn_html_wrapper(const wn_dom_node *nodes, uint32_t r, const char **close) {
+  const uint32_t p = nodes[r].parent;
+  switch (nodes[r].tag) {
+  case WN_TAG_TBODY:
+  case WN_TAG_THEAD:
+  case WN_TAG_TFOOT:
+  case WN_TAG_TR:
+    *close = "</table>";
+    return "<table>";
+  case WN_TAG_TD:
+  case WN_TAG_TH:
+    *close = "</tr></table>";
+    return "<table><tr>";
+  case WN_TAG_LI:
+    if (p != WN_DOM_NONE && nodes[p].tag == WN_TAG_OL) {
+      *close = "</ol>";
+      return "<ol>";
+    }
+    *close = "</ul>";
+    return "<ul>";
+  case WN_TAG_DT:
+  case WN_TAG_DD:
+    *close = "</dl>";
+    return "<dl>";
+  default:
+    break;
+  }
+  if (nodes[r].name && strcmp(nodes[r].name, "caption") == 0) {
+    *close = "</table>";
+    return "<table>";
+  }
+  *close = NULL;
+  return NULL;
+}
+
 wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *result,
                              wn_buf *out, wn_diag *diag) {
   uint32_t count = 0;
@@ -332,10 +373,28 @@ wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *re
   wn_err err = wn_detect_figures(page, result, &keep, &regions, &n_regions);
   free(keep); /* a region is written whole: its figures' captions with it */
   const uint32_t *sel = regions ? regions : result->selected;
+  const char *open_close = NULL; /* the wrapper open now, and its parent */
+  uint32_t open_parent = WN_DOM_NONE;
   for (uint32_t k = 0; k < n_regions && !err; k++) {
     xmlNodePtr node = nodes[sel[k]].xml;
     if (!node)
       continue;
+    const char *close = NULL;
+    const char *wrap = wn_html_wrapper(nodes, sel[k], &close);
+    if (open_close &&
+        (!close || strcmp(close, open_close) != 0 || nodes[sel[k]].parent != open_parent)) {
+      err = wn_buf_append_str(out, open_close);
+      if (!err)
+        err = wn_buf_append_char(out, '\n');
+      open_close = NULL;
+    }
+    if (!err && wrap && !open_close) {
+      err = wn_buf_append_str(out, wrap);
+      open_close = close;
+      open_parent = nodes[sel[k]].parent;
+    }
+    if (err)
+      break;
     xmlBufferPtr xb = xmlBufferCreate();
     if (!xb) {
       err = WN_ENOMEM;
@@ -348,6 +407,11 @@ wn_err wn_detect_render_html(const wn_dom_page *page, const wn_detect_result *re
     if (!err)
       err = wn_buf_append_char(out, '\n');
     xmlBufferFree(xb);
+  }
+  if (!err && open_close) {
+    err = wn_buf_append_str(out, open_close);
+    if (!err)
+      err = wn_buf_append_char(out, '\n');
   }
   free(regions);
   return err;

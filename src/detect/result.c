@@ -70,6 +70,27 @@ out:
   return err;
 }
 
+wn_err wn_detect_result_drop_tables(const wn_dom_page *page, wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  if (count != res->count)
+    return WN_EINVAL;
+  int dropped = 0;
+  for (uint32_t i = 0; i < count;) {
+    if (nodes[i].tag == WN_TAG_TABLE && wn_dom_data_table(page, i)) {
+      for (uint32_t j = i; j < nodes[i].end; j++)
+        if (res->keep[j]) {
+          res->keep[j] = 0;
+          dropped = 1;
+        }
+      i = nodes[i].end;
+      continue;
+    }
+    i++;
+  }
+  return dropped ? wn_detect_result_select(page, res, NULL) : WN_OK;
+}
+
 void wn_detect_result_free(wn_detect_result *result) {
   if (!result)
     return;

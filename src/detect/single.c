@@ -441,8 +441,12 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
     err = wn_single_second(page, mask, names_mask, steps, res);
   if (!err && (steps & WN_SINGLE_STEP_AREA))
     err = wn_single_area(page, names_mask, steps, res);
+  if (!err && (steps & WN_SINGLE_STEP_UNION))
+    err = wn_single_second_union(page, names_mask, steps, res);
   if (!err && (steps & WN_SINGLE_STEP_RETRY) && count > 0)
     err = wn_single_last_resort(page, res, in_p);
+  if (!err && (steps & WN_SINGLE_STEP_COMMENTS))
+    err = wn_single_add_comments(page, res);
   if (!err)
     err = wn_single_finish(page, res);
   if (err) {

@@ -68,6 +68,8 @@ uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask);
  * footers (wn_single_not_content_mask); all 0, page footers only (what
  * the retry keeps masked). Returns the number of containers masked. */
 uint32_t wn_single_mask_names(const wn_dom_page *page, uint8_t *mask, int all);
+/* The page's comment threads kept after the content (WN_SINGLE_STEP_COMMENTS). */
+wn_err wn_single_add_comments(const wn_dom_page *page, wn_detect_result *res);
 
 /* Kept text bytes per subtree (malloc'd, the page's node count + 1), or
  * NULL when out of memory (single_boxes.c). */
@@ -107,6 +109,9 @@ void wn_single_prose(const wn_dom_node *nodes, uint32_t count, const uint8_t *ke
  * combined with res->keep block by block; mask (may be NULL) stays out,
  * other_mask (may be NULL) instead when the second reading found another
  * article than the first (the mask less the semantic hint's narrowing). */
+/* Every line the second reading keeps outside mask joins (favor recall). */
+wn_err wn_single_second_union(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
+                              wn_detect_result *res);
 wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, const uint8_t *other_mask,
                         uint32_t steps, wn_detect_result *res);
 

@@ -5,6 +5,7 @@
  */
 #include "detect/single_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -47,12 +48,13 @@ static int wn_single_word_is(const char *w, const char *lit, size_t n) {
   return 1;
 }
 
-static int wn_single_word_masked(const char *w, size_t len, int container, int threads) {
+static int wn_single_word_masked(const char *w, size_t len, int container, int threads,
+                                 int footers) {
   /* A page footer: a word that ends in "foot" or "footer" (foot,
    * blq-foot, pagefooter, site-footer), not "footnote"; and a container,
    * not the closing paragraph of a story ("zn-body__footer"). */
-  if (container && ((len >= 4 && wn_single_word_is(w + len - 4, "foot", 4)) ||
-                    (len >= 6 && wn_single_word_is(w + len - 6, "footer", 6))))
+  if (footers && container && ((len >= 4 && wn_single_word_is(w + len - 4, "foot", 4)) ||
+                               (len >= 6 && wn_single_word_is(w + len - 6, "footer", 6))))
     return 1;
   if (!threads)
     return 0;
@@ -82,7 +84,7 @@ static int wn_single_word_negates(const char *w, size_t len) {
  * "userComments" all hold one), and a word after a negation does not
  * count ("not-footer" says what the element is not). Bounded: names past
  * 128 bytes are cut. */
-static int wn_single_names_masked(const char *s, int container, int threads) {
+static int wn_single_names_masked(const char *s, int container, int threads, int footers) {
   if (!s)
     return 0;
   size_t i = 0;
@@ -97,7 +99,7 @@ static int wn_single_names_masked(const char *s, int container, int threads) {
     size_t b = i;
     while (i < 128 && ((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z'))
       i++;
-    if (!negated && wn_single_word_masked(s + b, i - b, container, threads))
+    if (!negated && wn_single_word_masked(s + b, i - b, container, threads, footers))
       return 1;
     negated = wn_single_word_negates(s + b, i - b);
   }
@@ -115,7 +117,10 @@ static int wn_single_is_dialog(const wn_dom_page *page, const wn_dom_node *n) {
   return role && (strcmp(role, "dialog") == 0 || strcmp(role, "alertdialog") == 0);
 }
 
-uint32_t wn_single_mask_names(const wn_dom_page *page, uint8_t *mask, int all) {
+/* The containers the names mark: comment threads (threads), page footers
+ * (footers) and dialogs (footers: masked in both modes). */
+static uint32_t wn_single_mask_kinds(const wn_dom_page *page, uint8_t *mask, int threads,
+                                     int footers) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   memset(mask, 0, count);
@@ -123,25 +128,62 @@ uint32_t wn_single_mask_names(const wn_dom_page *page, uint8_t *mask, int all) {
   for (uint32_t i = 0; i < count && h1 == WN_DOM_NONE; i++)
     if (nodes[i].tag == WN_TAG_H1 && nodes[i].text_len > 0)
       h1 = i;
-  uint32_t threads = 0;
+  uint32_t masked = 0;
   for (uint32_t i = 0; i < count;) {
     const wn_dom_node *n = &nodes[i];
     int container = (n->flags & WN_DOM_BLOCK) && n->tag != WN_TAG_P &&
                     !(n->tag >= WN_TAG_H1 && n->tag <= WN_TAG_H6);
     if (n->tag != WN_TAG_TEXT && n->tag != WN_TAG_HTML && n->tag != WN_TAG_BODY &&
         n->tag != WN_TAG_MAIN && !(h1 != WN_DOM_NONE && i <= h1 && h1 < n->end) &&
-        (wn_single_names_masked(n->id, container, all) ||
-         wn_single_names_masked(n->cls, container, all) || wn_single_is_dialog(page, n))) {
+        (wn_single_names_masked(n->id, container, threads, footers) ||
+         wn_single_names_masked(n->cls, container, threads, footers) ||
+         (footers && wn_single_is_dialog(page, n)))) {
       memset(mask + i, 1, n->end - i);
-      threads++;
+      masked++;
       i = n->end;
       continue;
     }
     i++;
   }
-  return threads;
+  return masked;
+}
+
+uint32_t wn_single_mask_names(const wn_dom_page *page, uint8_t *mask, int all) {
+  return wn_single_mask_kinds(page, mask, all, 1);
 }
 
 uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask) {
   return wn_single_mask_names(page, mask, 1);
+}
+
+/* Comment threads kept (WN_SINGLE_STEP_COMMENTS, wn_detect_options.comments,
+ * trafilatura's include_comments): the text of the containers the comment
+ * masks name, after the content, as a reader who scrolls on reads them;
+ * not their link text (author links, "Reply") nor their forms (the
+ * "Leave a reply" box). */
+wn_err wn_single_add_comments(const wn_dom_page *page, wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  if (count == 0 || res->body_text)
+    return WN_OK;
+  uint8_t *mask = malloc(count);
+  uint8_t *form = malloc(count);
+  if (!mask || !form) {
+    free(mask);
+    free(form);
+    return WN_ENOMEM;
+  }
+  if (wn_single_mask_kinds(page, mask, 1, 0) > 0)
+    for (uint32_t i = 0; i < count; i++) {
+      const uint32_t p = nodes[i].parent;
+      form[i] = (uint8_t)((p != WN_DOM_NONE && form[p]) || nodes[i].tag == WN_TAG_FORM ||
+                          nodes[i].tag == WN_TAG_BUTTON || nodes[i].tag == WN_TAG_TEXTAREA ||
+                          nodes[i].tag == WN_TAG_SELECT);
+      if (mask[i] && !form[i] && nodes[i].tag == WN_TAG_TEXT && nodes[i].own_text_len &&
+          !(nodes[i].flags & WN_DOM_IN_LINK))
+        res->keep[i] = 1;
+    }
+  free(mask);
+  free(form);
+  return WN_OK;
 }

@@ -18,6 +18,10 @@
 #define WN_SINGLE_STEP_RETRY 0x80u /* little prose kept: masks relaxed, the other method, JSON-LD, <p> */
 #define WN_SINGLE_STEP_SECOND 0x100u /* a second reading (Readability's scoring), combined by blocks */
 #define WN_SINGLE_STEP_AREA 0x200u /* the page's main area or records when the readings kept a part */
+/* The leanings and options of wn_detect_options (favor, comments), not
+ * in the default set: */
+#define WN_SINGLE_STEP_UNION 0x400u /* favor recall: every block the second reading keeps */
+#define WN_SINGLE_STEP_COMMENTS 0x800u /* comment threads kept after the content */
 #define WN_SINGLE_STEPS_DEFAULT 0u /* the method's measured default set */
 /* An explicit set: WN_SINGLE_STEPS_SET | steps (WN_SINGLE_STEPS_SET alone
  * is the paper's method as stated). */

@@ -1561,6 +1561,26 @@ const wn_dom_node *wn_dom_nodes(const wn_dom_page *page, uint32_t *count) {
 uint32_t wn_dom_body(const wn_dom_page *page) { return page->body; }
 int wn_dom_cut_short(const wn_dom_page *page) { return page->cut_short; }
 
+int wn_dom_data_table(const wn_dom_page *page, uint32_t t) {
+  const wn_dom_node *nodes = page->nodes;
+  if (t >= page->count || nodes[t].tag != WN_TAG_TABLE)
+    return 0;
+  uint32_t widest = 0;
+  for (uint32_t j = t + 1; j < nodes[t].end; j++) {
+    const wn_dom_node *n = &nodes[j];
+    if (n->tag == WN_TAG_TABLE)
+      return 0;
+    if (n->tag != WN_TAG_TR)
+      continue;
+    uint32_t cells = 0;
+    for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
+      cells += nodes[c].tag == WN_TAG_TD || nodes[c].tag == WN_TAG_TH;
+    if (cells > widest)
+      widest = cells;
+  }
+  return widest >= 2;
+}
+
 const char *wn_dom_charset(const wn_dom_page *page) { return page->charset; }
 wn_charset_source wn_dom_charset_source(const wn_dom_page *page) { return page->charset_source; }
 size_t wn_dom_input_bytes(const wn_dom_page *page) { return page->input_bytes; }

@@ -188,6 +188,11 @@ uint32_t wn_dom_body(const wn_dom_page *page);
  * past its size limit. */
 enum { WN_DOM_CUT_DEPTH = 1, WN_DOM_CUT_TEXT = 2 };
 int wn_dom_cut_short(const wn_dom_page *page);
+/* Whether the <table> at index t holds data: at least two cells in some
+ * row and no table inside it (a layout table, or a one-column list set as
+ * a table, does not). Markdown writes such a table as a pipe table;
+ * output without tables (WN_RENDER_NO_TABLES) leaves it out. */
+int wn_dom_data_table(const wn_dom_page *page, uint32_t t);
 const char *wn_dom_charset(const wn_dom_page *page);
 wn_charset_source wn_dom_charset_source(const wn_dom_page *page);
 /* Input bytes the page was parsed from. */

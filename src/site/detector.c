@@ -232,10 +232,12 @@ wn_err wn_detector_create(wn_store *store, const wn_detector_options *opts, wn_d
     d->opts.drift = dflt.drift;
   if ((unsigned)d->opts.detect.selector > WN_SELECT_LAST ||
       !(d->opts.detect.min_confidence >= 0.0 && d->opts.detect.min_confidence <= 1.0) ||
-      wn_single_method_name(d->opts.detect.fallback) == NULL) {
+      wn_single_method_name(d->opts.detect.fallback) == NULL ||
+      d->opts.detect.favor < WN_FAVOR_BALANCED || d->opts.detect.favor > WN_FAVOR_RECALL ||
+      (d->opts.detect.comments != 0 && d->opts.detect.comments != 1)) {
     free(d);
-    return wn_diag_set(diag, WN_EINVAL, "detector options: selector, min_confidence (0 to 1) "
-                                        "or fallback out of range");
+    return wn_diag_set(diag, WN_EINVAL, "detector options: selector, min_confidence (0 to 1), "
+                                        "fallback, favor or comments out of range");
   }
   d->cache = calloc(d->opts.cache_sites, sizeof *d->cache);
   if (!d->cache) {
@@ -544,6 +546,10 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   r->generation = entry && (entry->tpl || entry->fce) ? entry->generation : 0;
   snprintf(r->charset, sizeof r->charset, "%s", wn_dom_charset(page));
   r->charset_source = wn_charset_source_name(wn_dom_charset_source(page));
+  if ((want & WN_RENDER_NO_TABLES) && (err = wn_detect_result_drop_tables(page, res)) != WN_OK) {
+    wn_diag_set(diag, err, "leaving the tables out failed");
+    goto out;
+  }
   if (want & WN_WANT_NODES) {
     err = wn_result_nodes(r, page, res, diag);
     if (err)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "detect/detect.h"
+#include "detect/detect_int.h"
 #include "learn/learn.h"
 
 /* Nodes of the tree used below:
@@ -374,6 +375,50 @@ static void test_detect_policy(void **state) {
   wn_template_free(tpl);
 }
 
+/* A selection of table cells or list items is written inside the table
+ * or list it needs (a bare <tr> or <li> is no HTML a browser renders as
+ * the page did); consecutive ones of one parent share it. The selection
+ * is made by hand: the rows of a table, the items of an ordered list. */
+static void test_render_html_wrappers(void **state) {
+  (void)state;
+  const char *html = "<html><body><table><tr><td>Cell one</td></tr><tr><td>Cell two</td>"
+                     "</tr></table><ol><li>First item</li><li>Second item</li></ol>"
+                     "<p>Closing words.</p></body></html>";
+  wn_dom_page *page = NULL;
+  wn_dom_options opts = {.keep_xml = 1};
+  assert_int_equal(wn_dom_parse(html, strlen(html), &opts, &page, NULL), WN_OK);
+  uint32_t count = 0;
+  const wn_dom_node *n = wn_dom_nodes(page, &count);
+  wn_detect_result *res = wn_detect_result_alloc(count, "test");
+  assert_non_null(res);
+  for (uint32_t i = 0; i < count; i++)
+    res->keep[i] = n[i].tag == WN_TAG_TEXT;
+  for (uint32_t i = 0; i < count; i++) /* not the table, the list, the body */
+    if (n[i].tag == WN_TAG_TABLE || n[i].tag == WN_TAG_OL || n[i].tag == WN_TAG_BODY ||
+        n[i].tag == WN_TAG_HTML || n[i].tag == WN_TAG_TBODY)
+      res->keep[i] = 0;
+  res->selected = malloc(8 * sizeof *res->selected);
+  assert_non_null(res->selected);
+  for (uint32_t i = 0; i < count; i++)
+    if (n[i].tag == WN_TAG_TR || n[i].tag == WN_TAG_LI || n[i].tag == WN_TAG_P)
+      res->selected[res->n_selected++] = i;
+  assert_int_equal(res->n_selected, 5);
+  wn_buf buf;
+  wn_buf_init(&buf, 0);
+  assert_int_equal(wn_detect_render_html(page, res, &buf, NULL), WN_OK);
+  assert_non_null(buf.data);
+  const char *t = strstr(buf.data, "<table><tr>");
+  const char *t2 = t ? strstr(t, "Cell two") : NULL;
+  const char *te = t2 ? strstr(t2, "</table>") : NULL;
+  const char *o = te ? strstr(te, "<ol><li>First item</li>") : NULL;
+  const char *oe = o ? strstr(o, "Second item</li>\n</ol>") : NULL;
+  if (!oe || strstr(buf.data, "<table><tr><td>Cell two") || !strstr(oe, "<p>Closing words.</p>"))
+    fail_msg("wrappers:\n%s", buf.data);
+  wn_buf_free(&buf);
+  wn_detect_result_free(res);
+  wn_dom_free(page);
+}
+
 static void test_render_html(void **state) {
   (void)state;
   wn_template *tpl = learn_site();
@@ -484,7 +529,7 @@ int main(void) {
       cmocka_unit_test(test_alg4_discard),      cmocka_unit_test(test_alg5_group),
       cmocka_unit_test(test_detect_cues),       cmocka_unit_test(test_detect_template_only_page),
       cmocka_unit_test(test_render_html),       cmocka_unit_test(test_detect_policy),
-      cmocka_unit_test(test_render_html_empty_page),
+      cmocka_unit_test(test_render_html_empty_page), cmocka_unit_test(test_render_html_wrappers),
       cmocka_unit_test(test_detect_region),     cmocka_unit_test(test_detect_site_selector),
       cmocka_unit_test(test_permalink_marks),
   };
