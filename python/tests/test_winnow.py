@@ -605,3 +605,25 @@ def test_document_as_readability_lxml():
     part = doc.summary(html_partial=True)
     assert part.startswith("<div>") and "About time too" not in part
     assert winnow.Document(b"<html><body></body></html>").summary(html_partial=True) == "<div></div>"
+
+
+def test_signatures_reprs_and_surrogates(tmp_path):
+    import inspect
+    sig = inspect.signature(winnow.Detector.detect)
+    assert list(sig.parameters)[:3] == ["self", "page", "url"]
+    assert sig.parameters["learn"].default is False
+    assert "keep_pending" in inspect.signature(winnow.Collector).parameters
+    assert "map_size" in inspect.signature(winnow.Store).parameters
+    assert list(inspect.signature(winnow.Store.learn).parameters)[1:3] == ["site", "pages"]
+    with winnow.Store(tmp_path / "s") as store:
+        assert repr(store) == "<winnow.Store %r>" % str(tmp_path / "s")
+        det = winnow.Detector(store, favor="recall")
+        assert repr(det) == "<winnow.Detector store=%r, favor='recall'>" % str(tmp_path / "s")
+        col = winnow.Collector(store)
+        assert "0 pages held" in repr(col)
+        del col
+        det.close()
+    # a lone surrogate is no character: '?' and the page is read
+    out = winnow.extract("<p>Half a pair \udc80 in a paragraph long enough to be read.</p>")
+    assert out and "Half a pair ? in a paragraph" in out
+

@@ -150,6 +150,17 @@ class Detector(_winnow._Detector):
         super().__init__(store, **options)
         self._options = options
 
+    def __enter__(self) -> "Detector":
+        return self
+
+    def __repr__(self) -> str:
+        store = self.store
+        opts = "".join(", %s=%r" % kv for kv in sorted(self._options.items())
+                       if kv[0] != "collector")
+        return "<winnow.Detector store=%s%s%s>" % (
+            repr(store.path) if store is not None else "None",
+            ", collector" if self.collector is not None else "", opts)
+
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled as its parameters: the worker that unpickles it opens its
         # store again and makes a Detector of its own (one per thread).

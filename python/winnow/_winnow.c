@@ -689,33 +689,33 @@ static PyObject *Store_reduce(StoreObject *self, PyObject *unused) {
 static PyMethodDef Store_methods[] = {
     {"__reduce__", (PyCFunction)Store_reduce, METH_NOARGS, NULL},
     {"close", (PyCFunction)Store_close, METH_NOARGS,
-     "close()\n\nCloses the store once no Detector or Collector uses it."},
+     "close($self, /)\n--\n\nCloses the store once no Detector or Collector uses it."},
     {"__enter__", (PyCFunction)Store_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)exit_closes, METH_VARARGS, NULL},
     {"sites", (PyCFunction)Store_sites, METH_NOARGS,
-     "sites() -> list[str]\n\nThe sites that have a template, in name order."},
+     "sites($self, /)\n--\n\nThe sites that have a template (a list), in name order."},
     {"info", (PyCFunction)Store_info, METH_VARARGS,
-     "info(site) -> dict\n\nWhat the store holds for site: how and from which pages its\n"
+     "info($self, site, /)\n--\n\nWhat the store holds for site: how and from which pages its\n"
      "template was learned, its generation, layouts and detection counts.\n"
      "Raises NoTemplateError when the site has none."},
     {"delete", (PyCFunction)Store_delete, METH_VARARGS,
-     "delete(site)\n\nRemoves the site's template and counts."},
+     "delete($self, site, /)\n--\n\nRemoves the site's template and counts."},
     {"export", (PyCFunction)(void (*)(void))Store_export, METH_VARARGS | METH_KEYWORDS,
-     "export(path, sites=None) -> int\n\nWrites a portable snapshot of the sites (all: None) to\n"
+     "export($self, path, sites=None)\n--\n\nWrites a portable snapshot of the sites (all: None) to\n"
      "path; returns the number of records written."},
     {"import_", (PyCFunction)Store_import, METH_VARARGS,
-     "import_(path) -> int\n\nReads a snapshot written by export() into the store, all or\n"
+     "import_($self, path, /)\n--\n\nReads a snapshot written by export() into the store, all or\n"
      "nothing; returns the number of records."},
     {"learn", (PyCFunction)(void (*)(void))Store_learn, METH_VARARGS | METH_KEYWORDS,
-     "learn(site, pages, *, algo='etdm', force=False) -> dict\n\n"
+     "learn($self, site, pages, *, algo='etdm', force=False)\n--\n\n"
      "Learns site's template from pages (the key page first): a list of\n"
      "pages as bytes, or of paths to files. Saves it and returns the\n"
      "report (generation, layouts, each page used or why not). Raises\n"
      "winnow.Error when too few pages share a layout (the report on the\n"
      "exception's .pages)."},
     {"learn_url", (PyCFunction)(void (*)(void))Store_learn_url, METH_VARARGS | METH_KEYWORDS,
-     "learn_url(url, site=None, *, algo='etdm', n=4, obey_robots=True,\n"
-     "          delay_ms=None, timeout_ms=None, user_agent=None) -> dict\n\n"
+     "learn_url($self, url, site=None, *, algo='etdm', n=4, obey_robots=True,\n"
+     "          delay_ms=None, timeout_ms=None, user_agent=None)\n--\n\n"
      "Crawls the key page url and its best same-site links (politely:\n"
      "robots.txt, a per-host delay), learns the site's template and saves\n"
      "it. Returns the report, as learn()."},
@@ -736,7 +736,7 @@ static PyTypeObject Store_Type = {
     .tp_dealloc = (destructor)Store_dealloc,
     .tp_repr = (reprfunc)Store_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Store(path, readonly=False, map_size=0)\n\n"
+    .tp_doc = "Store(path, readonly=False, map_size=0)\n--\n\n"
               "A template store: an LMDB directory (created unless readonly)\n"
               "holding each site's template. Use it as a context manager, or\n"
               "close() it. Raises StoreError for a store that cannot be opened\n"
@@ -1071,10 +1071,10 @@ static PyObject *Result_richcompare(PyObject *a, PyObject *b, int op) {
 
 static PyMethodDef Result_methods[] = {
     {"json", (PyCFunction)(void (*)(void))Result_json, METH_VARARGS | METH_KEYWORDS,
-     "json(pretty=False, *, id=None) -> str\n\nThe result as winnow detect --format json writes it;\n"
+     "json($self, pretty=False, *, id=None)\n--\n\nThe result as winnow detect --format json writes it;\n"
      "with id (any JSON value), first as \"id\", as --jsonl and --warc write each line."},
     {"as_dict", (PyCFunction)Result_as_dict, METH_NOARGS,
-     "as_dict() -> dict\n\nEvery field by name: text, markdown, html, method, page_type, ...,\n"
+     "as_dict($self, /)\n--\n\nEvery field by name: text, markdown, html, method, page_type, ...,\n"
      "error."},
     {"__reduce__", (PyCFunction)Result_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL}};
@@ -1241,8 +1241,8 @@ static PyObject *WarcReader_close(WarcReaderObject *self, PyObject *unused) {
 
 static PyMethodDef WarcReader_methods[] = {
     {"stats", (PyCFunction)WarcReader_stats, METH_NOARGS,
-     "stats() -> dict\n\nRecords read, pages returned, and what was skipped or damaged."},
-    {"close", (PyCFunction)WarcReader_close, METH_NOARGS, "close()"},
+     "stats($self, /)\n--\n\nRecords read, pages returned, and what was skipped or damaged."},
+    {"close", (PyCFunction)WarcReader_close, METH_NOARGS, "close($self, /)\n--\n\nCloses the file."},
     {"__enter__", (PyCFunction)return_self, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)exit_closes, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
@@ -1252,7 +1252,7 @@ static PyTypeObject WarcReader_Type = {
     .tp_basicsize = sizeof(WarcReaderObject),
     .tp_dealloc = (destructor)WarcReader_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Reader(path, all_statuses=False)\n\n"
+    .tp_doc = "Reader(path, all_statuses=False)\n--\n\n"
               "Iterates over the HTML pages of a WARC file (gzip or not; \"-\":\n"
               "standard input) as winnow.warc.Record objects. Damaged records\n"
               "are skipped and counted (stats()).",
@@ -1271,6 +1271,17 @@ typedef struct {
 } CollectorObject;
 
 static PyTypeObject Collector_Type;
+
+static PyObject *Collector_repr(CollectorObject *self) {
+  if (!self->collector)
+    return PyUnicode_FromString("<winnow.Collector (not made)>");
+  wn_collect_stats st;
+  wn_collector_stats_get(self->collector, &st);
+  return PyUnicode_FromFormat("<winnow.Collector store=%R, %llu pages held, %llu sites learned>",
+                              self->store && self->store->path ? self->store->path : Py_None,
+                              (unsigned long long)st.pages_held,
+                              (unsigned long long)st.sites_learned);
+}
 
 static int Collector_init(CollectorObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"store", "sample_pages", "min_pages", "max_sites", "max_bytes",
@@ -1359,9 +1370,21 @@ static int page_input(PyObject *page, const char *url, const char *site, const c
   } else if (PyUnicode_Check(page)) {
     Py_ssize_t n = 0;
     const char *s = PyUnicode_AsUTF8AndSize(page, &n);
-    if (!s)
+    if (s) {
+      *hold = Py_NewRef(page);
+    } else if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+      /* A lone surrogate (text decoded with surrogateescape, or a JSON
+       * escape of half a pair) is no character: written as '?' and the
+       * page read. */
+      PyErr_Clear();
+      *hold = PyUnicode_AsEncodedString(page, "utf-8", "replace");
+      if (!*hold)
+        return -1;
+      s = PyBytes_AS_STRING(*hold);
+      n = PyBytes_GET_SIZE(*hold);
+    } else {
       return -1;
-    *hold = Py_NewRef(page);
+    }
     in->bytes = s;
     in->len = (size_t)n;
     in->charset = "utf-8";
@@ -1481,22 +1504,22 @@ static PyObject *Collector_flush(CollectorObject *self, PyObject *unused) {
 
 static PyMethodDef Collector_methods[] = {
     {"add", (PyCFunction)(void (*)(void))Collector_add, METH_VARARGS | METH_KEYWORDS,
-     "add(page, url=None, *, site=None, charset=None, name=None) -> str\n\n"
+     "add($self, page, url=None, *, site=None, charset=None, name=None)\n--\n\n"
      "Offers a page of a site that has no template. Returns what became\n"
      "of it: \"held\", \"ready\" (call learn(site)), \"template\" (its site\n"
      "has one), \"no site\", \"gave up\" or \"too big\"."},
     {"learn", (PyCFunction)Collector_learn, METH_VARARGS,
-     "learn(site) -> dict\n\nLearns site from the pages held for it and saves the template\n"
+     "learn($self, site, /)\n--\n\nLearns site from the pages held for it and saves the template\n"
      "in the store; returns the report, as Store.learn()."},
     {"pending", (PyCFunction)Collector_pending, METH_VARARGS,
-     "pending(min_pages=0) -> list[tuple[str, int]]\n\n"
+     "pending($self, min_pages=0, /)\n--\n\n"
      "Sites holding at least min_pages pages (0: the collector's\n"
      "min_pages), with how many: what to learn when the input ends."},
     {"stats", (PyCFunction)Collector_stats, METH_NOARGS,
-     "stats() -> dict\n\nPages and bytes held, sites learned, failures, evictions, and the\n"
+     "stats($self, /)\n--\n\nPages and bytes held, sites learned, failures, evictions, and the\n"
      "pending samples kept in the store and read back from it."},
     {"flush", (PyCFunction)Collector_flush, METH_NOARGS,
-     "flush() -> None\n\nWrites the pages held since the last flush to the store (pending\n"
+     "flush($self, /)\n--\n\nWrites the pages held since the last flush to the store (pending\n"
      "samples, for the next run; with keep_pending, the default). Done on its own every\n"
      "64 pages and when the collector goes; call it before a run ends."},
     {NULL, NULL, 0, NULL}};
@@ -1504,14 +1527,18 @@ static PyMethodDef Collector_methods[] = {
 static PyTypeObject Collector_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "winnow.Collector",
     .tp_basicsize = sizeof(CollectorObject),
+    .tp_repr = (reprfunc)Collector_repr,
     .tp_dealloc = (destructor)Collector_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Collector(store, *, sample_pages=5, min_pages=3, max_sites=4096,\n"
-              "          max_bytes=256 MiB, algo='etdm')\n\n"
+              "          max_bytes=268435456, algo='etdm', keep_pending=True)\n--\n\n"
               "Learning while detecting: holds a few pages of each site that has\n"
               "no template, within bounds, until the site has sample_pages of\n"
               "them, then learns it into the store. Give it to Detector(...,\n"
-              "collector=c) and detect(..., learn=True) does it all. Thread-safe.",
+              "collector=c) and detect(..., learn=True) does it all. Thread-safe.\n"
+              "keep_pending: the pages held are written to the store as pending\n"
+              "samples (flush()), so that the next run goes on where this one\n"
+              "stopped (default True; False: held in memory only).",
     .tp_methods = Collector_methods,
     .tp_init = (initproc)Collector_init,
     .tp_new = PyType_GenericNew,
@@ -1786,7 +1813,7 @@ static PyObject *Detector_close(DetectorObject *self, PyObject *unused) {
 
 static PyMethodDef Detector_methods[] = {
     {"detect", (PyCFunction)(void (*)(void))Detector_detect, METH_VARARGS | METH_KEYWORDS,
-     "detect(page, url=None, *, site=None, charset=None, want=None, learn=False) -> Result\n\n"
+     "detect($self, page, url=None, *, site=None, charset=None, want=None, learn=False)\n--\n\n"
      "The main content of one page: bytes (its charset detected as winnow\n"
      "does), str, or a winnow.warc.Record. url (or site) names the page's\n"
      "site, whose template serves it; without one, or when the page fits\n"
@@ -1795,9 +1822,9 @@ static PyMethodDef Detector_methods[] = {
      "collector and learns its site when its sample is complete.\n"
      "Raises NotHTMLError, PageError (past the caps), SiteError."},
     {"flush", (PyCFunction)Detector_flush, METH_NOARGS,
-     "flush()\n\nWrites the pending detection counts to the store now."},
+     "flush($self, /)\n--\n\nWrites the pending detection counts to the store now."},
     {"close", (PyCFunction)Detector_close, METH_NOARGS,
-     "close()\n\nWrites pending counts and frees the detector."},
+     "close($self, /)\n--\n\nWrites pending counts and frees the detector."},
     {"__enter__", (PyCFunction)return_self, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)exit_closes, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
@@ -1886,7 +1913,7 @@ static PyMethodDef module_methods[] = {
     {"_result_from_dict", py_result_from_dict, METH_VARARGS, NULL},
     {"_error_result", py_error_result, METH_VARARGS, NULL},
     {"site_from_url", py_site_from_url, METH_VARARGS,
-     "site_from_url(url) -> str\n\nThe site a URL belongs to (its host, lower-cased, with a\n"
+     "site_from_url($module, url, /)\n--\n\nThe site a URL belongs to (its host, lower-cased, with a\n"
      "port that is not the scheme's): the unit a template serves."},
     {NULL, NULL, 0, NULL}};
 
