@@ -1177,6 +1177,21 @@ typedef struct wn_warc_reader_options {
   int every_record;
   wn_warc_damage_fn on_damage; /* default NULL: counted only */
   void *damage_ctx;
+  /* A segment of the file, for readers in parallel (default 0 and 0: the
+   * whole file): the records that start at file offsets [start_offset,
+   * end_offset) (a record starts at its gzip member, wn_warc_page's
+   * file_offset; end_offset 0: the end of the file). Any byte offsets
+   * will do: a reader seeks to start_offset and finds the next record
+   * (the next gzip member, or the next WARC/1.x line of a plain file)
+   * without reporting the bytes before it as damage, and stops before
+   * the first record at or past end_offset, so that the segments
+   * [0, a), [a, b), [b, 0) read every record once. A file gzipped whole
+   * (one member) is read whole by the segment that holds its start. In a
+   * gzip file, wn_warc_page.offset (the uncompressed stream's) then counts
+   * on from start_offset; file_offset is the file's. Not for standard
+   * input. */
+  uint64_t start_offset;
+  uint64_t end_offset;
 } wn_warc_reader_options;
 WN_API void wn_warc_reader_options_init(wn_warc_reader_options *opts);
 

@@ -1154,10 +1154,11 @@ typedef struct {
 static PyTypeObject WarcReader_Type;
 
 static int WarcReader_init(WarcReaderObject *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"path", "all_statuses", NULL};
+  static char *kwlist[] = {"path", "all_statuses", "start", "end", NULL};
   PyObject *path_obj;
   int all = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|p", kwlist, &path_obj, &all))
+  unsigned long long start = 0, end = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|p$KK", kwlist, &path_obj, &all, &start, &end))
     return -1;
   if (self->reader) {
     PyErr_SetString(PyExc_ValueError, "the reader is already open");
@@ -1169,6 +1170,8 @@ static int WarcReader_init(WarcReaderObject *self, PyObject *args, PyObject *kw)
   wn_warc_reader_options o;
   wn_warc_reader_options_init(&o);
   o.all_statuses = all;
+  o.start_offset = start;
+  o.end_offset = end;
   wn_diag diag = {{0}};
   wn_err err;
   const char *p = PyBytes_AS_STRING(path);
@@ -1252,10 +1255,14 @@ static PyTypeObject WarcReader_Type = {
     .tp_basicsize = sizeof(WarcReaderObject),
     .tp_dealloc = (destructor)WarcReader_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Reader(path, all_statuses=False)\n--\n\n"
+    .tp_doc = "Reader(path, all_statuses=False, *, start=0, end=0)\n--\n\n"
               "Iterates over the HTML pages of a WARC file (gzip or not; \"-\":\n"
               "standard input) as winnow.warc.Record objects. Damaged records\n"
-              "are skipped and counted (stats()).",
+              "are skipped and counted (stats()). start and end: only the records\n"
+              "that begin at file offsets [start, end) (end 0: the end of the\n"
+              "file), any byte offsets: the reader finds the next record itself,\n"
+              "so that segments read in parallel read every record once\n"
+              "(winnow.warc.segments).",
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)WarcReader_next,
     .tp_methods = WarcReader_methods,

@@ -59,6 +59,10 @@ struct wn_warc_reader {
   uint64_t win_off;
   int src_eof;
 
+  /* A segment (start_offset, end_offset): seeking until the first record
+   * is read (the bytes before it are no damage); done past the end. */
+  int seeking, done;
+
   wn_buf strings; /* the current record's header values and HTTP fields */
   wn_buf dechunked, decoded;
   wn_warc_stats stats;
@@ -113,6 +117,8 @@ static void report(wn_warc_reader *r, uint64_t stream_off, const char *fmt, ...)
 /* One damage report: counted, and handed to on_damage with the file and
  * the offset. */
 static void report(wn_warc_reader *r, uint64_t stream_off, const char *fmt, ...) {
+  if (r->seeking)
+    return; /* the bytes before a segment's first record */
   r->stats.damaged++;
   if (!r->opts.on_damage)
     return;
@@ -133,6 +139,8 @@ static void report(wn_warc_reader *r, uint64_t stream_off, const char *fmt, ...)
 
 /* A report about the compressed file itself, at a file offset. */
 static void report_gzip(wn_warc_reader *r, uint64_t file_off, const char *what) {
+  if (r->seeking)
+    return; /* the bytes before a segment's first member */
   r->stats.damaged++;
   if (!r->opts.on_damage)
     return;
@@ -461,6 +469,7 @@ static int read_record(wn_warc_reader *r, record *rec) {
       continue;
     }
     r->stats.records++;
+    r->seeking = 0;
     /* The header ends at an empty line (CRLF CRLF; bare LF tolerated). */
     size_t hlen = 0, scanned = 0, want = 4096;
     for (;;) {
@@ -600,12 +609,20 @@ wn_err wn_warc_next(wn_warc_reader *r, wn_warc_page *page, wn_diag *diag) {
   for (;;) {
     if (r->fatal)
       break;
+    if (r->done)
+      return WN_ENOTFOUND;
     record rec;
+    const wn_warc_stats before = r->stats;
     int rc = read_record(r, &rec);
     if (rc < 0)
       break;
     if (rc == 0)
       return WN_ENOTFOUND; /* the end of the file, as LMDB's MDB_NOTFOUND */
+    if (r->opts.end_offset && member_of(r, rec.offset) >= r->opts.end_offset) {
+      r->stats = before; /* the next segment's record */
+      r->done = 1;
+      return WN_ENOTFOUND;
+    }
     if (rec.skipped)
       continue;
     page->warc_type = str(r, rec.type);
@@ -813,13 +830,34 @@ wn_err wn_warc_reader_open(const char *path, const wn_warc_reader_options *opts,
     }
     r->own_file = 1;
   }
+  int gz_file = -1; /* a segment: the format is the file's, read at its start */
+  if (r->opts.start_offset > 0) {
+    unsigned char magic[2] = {0, 0};
+    if (r->f != stdin)
+      gz_file = fread(magic, 1, 2, r->f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    if (r->f == stdin || r->opts.start_offset > (uint64_t)INT64_MAX ||
+        fseeko(r->f, (off_t)r->opts.start_offset, SEEK_SET) != 0) {
+      err = wn_diag_set(diag, WN_EINVAL, "%s: cannot seek to byte %" PRIu64 " (a segment "
+                        "needs a file, not a pipe)", path, r->opts.start_offset);
+      goto out;
+    }
+    r->zin_base = r->opts.start_offset;
+    /* A plain file's offsets stay the file's; a gzip file's stream
+     * offsets count on from there (members and records alike). */
+    r->win_off = r->opts.start_offset;
+    r->out_total = r->opts.start_offset;
+    r->seeking = 1;
+  }
+  if (r->opts.end_offset && r->opts.end_offset <= r->opts.start_offset)
+    r->done = 1; /* an empty segment */
   r->zs.next_in = r->zin;
   in_top_up(r, 2);
   if (r->fatal) {
     err = wn_diag_set(diag, r->fatal, "%s", r->fatal_diag.msg);
     goto out;
   }
-  if (r->zs.avail_in >= 2 && r->zin[0] == 0x1f && r->zin[1] == 0x8b) {
+  if (gz_file == 1 || (gz_file < 0 && r->zs.avail_in >= 2 && r->zin[0] == 0x1f &&
+                       r->zin[1] == 0x8b)) {
     /* 15 + 32: a gzip (or zlib) header, detected by zlib */
     unsigned char *next = r->zs.next_in;
     uInt avail = r->zs.avail_in;

@@ -17,6 +17,8 @@
 #include <cmocka.h>
 
 #include "fetch/fetch.h"
+#include <sys/stat.h>
+
 #include "warc/warc.h"
 #include "wn_test.h"
 
@@ -253,6 +255,90 @@ static void test_modes(void **state) {
     assert_int_equal(st.skipped_type, 1);
     assert_int_equal(st.damaged, 0);
     wn_warc_reader_close(r);
+  }
+  assert_int_equal(f->n_damage, 0);
+}
+
+/* Segments (start_offset, end_offset): cut at every byte of a file in
+ * each compression mode, the two segments read every page once, in
+ * order, with no damage reported and the records counted once; three
+ * segments too; the file offsets are the whole file's. */
+static void test_segments(void **state) {
+  fixture *f = *state;
+  const wn_warc_gzip gz[] = {WN_WARC_GZIP_AUTO, WN_WARC_GZIP_NONE, WN_WARC_GZIP_FILE};
+  const char *names[] = {"seg-record.warc.gz", "seg-plain.warc", "seg-whole.warc.gz"};
+  for (size_t m = 0; m < 3; m++) {
+    const char *path = path_in(f, names[m]);
+    wn_warc_writer_options wo;
+    wn_warc_writer_options_init(&wo);
+    wo.gzip = gz[m];
+    wn_warc_writer *w = NULL;
+    wn_diag diag = {{0}};
+    assert_int_equal(wn_warc_writer_open(path, &wo, &w, &diag), WN_OK);
+    for (size_t i = 0; i < 6; i++) {
+      wn_buf http;
+      wn_buf_init(&http, 0);
+      http_append(&http, 200, "Content-Type: text/html\r\n", PAGES[i % 3], strlen(PAGES[i % 3]));
+      char uri[64];
+      snprintf(uri, sizeof uri, "http://www.example.com/%zu.html", i);
+      wn_warc_record rec = {.type = "response", .target_uri = uri, .content_type = HTTP_REC,
+                            .block = http.data, .block_len = http.len};
+      assert_int_equal(wn_warc_write_record(w, &rec, NULL, &diag), WN_OK);
+      wn_buf_free(&http);
+    }
+    assert_int_equal(wn_warc_writer_close(w, &diag), WN_OK);
+    char whole[1024], part[1024], joined[2048];
+    uint64_t offsets[8] = {0};
+    wn_warc_reader *r = open_reader(f, path, NULL);
+    wn_warc_page page;
+    for (unsigned i = 0; i < 6; i++) {
+      assert_int_equal(wn_warc_next(r, &page, &diag), WN_OK);
+      offsets[i] = page.file_offset;
+    }
+    wn_warc_reader_close(r);
+    r = open_reader(f, path, NULL);
+    assert_int_equal(read_all(r, whole, sizeof whole), 6);
+    wn_warc_reader_close(r);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    const uint64_t size = (uint64_t)st.st_size;
+    for (uint64_t a = 1; a < size; a += a < 512 ? 1 : 3) {
+      for (int third = 0; third < (a >= 2 ? 2 : 1); third++) {
+        const uint64_t cuts[4] = {0, third ? a / 2 : a, a, 0};
+        joined[0] = '\0';
+        uint64_t records = 0;
+        for (int k = 0; k < (third ? 3 : 2); k++) {
+          const uint64_t from = third ? cuts[k] : (k ? a : 0), to = third ? cuts[k + 1] : (k ? 0 : a);
+          wn_warc_reader_options o;
+          wn_warc_reader_options_init(&o);
+          o.start_offset = from;
+          o.end_offset = to;
+          r = open_reader(f, path, &o);
+          if (read_all(r, part, sizeof part) > 0) {
+            size_t at = strlen(joined);
+            snprintf(joined + at, sizeof joined - at, "%s%s", at ? " " : "", part);
+          }
+          wn_warc_stats rs;
+          wn_warc_reader_stats_get(r, &rs);
+          records += rs.records;
+          /* a page's file offset is the whole file's */
+          wn_warc_reader_close(r);
+          r = open_reader(f, path, &o);
+          while (wn_warc_next(r, &page, &diag) == WN_OK) {
+            int known = 0;
+            for (unsigned i = 0; i < 6; i++)
+              known |= offsets[i] == page.file_offset;
+            assert_true(known);
+            assert_true(page.file_offset >= from && (to == 0 || page.file_offset < to));
+          }
+          wn_warc_reader_close(r);
+        }
+        if (strcmp(joined, whole) != 0 || records != 7)
+          fail_msg("%s cut at %llu%s: %llu records, pages\n%s\nnot\n%s", names[m],
+                   (unsigned long long)a, third ? " (three)" : "", (unsigned long long)records,
+                   joined, whole);
+      }
+    }
   }
   assert_int_equal(f->n_damage, 0);
 }
@@ -925,6 +1011,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_modes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_not_html, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_segments, setup, teardown),
       cmocka_unit_test_setup_teardown(test_codings, setup, teardown),
       cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_length, setup, teardown),
