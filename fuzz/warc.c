@@ -1,7 +1,9 @@
 /* The WARC reader (src/warc): the input is written to a file and read to
  * the end twice, once for HTML pages (HTTP parsing, chunked and content
- * codings) and once with every_record; each page is copied as the batch
- * does for its workers. Damage is counted, never fatal. */
+ * codings) and once with every_record, then as two segments cut where its
+ * first byte says (start_offset, end_offset: the seek and the silent
+ * search for the first record); each page is copied as the batch does for
+ * its workers. Damage is counted, never fatal. */
 #include "fuzz.h"
 
 #include <winnow/winnow.h>
@@ -18,9 +20,11 @@ static void damage(const char *message, void *ctx) {
     abort();
 }
 
-static void read_all(const char *path, int every) {
+static void read_all(const char *path, int every, uint64_t start, uint64_t end) {
   wn_warc_reader_options opts;
   wn_warc_reader_options_init(&opts);
+  opts.start_offset = start;
+  opts.end_offset = end;
   opts.every_record = every;
   opts.all_statuses = every;
   opts.on_damage = damage;
@@ -49,8 +53,13 @@ static void read_all(const char *path, int every) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *path = wn_fuzz_file(data, size);
-  read_all(path, 0);
-  read_all(path, 1);
+  read_all(path, 0, 0, 0);
+  read_all(path, 1, 0, 0);
+  if (size > 1) {
+    const uint64_t cut = 1 + (uint64_t)data[0] * (size - 1) / 255;
+    read_all(path, 0, 0, cut);
+    read_all(path, 0, cut, 0);
+  }
   unlink(path);
   free(path);
   return 0;

@@ -422,8 +422,9 @@ def _html_document(r: Result, with_metadata: bool) -> str:
         return body
     meta = r.metadata or {}
     head = ['<meta charset="utf-8">']
-    if meta.get("title"):
-        head.append("<title>%s</title>" % _html.escape(meta["title"]))
+    title = meta.get("title")
+    if title:
+        head.append("<title>%s</title>" % _html.escape(title))
     for k, v in meta.items():
         if v and k != "title":
             head.append('<meta name="%s" content="%s">' % (_html.escape(k), _html.escape(v)))
