@@ -39,6 +39,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The second reading's article is another article than the first's, and
+ * taken whole, when it holds more than this many times the first's text
+ * (a fragment's article; not a box beside a whole one). */
+#define WN_SECOND_OTHER_TIMES 4u
+/* A fragment of an article not set in <p>: the second reading kept more
+ * than this many times the first's text, most of it outside <p>. */
+#define WN_SECOND_FRAGMENT_TIMES 2u
+
 /* Whether the second reading could add anything (below): some text the
  * first left out between its first and last kept text, outside the
  * mask, or a fragment of an article not in <p> is possible at all (the
@@ -47,7 +55,7 @@
 static int wn_single_second_can_add(const wn_dom_node *nodes, uint32_t count, const uint8_t *keep,
                                     const uint8_t *mask, uint32_t lo, uint32_t hi, uint64_t kept1,
                                     uint64_t total, uint64_t para) {
-  if (total > 2 * kept1 && 2 * para < total)
+  if (total > WN_SECOND_FRAGMENT_TIMES * kept1 && 2 * para < total)
     return 1;
   for (uint32_t i = lo; i < hi && i < count; i++)
     if (nodes[i].tag == WN_TAG_TEXT && !keep[i] && !(mask && mask[i]) && nodes[i].own_text_len)
@@ -133,7 +141,7 @@ wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, const uint
     for (uint32_t i = 0; i < count && lo2 == WN_DOM_NONE; i++)
       if (nodes[i].tag == WN_TAG_TEXT && second->keep[i] && nodes[i].own_text_len)
         lo2 = i;
-    if (kept2 <= 4 * kept1 || lo2 > hi)
+    if (kept2 <= WN_SECOND_OTHER_TIMES * kept1 || lo2 > hi)
       goto out;
     other = 1;
   }
@@ -151,7 +159,7 @@ wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, const uint
    * cannot fire there; the second reading's article is taken whole, as
    * its own cleaning judged it. */
   int whole = 0;
-  if (other || (kept2 > 2 * kept1 && 2 * para < kept2)) {
+  if (other || (kept2 > WN_SECOND_FRAGMENT_TIMES * kept1 && 2 * para < kept2)) {
     lo = 0;
     hi = count;
     whole = 1;
