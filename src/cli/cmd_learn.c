@@ -115,8 +115,7 @@ static int wn_looks_like_url(const char *s, int have_site) {
   const char *colon = strstr(s, "://");
   if (colon && colon > s) {
     const char *p = s;
-    while (p < colon && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '+' ||
-                         *p == '-' || *p == '.'))
+    while (p < colon && (wn_ascii_alpha(*p) || *p == '+' || *p == '-' || *p == '.'))
       p++;
     if (p == colon)
       return 1;

@@ -40,7 +40,7 @@ int wn_cli_parse_share(const char *s, double *out) {
   /* Digits and one point only: no sign, exponent, hex, inf or nan. */
   size_t digits = 0, points = 0;
   for (const char *p = s; *p; p++) {
-    if (*p >= '0' && *p <= '9')
+    if (wn_ascii_digit(*p))
       digits++;
     else if (*p == '.' && points == 0)
       points++;

@@ -60,14 +60,13 @@ static int wn_name_cmp(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static char wn_lower_ascii(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
 
 static int wn_ends_with_ci(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
   if (n < m)
     return 0;
   for (size_t i = 0; i < m; i++)
-    if (wn_lower_ascii(s[n - m + i]) != suffix[i])
+    if (wn_ascii_lower(s[n - m + i]) != suffix[i])
       return 0;
   return 1;
 }

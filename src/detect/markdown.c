@@ -161,8 +161,7 @@ static wn_err wn_md_begin(wn_md *md) {
 }
 
 static int wn_md_alnum(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (unsigned char)c >= 0x80;
+  return wn_ascii_alnum(c) || (unsigned char)c >= 0x80;
 }
 
 /* "&name;" or "&#123;": text that a Markdown reader would take for an
@@ -187,7 +186,7 @@ static wn_err wn_md_escape(wn_md *md, const char *s, size_t len, int line_start)
     if (c == '#' || c == '>' || c == '-' || c == '+' || c == '=')
       err = wn_buf_append_char(out, '\\');
     size_t d = 0;
-    while (d < len && d < 10 && s[d] >= '0' && s[d] <= '9')
+    while (d < len && d < 10 && wn_ascii_digit(s[d]))
       d++;
     if (!err && d > 0 && d < len && (s[d] == '.' || s[d] == ')')) {
       err = wn_buf_append(out, s, d);
@@ -523,7 +522,7 @@ static wn_err wn_md_walk(wn_md *md, uint32_t root);
 static uint32_t wn_md_colspan(const wn_md *md, const wn_dom_node *n) {
   const char *v = wn_md_attr(md, n, "colspan");
   uint32_t span = 0;
-  for (const char *p = v; p && *p >= '0' && *p <= '9' && span <= WN_MD_MAX_COLSPAN; p++)
+  for (const char *p = v; p && wn_ascii_digit(*p) && span <= WN_MD_MAX_COLSPAN; p++)
     span = span * 10 + (uint32_t)(*p - '0');
   if (span < 1)
     span = 1;
@@ -733,7 +732,7 @@ static wn_err wn_md_enter(wn_md *md, uint32_t i, wn_md_frame *f, int *descend) {
       const char *start = wn_md_attr(md, n, "start");
       uint32_t v = 0;
       int digits = 0;
-      for (const char *p = start; p && *p >= '0' && *p <= '9' && digits < 9; p++, digits++)
+      for (const char *p = start; p && wn_ascii_digit(*p) && digits < 9; p++, digits++)
         v = v * 10 + (uint32_t)(*p - '0');
       if (digits)
         f->item = v;

@@ -183,7 +183,7 @@ int wn_detect_date_iso(const char *in, char *out, size_t size) {
         k = 19;
         if (k < n && (in[k] == '.' || in[k] == ',')) {
           size_t f = k + 1;
-          while (f < n && f < k + 10 && in[f] >= '0' && in[f] <= '9')
+          while (f < n && f < k + 10 && wn_ascii_digit(in[f]))
             f++;
           if (f > k + 1)
             k = f;
@@ -219,16 +219,16 @@ int wn_detect_date_iso(const char *in, char *out, size_t size) {
    * is dropped. Purely numeric d/m/y forms are ambiguous and refused. */
   y = m = d = 0;
   for (size_t k = 0; k < n;) {
-    while (k < n && !((in[k] >= '0' && in[k] <= '9') || ((in[k] | 0x20) >= 'a' && (in[k] | 0x20) <= 'z')))
+    while (k < n && !wn_ascii_alnum(in[k]))
       k++;
     size_t w = k;
-    if (k < n && in[k] >= '0' && in[k] <= '9') {
-      while (k < n && in[k] >= '0' && in[k] <= '9')
+    if (k < n && wn_ascii_digit(in[k])) {
+      while (k < n && wn_ascii_digit(in[k]))
         k++;
       unsigned v = 0;
       int is_time = k < n && in[k] == ':';
       if (is_time) {
-        while (k < n && (in[k] == ':' || (in[k] >= '0' && in[k] <= '9')))
+        while (k < n && (in[k] == ':' || wn_ascii_digit(in[k])))
           k++;
         continue;
       }
@@ -239,7 +239,7 @@ int wn_detect_date_iso(const char *in, char *out, size_t size) {
       else
         return 0;
     } else {
-      while (k < n && ((in[k] | 0x20) >= 'a' && (in[k] | 0x20) <= 'z'))
+      while (k < n && wn_ascii_alpha(in[k]))
         k++;
       unsigned mo = wn_month_name(in + w, k - w);
       if (mo && !m)
@@ -910,7 +910,7 @@ int wn_detect_byline_author(const char *text, char *out, size_t size) {
     n--;
   int letter = 0;
   for (size_t k = 0; k < n; k++)
-    letter |= ((s[k] | 0x20) >= 'a' && (s[k] | 0x20) <= 'z') || (unsigned char)s[k] >= 0x80;
+    letter |= wn_ascii_alpha(s[k]) || (unsigned char)s[k] >= 0x80;
   if (!letter || n + 1 > size)
     return 0;
   memcpy(out, s, n);

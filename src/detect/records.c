@@ -113,10 +113,10 @@ int wn_detect_has_price(const char *t, uint32_t len) {
     if (!sign)
       continue;
     uint32_t w = c == '$' ? 1 : c == 0xE2 ? 3 : 2;
-    if ((i + w < len && t[i + w] >= '0' && t[i + w] <= '9') ||
-        (i + w + 1 < len && t[i + w] == ' ' && t[i + w + 1] >= '0' && t[i + w + 1] <= '9') ||
-        (i > 0 && t[i - 1] >= '0' && t[i - 1] <= '9') ||
-        (i > 1 && t[i - 1] == ' ' && t[i - 2] >= '0' && t[i - 2] <= '9'))
+    if ((i + w < len && wn_ascii_digit(t[i + w])) ||
+        (i + w + 1 < len && t[i + w] == ' ' && wn_ascii_digit(t[i + w + 1])) ||
+        (i > 0 && wn_ascii_digit(t[i - 1])) ||
+        (i > 1 && t[i - 1] == ' ' && wn_ascii_digit(t[i - 2])))
       return 1;
   }
   return 0;

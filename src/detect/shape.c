@@ -73,10 +73,7 @@ static int wn_seg_is(const char *seg, size_t len, const char *word) {
   if (n != len)
     return 0;
   for (size_t i = 0; i < n; i++) {
-    char c = seg[i];
-    if (c >= 'A' && c <= 'Z')
-      c = (char)(c - 'A' + 'a');
-    if (c != word[i])
+    if (wn_ascii_lower(seg[i]) != word[i])
       return 0;
   }
   return 1;

@@ -290,7 +290,7 @@ out:
 static int wn_single_wordy(const wn_dom_node *n) {
   for (uint32_t k = 0; k < n->own_text_len; k++) {
     unsigned char c = (unsigned char)n->text[k];
-    if (c >= 0x80 || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))
+    if (c >= 0x80 || wn_ascii_alnum(c))
       return 1;
   }
   return 0;

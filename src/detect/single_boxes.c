@@ -306,15 +306,15 @@ static const char *const wn_single_box_words[] = {
  * "selectable". */
 static int wn_single_has_cta(const char *s) {
   for (size_t i = 0; i < 128 && s[i];) {
-    if (!(((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z'))) {
+    if (!wn_ascii_alpha(s[i])) {
       i++;
       continue;
     }
     size_t b = i;
-    while (i < 128 && ((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z'))
+    while (i < 128 && wn_ascii_alpha(s[i]))
       i++;
     if (i - b >= 3 && (s[b] | 0x20) == 'c' && (s[b + 1] | 0x20) == 't' && (s[b + 2] | 0x20) == 'a' &&
-        (i - b == 3 || (s[b + 2] == 'a' && s[b + 3] >= 'A' && s[b + 3] <= 'Z')))
+        (i - b == 3 || (s[b + 2] == 'a' && wn_ascii_capital(s[b + 3]))))
       return 1;
   }
   return 0;
@@ -331,7 +331,7 @@ static int wn_single_has_word(const char *s) {
     len = sizeof low - 1; /* names longer than this are cut: still bounded */
   for (size_t i = 0; i < len; i++) {
     char c = s[i];
-    low[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+    low[i] = wn_ascii_lower(c);
   }
   low[len] = '\0';
   for (size_t k = 0; k < sizeof wn_single_box_words / sizeof *wn_single_box_words; k++)

@@ -90,14 +90,14 @@ static int wn_single_names_masked(const char *s, int container, int threads, int
   size_t i = 0;
   int negated = 0;
   for (;;) {
-    while (i < 128 && s[i] && !(((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z'))) {
+    while (i < 128 && s[i] && !wn_ascii_alpha(s[i])) {
       negated &= s[i] == '-' || s[i] == '_'; /* "not-footer", not "not footer" */
       i++;
     }
     if (i >= 128 || !s[i])
       return 0;
     size_t b = i;
-    while (i < 128 && ((s[i] | 0x20) >= 'a') && ((s[i] | 0x20) <= 'z'))
+    while (i < 128 && wn_ascii_alpha(s[i]))
       i++;
     if (!negated && wn_single_word_masked(s + b, i - b, container, threads, footers))
       return 1;

@@ -337,8 +337,7 @@ static int wn_charset_resolve(const char *label, size_t len, wn_charset_choice *
     unsigned char c = (unsigned char)label[i];
     /* Only characters charset names use; this also keeps iconv's
      * "//TRANSLIT" suffixes and control bytes out of iconv_open. */
-    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-             c == '-' || c == '_' || c == '.' || c == ':';
+    int ok = wn_ascii_alnum(c) || c == '-' || c == '_' || c == '.' || c == ':';
     if (!ok)
       return 0;
     lower[i] = wn_ascii_lower((char)c);
@@ -366,8 +365,7 @@ static int wn_charset_resolve(const char *label, size_t len, wn_charset_choice *
   }
   wn_charset_choice_reset(choice);
   for (size_t i = 0; i < len && i + 1 < sizeof choice->name; i++) {
-    int c = lower[i];
-    choice->name[i] = (char)(c >= 'a' && c <= 'z' ? c - ('a' - 'A') : c);
+    choice->name[i] = wn_ascii_upcase(lower[i]);
     choice->name[i + 1] = '\0';
   }
   choice->cd = cd;
@@ -758,9 +756,8 @@ static int wn_prescan(const char *s, size_t len, wn_charset_choice *choice) {
     }
     unsigned char next = i + 1 < end ? (unsigned char)s[i + 1] : 0;
     unsigned char after = i + 2 < end ? (unsigned char)s[i + 2] : 0;
-    int letter = (wn_ascii_lower((char)next) >= 'a' && wn_ascii_lower((char)next) <= 'z');
-    int end_letter =
-        next == '/' && wn_ascii_lower((char)after) >= 'a' && wn_ascii_lower((char)after) <= 'z';
+    int letter = wn_ascii_alpha(next);
+    int end_letter = next == '/' && wn_ascii_alpha(after);
     if (letter || end_letter) {
       /* A start or end tag: skip its name, then its attributes, so that a
        * '>' inside a quoted value does not end it. */

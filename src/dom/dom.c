@@ -133,7 +133,7 @@ static const wn_tag_entry *wn_tag_lookup(const char *name) {
 static void wn_lower_name(const char *name, char out[WN_MAX_TAG_NAME + 1]) {
   size_t i = 0;
   for (; name[i] && i < WN_MAX_TAG_NAME; i++)
-    out[i] = (name[i] >= 'A' && name[i] <= 'Z') ? (char)(name[i] - 'A' + 'a') : name[i];
+    out[i] = wn_ascii_lower(name[i]);
   out[i] = '\0';
 }
 

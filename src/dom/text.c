@@ -156,8 +156,8 @@ static uint64_t wn_hash_shape(uint64_t h, const char *s) {
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
     unsigned char c = *p++;
-    if (c >= '0' && c <= '9') {
-      while (*p >= '0' && *p <= '9')
+    if (wn_ascii_digit(c)) {
+      while (wn_ascii_digit(*p))
         p++;
       c = '0';
     }

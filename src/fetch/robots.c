@@ -44,8 +44,7 @@ struct wn_robots {
 };
 
 static int is_unreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '-' || c == '.' || c == '_' || c == '~';
+  return wn_ascii_alnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
 }
 
 /* Appends s[0..len) in the one encoded form both sides are compared in:
@@ -118,7 +117,7 @@ static size_t product_token(const char *s, size_t len, char *tok, size_t tok_siz
   size_t n = 0;
   for (size_t i = 0; i < len && n + 1 < tok_size; i++) {
     char c = s[i];
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-'))
+    if (!(wn_ascii_alpha(c) || c == '_' || c == '-'))
       break;
     tok[n++] = wn_ascii_lower(c);
   }
@@ -132,14 +131,14 @@ static uint32_t parse_delay(const char *s, size_t len, int *ok) {
   uint64_t ms = 0;
   size_t i = 0;
   *ok = 0;
-  for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+  for (; i < len && wn_ascii_digit(s[i]); i++) {
     *ok = 1;
     if (ms <= WN_ROBOTS_MAX_DELAY_MS)
       ms = ms * 10 + (uint64_t)(s[i] - '0') * 1000;
   }
   if (i < len && s[i] == '.') {
     uint64_t scale = 100;
-    for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+    for (i++; i < len && wn_ascii_digit(s[i]); i++) {
       *ok = 1;
       ms += (uint64_t)(s[i] - '0') * scale;
       scale /= 10;
@@ -149,8 +148,6 @@ static uint32_t parse_delay(const char *s, size_t len, int *ok) {
     *ok = 0;
   return ms > WN_ROBOTS_MAX_DELAY_MS ? WN_ROBOTS_MAX_DELAY_MS : (uint32_t)ms;
 }
-
-static int is_space(char c) { return c == ' ' || c == '\t'; }
 
 wn_err wn_robots_parse(const char *body, size_t len, const char *user_agent, wn_robots **out,
                        wn_diag *diag) {
@@ -182,14 +179,14 @@ wn_err wn_robots_parse(const char *body, size_t len, const char *user_agent, wn_
     if (!colon)
       continue; /* blank, comment, or not a record: ignored (2.2) */
     size_t ks = start, ke = (size_t)(colon - body);
-    while (ks < ke && is_space(body[ks]))
+    while (ks < ke && wn_http_space(body[ks]))
       ks++;
-    while (ke > ks && is_space(body[ke - 1]))
+    while (ke > ks && wn_http_space(body[ke - 1]))
       ke--;
     size_t vs = (size_t)(colon - body) + 1, ve = end;
-    while (vs < ve && is_space(body[vs]))
+    while (vs < ve && wn_http_space(body[vs]))
       vs++;
-    while (ve > vs && is_space(body[ve - 1]))
+    while (ve > vs && wn_http_space(body[ve - 1]))
       ve--;
     const char *key = body + ks, *value = body + vs;
     size_t klen = ke - ks, vlen = ve - vs;

@@ -31,8 +31,8 @@ static CURLUcode lower_host(CURLU *h) {
     return rc;
   int changed = 0;
   for (char *p = host; *p; p++) {
-    if (*p >= 'A' && *p <= 'Z') {
-      *p = (char)(*p - 'A' + 'a');
+    if (wn_ascii_capital(*p)) {
+      *p = wn_ascii_lower(*p);
       changed = 1;
     }
   }
@@ -442,8 +442,7 @@ wn_err wn_url_site(const char *url, char *site, size_t site_size, wn_diag *diag)
     goto out;
   char *name = ascii ? ascii : host;
   for (char *p = name; *p; p++)
-    if (*p >= 'A' && *p <= 'Z')
-      *p = (char)(*p - 'A' + 'a');
+    *p = wn_ascii_lower(*p);
   int n = snprintf(site, site_size, "%s%s%s", name, port ? ":" : "", port ? port : "");
   if (n < 0 || (size_t)n >= site_size) {
     if (site_size)
@@ -473,11 +472,11 @@ out:
  * site by its name's bytes and never splits one, and '_' is unreserved in
  * the daemon's /v1/sites/SITE paths, so it names a site like any letter. */
 static int is_site_host_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+  return wn_ascii_small(c) || wn_ascii_digit(c) || c == '.' || c == '-' || c == '_';
 }
 
 static int is_v6_char(char c) {
-  return (c >= 'a' && c <= 'f') || (c >= '0' && c <= '9') || c == ':' || c == '.';
+  return (c >= 'a' && c <= 'f') || wn_ascii_digit(c) || c == ':' || c == '.';
 }
 
 int wn_site_name_valid(const char *site) {

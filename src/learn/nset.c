@@ -39,16 +39,14 @@ out:
   return rc;
 }
 
-static int wn_is_digit(char c) { return c >= '0' && c <= '9'; }
-
 /* 1 if the byte ranges differ once each run of digits counts as one digit. */
 static int wn_folded_differ(const char *a, size_t alen, const char *b, size_t blen) {
   size_t i = 0, j = 0;
   while (i < alen && j < blen) {
-    if (wn_is_digit(a[i]) && wn_is_digit(b[j])) {
-      while (i < alen && wn_is_digit(a[i]))
+    if (wn_ascii_digit(a[i]) && wn_ascii_digit(b[j])) {
+      while (i < alen && wn_ascii_digit(a[i]))
         i++;
-      while (j < blen && wn_is_digit(b[j]))
+      while (j < blen && wn_ascii_digit(b[j]))
         j++;
       continue;
     }
@@ -149,11 +147,7 @@ static int wn_same_tag(const char *a, size_t alen, const char *b, size_t blen) {
     return 0;
   for (size_t i = 0; i < alen; i++) {
     char x = a[i] == '_' ? '-' : a[i], y = b[i] == '_' ? '-' : b[i];
-    if (x >= 'A' && x <= 'Z')
-      x = (char)(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z')
-      y = (char)(y - 'A' + 'a');
-    if (x != y)
+    if (wn_ascii_lower(x) != wn_ascii_lower(y))
       return 0;
   }
   return 1;

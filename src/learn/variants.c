@@ -31,8 +31,6 @@ static const char wn_iso639_1[] =
     "ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi "
     "yo za zh zu";
 
-static int wn_is_alpha(int c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-static int wn_is_dig(int c) { return c >= '0' && c <= '9'; }
 
 static int wn_iso639_1_has(const char *s) {
   char a = wn_ascii_lower(s[0]), b = wn_ascii_lower(s[1]);
@@ -52,7 +50,7 @@ int wn_learn_language_tag(const char *s, size_t len, int *has_subtag) {
    * three letters (ISO 639-2/3) only with a subtag: bare, it is as often
    * a word (api, doc, faq). */
   size_t i = 0;
-  while (i < len && wn_is_alpha((unsigned char)s[i]))
+  while (i < len && wn_ascii_alpha((unsigned char)s[i]))
     i++;
   size_t primary = i;
   if (primary != 2 && primary != 3)
@@ -65,8 +63,8 @@ int wn_learn_language_tag(const char *s, size_t len, int *has_subtag) {
       return 0;
     size_t start = ++i, alpha = 0, digit = 0;
     while (i < len && s[i] != '-' && s[i] != '_') {
-      alpha += wn_is_alpha((unsigned char)s[i]) != 0;
-      digit += wn_is_dig((unsigned char)s[i]) != 0;
+      alpha += wn_ascii_alpha((unsigned char)s[i]) != 0;
+      digit += wn_ascii_digit((unsigned char)s[i]) != 0;
       i++;
     }
     size_t n = i - start;
@@ -206,16 +204,14 @@ typedef struct wn_dup_side {
 static uint32_t wn_dup_word_hash(const char *w, size_t n) {
   uint32_t h = 2166136261u; /* FNV-1a */
   for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)w[i];
-    if (c >= 'A' && c <= 'Z')
-      c = (unsigned char)(c - 'A' + 'a');
+    const unsigned char c = (unsigned char)wn_ascii_lower(w[i]);
     h = (h ^ c) * 16777619u;
   }
   return h & (WN_DUP_WORD_BITS - 1u);
 }
 
 static int wn_dup_word_byte(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+  return wn_ascii_alpha(c) || c >= 0x80;
 }
 
 /* Sets the words of a text in bits (set = 1), or counts them: returns

@@ -16,7 +16,6 @@
  */
 #include "serve/serve.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -82,7 +81,7 @@ typedef struct wn_unit {
 } wn_unit;
 
 static int wn_parse_scaled(const char *s, const wn_unit *units, double mult_none, double *out) {
-  if (!s || !isdigit((unsigned char)s[0]))
+  if (!s || !wn_ascii_digit(s[0]))
     return -1;
   errno = 0;
   char *end = NULL;

@@ -41,7 +41,7 @@ static int wn_pair_cmp(const void *a, const void *b) {
 }
 
 static int wn_word_byte(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
+  return wn_ascii_alnum(c) || c >= 0x80;
 }
 
 /* Terms: runs of letters and digits (any non-ASCII byte counts as a
@@ -51,7 +51,7 @@ static uint32_t wn_term_hash(const char *s, size_t len) {
   char low[64];
   size_t n = len < sizeof low ? len : sizeof low;
   for (size_t i = 0; i < n; i++)
-    low[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] - 'A' + 'a') : s[i];
+    low[i] = wn_ascii_lower(s[i]);
   uint64_t h = wn_hash_bytes(WN_HASH_SEED, low, n);
   uint32_t f = (uint32_t)(h ^ (h >> 32));
   return f < 16 ? f + 16 : f;

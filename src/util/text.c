@@ -17,7 +17,7 @@ int wn_ascii_equal_ci(const char *s, size_t len, const char *lit) {
 }
 
 int wn_hex_digit(char c) {
-  if (c >= '0' && c <= '9')
+  if (wn_ascii_digit(c))
     return c - '0';
   c = wn_ascii_lower(c);
   if (c >= 'a' && c <= 'f')

@@ -52,11 +52,27 @@ char *wn_strdup(const char *s);
 
 /* ---- ASCII text (text.c) --------------------------------------------------- */
 
+/* ASCII character classes, whatever the locale says (C's <ctype.h>
+ * follows the locale, and takes only an unsigned char's value or EOF):
+ * the one definition of each, as curl's curl_ctype.h is. c is a char or
+ * an unsigned char's value; bytes past 0x7F are in no class. */
+static inline int wn_ascii_digit(int c) { return c >= '0' && c <= '9'; }
+static inline int wn_ascii_capital(int c) { return c >= 'A' && c <= 'Z'; }
+static inline int wn_ascii_small(int c) { return c >= 'a' && c <= 'z'; }
+static inline int wn_ascii_alpha(int c) { return wn_ascii_capital(c) || wn_ascii_small(c); }
+static inline int wn_ascii_alnum(int c) { return wn_ascii_alpha(c) || wn_ascii_digit(c); }
+/* HTTP's and robots.txt's optional white space: space and tab. */
+static inline int wn_http_space(int c) { return c == ' ' || c == '\t'; }
+
 /* c lower-cased when it is an ASCII capital, else c unchanged: protocol
  * names (HTTP headers, media types, robots.txt keys, charset labels) are
  * ASCII case-insensitive, whatever the locale says. */
 static inline char wn_ascii_lower(char c) {
-  return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+  return wn_ascii_capital(c) ? (char)(c - 'A' + 'a') : c;
+}
+/* c upper-cased when it is a small ASCII letter (charset names for iconv). */
+static inline char wn_ascii_upcase(char c) {
+  return wn_ascii_small(c) ? (char)(c - 'a' + 'A') : c;
 }
 
 /* 1 for HTML's ASCII white space (tab, line feed, form feed, carriage

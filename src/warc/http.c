@@ -53,7 +53,7 @@ wn_err wn_warc_http_parse(const char *block, size_t len, size_t max_header, wn_w
     i++;
   int status = 0;
   size_t digits = 0;
-  while (i < len && block[i] >= '0' && block[i] <= '9' && digits < 3) {
+  while (i < len && wn_ascii_digit(block[i]) && digits < 3) {
     status = status * 10 + (block[i] - '0');
     i++;
     digits++;

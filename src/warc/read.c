@@ -323,7 +323,7 @@ static int resync(wn_warc_reader *r) {
     while ((p = memchr(p, 'W', (size_t)(end - p))) != NULL) {
       if ((size_t)(end - p) < need)
         break;
-      if (memcmp(p, mark, mlen) == 0 && p[mlen] >= '0' && p[mlen] <= '9' &&
+      if (memcmp(p, mark, mlen) == 0 && wn_ascii_digit(p[mlen]) &&
           (p[mlen + 1] == '\n' || (p[mlen + 1] == '\r' && p[mlen + 2] == '\n'))) {
         r->wpos += (size_t)(p - base);
         return 1;
@@ -355,9 +355,9 @@ static int ieq_n(const char *a, size_t alen, const char *b) {
     return 0;
   for (size_t i = 0; i < alen; i++) {
     int x = (unsigned char)a[i], y = (unsigned char)b[i];
-    if (x >= 'A' && x <= 'Z')
+    if (wn_ascii_capital(x))
       x += 32;
-    if (y >= 'A' && y <= 'Z')
+    if (wn_ascii_capital(y))
       y += 32;
     if (x != y)
       return 0;
@@ -412,7 +412,7 @@ static int parse_header(wn_warc_reader *r, size_t hlen, record *rec) {
     if (ieq_n(line, name_len, "Content-Length")) {
       uint64_t x = 0;
       size_t k = 0;
-      for (; k < vlen && v[k] >= '0' && v[k] <= '9' && k < 19; k++)
+      for (; k < vlen && wn_ascii_digit(v[k]) && k < 19; k++)
         x = x * 10 + (uint64_t)(v[k] - '0');
       if (k == 0 || k != vlen)
         return -1;
