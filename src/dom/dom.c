@@ -175,9 +175,13 @@ typedef struct wn_builder {
 } wn_builder;
 
 /* The element's subtree is left out of the tree. */
-static int wn_skipped(const wn_builder *b, const wn_tag_entry *entry) {
-  return entry && entry->block == WN_SKIP &&
-         !(b->noscript_content && strcmp(entry->name, "noscript") == 0);
+static int wn_skipped(wn_builder *b, const wn_tag_entry *entry) {
+  if (!entry || entry->block != WN_SKIP)
+    return 0;
+  if (entry->name[0] != 'n' || strcmp(entry->name, "noscript") != 0)
+    return 1;
+  b->page->noscript = 1; /* wn_dom_parse reads the bytes again only then */
+  return !b->noscript_content;
 }
 
 static wn_dom_node *wn_add_node(wn_builder *b, uint32_t parent, uint32_t *prev_sibling,
@@ -1524,7 +1528,7 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(*out, &count);
   const uint64_t text = count ? nodes[0].text_len : 0;
-  const size_t inside = wn_noscript_bytes(bytes, len);
+  const size_t inside = (*out)->noscript ? wn_noscript_bytes(bytes, len) : 0;
   if (inside == 0 || WN_DOM_NOSCRIPT_MARKUP * text >= inside)
     return WN_OK;
   wn_dom_page *again = NULL;

@@ -38,6 +38,7 @@ struct wn_dom_page {
   uint32_t n_meta, cap_meta;
   const char *lang;
   int cut_short; /* WN_DOM_CUT_*: why the parse ended before the page did */
+  int noscript;  /* a <noscript> element was met (and skipped) */
 };
 
 typedef struct wn_tag_entry {
