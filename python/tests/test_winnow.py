@@ -572,6 +572,9 @@ def test_extract_formats_and_tables():
     assert "Roof area" in winnow.extract(page)
     for fmt in ("txt", "markdown", "html", "xml"):
         assert "Roof area" not in winnow.extract(page, output_format=fmt, include_tables=False)
+    # include_images: images in Markdown only on request (trafilatura's default)
+    assert "![" not in winnow.extract(page, output_format="markdown")
+    assert "![" in winnow.extract(page, output_format="markdown", include_images=True)
     # include_links: links in Markdown only on request (trafilatura's default)
     assert "](" not in winnow.extract(page, output_format="markdown")
     assert "](https://example.org" in winnow.extract(page, output_format="markdown",
@@ -623,6 +626,9 @@ def test_signatures_reprs_and_surrogates(tmp_path):
         assert "0 pages held" in repr(col)
         del col
         det.close()
+    with winnow.warc.Reader(tmp_path / "s" / "data.mdb") as reader:
+        assert "0 pages read" in repr(reader) and "data.mdb" in repr(reader)
+    assert "closed" in repr(reader)
     # a lone surrogate is no character: '?' and the page is read
     out = winnow.extract("<p>Half a pair \udc80 in a paragraph long enough to be read.</p>")
     assert out and "Half a pair ? in a paragraph" in out

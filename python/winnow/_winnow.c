@@ -1149,6 +1149,7 @@ static PyTypeObject WarcRecord_Type = {
 
 typedef struct {
   PyObject_HEAD wn_warc_reader *reader;
+  PyObject *path; /* as given (str), for the repr */
 } WarcReaderObject;
 
 static PyTypeObject WarcReader_Type;
@@ -1177,6 +1178,7 @@ static int WarcReader_init(WarcReaderObject *self, PyObject *args, PyObject *kw)
   const char *p = PyBytes_AS_STRING(path);
   Py_BEGIN_ALLOW_THREADS err = wn_warc_reader_open(p, &o, &self->reader, &diag);
   Py_END_ALLOW_THREADS if (err) raise_path_err(err, &diag, p);
+  else Py_XSETREF(self->path, PyUnicode_DecodeFSDefault(p));
   Py_DECREF(path);
   if (err)
     return -1;
@@ -1185,7 +1187,19 @@ static int WarcReader_init(WarcReaderObject *self, PyObject *args, PyObject *kw)
 
 static void WarcReader_dealloc(WarcReaderObject *self) {
   wn_warc_reader_close(self->reader);
+  Py_XDECREF(self->path);
   Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *WarcReader_repr(WarcReaderObject *self) {
+  if (!self->reader)
+    return PyUnicode_FromFormat("<winnow.warc.Reader %R closed>",
+                                self->path ? self->path : Py_None);
+  wn_warc_stats st;
+  wn_warc_reader_stats_get(self->reader, &st);
+  return PyUnicode_FromFormat("<winnow.warc.Reader %R, %llu records, %llu pages read>",
+                              self->path ? self->path : Py_None,
+                              (unsigned long long)st.records, (unsigned long long)st.pages);
 }
 
 static PyObject *WarcReader_next(WarcReaderObject *self) {
@@ -1253,6 +1267,7 @@ static PyMethodDef WarcReader_methods[] = {
 static PyTypeObject WarcReader_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "winnow.warc.Reader",
     .tp_basicsize = sizeof(WarcReaderObject),
+    .tp_repr = (reprfunc)WarcReader_repr,
     .tp_dealloc = (destructor)WarcReader_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Reader(path, all_statuses=False, *, start=0, end=0)\n--\n\n"
