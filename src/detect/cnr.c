@@ -23,7 +23,7 @@ uint32_t wn_single_chars(const char *text, uint32_t len) {
   for (uint32_t i = 0; i < len; i++) {
     unsigned char c = (unsigned char)text[i];
     /* UTF-8 continuation bytes belong to the character before them. */
-    if ((c & 0xC0u) == 0x80u || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f')
+    if ((c & 0xC0u) == 0x80u || wn_html_space(c))
       continue;
     n++;
   }

@@ -319,7 +319,7 @@ static wn_err wn_md_image(wn_md *md, uint32_t i) {
     wn_buf_reset(&md->scratch);
     int blank = 0;
     for (const char *p = alt; *p && !err; p++) {
-      int ws = *p == ' ' || *p == '\n' || *p == '\t' || *p == '\r' || *p == '\f';
+      int ws = wn_html_space(*p);
       if (ws) {
         blank = md->scratch.len > 0;
         continue;

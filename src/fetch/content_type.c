@@ -9,8 +9,6 @@
 
 #include <string.h>
 
-static int ct_ows(char c) { return c == ' ' || c == '\t'; }
-
 void wn_content_type_split(const char *ct, size_t len, char *media, size_t media_size,
                            char *charset, size_t charset_size) {
   if (media_size)
@@ -20,10 +18,10 @@ void wn_content_type_split(const char *ct, size_t len, char *media, size_t media
   if (!ct)
     return;
   const char *p = ct, *end = ct + len;
-  while (p < end && ct_ows(*p))
+  while (p < end && wn_http_space(*p))
     p++;
   size_t n = 0;
-  while (p < end && *p != ';' && !ct_ows(*p)) {
+  while (p < end && *p != ';' && !wn_http_space(*p)) {
     if (n + 1 < media_size)
       media[n++] = wn_ascii_lower(*p);
     p++;
@@ -36,24 +34,24 @@ void wn_content_type_split(const char *ct, size_t len, char *media, size_t media
     if (p == end)
       break;
     p++;
-    while (p < end && ct_ows(*p))
+    while (p < end && wn_http_space(*p))
       p++;
     const char *name = p;
     while (p < end && *p != '=' && *p != ';')
       p++;
     size_t name_len = (size_t)(p - name);
-    while (name_len && ct_ows(name[name_len - 1]))
+    while (name_len && wn_http_space(name[name_len - 1]))
       name_len--;
     if (p == end || *p != '=')
       continue;
     p++;
-    while (p < end && ct_ows(*p))
+    while (p < end && wn_http_space(*p))
       p++;
     int quoted = p < end && *p == '"';
     if (quoted)
       p++;
     const char *value = p;
-    while (p < end && (quoted ? *p != '"' : (*p != ';' && !ct_ows(*p) && *p != '\r')))
+    while (p < end && (quoted ? *p != '"' : (*p != ';' && !wn_http_space(*p) && *p != '\r')))
       p++;
     size_t value_len = (size_t)(p - value);
     /* The first charset counts; one too long for the field is dropped (a

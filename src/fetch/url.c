@@ -17,10 +17,6 @@
 #include <curl/curl.h>
 #include <libpsl.h>
 
-static int is_html_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-}
-
 /* Lower-cases the ASCII letters of the host in place through the URL API:
  * curl 7.88 keeps the host as written, and our normal form is lower-case
  * (host names compare case-insensitively, RFC 3986 3.2.2). */
@@ -70,11 +66,11 @@ wn_err wn_url_resolve(const char *base, const char *href, char **out, wn_diag *d
   /* An href attribute is trimmed of ASCII whitespace before it is parsed
    * (HTML, "valid URL potentially surrounded by spaces"). */
   size_t len = strlen(href);
-  while (len && is_html_space(*href)) {
+  while (len && wn_html_space(*href)) {
     href++;
     len--;
   }
-  while (len && is_html_space(href[len - 1]))
+  while (len && wn_html_space(href[len - 1]))
     len--;
   if (len > WN_URL_MAX)
     return wn_diag_set(diag, WN_EINVAL, "url: longer than %zu bytes", WN_URL_MAX);
@@ -182,11 +178,11 @@ void wn_url_base_free(wn_url_base *base) {
 
 wn_err wn_url_base_resolve(const wn_url_base *base, const char *ref, wn_buf *out) {
   size_t len = strlen(ref);
-  while (len && is_html_space(*ref)) {
+  while (len && wn_html_space(*ref)) {
     ref++;
     len--;
   }
-  while (len && is_html_space(ref[len - 1]))
+  while (len && wn_html_space(ref[len - 1]))
     len--;
   if (len == 0)
     return WN_OK;

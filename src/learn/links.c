@@ -136,7 +136,7 @@ static int wn_rel_has_alternate(const xmlChar *rel) {
   const size_t tl = sizeof token - 1;
   const char *p = (const char *)rel;
   while (*p) {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f')
+    while (wn_html_space(*p))
       p++;
     size_t n = 0;
     while (p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != '\n' && p[n] != '\r' && p[n] != '\f')

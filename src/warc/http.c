@@ -7,7 +7,7 @@
 #include <zlib.h>
 
 static void trim(const char **s, size_t *len) {
-  while (*len && (**s == ' ' || **s == '\t')) {
+  while (*len && wn_http_space(**s)) {
     (*s)++;
     (*len)--;
   }
@@ -121,7 +121,7 @@ wn_err wn_warc_http_dechunk(const char *in, size_t len, wn_buf *out, wn_diag *di
   size_t i = 0;
   for (;;) {
     size_t size = 0, digits = 0;
-    while (i < len && (in[i] == ' ' || in[i] == '\t'))
+    while (i < len && wn_http_space(in[i]))
       i++;
     for (; i < len && wn_hex_digit(in[i]) >= 0; i++, digits++) {
       if (size > (SIZE_MAX >> 4) || digits > 15)

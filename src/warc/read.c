@@ -403,11 +403,11 @@ static int parse_header(wn_warc_reader *r, size_t hlen, record *rec) {
     size_t name_len = (size_t)(colon - line);
     const char *v = colon + 1;
     size_t vlen = n - name_len - 1;
-    while (vlen && (*v == ' ' || *v == '\t')) {
+    while (vlen && wn_http_space(*v)) {
       v++;
       vlen--;
     }
-    while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
+    while (vlen && wn_http_space(v[vlen - 1]))
       vlen--;
     if (ieq_n(line, name_len, "Content-Length")) {
       uint64_t x = 0;
@@ -589,11 +589,11 @@ static int starts_with_ci(const char *s, const char *prefix) {
 /* Does the Content-Encoding value name a coding we undo? 1 yes, 0 identity
  * or none, -1 one we do not (br, zstd, compress). */
 static int coding_of(const char *v, size_t len) {
-  while (len && (*v == ' ' || *v == '\t')) {
+  while (len && wn_http_space(*v)) {
     v++;
     len--;
   }
-  while (len && (v[len - 1] == ' ' || v[len - 1] == '\t'))
+  while (len && wn_http_space(v[len - 1]))
     len--;
   if (len == 0 || ieq_n(v, len, "identity"))
     return 0;
