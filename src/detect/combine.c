@@ -47,6 +47,22 @@
  * than this many times the first's text, most of it outside <p>. */
 #define WN_SECOND_FRAGMENT_TIMES 2u
 
+/* What came in passes the first reading's box steps, as its own choice
+ * did; what was kept before (before[]) stays: the steps judge a box by its
+ * share of the kept text, which the added blocks changed. */
+static wn_err wn_single_settle(const wn_dom_page *page, uint32_t steps, const uint8_t *before,
+                               wn_detect_result *res) {
+  wn_err err = WN_OK;
+  if (steps & WN_SINGLE_STEP_LINKS)
+    err = wn_single_drop_links(page, res);
+  if (!err && (steps & WN_SINGLE_STEP_BOXES))
+    err = wn_single_drop_boxes(page, res);
+  if (!err)
+    for (uint32_t i = 0; i < res->count; i++)
+      res->keep[i] |= before[i];
+  return err;
+}
+
 /* Whether the second reading could add anything (below): some text the
  * first left out between its first and last kept text, outside the
  * mask, or a fragment of an article not in <p> is possible at all (the
@@ -176,16 +192,8 @@ wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, const uint
     res->keep[i] = 1;
     added++;
   }
-  /* What came in passes the first reading's box steps, as its own
-   * choice did; what the first reading kept stays (the steps judge a box
-   * by its share of the kept text, which the added blocks changed). */
-  if (added && (steps & WN_SINGLE_STEP_LINKS))
-    err = wn_single_drop_links(page, res);
-  if (!err && added && (steps & WN_SINGLE_STEP_BOXES))
-    err = wn_single_drop_boxes(page, res);
-  if (!err && added)
-    for (uint32_t i = 0; i < count; i++)
-      res->keep[i] |= before[i];
+  if (added)
+    err = wn_single_settle(page, steps, before, res);
 out:
   wn_detect_result_free(second);
   free(line_of);
@@ -234,13 +242,7 @@ wn_err wn_single_second_union(const wn_dom_page *page, const uint8_t *mask, uint
     res->keep[i] = 1;
     added++;
   }
-  if (added && (steps & WN_SINGLE_STEP_LINKS))
-    err = wn_single_drop_links(page, res);
-  if (!err && added && (steps & WN_SINGLE_STEP_BOXES))
-    err = wn_single_drop_boxes(page, res);
-  if (!err && added)
-    for (uint32_t i = 0; i < count; i++)
-      res->keep[i] |= before[i];
+  err = added ? wn_single_settle(page, steps, before, res) : WN_OK;
 out:
   wn_detect_result_free(second);
   free(line_of);
