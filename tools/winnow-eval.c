@@ -1297,6 +1297,8 @@ static json_t *wn_eval_json_page(const wn_eval_page *pg, int *bad) {
   wn_eval_jset(o, "confidence", json_real(pg->confidence), bad);
   wn_eval_jset(o, "html_bytes", wn_eval_jsize(pg->html_len), bad);
   wn_eval_jset(o, "failed", json_boolean(pg->failed), bad);
+  if (pg->page_type)
+    wn_eval_jset(o, "page_type", json_string(pg->page_type), bad);
   if (pg->failed)
     wn_eval_jset(o, "error", json_string(pg->status), bad);
   return o;

@@ -183,8 +183,9 @@ typedef struct wn_detect_trace {
   uint8_t *cand;          /* candidate for main content (as the selector saw it) */
   double *score;          /* cues: paragraph score x (1 - link density); else 0 */
   uint8_t *dropped;       /* cues: a block left out as a box of links */
-  uint8_t *own;           /* a text node of the page's own blocks, brought in
-                             from the single-page reading (policy.c) */
+  uint8_t *own;           /* per text node (policy.c): 1, of the page's own
+                             blocks, brought in from the single-page
+                             reading; 2, cut by the story's span */
   wn_detect_selector selector; /* the one that ran (never WN_SELECT_SITE) */
   int selector_from_site; /* 1: the site's template named it */
   int matched;            /* 1: the template was matched (tpl given) */
@@ -208,6 +209,7 @@ typedef struct wn_detect_trace {
   uint32_t siblings_joined; /* cues: times the core rose to take siblings in */
   uint32_t n_dropped;
   uint32_t own_bytes;       /* text of the page's own blocks brought in */
+  uint32_t span_bytes;      /* text cut by the story's span (policy.c) */
   uint32_t layout;          /* the site's layout matched (wn_template_layout) */
 } wn_detect_trace;
 

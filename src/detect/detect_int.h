@@ -200,6 +200,10 @@ typedef struct wn_detect_labels {
    * the page is masked. */
   const uint8_t *not_content;
   int not_content_known;
+  /* When not NULL and empty: a selector that reads the page with DANAg
+   * (default steps) leaves that reading here, and the policy's second
+   * readings (policy.c) use it rather than making it again. */
+  wn_detect_result **danag;
 } wn_detect_labels;
 
 /* Matches page against tpl (the ETDM of the site-level paper), sets

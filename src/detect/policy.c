@@ -52,6 +52,20 @@ wn_err wn_detect_selector_parse(const char *name, wn_detect_selector *out) {
 
 /* ---- running ------------------------------------------------------------------ */
 
+/* The single-page reading the policy's second readings use (opts'
+ * fallback method, default steps): made once per page. made[0] holds
+ * DANAg's, which the places selector may have made already; made[1]
+ * another method's. The caller frees both. */
+static wn_err wn_detect_second(const wn_dom_page *page, const wn_detect_options *opts,
+                               wn_detect_result *made[2], const wn_detect_result **out,
+                               wn_diag *diag) {
+  const wn_single_method method = opts ? opts->fallback : WN_SINGLE_DANAG;
+  wn_detect_result **slot = &made[method == WN_SINGLE_DANAG ? 0 : 1];
+  wn_err err = *slot ? WN_OK : wn_detect_single(page, method, slot, diag);
+  *out = *slot;
+  return err;
+}
+
 /*
  * The page's own blocks (issue 43; the template as one reading of two).
  * A site's template knows its frame: a text node the ETDM pairs with a
@@ -71,8 +85,9 @@ wn_err wn_detect_selector_parse(const char *name, wn_detect_selector *out) {
 #define WN_DETECT_OWN_SHARE 2u /* the selection holds under 1/2 of the own text */
 
 static wn_err wn_detect_own_blocks(const wn_dom_page *page, const wn_detect_options *opts,
-                                   const uint8_t *mapped, wn_detect_trace *trace,
-                                   wn_detect_result *res, wn_diag *diag) {
+                                   const uint8_t *mapped, wn_detect_result *made[2],
+                                   wn_detect_trace *trace, wn_detect_result *res,
+                                   wn_diag *diag) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   uint64_t kept = 0, own = 0;
@@ -120,11 +135,10 @@ static wn_err wn_detect_own_blocks(const wn_dom_page *page, const wn_detect_opti
   }
   wn_err err = WN_OK;
   uint32_t added = 0;
-  wn_detect_result *single = NULL;
+  const wn_detect_result *single = NULL;
   if (open == 0)
     goto out; /* nothing the second reading could add: it is not run */
-  const wn_single_method method = opts ? opts->fallback : WN_SINGLE_DANAG;
-  if ((err = wn_detect_single(page, method, &single, diag)))
+  if ((err = wn_detect_second(page, opts, made, &single, diag)))
     goto out;
   for (uint32_t i = 0; i < count; i++)
     if (held[i] == 2 && single->keep[i]) {
@@ -139,7 +153,80 @@ static wn_err wn_detect_own_blocks(const wn_dom_page *page, const wn_detect_opti
     wn_diag_set(diag, err, "detect: out of memory for %u nodes", count);
 out:
   free(held);
-  wn_detect_result_free(single);
+  return err;
+}
+
+/*
+ * The story's span (issue 43; the template as one reading of two, again).
+ * On a news site (most samples read as articles by themselves: the
+ * template's shape) a page is one story, and the content place the
+ * samples agreed on holds it; but whatever in the place is page-specific
+ * comes with it, and a page brings blocks no sample had: a photo gallery
+ * between the paragraphs, a video strip, an ad's text, a gallery's
+ * controls. The single-page method (DANAg) reads the page as lines and
+ * judges block by block where the story runs; it fails differently from
+ * the template (it may keep a teaser list or lose the headline, never
+ * because of the samples). Where the two agree on the place (nearly all of
+ * what the single-page method kept, the template kept too), its judgement
+ * stands inside its span: between the first and the last text it kept,
+ * the text it left out goes, except a quotation (an embedded post or
+ * tweet, quoted in the story's own flow; the single-page method reads its
+ * byline and link as a box). Outside the span, the template's text stays
+ * (the headline, the date line, a contributor line), but not link text
+ * the single-page method left out: navigation a page has and its samples
+ * did not share. Not on a manual or a shop (another shape): their pages are
+ * many parts, notes and tables of contents and specifications, which a
+ * reading of one story cuts (docs/design.md, "The story's span").
+ */
+#define WN_DETECT_SPAN_AGREE 20u /* agree: at least 19/20 of its text kept by both */
+
+static int wn_detect_quoted(const wn_dom_node *nodes, uint32_t i) {
+  for (uint32_t a = nodes[i].parent; a != WN_DOM_NONE; a = nodes[a].parent)
+    if (nodes[a].tag == WN_TAG_BLOCKQUOTE)
+      return 1;
+  return 0;
+}
+
+static wn_err wn_detect_story_span(const wn_dom_page *page, const wn_template *tpl,
+                                   const wn_detect_options *opts, wn_detect_result *made[2],
+                                   wn_detect_trace *trace, wn_detect_result *res,
+                                   wn_diag *diag) {
+  if (wn_template_shape(tpl) != WN_PAGE_ARTICLE + 1)
+    return WN_OK;
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  const wn_detect_result *single = NULL;
+  wn_err err = wn_detect_second(page, opts, made, &single, diag);
+  if (err)
+    return err;
+  uint64_t ks = 0, both = 0;
+  uint32_t first = WN_DOM_NONE, last = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag != WN_TAG_TEXT || !single->keep[i])
+      continue;
+    ks += nodes[i].own_text_len;
+    both += res->keep[i] ? nodes[i].own_text_len : 0;
+    first = first == WN_DOM_NONE ? i : first;
+    last = i;
+  }
+  if (ks == 0 || both * WN_DETECT_SPAN_AGREE < ks * (WN_DETECT_SPAN_AGREE - 1))
+    return WN_OK;
+  uint64_t dropped = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag != WN_TAG_TEXT || !res->keep[i] || single->keep[i])
+      continue;
+    const int inside = i > first && i < last;
+    if (inside ? wn_detect_quoted(nodes, i) : !(nodes[i].flags & WN_DOM_IN_LINK))
+      continue;
+    res->keep[i] = 0;
+    dropped += nodes[i].own_text_len;
+    if (trace) {
+      trace->own[i] = 2;
+      trace->span_bytes += nodes[i].own_text_len;
+    }
+  }
+  if (dropped && (err = wn_detect_result_select(page, res, NULL)))
+    wn_diag_set(diag, err, "detect: out of memory for %u nodes", count);
   return err;
 }
 
@@ -153,8 +240,10 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
                                  double *confidence, wn_diag *diag) {
   wn_err err = WN_OK;
   wn_detect_labels l = {0};
+  wn_detect_result *made[2] = {NULL, NULL}; /* wn_detect_second's readings */
   l.trace = trace;
   l.premap = premap;
+  l.danag = &made[0];
   *out = NULL;
   wn_detect_result *res = NULL;
   /* The caller's choice, else the site's (kept in its template), else cues. */
@@ -217,7 +306,10 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
     goto out;
   for (uint32_t i = 0; i < count; i++)
     res->tmpl[i] = !l.cand[i];
-  if ((err = wn_detect_own_blocks(page, opts, l.mapped, trace, res, diag)))
+  if ((err = wn_detect_own_blocks(page, opts, l.mapped, made, trace, res, diag)))
+    goto out;
+  if (selector == WN_SELECT_PLACES &&
+      (err = wn_detect_story_span(page, tpl, opts, made, trace, res, diag)))
     goto out;
   if (trace) {
     memcpy(trace->cand, l.cand, count);
@@ -226,6 +318,8 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
   *out = res;
   res = NULL;
 out:
+  wn_detect_result_free(made[0]);
+  wn_detect_result_free(made[1]);
   free(l.mapped);
   free(l.cand);
   free(l.tmap);

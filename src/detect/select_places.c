@@ -173,6 +173,15 @@ static void wn_places_reselect(const wn_dom_page *page, const uint8_t *mark, uin
   res->n_selected = n;
 }
 
+/* DANAg's reading of the page to the caller (labels.danag), when it
+ * asked and has none yet; else it stays *d's, freed by the caller. */
+static void wn_places_hand_over(const wn_detect_labels *l, wn_detect_result **d) {
+  if (l->danag && !*l->danag) {
+    *l->danag = *d;
+    *d = NULL;
+  }
+}
+
 /* res becomes the single-page method's (DANAg's) choice less what the
  * template holds: its page-specific text, rendered with its elements.
  * mark (count + 1 bytes) is scratch; set (count + 1 entries) is taken
@@ -195,6 +204,7 @@ static wn_err wn_places_single(const wn_dom_page *page, const wn_detect_labels *
     res->keep[i] = dk[i] && l->cand[i];
   memset(mark, 0, count);
   wn_places_mark_kept(nodes, count, l->cand, res->keep, mark);
+  wn_places_hand_over(l, &d);
   wn_detect_result_free(d);
   wn_places_reselect(page, mark, set, res);
   return WN_OK;
@@ -663,6 +673,7 @@ out:
   free(set);
   free(mark);
   free(add);
+  wn_places_hand_over(l, &d);
   wn_detect_result_free(d);
   return err;
 }

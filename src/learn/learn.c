@@ -2,6 +2,7 @@
  * learn/learn.c: occurrence counts (Algorithm 1 of the site-level paper)
  * and the site template built from them.
  */
+#include "detect/detect.h"
 #include "learn/learn.h"
 
 #include <stdio.h>
@@ -38,6 +39,25 @@ wn_err wn_learn_occurrences(const wn_dom_page *key, const wn_dom_page *const *ot
 out:
   free(map);
   return err;
+}
+
+
+/* The site's shape (template.h): the page type most sample pages show by
+ * themselves (what they state, their code listings: detect's shape read
+ * without a selection), + 1; 0 when no type holds a majority. Detection
+ * reads it as the site's kind: a news site's pages are one story each, a
+ * manual's are many parts. */
+static uint8_t wn_learn_shape(const wn_dom_page *const *pages, size_t n_pages) {
+  uint32_t votes[WN_TEMPLATE_MAX_SHAPE] = {0};
+  for (size_t p = 0; p < n_pages; p++) {
+    unsigned t = (unsigned)wn_detect_page_shape(pages[p], NULL, NULL);
+    if (t < WN_TEMPLATE_MAX_SHAPE)
+      votes[t]++;
+  }
+  for (unsigned t = 0; t < WN_TEMPLATE_MAX_SHAPE; t++)
+    if (votes[t] * 2 > n_pages)
+      return (uint8_t)(t + 1);
+  return 0;
 }
 
 wn_err wn_learn_medoid(const wn_dom_page *const *pages, size_t n_pages, size_t *base,
@@ -175,6 +195,8 @@ static wn_err wn_learn_build(const wn_dom_page *const *pages, size_t n_pages,
      * only for the selector that reads them. */
     if (!err && selector == WN_SELECT_PLACES)
       err = wn_learn_places(*out, pages, n_pages, diag);
+    if (!err)
+      err = wn_template_set_shape(*out, wn_learn_shape(pages, n_pages));
     if (err) {
       wn_template_free(*out);
       *out = NULL;

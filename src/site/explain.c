@@ -587,6 +587,12 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
                             "blocks no sample had) that the single-page method kept, as the "
                             "selection held under half of the page's own text",
                         t->own_bytes);
+  if (!err && t->span_bytes)
+    err = wn_buf_printf(&b, "; then %u bytes cut by the story's span: on a site of articles, "
+                            "where the single-page method kept nearly only what the template "
+                            "kept, what it left out between its first and last text (and link "
+                            "text it left out elsewhere)",
+                        t->span_bytes);
   if (!err)
     err = wn_buf_printf(&b, "\nselected:   %u region(s)", n_sel);
   for (uint32_t k = 0; !err && k < n_sel; k++) {
@@ -604,6 +610,7 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
             "        SELECTED a selected region; kept: its text is main content\n"
             "        DROPPED  left out as a box of links; score: the cue selector's\n"
             "        OWN      its text: the page's own block, read by the single-page method\n"
+            "        CUT      its text: kept by the template, cut by the story's span\n"
             "        (+N) a template subtree of N more nodes, folded\n\n");
   wn_buf line;
   wn_buf_init(&line, 64 * 1024);
@@ -631,13 +638,14 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
       err = wn_label(&line, n);
     /* Own text: what this element's direct text children hold. */
     uint32_t own = 0, own_kept = 0;
-    int own_block = 0;
+    int own_block = 0, cut = 0;
     const char *first = NULL;
     for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
       if (nodes[c].tag == WN_TAG_TEXT) {
         own += nodes[c].own_text_len;
         own_kept += keep[c] ? nodes[c].own_text_len : 0;
-        own_block |= t->own && t->own[c];
+        own_block |= t->own && t->own[c] == 1;
+        cut |= t->own && t->own[c] == 2;
         if (!first)
           first = nodes[c].text;
       }
@@ -658,6 +666,8 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
       err = wn_buf_append_str(&line, " DROPPED");
     if (!err && own_block)
       err = wn_buf_append_str(&line, " OWN");
+    if (!err && cut)
+      err = wn_buf_append_str(&line, " CUT");
     if (!err && t->score && t->score[i] > 0)
       err = wn_buf_printf(&line, " score %.2f", t->score[i]);
     if (!err && folded)
@@ -698,6 +708,7 @@ static const char wn_explain_style[] =
     "[data-wn-sel]{outline:3px solid #1a7f37 !important;outline-offset:2px}\n"
     "[data-wn-box]{outline:2px dashed #c62828 !important}\n"
     "[data-wn-own]{outline:2px dotted #1565c0 !important}\n"
+    "[data-wn-cut]{outline:2px dotted #6a1b9a !important}\n"
     "#wn-legend{position:fixed;top:0;left:0;right:0;z-index:2147483647;background:#fff;"
     "color:#000;border-bottom:2px solid #333;font:13px/1.5 sans-serif;padding:6px 10px}\n"
     "#wn-legend span{display:inline-block;margin:0 10px 0 0;padding:1px 6px}\n"
@@ -786,7 +797,7 @@ wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *d
     for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
       if (nodes[c].tag != WN_TAG_TEXT)
         continue;
-      own |= t->own && t->own[c];
+      own |= t->own ? t->own[c] : 0;
       if (keep[c])
         k = 1;
       else if (t->fallback ? 1 : t->cand[c])
@@ -798,8 +809,10 @@ wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *d
       wn_set(n->xml, "data-wn", k ? "kept" : d ? "dropped" : "template");
     if (t->dropped && t->dropped[i])
       wn_set(n->xml, "data-wn-box", "dropped");
-    if (own)
+    if (own & 1)
       wn_set(n->xml, "data-wn-own", "1");
+    if (own & 2)
+      wn_set(n->xml, "data-wn-cut", "1");
   }
   for (uint32_t k = 0; k < n_sel; k++)
     if (nodes[sel[k]].xml && nodes[sel[k]].tag != WN_TAG_HTML)
@@ -861,7 +874,8 @@ wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *d
   xmlNodePtr s4 = wn_new_child(legend, "span", "selected region");
   xmlNodePtr s5 = wn_new_child(legend, "span", "links box left out");
   xmlNodePtr s6 = wn_new_child(legend, "span", "the page's own block (single-page reading)");
-  if (!b || !s1 || !s2 || !s3 || !s4 || !s5 || !s6) {
+  xmlNodePtr s7 = wn_new_child(legend, "span", "cut by the story's span");
+  if (!b || !s1 || !s2 || !s3 || !s4 || !s5 || !s6 || !s7) {
     xmlFreeNode(legend);
     err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
     goto out;
@@ -872,6 +886,7 @@ wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *d
   wn_set(s4, "style", "outline:3px solid #1a7f37");
   wn_set(s5, "style", "outline:2px dashed #c62828");
   wn_set(s6, "style", "outline:2px dotted #1565c0");
+  wn_set(s7, "style", "outline:2px dotted #6a1b9a");
   if (body->children)
     xmlAddPrevSibling(body->children, legend);
   else

@@ -14,6 +14,7 @@ struct wn_template {
   uint32_t sample_pages;
   uint32_t min_count;
   uint8_t selector;
+  uint8_t shape; /* version 6: the samples' page shape + 1; 0 unknown */
   wn_template_positions pos;
   wn_template_places places;
   /* The site's other layouts (on the first layout only; they hold none). */
@@ -120,6 +121,13 @@ void wn_template_get_stats(const wn_template *tpl, wn_template_stats *stats) {
 }
 
 uint8_t wn_template_selector(const wn_template *tpl) { return tpl->selector; }
+uint8_t wn_template_shape(const wn_template *tpl) { return tpl->shape; }
+wn_err wn_template_set_shape(wn_template *tpl, uint8_t shape) {
+  if (shape > WN_TEMPLATE_MAX_SHAPE)
+    return WN_EINVAL;
+  tpl->shape = shape;
+  return WN_OK;
+}
 void wn_template_set_selector(wn_template *tpl, uint8_t selector) { tpl->selector = selector; }
 
 wn_template_positions wn_template_get_positions(const wn_template *tpl) { return tpl->pos; }
@@ -203,6 +211,7 @@ static wn_err wn_template_encode_one(const wn_template *tpl, wn_buf *out, wn_dia
   for (uint32_t k = 0; k < pl->n_aside; k++)
     if ((err = wn_varint_put(out, pl->aside[k])))
       goto out;
+  err = wn_buf_append(out, &tpl->shape, 1);
 out:
   if (err)
     wn_diag_set(diag, err, "template: cannot encode %u nodes: %s", tpl->count,
@@ -322,6 +331,16 @@ static wn_err wn_template_decode_one(const void *bytes, size_t len, wn_template 
         }
     }
   }
+  uint8_t shape = 0;
+  if (top == 0 && version >= 6) {
+    if (r.left < 1 || r.p[0] > WN_TEMPLATE_MAX_SHAPE) {
+      err = wn_diag_set(diag, WN_ECORRUPT, "template: bad site shape");
+      goto out;
+    }
+    shape = r.p[0];
+    r.p++;
+    r.left--;
+  }
   if (top != 0 || r.left != 0) {
     err = wn_diag_set(diag, WN_ECORRUPT, "template: %s", top ? "truncated tree" : "trailing bytes");
     goto out;
@@ -329,6 +348,7 @@ static wn_err wn_template_decode_one(const void *bytes, size_t len, wn_template 
   err = wn_template_from_nodes(nodes, count, sample_pages, min_count, out, diag);
   if (!err) {
     (*out)->selector = selector;
+    (*out)->shape = shape;
     wn_template_positions p = {pos[0] ? pos[0] - 1 : WN_DOM_NONE, pos[1] ? pos[1] - 1 : WN_DOM_NONE};
     if ((pos[0] && pos[0] > count) || (pos[1] && pos[1] > count) ||
         wn_template_set_positions(*out, &p) != WN_OK) {

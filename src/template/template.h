@@ -15,10 +15,10 @@
  *   varint author_node + 1 (0: none; see the metadata positions below);
  *   then (version 4) varint content_node + 1 (0: none), u8 whole, varint
  *   n_skip and n_skip varints: the content places below; then (version
- *   5) varint n_aside and n_aside varints.
- * Versions 1 (no selector byte), 2 (no positions), 3 (no content places)
- * and 4 (no asides) are still read, with selector 0, no positions, no
- * places, no asides.
+ *   5) varint n_aside and n_aside varints; then (version 6) u8 shape.
+ * Versions 1 (no selector byte), 2 (no positions), 3 (no content places),
+ * 4 (no asides) and 5 (no shape) are still read, with selector 0, no
+ * positions, no places, no asides, shape 0.
  *
  * A template of several layouts (below) is "WNTL", u8 version 1, varint n
  * (2 to WN_TEMPLATE_MAX_LAYOUTS), then per layout a varint length and
@@ -36,7 +36,7 @@
 
 #include <winnow/winnow.h>
 
-#define WN_TEMPLATE_FORMAT_VERSION 5u
+#define WN_TEMPLATE_FORMAT_VERSION 6u
 #define WN_TEMPLATE_MAX_LAYOUTS 8u
 #define WN_TEMPLATE_MAX_NODES 1000000u
 
@@ -91,6 +91,14 @@ const wn_template_node *wn_template_nodes(const wn_template *tpl, uint32_t *coun
  * treats the site's pages the way its operator chose. */
 uint8_t wn_template_selector(const wn_template *tpl);
 void wn_template_set_selector(wn_template *tpl, uint8_t selector);
+/* The site's shape: what most of its sample pages are (a
+ * wn_detect_page_type + 1, src/detect owns the meaning), 0 when they did
+ * not agree or the template predates it. Carried for detection, which
+ * reads a news site's pages otherwise than a manual's. set: WN_EINVAL
+ * past WN_TEMPLATE_MAX_SHAPE. */
+#define WN_TEMPLATE_MAX_SHAPE 7u
+uint8_t wn_template_shape(const wn_template *tpl);
+wn_err wn_template_set_shape(wn_template *tpl, uint8_t shape);
 void wn_template_get_stats(const wn_template *tpl, wn_template_stats *stats);
 
 /* Metadata positions: the template elements where the site prints an

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detect/detect.h"
 #include "learn/learn.h"
 #include "template/template.h"
 
@@ -68,6 +69,10 @@ static void test_encode_decode(void **state) {
    * is checked without them first. */
   wn_template_places none = {.content = WN_DOM_NONE};
   assert_int_equal(wn_template_set_places(tpl, &none), WN_OK);
+  /* Three stories: the samples read as articles, the site's shape. */
+  assert_int_equal(wn_template_shape(tpl), WN_PAGE_ARTICLE + 1);
+  assert_int_equal(wn_template_set_shape(tpl, WN_TEMPLATE_MAX_SHAPE + 1), WN_EINVAL);
+  assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
   wn_buf buf;
   wn_buf_init(&buf, 0);
   assert_int_equal(wn_template_encode(tpl, &buf, NULL), WN_OK);
@@ -92,13 +97,34 @@ static void test_encode_decode(void **state) {
   assert_int_equal(wn_template_selector(back), 3);
   /* These pages print no date or byline: no metadata positions, two
    * zero bytes; learned without the places selector: no content places,
-   * four zero bytes at the end (place, whole, skips, asides). */
+   * four zero bytes (place, whole, skips, asides); then shape 0. */
   assert_int_equal(wn_template_get_positions(back).date_node, WN_DOM_NONE);
   assert_int_equal(wn_template_get_positions(back).author_node, WN_DOM_NONE);
   assert_int_equal(wn_template_get_places(back)->content, WN_DOM_NONE);
   wn_template_free(back);
-  for (size_t k = 1; k <= 6; k++)
+  for (size_t k = 1; k <= 7; k++)
     assert_int_equal(buf.data[buf.len - k], 0);
+
+  /* The shape round-trips; a shape byte past the last is damage. */
+  buf.data[buf.len - 1] = (char)(WN_PAGE_DOCUMENTATION + 1);
+  assert_int_equal(wn_template_decode(buf.data, buf.len, &back, NULL), WN_OK);
+  assert_int_equal(wn_template_shape(back), WN_PAGE_DOCUMENTATION + 1);
+  wn_template_free(back);
+  buf.data[buf.len - 1] = (char)(WN_TEMPLATE_MAX_SHAPE + 1);
+  assert_int_equal(wn_template_decode(buf.data, buf.len, &back, NULL), WN_ECORRUPT);
+  buf.data[buf.len - 1] = 0;
+
+  /* Format 5, written before templates carried the site's shape: the same
+   * without its byte. It still reads, with shape 0. */
+  wn_buf v5;
+  wn_buf_init(&v5, 0);
+  assert_int_equal(wn_buf_append(&v5, buf.data, buf.len - 1), WN_OK);
+  v5.data[4] = 5;
+  assert_int_equal(wn_template_decode(v5.data, v5.len, &back, NULL), WN_OK);
+  assert_int_equal(wn_template_shape(back), 0);
+  wn_template_free(back);
+  wn_buf_free(&v5);
+  buf.len--; /* as format 5 wrote it, for the older formats below */
 
   /* Format 4, written before content places had asides: the same without
    * the asides' byte. It still reads, with none. */
@@ -150,6 +176,7 @@ static void test_encode_decode(void **state) {
   wn_template_free(back);
   wn_buf_free(&v1);
   wn_buf_free(&v2);
+  buf.len++; /* format 6 again */
 
   /* Positions round-trip; one at a text node or past the nodes is
    * refused, when set and when decoded. */
@@ -216,20 +243,21 @@ static void test_encode_decode(void **state) {
     assert_int_equal(wn_template_set_places(tpl, &badpl), WN_EINVAL);
   }
   if (kids[0] < 127 && kids[1] < 127) {
-    /* The last byte is the asides' count (0), the one before the second
-     * skip: point that at the place itself. */
-    withpl.data[withpl.len - 2] = 1;
+    /* The last byte is the shape (0), the one before it the asides'
+     * count (0), the one before that the second skip: point that at the
+     * place itself. */
+    withpl.data[withpl.len - 3] = 1;
     wn_diag pldiag = {{0}};
     assert_int_equal(wn_template_decode(withpl.data, withpl.len, &back, &pldiag), WN_ECORRUPT);
     assert_null(back);
     assert_non_null(strstr(pldiag.msg, "content place"));
     /* A whole flag other than 0 or 1. */
-    withpl.data[withpl.len - 2] = (char)kids[1];
-    withpl.data[withpl.len - 5] = 7;
+    withpl.data[withpl.len - 3] = (char)kids[1];
+    withpl.data[withpl.len - 6] = 7;
     assert_int_equal(wn_template_decode(withpl.data, withpl.len, &back, NULL), WN_ECORRUPT);
-    withpl.data[withpl.len - 5] = 1;
+    withpl.data[withpl.len - 6] = 1;
     /* More asides than a template may hold. */
-    withpl.data[withpl.len - 1] = (char)(WN_TEMPLATE_MAX_SKIP + 1);
+    withpl.data[withpl.len - 2] = (char)(WN_TEMPLATE_MAX_SKIP + 1);
     assert_int_equal(wn_template_decode(withpl.data, withpl.len, &back, NULL), WN_ECORRUPT);
   }
   wn_buf_free(&withpl);
@@ -256,8 +284,8 @@ static void test_encode_decode(void **state) {
   badpl = (wn_template_places){.content = WN_DOM_NONE, .n_aside = 1, .aside = {kids[1]}};
   assert_int_equal(wn_template_set_places(tpl, &badpl), WN_EINVAL); /* no place */
   if (kids[0] < 127) {
-    /* The last byte is the aside: point it at the place. */
-    withas.data[withas.len - 1] = (char)kids[0];
+    /* The byte before the shape is the aside: point it at the place. */
+    withas.data[withas.len - 2] = (char)kids[0];
     assert_int_equal(wn_template_decode(withas.data, withas.len, &back, NULL), WN_ECORRUPT);
     assert_null(back);
   }

@@ -1,0 +1,182 @@
+/* tests/detect/test_story_span.c: the story's span (policy.c), on a small
+ * news site learned as winnow learns it (places selector) from four
+ * stories, and a fifth whose story holds blocks no sample had:
+ *
+ *  - a photo gallery between its paragraphs (captions, "1 of 3", "Next"),
+ *    page-specific text in the content place that the template alone
+ *    keeps, is cut: the single-page reading left it out between its
+ *    first and last paragraph;
+ *  - an embedded post (a <blockquote>) in the story's flow stays, and so
+ *    do the headline and the byline above the span;
+ *  - the site's shape says news: the same template with no shape (a
+ *    template learned before it was kept, or a manual's) keeps the
+ *    gallery, so the rule and nothing else cut it.
+ */
+#include "wn_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect/detect.h"
+#include "learn/learn.h"
+#include "template/template.h"
+#include "util/util.h"
+
+#define NEWS_PAGE                                                                                \
+  "<html><head><title>%s - The Daily Lamp</title></head><body><header><a href=/>Home</a> "       \
+  "<a href=/world>World</a> <a href=/sport>Sport</a> <a href=/about>About</a></header>"          \
+  "<div class=page><article class=story><h1>%s</h1><p class=byline>By %s</p><div class=body>%s"  \
+  "</div></article><aside class=more><h3>More stories</h3><ul><li><a href=/a>%s</a></li>"        \
+  "</ul></aside></div><footer><p>Copyright the Daily Lamp; all rights reserved in every "        \
+  "country.</p></footer></body></html>"
+
+static const char *const words[] = {"river",  "town",    "council", "bridge",  "water",
+                                    "market", "school",  "road",    "winter",  "harvest",
+                                    "mayor",  "budget",  "lantern", "village", "storm",
+                                    "train",  "station", "museum",  "garden",  "library"};
+
+/* A paragraph of n words drawn from words by a small linear generator (the
+ * same text on every run). */
+static void paragraph(wn_buf *b, uint32_t *seed, int n) {
+  assert_int_equal(wn_buf_append_str(b, "<p>"), WN_OK);
+  for (int k = 0; k < n; k++) {
+    *seed = *seed * 1103515245u + 12345u;
+    const char *w = words[(*seed >> 16) % (sizeof words / sizeof *words)];
+    assert_int_equal(wn_buf_printf(b, "%s%s", k ? " " : "", w), WN_OK);
+  }
+  assert_int_equal(wn_buf_append_str(b, ".</p>"), WN_OK);
+}
+
+static char *news_page(const char *headline, const char *byline, const char *body) {
+  size_t n = strlen(body) + 2048;
+  char *s = malloc(n);
+  assert_non_null(s);
+  int w = snprintf(s, n, NEWS_PAGE, headline, headline, byline, body, "Snow closes the pass");
+  assert_true(w > 0 && (size_t)w < n);
+  return s;
+}
+
+static wn_template *learn_site(void) {
+  wn_dom_page *pages[4];
+  uint32_t seed = 7;
+  for (int k = 0; k < 4; k++) {
+    wn_buf body;
+    wn_buf_init(&body, 1 << 20);
+    for (int p = 0; p < 6; p++)
+      paragraph(&body, &seed, 25 + 3 * p);
+    char head[64];
+    snprintf(head, sizeof head, "Story number %d of the town", k);
+    char *html = news_page(head, "Ann Reporter", body.data);
+    pages[k] = wn_test_parse(html);
+    free(html);
+    wn_buf_free(&body);
+  }
+  wn_learn_options opts = {.selector = WN_SELECT_PLACES};
+  wn_template *tpl = NULL;
+  assert_int_equal(wn_learn_template((const wn_dom_page *const *)pages, 4, &opts, &tpl, NULL),
+                   WN_OK);
+  for (int k = 0; k < 4; k++)
+    wn_dom_free(pages[k]);
+  return tpl;
+}
+
+static char *story_with_gallery(void) {
+  wn_buf body;
+  wn_buf_init(&body, 1 << 20);
+  uint32_t seed = 99;
+  for (int p = 0; p < 3; p++)
+    paragraph(&body, &seed, 30 + p);
+  assert_int_equal(wn_buf_append_str(&body, "<div class=gallery>"), WN_OK);
+  static const char *const caps[] = {"The bridge at dawn, seen from the market square",
+                                     "The mayor opens the winter market at the station",
+                                     "Children at the library garden after the storm"};
+  for (int k = 0; k < 3; k++)
+    assert_int_equal(wn_buf_printf(&body,
+                                   "<div class=slide><img src=%d.jpg><span class=cap>%s</span>"
+                                   "<span class=count>%d of 3</span><a href=#>Next</a></div>",
+                                   k, caps[k], k + 1),
+                     WN_OK);
+  assert_int_equal(wn_buf_append_str(&body, "</div>"), WN_OK);
+  for (int p = 0; p < 2; p++)
+    paragraph(&body, &seed, 28 + p);
+  assert_int_equal(wn_buf_append_str(&body,
+                                     "<blockquote class=twitter-tweet><p>The new bridge is open "
+                                     "and the river town is happy tonight.</p>&mdash; Town "
+                                     "Council <a href=/x>January 5</a></blockquote>"),
+                   WN_OK);
+  paragraph(&body, &seed, 35);
+  char *html = news_page("The bridge opens over the river", "Bo Writer", body.data);
+  wn_buf_free(&body);
+  return html;
+}
+
+static char *detect(const char *html, const wn_template *tpl, uint32_t *cut) {
+  wn_dom_page *page = wn_test_parse(html);
+  wn_detect_trace trace;
+  memset(&trace, 0, sizeof trace);
+  wn_detect_result *res = NULL;
+  wn_detect_options opts = {.selector = WN_SELECT_SITE, .fallback = WN_SINGLE_DANAG};
+  assert_int_equal(wn_detect_page_traced(page, tpl, &opts, &trace, &res, NULL), WN_OK);
+  assert_int_equal(wn_detect_fallback_reason(res), WN_FALLBACK_NONE);
+  *cut = trace.span_bytes;
+  wn_buf buf;
+  wn_buf_init(&buf, 0);
+  assert_int_equal(wn_detect_render_text(page, res, &buf), WN_OK);
+  wn_detect_trace_free(&trace);
+  wn_detect_result_free(res);
+  wn_dom_free(page);
+  return wn_buf_take(&buf, NULL);
+}
+
+static void expect(const char *text, const char *want, int in) {
+  if ((strstr(text, want) != NULL) != in)
+    fail_msg("\"%s\" %s:\n%s", want, in ? "missing" : "kept", text);
+}
+
+static void test_gallery_cut(void **state) {
+  (void)state;
+  wn_template *tpl = learn_site();
+  assert_int_equal(wn_template_shape(tpl), WN_PAGE_ARTICLE + 1);
+  char *html = story_with_gallery();
+  uint32_t cut = 0;
+  char *text = detect(html, tpl, &cut);
+  expect(text, "The bridge opens over the river", 1);
+  expect(text, "By Bo Writer", 1);
+  expect(text, "happy tonight", 1);
+  expect(text, "The bridge at dawn", 0);
+  expect(text, "2 of 3", 0);
+  expect(text, "Next", 0);
+  expect(text, "More stories", 0);
+  assert_true(cut > 0);
+  /* The story itself: its first paragraph (the span starts there). */
+  wn_buf body;
+  wn_buf_init(&body, 1 << 20);
+  uint32_t seed = 99;
+  for (int p = 0; p < 3; p++)
+    paragraph(&body, &seed, 30 + p);
+  const char *first = body.data + 3;
+  char head[40];
+  memcpy(head, first, sizeof head - 1);
+  head[sizeof head - 1] = '\0';
+  expect(text, head, 1);
+  free(text);
+
+  /* No shape: the template's own reading, gallery and all. */
+  assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
+  text = detect(html, tpl, &cut);
+  expect(text, "The bridge at dawn", 1);
+  expect(text, head, 1);
+  assert_int_equal(cut, 0);
+  free(text);
+  wn_buf_free(&body);
+  free(html);
+  wn_template_free(tpl);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_gallery_cut),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
