@@ -158,35 +158,27 @@ out:
 
 /*
  * The story's span (issue 43; the template as one reading of two, again).
- * On a site of articles (most samples read as articles by themselves,
- * stating no product, discussion or code: the template's shape) the
- * single-page method (DANAg) reads a page as lines and judges block by
- * block where its content runs; it fails differently from the template
- * (it may keep a teaser list or lose the headline, never because of the
- * samples). Where the two readings agree on the place, one inside the
- * other, the single-page reading's judgement stands within its span (from
- * the first to the last text it kept):
- *  - the template's reading holds nearly all of it (19/20) and more: the
- *    content place brings whatever in it is page-specific, blocks no
- *    sample had (a photo gallery between the paragraphs, a video strip, an
- *    ad's text). The text the single-page reading left out inside its
- *    span goes, except a quotation (an embedded post or tweet in the
- *    story's flow, whose byline and link read as a box); outside it the
- *    template's text stays (the headline, the date line, a contributor
- *    line), but not link text the single-page reading left out:
- *    navigation the page has and its samples did not share;
- *  - the template's reading lies nearly all (19/20) inside the single-page
- *    one and is under half of it: the content place held one part of a
- *    page of many (a grid's first cards, the intro above a list). The
- *    single-page reading's page-specific text comes in (its frame text,
- *    which every sample held, stays out).
- * Not on a manual or a shop (another shape): their pages are many parts
- * (notes, tables of contents, specifications) that a reading of one story
- * cuts, and where the template holds more of them than the single-page
- * reading (docs/design.md, "The story's span").
+ * On a news site (most samples read as articles by themselves: the
+ * template's shape) a page is one story, and the content place the
+ * samples agreed on holds it; but whatever in the place is page-specific
+ * comes with it, and a page brings blocks no sample had: a photo gallery
+ * between the paragraphs, a video strip, an ad's text, a gallery's
+ * controls. The single-page method (DANAg) reads the page as lines and
+ * judges block by block where the story runs; it fails differently from
+ * the template (it may keep a teaser list or lose the headline, never
+ * because of the samples). Where the two agree on the place (nearly all of
+ * what the single-page method kept, the template kept too), its judgement
+ * stands inside its span: between the first and the last text it kept,
+ * the text it left out goes, except a quotation (an embedded post or
+ * tweet, quoted in the story's own flow; the single-page method reads its
+ * byline and link as a box). Outside the span, the template's text stays
+ * (the headline, the date line, a contributor line), but not link text
+ * the single-page method left out: navigation a page has and its samples
+ * did not share. Not on a manual or a shop (another shape): their pages are
+ * many parts, notes and tables of contents and specifications, which a
+ * reading of one story cuts (docs/design.md, "The story's span").
  */
-#define WN_DETECT_SPAN_AGREE 20u /* inside: at least 19/20 of its text */
-#define WN_DETECT_SPAN_PART 2u   /* a part: under 1/2 of the other reading */
+#define WN_DETECT_SPAN_AGREE 20u /* agree: at least 19/20 of its text kept by both */
 
 static int wn_detect_quoted(const wn_dom_node *nodes, uint32_t i) {
   for (uint32_t a = nodes[i].parent; a != WN_DOM_NONE; a = nodes[a].parent)
@@ -197,8 +189,8 @@ static int wn_detect_quoted(const wn_dom_node *nodes, uint32_t i) {
 
 static wn_err wn_detect_story_span(const wn_dom_page *page, const wn_template *tpl,
                                    const wn_detect_options *opts, wn_detect_result *made[2],
-                                   const uint8_t *cand, wn_detect_trace *trace,
-                                   wn_detect_result *res, wn_diag *diag) {
+                                   wn_detect_trace *trace, wn_detect_result *res,
+                                   wn_diag *diag) {
   if (wn_template_shape(tpl) != WN_PAGE_ARTICLE + 1)
     return WN_OK;
   uint32_t count = 0;
@@ -207,49 +199,33 @@ static wn_err wn_detect_story_span(const wn_dom_page *page, const wn_template *t
   wn_err err = wn_detect_second(page, opts, made, &single, diag);
   if (err)
     return err;
-  uint64_t ks = 0, kt = 0, both = 0;
+  uint64_t ks = 0, both = 0;
   uint32_t first = WN_DOM_NONE, last = 0;
   for (uint32_t i = 0; i < count; i++) {
-    if (nodes[i].tag != WN_TAG_TEXT)
+    if (nodes[i].tag != WN_TAG_TEXT || !single->keep[i])
       continue;
-    const uint64_t n = nodes[i].own_text_len;
-    kt += res->keep[i] ? n : 0;
-    if (!single->keep[i])
-      continue;
-    ks += n;
-    both += res->keep[i] ? n : 0;
+    ks += nodes[i].own_text_len;
+    both += res->keep[i] ? nodes[i].own_text_len : 0;
     first = first == WN_DOM_NONE ? i : first;
     last = i;
   }
-  const uint64_t a = WN_DETECT_SPAN_AGREE;
-  const int cut = ks > 0 && both * a >= ks * (a - 1);
-  const int part = kt > 0 && both * a >= kt * (a - 1) && kt * WN_DETECT_SPAN_PART < ks;
-  if (!cut && !part)
+  if (ks == 0 || both * WN_DETECT_SPAN_AGREE < ks * (WN_DETECT_SPAN_AGREE - 1))
     return WN_OK;
-  uint64_t changed = 0;
+  uint64_t dropped = 0;
   for (uint32_t i = 0; i < count; i++) {
-    if (nodes[i].tag != WN_TAG_TEXT || res->keep[i] == single->keep[i])
+    if (nodes[i].tag != WN_TAG_TEXT || !res->keep[i] || single->keep[i])
       continue;
-    if (cut) {
-      const int inside = i > first && i < last;
-      if (!res->keep[i] ||
-          (inside ? wn_detect_quoted(nodes, i) : !(nodes[i].flags & WN_DOM_IN_LINK)))
-        continue;
-      res->keep[i] = 0;
-      if (trace)
-        trace->own[i] = 2;
-    } else {
-      if (res->keep[i] || !cand[i])
-        continue;
-      res->keep[i] = 1;
-      if (trace)
-        trace->own[i] = 3;
+    const int inside = i > first && i < last;
+    if (inside ? wn_detect_quoted(nodes, i) : !(nodes[i].flags & WN_DOM_IN_LINK))
+      continue;
+    res->keep[i] = 0;
+    dropped += nodes[i].own_text_len;
+    if (trace) {
+      trace->own[i] = 2;
+      trace->span_bytes += nodes[i].own_text_len;
     }
-    changed += nodes[i].own_text_len;
   }
-  if (trace)
-    *(cut ? &trace->span_bytes : &trace->span_added) += (uint32_t)changed;
-  if (changed && (err = wn_detect_result_select(page, res, NULL)))
+  if (dropped && (err = wn_detect_result_select(page, res, NULL)))
     wn_diag_set(diag, err, "detect: out of memory for %u nodes", count);
   return err;
 }
@@ -333,7 +309,7 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
   if ((err = wn_detect_own_blocks(page, opts, l.mapped, made, trace, res, diag)))
     goto out;
   if (selector == WN_SELECT_PLACES &&
-      (err = wn_detect_story_span(page, tpl, opts, made, l.cand, trace, res, diag)))
+      (err = wn_detect_story_span(page, tpl, opts, made, trace, res, diag)))
     goto out;
   if (trace) {
     memcpy(trace->cand, l.cand, count);
