@@ -158,27 +158,36 @@ out:
 
 /*
  * The story's span (issue 43; the template as one reading of two, again).
- * On a news site (most samples read as articles by themselves: the
- * template's shape) a page is one story, and the content place the
- * samples agreed on holds it; but whatever in the place is page-specific
- * comes with it, and a page brings blocks no sample had: a photo gallery
- * between the paragraphs, a video strip, an ad's text, a gallery's
- * controls. The single-page method (DANAg) reads the page as lines and
- * judges block by block where the story runs; it fails differently from
- * the template (it may keep a teaser list or lose the headline, never
- * because of the samples). Where the two agree on the place (nearly all of
- * what the single-page method kept, the template kept too), its judgement
- * stands inside its span: between the first and the last text it kept,
- * the text it left out goes, except a quotation (an embedded post or
- * tweet, quoted in the story's own flow; the single-page method reads its
- * byline and link as a box). Outside the span, the template's text stays
- * (the headline, the date line, a contributor line), but not link text
- * the single-page method left out: navigation a page has and its samples
- * did not share. Not on a manual or a shop (another shape): their pages are
- * many parts, notes and tables of contents and specifications, which a
- * reading of one story cuts (docs/design.md, "The story's span").
+ * On a site of articles (most samples read as articles by themselves,
+ * stating no product, discussion or code: the template's shape) the
+ * single-page method (DANAg) reads a page as lines and judges block by
+ * block where its content runs; it fails differently from the template
+ * (it may keep a teaser list or lose the headline, never because of the
+ * samples). Where the two readings agree on the place, one inside the
+ * other, the single-page reading's judgement stands within its span (from
+ * the first to the last text it kept):
+ *  - the template's reading holds nearly all of it (19/20) and more: the
+ *    content place brings whatever in it is page-specific, blocks no
+ *    sample had (a photo gallery between the paragraphs, a video strip, an
+ *    ad's text). The text the single-page reading left out inside its
+ *    span goes, except a quotation (an embedded post or tweet in the
+ *    story's flow, whose byline and link read as a box); outside it the
+ *    template's text stays (the headline, the date line, a contributor
+ *    line), but not link text the single-page reading left out:
+ *    navigation the page has and its samples did not share;
+ *  - the template's reading lies nearly all (19/20) inside the single-page
+ *    one and is under half of it: the content place held one part of a
+ *    page of many (a grid's first cards, the intro above a list). The
+ *    single-page reading's page-specific text comes in (its frame text,
+ *    which every sample held, stays out), in what the samples agree is
+ *    not content only as a grid's cards (wn_detect_span_out).
+ * Not on a manual or a shop (another shape): their pages are many parts
+ * (notes, tables of contents, specifications) that a reading of one story
+ * cuts, and where the template holds more of them than the single-page
+ * reading (docs/design.md, "The story's span").
  */
-#define WN_DETECT_SPAN_AGREE 20u /* agree: at least 19/20 of its text kept by both */
+#define WN_DETECT_SPAN_AGREE 20u /* inside: at least 19/20 of its text */
+#define WN_DETECT_SPAN_PART 2u   /* a part: under 1/2 of the other reading */
 
 static int wn_detect_quoted(const wn_dom_node *nodes, uint32_t i) {
   for (uint32_t a = nodes[i].parent; a != WN_DOM_NONE; a = nodes[a].parent)
@@ -187,8 +196,79 @@ static int wn_detect_quoted(const wn_dom_node *nodes, uint32_t i) {
   return 0;
 }
 
+/* t (a template node or WN_DOM_NONE) is a place the samples agree holds
+ * no content: an aside beside the content place or a place to skip
+ * inside it. */
+static int wn_detect_not_content(const wn_template *tpl, uint32_t t) {
+  const wn_template_places *pl = wn_template_get_places(tpl);
+  for (uint32_t k = 0; t != WN_DOM_NONE && k < pl->n_aside; k++)
+    if (pl->aside[k] == t)
+      return 1;
+  for (uint32_t k = 0; t != WN_DOM_NONE && k < pl->n_skip; k++)
+    if (pl->skip[k] == t)
+      return 1;
+  return 0;
+}
+
+/* What the samples agree is not content (a comment thread, a box of
+ * teasers) is evidence against the single-page reading that keeps it,
+ * unless what it keeps there is a page's many parts the samples' cue
+ * selector read as a box: a run of records (wn_detect_records_find) that
+ * lead with a link or show a price, a grid's cards or a listing's
+ * entries. A thread's replies (prose, dated or not) stay out. *out: NULL
+ * when nothing the reading would bring lies there, else per node 1 where
+ * it stays out. */
+static wn_err wn_detect_span_out(const wn_dom_page *page, const wn_template *tpl,
+                                 const uint32_t *tmap, const wn_detect_result *single,
+                                 const uint8_t *cand, const wn_detect_result *res,
+                                 uint8_t **out) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  *out = NULL;
+  uint8_t *nc = calloc((size_t)count + 1, 1);
+  uint8_t *in = calloc((size_t)count + 1, 1);
+  if (!nc || !in) {
+    free(nc);
+    free(in);
+    return WN_ENOMEM;
+  }
+  uint32_t any = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag == WN_TAG_TEXT || !wn_detect_not_content(tpl, tmap[i]))
+      continue;
+    memset(nc + i, 1, nodes[i].end - i);
+    for (uint32_t j = i; j < nodes[i].end; j++)
+      if (nodes[j].tag == WN_TAG_TEXT && single->keep[j] && !res->keep[j] && cand[j]) {
+        in[j] = 1;
+        any++;
+      }
+    i = nodes[i].end - 1;
+  }
+  wn_err err = WN_OK;
+  if (any) {
+    wn_detect_records rec = {0};
+    wn_detect_record_traits tr = {0};
+    if ((err = wn_detect_records_find(page, in, &rec)))
+      goto out;
+    for (uint32_t r = rec.first, j = 0; rec.n && r != WN_DOM_NONE && j < rec.n;
+         r = wn_detect_record_next(nodes, &rec, r), j++)
+      wn_detect_record_read(nodes, r, in, &tr);
+    const int cards = rec.n >= 3 &&
+                      (2 * tr.priced >= rec.n || 2 * tr.linked >= rec.n);
+    if (!cards) {
+      *out = nc;
+      nc = NULL;
+    }
+  }
+out:
+  free(nc);
+  free(in);
+  return err;
+}
+
 static wn_err wn_detect_story_span(const wn_dom_page *page, const wn_template *tpl,
                                    const wn_detect_options *opts, wn_detect_result *made[2],
+                                   const uint8_t *cand, const uint32_t *tmap,
                                    wn_detect_trace *trace, wn_detect_result *res,
                                    wn_diag *diag) {
   if (wn_template_shape(tpl) != WN_PAGE_ARTICLE + 1)
@@ -199,33 +279,53 @@ static wn_err wn_detect_story_span(const wn_dom_page *page, const wn_template *t
   wn_err err = wn_detect_second(page, opts, made, &single, diag);
   if (err)
     return err;
-  uint64_t ks = 0, both = 0;
+  uint64_t ks = 0, kt = 0, both = 0;
   uint32_t first = WN_DOM_NONE, last = 0;
   for (uint32_t i = 0; i < count; i++) {
-    if (nodes[i].tag != WN_TAG_TEXT || !single->keep[i])
+    if (nodes[i].tag != WN_TAG_TEXT)
       continue;
-    ks += nodes[i].own_text_len;
-    both += res->keep[i] ? nodes[i].own_text_len : 0;
+    const uint64_t n = nodes[i].own_text_len;
+    kt += res->keep[i] ? n : 0;
+    if (!single->keep[i])
+      continue;
+    ks += n;
+    both += res->keep[i] ? n : 0;
     first = first == WN_DOM_NONE ? i : first;
     last = i;
   }
-  if (ks == 0 || both * WN_DETECT_SPAN_AGREE < ks * (WN_DETECT_SPAN_AGREE - 1))
+  const uint64_t a = WN_DETECT_SPAN_AGREE;
+  const int cut = ks > 0 && both * a >= ks * (a - 1);
+  const int part = kt > 0 && both * a >= kt * (a - 1) && kt * WN_DETECT_SPAN_PART < ks;
+  if (!cut && !part)
     return WN_OK;
-  uint64_t dropped = 0;
+  uint8_t *out = NULL; /* part: 1 where the samples agree is not content */
+  if (!cut && tmap && (err = wn_detect_span_out(page, tpl, tmap, single, cand, res, &out)))
+    return wn_diag_set(diag, err, "detect: out of memory for %u nodes", count);
+  uint64_t changed = 0;
   for (uint32_t i = 0; i < count; i++) {
-    if (nodes[i].tag != WN_TAG_TEXT || !res->keep[i] || single->keep[i])
+    if (nodes[i].tag != WN_TAG_TEXT || res->keep[i] == single->keep[i] || (out && out[i]))
       continue;
-    const int inside = i > first && i < last;
-    if (inside ? wn_detect_quoted(nodes, i) : !(nodes[i].flags & WN_DOM_IN_LINK))
-      continue;
-    res->keep[i] = 0;
-    dropped += nodes[i].own_text_len;
-    if (trace) {
-      trace->own[i] = 2;
-      trace->span_bytes += nodes[i].own_text_len;
+    if (cut) {
+      const int inside = i > first && i < last;
+      if (!res->keep[i] ||
+          (inside ? wn_detect_quoted(nodes, i) : !(nodes[i].flags & WN_DOM_IN_LINK)))
+        continue;
+      res->keep[i] = 0;
+      if (trace)
+        trace->own[i] = 2;
+    } else {
+      if (res->keep[i] || !cand[i])
+        continue;
+      res->keep[i] = 1;
+      if (trace)
+        trace->own[i] = 3;
     }
+    changed += nodes[i].own_text_len;
   }
-  if (dropped && (err = wn_detect_result_select(page, res, NULL)))
+  free(out);
+  if (trace)
+    *(cut ? &trace->span_bytes : &trace->span_added) += (uint32_t)changed;
+  if (changed && (err = wn_detect_result_select(page, res, NULL)))
     wn_diag_set(diag, err, "detect: out of memory for %u nodes", count);
   return err;
 }
@@ -309,7 +409,7 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
   if ((err = wn_detect_own_blocks(page, opts, l.mapped, made, trace, res, diag)))
     goto out;
   if (selector == WN_SELECT_PLACES &&
-      (err = wn_detect_story_span(page, tpl, opts, made, trace, res, diag)))
+      (err = wn_detect_story_span(page, tpl, opts, made, l.cand, l.tmap, trace, res, diag)))
     goto out;
   if (trace) {
     memcpy(trace->cand, l.cand, count);

@@ -593,6 +593,12 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
                             "kept, what it left out between its first and last text (and link "
                             "text it left out elsewhere)",
                         t->span_bytes);
+  if (!err && t->span_added)
+    err = wn_buf_printf(&b, "; then %u bytes brought in by the story's span: on a site of "
+                            "articles, where the template kept under half of what the "
+                            "single-page method kept and nearly all inside it, the rest of its "
+                            "page-specific text",
+                        t->span_added);
   if (!err)
     err = wn_buf_printf(&b, "\nselected:   %u region(s)", n_sel);
   for (uint32_t k = 0; !err && k < n_sel; k++) {
@@ -611,6 +617,7 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
             "        DROPPED  left out as a box of links; score: the cue selector's\n"
             "        OWN      its text: the page's own block, read by the single-page method\n"
             "        CUT      its text: kept by the template, cut by the story's span\n"
+            "        SPAN     its text: brought in by the story's span\n"
             "        (+N) a template subtree of N more nodes, folded\n\n");
   wn_buf line;
   wn_buf_init(&line, 64 * 1024);
@@ -638,7 +645,7 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
       err = wn_label(&line, n);
     /* Own text: what this element's direct text children hold. */
     uint32_t own = 0, own_kept = 0;
-    int own_block = 0, cut = 0;
+    int own_block = 0, cut = 0, span = 0;
     const char *first = NULL;
     for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
       if (nodes[c].tag == WN_TAG_TEXT) {
@@ -646,6 +653,7 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
         own_kept += keep[c] ? nodes[c].own_text_len : 0;
         own_block |= t->own && t->own[c] == 1;
         cut |= t->own && t->own[c] == 2;
+        span |= t->own && t->own[c] == 3;
         if (!first)
           first = nodes[c].text;
       }
@@ -668,6 +676,8 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
       err = wn_buf_append_str(&line, " OWN");
     if (!err && cut)
       err = wn_buf_append_str(&line, " CUT");
+    if (!err && span)
+      err = wn_buf_append_str(&line, " SPAN");
     if (!err && t->score && t->score[i] > 0)
       err = wn_buf_printf(&line, " score %.2f", t->score[i]);
     if (!err && folded)
@@ -797,7 +807,8 @@ wn_err wn_explain_html(const wn_explain *ex, char **out, size_t *len, wn_diag *d
     for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
       if (nodes[c].tag != WN_TAG_TEXT)
         continue;
-      own |= t->own ? t->own[c] : 0;
+      /* bit 1: the page's own block or brought in by the span; bit 2: cut */
+      own |= !t->own ? 0 : t->own[c] == 2 ? 2 : t->own[c] ? 1 : 0;
       if (keep[c])
         k = 1;
       else if (t->fallback ? 1 : t->cand[c])

@@ -10,7 +10,13 @@
  *    do the headline and the byline above the span;
  *  - the site's shape says news: the same template with no shape (a
  *    template learned before it was kept, or a manual's) keeps the
- *    gallery, so the rule and nothing else cut it.
+ *    gallery, so the rule and nothing else cut it;
+ *  - the other way: a page of many parts (an intro, then a grid of cards
+ *    in the box the samples agree is not content, as a shop's samples
+ *    teach when the cue selector read their grids as a box) where the
+ *    template keeps the intro alone, a part of what the single-page
+ *    reading keeps: the cards (linked, priced) come in. A thread of
+ *    replies there stays out: tests/learn/test_places.c's blog.
  */
 #include "wn_test.h"
 
@@ -27,8 +33,8 @@
   "<html><head><title>%s - The Daily Lamp</title></head><body><header><a href=/>Home</a> "       \
   "<a href=/world>World</a> <a href=/sport>Sport</a> <a href=/about>About</a></header>"          \
   "<div class=page><article class=story><h1>%s</h1><p class=byline>By %s</p><div class=body>%s"  \
-  "</div></article><aside class=more><h3>More stories</h3><ul><li><a href=/a>%s</a></li>"        \
-  "</ul></aside></div><footer><p>Copyright the Daily Lamp; all rights reserved in every "        \
+  "</div></article><div class=more><h3>More stories</h3><ul><li><a href=/a>%s</a></li>"          \
+  "</ul></div></div><footer><p>Copyright the Daily Lamp; all rights reserved in every "          \
   "country.</p></footer></body></html>"
 
 static const char *const words[] = {"river",  "town",    "council", "bridge",  "water",
@@ -174,9 +180,112 @@ static void test_gallery_cut(void **state) {
   wn_template_free(tpl);
 }
 
+
+/* The template node paired with the first page element of class cls. */
+static uint32_t paired(const wn_template *tpl, const wn_dom_page *page, const char *cls) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t *map = malloc(((size_t)count + 1) * sizeof *map);
+  assert_non_null(map);
+  uint32_t pairs = 0;
+  assert_int_equal(wn_template_match(tpl, page, map, &pairs), WN_OK);
+  uint32_t t = WN_DOM_NONE;
+  for (uint32_t i = 0; i < count && t == WN_DOM_NONE; i++)
+    if (nodes[i].tag != WN_TAG_TEXT && nodes[i].cls && strcmp(nodes[i].cls, cls) == 0)
+      t = map[i];
+  free(map);
+  assert_int_not_equal(t, WN_DOM_NONE);
+  return t;
+}
+
+static void test_grid_part(void **state) {
+  (void)state;
+  wn_template *tpl = learn_site();
+  wn_buf body;
+  wn_buf_init(&body, 1 << 20);
+  uint32_t seed = 5;
+  paragraph(&body, &seed, 24);
+  wn_buf grid;
+  wn_buf_init(&grid, 1 << 20);
+  static const char *const names[] = {"Brass deck lantern", "Hurricane lamp", "Miner's lamp",
+                                      "Paraffin table lamp", "Candle lantern", "Paper lantern"};
+  for (int k = 0; k < 12; k++) {
+    assert_int_equal(wn_buf_printf(&grid, "<li class=card><a href=/p/%d>%s no. %d</a>", k,
+                                   names[k % 6], k),
+                     WN_OK);
+    paragraph(&grid, &seed, 16);
+    assert_int_equal(wn_buf_printf(&grid, "<span class=cost>$%d.00</span></li>", 10 + k), WN_OK);
+  }
+  char *html = malloc(1 << 20);
+  assert_non_null(html);
+  snprintf(html, 1 << 20,
+           "<html><head><title>Lanterns</title></head><body><header><a href=/>Home</a> "
+           "<a href=/world>World</a> <a href=/sport>Sport</a> <a href=/about>About</a></header>"
+           "<div class=page><article class=story><h1>Lanterns</h1><p class=byline>By Ann "
+           "Reporter</p><div class=body>%s</div></article><div class=more><h3>More "
+           "stories</h3><ul>%s</ul></div></div><footer><p>Copyright the Daily Lamp; all "
+           "rights reserved in every country.</p></footer></body></html>",
+           body.data, grid.data);
+  /* What a shop's samples teach when the cue selector took each one's
+   * intro: the intro's element is the content place, the grid's box an
+   * aside. */
+  wn_dom_page *page = wn_test_parse(html);
+  wn_template_places pl = {.content = paired(tpl, page, "body"), .n_aside = 1};
+  pl.aside[0] = paired(tpl, page, "more");
+  wn_dom_free(page);
+  assert_int_equal(wn_template_set_places(tpl, &pl), WN_OK);
+  uint32_t cut = 0;
+  char *text = detect(html, tpl, &cut);
+  expect(text, "Paraffin table lamp no. 9", 1);
+  expect(text, "Brass deck lantern no. 0", 1);
+  char intro[32];
+  memcpy(intro, body.data + 3, sizeof intro - 1); /* past "<p>" */
+  intro[sizeof intro - 1] = '\0';
+  expect(text, intro, 1);
+  expect(text, "Home", 0);
+  expect(text, "Copyright", 0);
+  free(text);
+  /* The same box holding a thread of replies (prose, no link, no price):
+   * what the samples agree is not content stays out. */
+  wn_buf thread;
+  wn_buf_init(&thread, 1 << 20);
+  for (int k = 0; k < 12; k++) {
+    assert_int_equal(wn_buf_printf(&thread, "<li class=card><p>Reader %d said:</p>", k), WN_OK);
+    paragraph(&thread, &seed, 16);
+    assert_int_equal(wn_buf_append_str(&thread, "</li>"), WN_OK);
+  }
+  char *html2 = malloc(1 << 20);
+  assert_non_null(html2);
+  snprintf(html2, 1 << 20,
+           "<html><head><title>Lanterns</title></head><body><header><a href=/>Home</a> "
+           "<a href=/world>World</a> <a href=/sport>Sport</a> <a href=/about>About</a></header>"
+           "<div class=page><article class=story><h1>Lanterns</h1><p class=byline>By Ann "
+           "Reporter</p><div class=body>%s</div></article><div class=more><h3>More "
+           "stories</h3><ul>%s</ul></div></div><footer><p>Copyright the Daily Lamp; all "
+           "rights reserved in every country.</p></footer></body></html>",
+           body.data, thread.data);
+  text = detect(html2, tpl, &cut);
+  expect(text, intro, 1);
+  expect(text, "Reader 7 said", 0);
+  free(text);
+  free(html2);
+  wn_buf_free(&thread);
+  /* No shape: the template's part alone. */
+  assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
+  text = detect(html, tpl, &cut);
+  expect(text, "Paraffin table lamp no. 9", 0);
+  expect(text, intro, 1);
+  free(text);
+  free(html);
+  wn_buf_free(&grid);
+  wn_buf_free(&body);
+  wn_template_free(tpl);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gallery_cut),
+      cmocka_unit_test(test_grid_part),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
