@@ -1,6 +1,8 @@
 /*
- * store/store_int.h: what store.c (the LMDB side) and record.c (the record
- * codec) share. Not part of the store's interface.
+ * store/store_int.h: what the store's files share: txn.c (site keys,
+ * transactions, LMDB errors) under store.c (records, counters, the
+ * schedule) and pending.c (pending samples), and record.c (the record
+ * codec). Not part of the store's interface.
  */
 #ifndef WN_STORE_INT_H
 #define WN_STORE_INT_H
@@ -49,6 +51,8 @@ struct wn_store {
   _Atomic uint64_t puts; /* records written through this handle */
 };
 
+/* ---- txn.c ---- */
+
 /* A site name's bytes (checked: 1 to WN_STORE_MAX_SITE bytes, no control
  * characters) and the key they make. */
 wn_err wn_store_site_check(const char *site, size_t *len_out, wn_diag *diag);
@@ -66,6 +70,8 @@ wn_err wn_store_mdb_error(const wn_store *store, int rc, const char *what, const
                           wn_diag *diag);
 wn_err wn_store_check_writable(const wn_store *store, const char *verb, const char *site,
                                wn_diag *diag);
+
+/* ---- pending.c ---- */
 
 /* Inside a write transaction: forgets the site's pending pages (a template
  * was just stored for it). An LMDB code. */

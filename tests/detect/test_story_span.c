@@ -198,6 +198,25 @@ static uint32_t paired(const wn_template *tpl, const wn_dom_page *page, const ch
   return t;
 }
 
+/* A page of the site with intro in the content place and items (<li>s)
+ * in the box beside it. */
+static char *front_page(const char *intro, const char *items) {
+  size_t n = strlen(intro) + strlen(items) + 1024;
+  char *html = malloc(n);
+  assert_non_null(html);
+  int w = snprintf(html, n,
+                   "<html><head><title>Lanterns</title></head><body><header><a href=/>Home</a> "
+                   "<a href=/world>World</a> <a href=/sport>Sport</a> <a href=/about>About</a>"
+                   "</header><div class=page><article class=story><h1>Lanterns</h1><p "
+                   "class=byline>By Ann Reporter</p><div class=body>%s</div></article><div "
+                   "class=more><h3>More stories</h3><ul>%s</ul></div></div><footer><p>Copyright "
+                   "the Daily Lamp; all rights reserved in every country.</p></footer></body>"
+                   "</html>",
+                   intro, items);
+  assert_true(w > 0 && (size_t)w < n);
+  return html;
+}
+
 static void test_grid_part(void **state) {
   (void)state;
   wn_template *tpl = learn_site();
@@ -216,16 +235,7 @@ static void test_grid_part(void **state) {
     paragraph(&grid, &seed, 16);
     assert_int_equal(wn_buf_printf(&grid, "<span class=cost>$%d.00</span></li>", 10 + k), WN_OK);
   }
-  char *html = malloc(1 << 20);
-  assert_non_null(html);
-  snprintf(html, 1 << 20,
-           "<html><head><title>Lanterns</title></head><body><header><a href=/>Home</a> "
-           "<a href=/world>World</a> <a href=/sport>Sport</a> <a href=/about>About</a></header>"
-           "<div class=page><article class=story><h1>Lanterns</h1><p class=byline>By Ann "
-           "Reporter</p><div class=body>%s</div></article><div class=more><h3>More "
-           "stories</h3><ul>%s</ul></div></div><footer><p>Copyright the Daily Lamp; all "
-           "rights reserved in every country.</p></footer></body></html>",
-           body.data, grid.data);
+  char *html = front_page(body.data, grid.data);
   /* What a shop's samples teach when the cue selector took each one's
    * intro: the intro's element is the content place, the grid's box an
    * aside. */
@@ -254,16 +264,7 @@ static void test_grid_part(void **state) {
     paragraph(&thread, &seed, 16);
     assert_int_equal(wn_buf_append_str(&thread, "</li>"), WN_OK);
   }
-  char *html2 = malloc(1 << 20);
-  assert_non_null(html2);
-  snprintf(html2, 1 << 20,
-           "<html><head><title>Lanterns</title></head><body><header><a href=/>Home</a> "
-           "<a href=/world>World</a> <a href=/sport>Sport</a> <a href=/about>About</a></header>"
-           "<div class=page><article class=story><h1>Lanterns</h1><p class=byline>By Ann "
-           "Reporter</p><div class=body>%s</div></article><div class=more><h3>More "
-           "stories</h3><ul>%s</ul></div></div><footer><p>Copyright the Daily Lamp; all "
-           "rights reserved in every country.</p></footer></body></html>",
-           body.data, thread.data);
+  char *html2 = front_page(body.data, thread.data);
   text = detect(html2, tpl, &cut);
   expect(text, intro, 1);
   expect(text, "Reader 7 said", 0);
