@@ -11,6 +11,22 @@
 
 #define WN_LEARN_DEFAULT_SHARE 0.5
 
+/* The learning options' defaults (winnow.h), here where they are read:
+ * learning a layout starts from them too. */
+void wn_learn_options_init(wn_learn_options *opts) {
+  /* n = 4: the site-level paper's best n-SET size (Sec. 3, Table 1);
+   * min_count = 2: a node on two pages already recurs; min_share 0.5: a
+   * page sharing less than half of the key page's layout is of another
+   * kind (docs/learning.md). */
+  *opts = (wn_learn_options){.min_count = 2,
+                             .selector = WN_SELECT_SITE,
+                             .min_share = WN_LEARN_DEFAULT_SHARE,
+                             .force = 0,
+                             .n = 4,
+                             .max_fetches = 16,
+                             .by_domain = 0};
+}
+
 wn_err wn_learn_occurrences(const wn_dom_page *key, const wn_dom_page *const *others,
                             size_t n_others, uint32_t *occurrences, wn_diag *diag) {
   wn_err err = WN_OK;

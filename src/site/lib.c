@@ -60,20 +60,6 @@ void wn_detect_options_init(wn_detect_options *opts) {
                               .fallback_steps = 0};
 }
 
-void wn_learn_options_init(wn_learn_options *opts) {
-  /* n = 4: the site-level paper's best n-SET size (Sec. 3, Table 1);
-   * min_count = 2: a node on two pages already recurs; min_share 0.5: a
-   * page sharing less than half of the key page's layout is of another
-   * kind (docs/learning.md). */
-  *opts = (wn_learn_options){.min_count = 2,
-                             .selector = WN_SELECT_SITE,
-                             .min_share = 0.5,
-                             .force = 0,
-                             .n = 4,
-                             .max_fetches = 16,
-                             .by_domain = 0};
-}
-
 void wn_drift_policy_init(wn_drift_policy *policy) {
   *policy = (wn_drift_policy){.min_pages = WN_STORE_DRIFT_MIN_PAGES,
                               .max_low_share = WN_STORE_DRIFT_SHARE};
