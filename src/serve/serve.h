@@ -36,6 +36,9 @@
 #define WN_SERVE_MAX_LEARNERS 64u
 #define WN_SERVE_MAX_CONFIG_BYTES ((size_t)4 * 1024 * 1024)
 #define WN_SERVE_MAX_TOKEN 512u
+/* What an unset store.path and listen.address mean. */
+#define WN_SERVE_DEFAULT_STORE "winnow-store"
+#define WN_SERVE_DEFAULT_ADDRESS "127.0.0.1"
 
 /* One site the daemon keeps learned. */
 typedef struct wn_serve_site {

@@ -284,7 +284,7 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
     err = wn_diag_set(diag, WN_ENOMEM, "serve: out of memory");
     goto fail;
   }
-  if (!cfg->store_path && !(cfg->store_path = strdup("winnow-store"))) {
+  if (!cfg->store_path && !(cfg->store_path = strdup(WN_SERVE_DEFAULT_STORE))) {
     wn_serve_config_free(cfg);
     err = wn_diag_set(diag, WN_ENOMEM, "serve: out of memory");
     goto fail;
@@ -340,10 +340,11 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
   hints.ai_socktype = SOCK_STREAM;
   char port[8];
   snprintf(port, sizeof port, "%u", (unsigned)cfg->port);
-  int gai = getaddrinfo(cfg->address ? cfg->address : "127.0.0.1", port, &hints, &ai);
+  const char *addr = cfg->address ? cfg->address : WN_SERVE_DEFAULT_ADDRESS;
+  int gai = getaddrinfo(addr, port, &hints, &ai);
   if (gai != 0) {
     err = wn_diag_set(diag, WN_EINVAL, "serve: listen.address \"%s\" is not an IP address: %s",
-                      cfg->address ? cfg->address : "127.0.0.1", gai_strerror(gai));
+                      addr, gai_strerror(gai));
     goto fail;
   }
   unsigned workers = cfg->workers;
@@ -372,12 +373,11 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
   if (!srv->mhd) {
     err = wn_diag_set(diag, WN_EIO, "serve: cannot listen on %s port %u (in use, or not an "
                                     "address of this machine)",
-                      cfg->address ? cfg->address : "127.0.0.1", (unsigned)cfg->port);
+                      addr, (unsigned)cfg->port);
     goto fail;
   }
   const union MHD_DaemonInfo *di = MHD_get_daemon_info(srv->mhd, MHD_DAEMON_INFO_BIND_PORT);
   srv->port = di ? di->port : cfg->port;
-  const char *addr = cfg->address ? cfg->address : "127.0.0.1";
   int v6 = strchr(addr, ':') != NULL;
   wn_serve_log(cfg->log_level, WN_LOG_INFO,
                "serving on http://%s%s%s:%u/ (%u threads, store %s, %zu sites scheduled)",
@@ -419,10 +419,10 @@ wn_err wn_server_reload(wn_server *srv, const wn_serve_config *next, wn_diag *di
   }
   const wn_serve_config *cur = atomic_load(&srv->slots[atomic_load(&srv->current)].cfg);
   const char *what = NULL;
-  const char *cur_store = cur->store_path ? cur->store_path : "winnow-store";
-  const char *next_store = next->store_path ? next->store_path : "winnow-store";
-  const char *cur_addr = cur->address ? cur->address : "127.0.0.1";
-  const char *next_addr = next->address ? next->address : "127.0.0.1";
+  const char *cur_store = cur->store_path ? cur->store_path : WN_SERVE_DEFAULT_STORE;
+  const char *next_store = next->store_path ? next->store_path : WN_SERVE_DEFAULT_STORE;
+  const char *cur_addr = cur->address ? cur->address : WN_SERVE_DEFAULT_ADDRESS;
+  const char *next_addr = next->address ? next->address : WN_SERVE_DEFAULT_ADDRESS;
   if (strcmp(cur_store, next_store) != 0 || cur->map_size != next->map_size)
     what = "store";
   else if (strcmp(cur_addr, next_addr) != 0 || (next->port != cur->port && next->port != 0))
