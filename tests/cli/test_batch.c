@@ -157,9 +157,7 @@ static int wn_group_setup(void **state) {
   }
   /* A consumer that stops reading must not kill the test with SIGPIPE. */
   signal(SIGPIPE, SIG_IGN);
-  const char *tmpdir = getenv("TMPDIR");
-  int n = snprintf(g_tmp, sizeof g_tmp, "%s/wn-batch-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-  if (n <= 0 || (size_t)n >= sizeof g_tmp || !mkdtemp(g_tmp))
+  if (wn_test_temp_dir(g_tmp, sizeof g_tmp, "wn-batch") != 0)
     return -1;
   wn_join(g_store, sizeof g_store, g_tmp, "store");
   wn_run r;

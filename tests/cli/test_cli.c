@@ -173,9 +173,7 @@ static int wn_group_setup(void **state) {
     fprintf(stderr, "winnow binary not found at %s\n", g_winnow);
     return -1;
   }
-  const char *tmpdir = getenv("TMPDIR");
-  int n = snprintf(g_tmp, sizeof g_tmp, "%s/wn-cli-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-  if (n <= 0 || (size_t)n >= sizeof g_tmp || !mkdtemp(g_tmp))
+  if (wn_test_temp_dir(g_tmp, sizeof g_tmp, "wn-cli") != 0)
     return -1;
   wn_join(g_store, sizeof g_store, g_tmp, "store");
   g_learn_time = time(NULL);

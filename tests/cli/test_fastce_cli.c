@@ -102,8 +102,7 @@ static void test_learn_unknown_algo(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  snprintf(g_tmp, sizeof g_tmp, "/tmp/wn-fastce-cli-XXXXXX");
-  return mkdtemp(g_tmp) ? 0 : -1;
+  return wn_test_temp_dir(g_tmp, sizeof g_tmp, "wn-fastce-cli");
 }
 
 static int teardown(void **state) {

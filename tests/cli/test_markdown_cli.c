@@ -156,9 +156,7 @@ static int setup(void **state) {
   g_winnow = getenv("WN_WINNOW");
   if (!g_winnow || !*g_winnow)
     g_winnow = WN_BINARY_DIR "/winnow";
-  const char *tmpdir = getenv("TMPDIR");
-  int n = snprintf(g_tmp, sizeof g_tmp, "%s/wn-md-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-  return n > 0 && (size_t)n < sizeof g_tmp && mkdtemp(g_tmp) ? 0 : -1;
+  return wn_test_temp_dir(g_tmp, sizeof g_tmp, "wn-md");
 }
 
 static int teardown(void **state) {

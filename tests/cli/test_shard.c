@@ -314,9 +314,7 @@ static int setup(void **state) {
   if (!g_winnow)
     g_winnow = WN_BINARY_DIR "/winnow";
   snprintf(g_dump, sizeof g_dump, "%s/winnow-dump", WN_BINARY_DIR);
-  snprintf(g_tmp, sizeof g_tmp, "%.900s/winnow-shard-XXXXXX",
-           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  return mkdtemp(g_tmp) ? 0 : -1;
+  return wn_test_temp_dir(g_tmp, sizeof g_tmp, "winnow-shard");
 }
 
 static int teardown(void **state) {

@@ -126,8 +126,7 @@ static int setup(void **state) {
   g_winnow = getenv("WN_WINNOW");
   if (!g_winnow)
     return -1;
-  snprintf(g_tmp, sizeof g_tmp, "/tmp/wn-wet-md-XXXXXX");
-  return mkdtemp(g_tmp) ? 0 : -1;
+  return wn_test_temp_dir(g_tmp, sizeof g_tmp, "wn-wet-md");
 }
 
 static int teardown(void **state) {

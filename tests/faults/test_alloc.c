@@ -522,9 +522,7 @@ static void test_alloc_detect(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  snprintf(g_tmp, sizeof g_tmp, "%.900s/winnow-faults-XXXXXX",
-           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  if (!mkdtemp(g_tmp))
+  if (wn_test_temp_dir(g_tmp, sizeof g_tmp, "winnow-faults") != 0)
     return -1;
   if (wn_init() != WN_OK)
     return -1;

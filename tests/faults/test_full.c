@@ -556,9 +556,7 @@ static int setup(void **state) {
   g_winnow = getenv("WN_WINNOW");
   if (!g_winnow)
     g_winnow = WN_BINARY_DIR "/winnow";
-  snprintf(g_tmp, sizeof g_tmp, "%.900s/winnow-full-XXXXXX",
-           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  if (!mkdtemp(g_tmp))
+  if (wn_test_temp_dir(g_tmp, sizeof g_tmp, "winnow-full") != 0)
     return -1;
   snprintf(g_mnt, sizeof g_mnt, "%s/mnt", g_tmp);
   if (mkdir(g_mnt, 0755) != 0)

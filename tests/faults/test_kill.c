@@ -273,9 +273,7 @@ static int setup(void **state) {
   g_winnow = getenv("WN_WINNOW");
   if (!g_winnow)
     g_winnow = WN_BINARY_DIR "/winnow";
-  snprintf(g_tmp, sizeof g_tmp, "%.900s/winnow-kill-XXXXXX",
-           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  if (!mkdtemp(g_tmp))
+  if (wn_test_temp_dir(g_tmp, sizeof g_tmp, "winnow-kill") != 0)
     return -1;
   return wn_init() == WN_OK ? 0 : -1;
 }

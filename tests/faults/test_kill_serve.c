@@ -358,9 +358,7 @@ static int setup(void **state) {
   g_winnow = getenv("WN_WINNOW");
   if (!g_winnow)
     g_winnow = WN_BINARY_DIR "/winnow";
-  snprintf(g_tmp, sizeof g_tmp, "%.900s/winnow-killserve-XXXXXX",
-           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  if (!mkdtemp(g_tmp))
+  if (wn_test_temp_dir(g_tmp, sizeof g_tmp, "winnow-killserve") != 0)
     return -1;
   snprintf(g_root, sizeof g_root, "%s/root", g_tmp);
   snprintf(g_b, sizeof g_b, "%s/layout-b", g_tmp);

@@ -1462,8 +1462,7 @@ static void test_cli_config_error_exit(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  snprintf(g_tmp, sizeof g_tmp, "/tmp/wn-serve-test-XXXXXX");
-  if (!mkdtemp(g_tmp))
+  if (wn_test_temp_dir(g_tmp, sizeof g_tmp, "wn-serve-test") != 0)
     return -1;
   signal(SIGPIPE, SIG_IGN);
   return wn_init() == WN_OK ? 0 : -1;

@@ -493,10 +493,7 @@ static void test_threads(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  const char *tmpdir = getenv("TMPDIR");
-  int n = snprintf(g_tmp, sizeof g_tmp, "%s/wn-collect-XXXXXX",
-                   tmpdir && *tmpdir ? tmpdir : "/tmp");
-  if (n <= 0 || (size_t)n >= sizeof g_tmp || !mkdtemp(g_tmp))
+  if (wn_test_temp_dir(g_tmp, sizeof g_tmp, "wn-collect") != 0)
     return -1;
   return wn_init() == WN_OK ? 0 : -1;
 }

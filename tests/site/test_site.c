@@ -626,8 +626,7 @@ static void test_learn_url_and_use(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  snprintf(g_tmp, sizeof g_tmp, "%s/winnow-site-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  if (!mkdtemp(g_tmp))
+  if (wn_test_temp_dir(g_tmp, sizeof g_tmp, "winnow-site") != 0)
     return -1;
   return wn_init() == WN_OK ? 0 : -1;
 }

@@ -227,8 +227,7 @@ static void make_base(void) {
 
 static int group_setup(void **state) {
   (void)state;
-  snprintf(g_tmp, sizeof g_tmp, "/tmp/wn-damage-XXXXXX");
-  if (!mkdtemp(g_tmp))
+  if (wn_test_temp_dir(g_tmp, sizeof g_tmp, "wn-damage") != 0)
     return -1;
   if (wn_init() != WN_OK)
     return -1;

@@ -29,8 +29,7 @@ static char g_dir[PATH_MAX];
 
 static int setup(void **state) {
   (void)state;
-  snprintf(g_dir, sizeof g_dir, "/tmp/wn-pending-XXXXXX");
-  return mkdtemp(g_dir) ? 0 : -1;
+  return wn_test_temp_dir(g_dir, sizeof g_dir, "wn-pending");
 }
 
 static int teardown(void **state) {

@@ -33,7 +33,7 @@
 /* ---- fixture: a fresh directory per test ------------------------------- */
 
 typedef struct fixture {
-  char base[64]; /* mkdtemp directory */
+  char base[64]; /* wn_test_temp_dir directory */
   char dir[96];  /* base/db: the store, created by wn_store_open */
 } fixture;
 
@@ -41,8 +41,7 @@ static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
   if (!f)
     return -1;
-  snprintf(f->base, sizeof f->base, "%s", "/tmp/wn_store_test_XXXXXX");
-  if (!mkdtemp(f->base)) {
+  if (wn_test_temp_dir(f->base, sizeof f->base, "wn_store_test") != 0) {
     free(f);
     return -1;
   }

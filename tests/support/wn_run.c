@@ -46,6 +46,19 @@ static int wn_remove_one(const char *path, const struct stat *st, int flag, stru
   return 0; /* go on: what is left is found below */
 }
 
+int wn_test_temp_dir(char *out, size_t size, const char *name) {
+  const char *base = getenv("TMPDIR");
+  int n = base && *base ? snprintf(out, size, "%s/%s-XXXXXX", base, name) : -1;
+  if (n < 0 || (size_t)n >= size)
+    n = snprintf(out, size, "/tmp/%s-XXXXXX", name);
+  if (n < 0 || (size_t)n >= size || !mkdtemp(out)) {
+    if (size)
+      out[0] = '\0';
+    return -1;
+  }
+  return 0;
+}
+
 void wn_test_remove_tree(const char *path) {
   struct stat st;
   if (lstat(path, &st) != 0 && errno == ENOENT)

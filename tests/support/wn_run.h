@@ -19,6 +19,12 @@
  * itself and flags every pointer derived from the result once inlined. */
 char *wn_test_slurp(const char *path, size_t *len);
 
+/* A new directory of the test's own, made by mkdtemp(3) as
+ * "$TMPDIR/name-XXXXXX" ($TMPDIR unset or empty, or too long for out:
+ * /tmp), its path in out. 0, or -1 when none could be made (for a cmocka
+ * setup function to return). Remove it with wn_test_remove_tree. */
+int wn_test_temp_dir(char *out, size_t size, const char *name);
+
 /* Removes path and everything below it, links not followed (rm -rf); a
  * path that does not exist is fine. Fails the test if anything is left. */
 void wn_test_remove_tree(const char *path);

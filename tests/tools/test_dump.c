@@ -895,9 +895,7 @@ static void test_trace_changes_nothing(void **state) {
 
 static int group_setup(void **state) {
   (void)state;
-  const char *base = getenv("TMPDIR");
-  int n = snprintf(g_tmp, sizeof g_tmp, "%s/wn-dump-XXXXXX", base && *base ? base : "/tmp");
-  if (n < 0 || (size_t)n >= sizeof g_tmp || !mkdtemp(g_tmp))
+  if (wn_test_temp_dir(g_tmp, sizeof g_tmp, "wn-dump") != 0)
     return -1;
   if (access(g_tool, X_OK) != 0) {
     fprintf(stderr, "no %s: build the winnow-dump target\n", g_tool);

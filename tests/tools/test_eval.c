@@ -173,8 +173,7 @@ static void test_selftest(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  snprintf(g_tmp, sizeof g_tmp, "/tmp/wn-test-eval-XXXXXX");
-  return mkdtemp(g_tmp) ? 0 : -1;
+  return wn_test_temp_dir(g_tmp, sizeof g_tmp, "wn-test-eval");
 }
 
 static int teardown(void **state) {

@@ -249,9 +249,7 @@ static void test_bad_corpus(void **state) {
 
 static int group_setup(void **state) {
   (void)state;
-  const char *base = getenv("TMPDIR");
-  int n = snprintf(g_tmp, sizeof g_tmp, "%s/wn-snippets-XXXXXX", base && *base ? base : "/tmp");
-  if (n < 0 || (size_t)n >= sizeof g_tmp || !mkdtemp(g_tmp))
+  if (wn_test_temp_dir(g_tmp, sizeof g_tmp, "wn-snippets") != 0)
     return -1;
   if (access(g_tool, X_OK) != 0) {
     fprintf(stderr, "no %s: build the winnow-snippets target\n", g_tool);

@@ -21,6 +21,7 @@
 
 #include "warc/warc.h"
 #include "wn_test.h"
+#include "wn_run.h"
 
 typedef struct fixture {
   char dir[64];
@@ -32,8 +33,7 @@ static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
   if (!f)
     return -1;
-  snprintf(f->dir, sizeof f->dir, "%s", "/tmp/wn_warc_test_XXXXXX");
-  if (!mkdtemp(f->dir)) {
+  if (wn_test_temp_dir(f->dir, sizeof f->dir, "wn_warc_test") != 0) {
     free(f);
     return -1;
   }
