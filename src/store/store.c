@@ -285,19 +285,14 @@ wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *re
   MDB_txn *txn = NULL;
   wn_buf encoded;
   wn_diag inner;
-  size_t site_len = 0;
   int rc;
 
   wn_buf_init(&encoded, 0);
   if (!store || !record)
     return wn_diag_set(diag, WN_EINVAL, "store: put needs a store and a record");
-  if ((err = wn_store_site_check(site, &site_len, diag)) ||
-      (err = wn_store_check_writable(store, "write", site, diag)))
+  MDB_val key;
+  if ((err = wn_store_write_begin(store, site, "write", &txn, &key, diag)))
     return err;
-
-  if ((err = wn_store_txn_open(store, 0, site, &txn, diag)))
-    goto out;
-  MDB_val key = wn_store_key(site, site_len);
   MDB_val value;
   uint64_t old_generation = 0;
   rc = mdb_get(txn, store->dbi, &key, &value);
@@ -342,12 +337,10 @@ wn_err wn_store_put(wn_store *store, const char *site, const wn_store_record *re
     err = wn_store_mdb_error(store, rc, "cannot drop the pending pages", site, diag);
     goto out;
   }
-  rc = wn_store_txn_commit(store, txn);
+  err = wn_store_write_commit(store, txn, "cannot commit the record", site, diag);
   txn = NULL;
-  if (rc != MDB_SUCCESS) {
-    err = wn_store_mdb_error(store, rc, "cannot commit the record", site, diag);
+  if (err)
     goto out;
-  }
   atomic_fetch_add_explicit(&store->puts, 1, memory_order_release);
   if (generation_out)
     *generation_out = next.generation;
@@ -408,18 +401,13 @@ out:
 wn_err wn_store_delete(wn_store *store, const char *site, wn_diag *diag) {
   wn_err err = WN_OK;
   MDB_txn *txn = NULL;
-  size_t site_len = 0;
+  MDB_val key;
   int rc;
 
   if (!store)
     return wn_diag_set(diag, WN_EINVAL, "store: delete needs a store");
-  if ((err = wn_store_site_check(site, &site_len, diag)) ||
-      (err = wn_store_check_writable(store, "delete", site, diag)))
+  if ((err = wn_store_write_begin(store, site, "delete", &txn, &key, diag)))
     return err;
-
-  if ((err = wn_store_txn_open(store, 0, site, &txn, diag)))
-    goto out;
-  MDB_val key = wn_store_key(site, site_len);
   rc = mdb_del(txn, store->dbi, &key, NULL);
   if (rc == MDB_NOTFOUND) {
     err = wn_diag_set(diag, WN_ENOTFOUND, "store: no template for site %s", site);
@@ -434,10 +422,8 @@ wn_err wn_store_delete(wn_store *store, const char *site, wn_diag *diag) {
     err = wn_store_mdb_error(store, rc, "cannot delete the counters", site, diag);
     goto out;
   }
-  rc = wn_store_txn_commit(store, txn);
+  err = wn_store_write_commit(store, txn, "cannot commit the delete", site, diag);
   txn = NULL;
-  if (rc != MDB_SUCCESS)
-    err = wn_store_mdb_error(store, rc, "cannot commit the delete", site, diag);
 
 out:
   if (txn)
@@ -612,7 +598,6 @@ wn_err wn_store_count(wn_store *store, const char *site, uint64_t generation, ui
                       uint32_t low, int *counted, wn_store_stats *after, wn_diag *diag) {
   wn_err err = WN_OK;
   MDB_txn *txn = NULL;
-  size_t site_len = 0;
   wn_store_stats st;
   int rc;
 
@@ -623,12 +608,9 @@ wn_err wn_store_count(wn_store *store, const char *site, uint64_t generation, ui
   if (low > pages)
     return wn_diag_set(diag, WN_EINVAL, "store: %u low-confidence pages out of %u counted",
                        (unsigned)low, (unsigned)pages);
-  if ((err = wn_store_site_check(site, &site_len, diag)) ||
-      (err = wn_store_check_writable(store, "count pages of", site, diag)))
+  MDB_val key;
+  if ((err = wn_store_write_begin(store, site, "count pages of", &txn, &key, diag)))
     return err;
-  if ((err = wn_store_txn_open(store, 0, site, &txn, diag)))
-    goto out;
-  MDB_val key = wn_store_key(site, site_len);
   if ((err = wn_stats_read(store, txn, site, &key, &st, diag)))
     goto out;
   if (generation != 0 && generation != st.generation) {
@@ -657,12 +639,10 @@ wn_err wn_store_count(wn_store *store, const char *site, uint64_t generation, ui
     err = wn_store_mdb_error(store, rc, "cannot write the counters", site, diag);
     goto out;
   }
-  rc = wn_store_txn_commit(store, txn);
+  err = wn_store_write_commit(store, txn, "cannot commit the counters", site, diag);
   txn = NULL;
-  if (rc != MDB_SUCCESS) {
-    err = wn_store_mdb_error(store, rc, "cannot commit the counters", site, diag);
+  if (err)
     goto out;
-  }
   if (counted)
     *counted = 1;
   if (after)
@@ -752,10 +732,8 @@ wn_err wn_store_schedule_put(wn_store *store, const char *site, const wn_store_s
     err = wn_store_mdb_error(store, rc, "cannot write the schedule", site, diag);
     goto out;
   }
-  rc = wn_store_txn_commit(store, txn);
+  err = wn_store_write_commit(store, txn, "cannot commit the schedule", site, diag);
   txn = NULL;
-  if (rc != MDB_SUCCESS)
-    err = wn_store_mdb_error(store, rc, "cannot commit the schedule", site, diag);
 out:
   if (txn)
     wn_store_txn_abort(store, txn);
@@ -814,16 +792,12 @@ out:
 wn_err wn_store_schedule_delete(wn_store *store, const char *site, wn_diag *diag) {
   wn_err err = WN_OK;
   MDB_txn *txn = NULL;
-  size_t site_len = 0;
+  MDB_val key;
   int rc;
   if (!store)
     return wn_diag_set(diag, WN_EINVAL, "store: schedule_delete needs a store");
-  if ((err = wn_store_site_check(site, &site_len, diag)) ||
-      (err = wn_store_check_writable(store, "unschedule", site, diag)))
+  if ((err = wn_store_write_begin(store, site, "unschedule", &txn, &key, diag)))
     return err;
-  if ((err = wn_store_txn_open(store, 0, site, &txn, diag)))
-    goto out;
-  MDB_val key = wn_store_key(site, site_len);
   rc = mdb_del(txn, store->sched_dbi, &key, NULL);
   if (rc == MDB_NOTFOUND) {
     err = wn_diag_set(diag, WN_ENOTFOUND, "store: site %s has no schedule", site);
@@ -833,10 +807,8 @@ wn_err wn_store_schedule_delete(wn_store *store, const char *site, wn_diag *diag
     err = wn_store_mdb_error(store, rc, "cannot delete the schedule", site, diag);
     goto out;
   }
-  rc = wn_store_txn_commit(store, txn);
+  err = wn_store_write_commit(store, txn, "cannot commit the schedule", site, diag);
   txn = NULL;
-  if (rc != MDB_SUCCESS)
-    err = wn_store_mdb_error(store, rc, "cannot commit the schedule", site, diag);
 out:
   if (txn)
     wn_store_txn_abort(store, txn);

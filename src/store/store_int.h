@@ -71,6 +71,16 @@ wn_err wn_store_mdb_error(const wn_store *store, int rc, const char *what, const
 wn_err wn_store_check_writable(const wn_store *store, const char *verb, const char *site,
                                wn_diag *diag);
 
+/* The start of a write to one site's keys: a valid site name, a writable
+ * store, a write transaction (on success the caller ends it), the key.
+ * verb says what a read-only store refuses ("delete", "schedule"). */
+wn_err wn_store_write_begin(wn_store *store, const char *site, const char *verb, MDB_txn **txn,
+                            MDB_val *key, wn_diag *diag);
+/* Commits txn, which ends it either way; a failure as "cannot commit the
+ * <what>" for site. */
+wn_err wn_store_write_commit(wn_store *store, MDB_txn *txn, const char *what, const char *site,
+                             wn_diag *diag);
+
 /* ---- pending.c ---- */
 
 /* Inside a write transaction: forgets the site's pending pages (a template

@@ -162,6 +162,27 @@ wn_err wn_store_check_writable(const wn_store *store, const char *verb, const ch
   return WN_OK;
 }
 
+/* ---- writing one site ----------------------------------------------------- */
+
+wn_err wn_store_write_begin(wn_store *store, const char *site, const char *verb, MDB_txn **txn,
+                            MDB_val *key, wn_diag *diag) {
+  size_t len = 0;
+  wn_err err;
+  *txn = NULL;
+  if ((err = wn_store_site_check(site, &len, diag)) ||
+      (err = wn_store_check_writable(store, verb, site, diag)) ||
+      (err = wn_store_txn_open(store, 0, site, txn, diag)))
+    return err;
+  *key = wn_store_key(site, len);
+  return WN_OK;
+}
+
+wn_err wn_store_write_commit(wn_store *store, MDB_txn *txn, const char *what, const char *site,
+                             wn_diag *diag) {
+  int rc = wn_store_txn_commit(store, txn);
+  return rc == MDB_SUCCESS ? WN_OK : wn_store_mdb_error(store, rc, what, site, diag);
+}
+
 /* ---- the map ------------------------------------------------------------ */
 
 size_t wn_store_map_size(const wn_store *store) {
