@@ -21,6 +21,7 @@
 
 #include "detect/detect.h"
 #include "learn/learn.h"
+#include "template/template.h"
 #include "util/util.h"
 
 #define SHOP_TOP                                                                                 \
@@ -81,6 +82,15 @@ static char *detect(const char *html, const wn_template *tpl) {
   wn_detect_result_free(res);
   wn_dom_free(page);
   return wn_buf_take(&buf, NULL);
+}
+
+/* word stands on a line of its own in text. */
+static int page_has_word_alone(const char *text, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
+    if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+      return 1;
+  return 0;
 }
 
 static void expect(const char *text, const char *want, int in) {
@@ -186,10 +196,70 @@ static void test_shop_category_grid(void **state) {
   wn_template_free(tpl);
 }
 
+
+/* The template node paired with the first page element of class cls. */
+static uint32_t paired(const wn_template *tpl, const wn_dom_page *page, const char *cls) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t *map = malloc(((size_t)count + 1) * sizeof *map);
+  assert_non_null(map);
+  uint32_t pairs = 0;
+  assert_int_equal(wn_template_match(tpl, page, map, &pairs), WN_OK);
+  uint32_t t = WN_DOM_NONE;
+  for (uint32_t i = 0; i < count && t == WN_DOM_NONE; i++)
+    if (nodes[i].tag != WN_TAG_TEXT && nodes[i].cls && strcmp(nodes[i].cls, cls) == 0)
+      t = map[i];
+  free(map);
+  assert_int_not_equal(t, WN_DOM_NONE);
+  return t;
+}
+
+/* A word is read with its sentence: a product page (stated in JSON-LD)
+ * whose review sits in a paragraph of a box the samples had (paired),
+ * naming a part in an inline <code> no sample had. The selection keeps
+ * the description; the single-page reading keeps the review; what comes
+ * in is the paragraph whole, not the part's name cut out of it (as an
+ * answer's code names were on a Q&A site's thread). */
+static void test_shop_inline_words(void **state) {
+  (void)state;
+  char *samples[3];
+  for (int k = 0; k < 3; k++)
+    samples[k] = shop_page(k, "", k == 0 ? "Tent light, Wick set" : "Storm lantern, Camp stove");
+  wn_template *tpl = learn(samples, 3);
+  /* A shop (no shape of articles: the story's span, policy.c, stays out
+   * of this) whose samples kept the description and left the box beside
+   * it out: the description is the content place, the box an aside. */
+  assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
+  wn_dom_page *first = wn_test_parse(samples[0]);
+  wn_template_places pl = {.content = paired(tpl, first, "description"), .n_aside = 1};
+  pl.aside[0] = paired(tpl, first, "recent");
+  wn_dom_free(first);
+  assert_int_equal(wn_template_set_places(tpl, &pl), WN_OK);
+  char *page = shop_page(
+      3,
+      "<script type=\"application/ld+json\">{\"@context\": \"https://schema.org\", "
+      "\"@type\": \"Product\", \"name\": \"Wick set\"}</script>",
+      "The wicks fit the <code>LX-200</code> burner of my grandfather's lantern without any "
+      "trouble at all, and the flame stays low and steady through a whole winter night. The "
+      "trimmer that comes with them is sharp enough for years of use at the cabin by the lake, "
+      "and the cotton burns clean and even, leaving no soot on the glass of the globe. We have "
+      "bought three sets since the spring and each one arrived well packed and on time.");
+  char *text = detect(page, tpl);
+  if (page_has_word_alone(text, "LX-200"))
+    fail_msg("\"LX-200\" cut out of its sentence:\n%s", text);
+  expect(text, "burner of my grandfather's lantern", 1);
+  free(text);
+  free(page);
+  for (int k = 0; k < 3; k++)
+    free(samples[k]);
+  wn_template_free(tpl);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_shop_product_specs),
       cmocka_unit_test(test_shop_category_grid),
+      cmocka_unit_test(test_shop_inline_words),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
