@@ -54,18 +54,26 @@ static char *shop_page(int k, const char *extra, const char *recent) {
   return s;
 }
 
-static wn_template *learn(char **html, int n) {
-  wn_dom_page *pages[8];
-  assert_true(n <= 8);
-  for (int i = 0; i < n; i++)
-    pages[i] = wn_test_parse(html[i]);
+/* The shop's sample page k (0 to 2), as the tests learn it. */
+static char *shop_sample(int k) {
+  return shop_page(k, "", k == 0 ? "Tent light, Wick set" : "Storm lantern, Camp stove");
+}
+
+/* The shop's template, learned from its three sample pages as winnow
+ * learns (places selector). */
+static wn_template *learn_shop(void) {
+  wn_dom_page *pages[3];
+  for (int k = 0; k < 3; k++) {
+    char *html = shop_sample(k);
+    pages[k] = wn_test_parse(html);
+    free(html);
+  }
   wn_learn_options opts = {.selector = WN_SELECT_PLACES};
   wn_template *tpl = NULL;
-  assert_int_equal(wn_learn_template((const wn_dom_page *const *)pages, (uint32_t)n, &opts, &tpl,
-                                     NULL),
+  assert_int_equal(wn_learn_template((const wn_dom_page *const *)pages, 3, &opts, &tpl, NULL),
                    WN_OK);
-  for (int i = 0; i < n; i++)
-    wn_dom_free(pages[i]);
+  for (int k = 0; k < 3; k++)
+    wn_dom_free(pages[k]);
   return tpl;
 }
 
@@ -100,10 +108,7 @@ static void expect(const char *text, const char *want, int in) {
 
 static void test_shop_product_specs(void **state) {
   (void)state;
-  char *samples[3];
-  for (int k = 0; k < 3; k++)
-    samples[k] = shop_page(k, "", k == 0 ? "Tent light, Wick set" : "Storm lantern, Camp stove");
-  wn_template *tpl = learn(samples, 3);
+  wn_template *tpl = learn_shop();
   char *page = shop_page(
       3,
       "<section class=details><div class=specs><h2>Specifications</h2><table><tr><th>Length</th><td>Twelve centimetres"
@@ -122,8 +127,6 @@ static void test_shop_product_specs(void **state) {
   expect(text, "Help", 0);
   free(text);
   free(page);
-  for (int k = 0; k < 3; k++)
-    free(samples[k]);
   wn_template_free(tpl);
 }
 
@@ -135,10 +138,7 @@ static void test_shop_product_specs(void **state) {
  * cards come in. */
 static void test_shop_category_grid(void **state) {
   (void)state;
-  char *samples[3];
-  for (int k = 0; k < 3; k++)
-    samples[k] = shop_page(k, "", k == 0 ? "Tent light, Wick set" : "Storm lantern, Camp stove");
-  wn_template *tpl = learn(samples, 3);
+  wn_template *tpl = learn_shop();
   wn_buf b;
   wn_buf_init(&b, 1 << 20);
   assert_int_equal(wn_buf_append_str(&b, "<ul class=grid>"), WN_OK);
@@ -191,28 +191,9 @@ static void test_shop_category_grid(void **state) {
   free(text);
   free(page);
   wn_buf_free(&b);
-  for (int k = 0; k < 3; k++)
-    free(samples[k]);
   wn_template_free(tpl);
 }
 
-
-/* The template node paired with the first page element of class cls. */
-static uint32_t paired(const wn_template *tpl, const wn_dom_page *page, const char *cls) {
-  uint32_t count = 0;
-  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  uint32_t *map = malloc(((size_t)count + 1) * sizeof *map);
-  assert_non_null(map);
-  uint32_t pairs = 0;
-  assert_int_equal(wn_template_match(tpl, page, map, &pairs), WN_OK);
-  uint32_t t = WN_DOM_NONE;
-  for (uint32_t i = 0; i < count && t == WN_DOM_NONE; i++)
-    if (nodes[i].tag != WN_TAG_TEXT && nodes[i].cls && strcmp(nodes[i].cls, cls) == 0)
-      t = map[i];
-  free(map);
-  assert_int_not_equal(t, WN_DOM_NONE);
-  return t;
-}
 
 /* A word is read with its sentence: a product page (stated in JSON-LD)
  * whose review sits in a paragraph of a box the samples had (paired),
@@ -222,17 +203,16 @@ static uint32_t paired(const wn_template *tpl, const wn_dom_page *page, const ch
  * answer's code names were on a Q&A site's thread). */
 static void test_shop_inline_words(void **state) {
   (void)state;
-  char *samples[3];
-  for (int k = 0; k < 3; k++)
-    samples[k] = shop_page(k, "", k == 0 ? "Tent light, Wick set" : "Storm lantern, Camp stove");
-  wn_template *tpl = learn(samples, 3);
+  wn_template *tpl = learn_shop();
   /* A shop (no shape of articles: the story's span, policy.c, stays out
    * of this) whose samples kept the description and left the box beside
    * it out: the description is the content place, the box an aside. */
   assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
-  wn_dom_page *first = wn_test_parse(samples[0]);
-  wn_template_places pl = {.content = paired(tpl, first, "description"), .n_aside = 1};
-  pl.aside[0] = paired(tpl, first, "recent");
+  char *sample = shop_sample(0);
+  wn_dom_page *first = wn_test_parse(sample);
+  free(sample);
+  wn_template_places pl = {.content = wn_test_paired(tpl, first, "description"), .n_aside = 1};
+  pl.aside[0] = wn_test_paired(tpl, first, "recent");
   wn_dom_free(first);
   assert_int_equal(wn_template_set_places(tpl, &pl), WN_OK);
   char *page = shop_page(
@@ -250,8 +230,6 @@ static void test_shop_inline_words(void **state) {
   expect(text, "burner of my grandfather's lantern", 1);
   free(text);
   free(page);
-  for (int k = 0; k < 3; k++)
-    free(samples[k]);
   wn_template_free(tpl);
 }
 

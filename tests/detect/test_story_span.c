@@ -181,23 +181,6 @@ static void test_gallery_cut(void **state) {
 }
 
 
-/* The template node paired with the first page element of class cls. */
-static uint32_t paired(const wn_template *tpl, const wn_dom_page *page, const char *cls) {
-  uint32_t count = 0;
-  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  uint32_t *map = malloc(((size_t)count + 1) * sizeof *map);
-  assert_non_null(map);
-  uint32_t pairs = 0;
-  assert_int_equal(wn_template_match(tpl, page, map, &pairs), WN_OK);
-  uint32_t t = WN_DOM_NONE;
-  for (uint32_t i = 0; i < count && t == WN_DOM_NONE; i++)
-    if (nodes[i].tag != WN_TAG_TEXT && nodes[i].cls && strcmp(nodes[i].cls, cls) == 0)
-      t = map[i];
-  free(map);
-  assert_int_not_equal(t, WN_DOM_NONE);
-  return t;
-}
-
 /* A page of the site with intro in the content place and items (<li>s)
  * in the box beside it. */
 static char *front_page(const char *intro, const char *items) {
@@ -240,8 +223,8 @@ static void test_grid_part(void **state) {
    * intro: the intro's element is the content place, the grid's box an
    * aside. */
   wn_dom_page *page = wn_test_parse(html);
-  wn_template_places pl = {.content = paired(tpl, page, "body"), .n_aside = 1};
-  pl.aside[0] = paired(tpl, page, "more");
+  wn_template_places pl = {.content = wn_test_paired(tpl, page, "body"), .n_aside = 1};
+  pl.aside[0] = wn_test_paired(tpl, page, "more");
   wn_dom_free(page);
   assert_int_equal(wn_template_set_places(tpl, &pl), WN_OK);
   uint32_t cut = 0;

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "dom/dom.h"
+#include "template/template.h"
 
 /* Parses an HTML string; fails the test on error. */
 static inline wn_dom_page *wn_test_parse(const char *html) {
@@ -72,6 +73,25 @@ static inline size_t wn_test_occurrences(const char *hay, const char *needle) {
   for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
     n++;
   return n;
+}
+
+/* The template node the ETDM pairs with the first element of class cls
+ * in page; fails the test when there is none. */
+static inline uint32_t wn_test_paired(const wn_template *tpl, const wn_dom_page *page,
+                                      const char *cls) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t *map = malloc(((size_t)count + 1) * sizeof *map);
+  assert_non_null(map);
+  uint32_t pairs = 0;
+  assert_int_equal(wn_template_match(tpl, page, map, &pairs), WN_OK);
+  uint32_t t = WN_DOM_NONE;
+  for (uint32_t i = 0; i < count && t == WN_DOM_NONE; i++)
+    if (nodes[i].tag != WN_TAG_TEXT && nodes[i].cls && strcmp(nodes[i].cls, cls) == 0)
+      t = map[i];
+  free(map);
+  assert_int_not_equal(t, WN_DOM_NONE);
+  return t;
 }
 
 #endif
