@@ -79,6 +79,39 @@ static int wn_single_second_can_add(const wn_dom_node *nodes, uint32_t count, co
   return 0;
 }
 
+/* Readability's reading of the page and DANAg's lines, which both
+ * readers below judge it by: line_of[i] is text node i's line; sums holds
+ * n_sums arrays of n_lines counters each, zeroed. */
+typedef struct wn_second_lines {
+  wn_detect_result *second;
+  uint32_t *line_of;
+  uint32_t *content;
+  uint64_t *sums;
+  size_t n_lines;
+} wn_second_lines;
+
+static void wn_second_lines_free(wn_second_lines *sl) {
+  wn_detect_result_free(sl->second);
+  free(sl->line_of);
+  free(sl->content);
+  free(sl->sums);
+}
+
+static wn_err wn_second_lines_read(const wn_dom_page *page, uint32_t count, size_t n_sums,
+                                   wn_second_lines *sl) {
+  sl->n_lines = 2 * (size_t)count + 1;
+  sl->second = wn_detect_result_alloc(count, "readability");
+  sl->line_of = malloc((size_t)count * sizeof *sl->line_of);
+  sl->content = malloc(sl->n_lines * sizeof *sl->content);
+  sl->sums = calloc(sl->n_lines * n_sums, sizeof *sl->sums);
+  if (!sl->second || !sl->line_of || !sl->content || !sl->sums)
+    return WN_ENOMEM;
+  wn_err err = wn_readability_select(page, sl->second);
+  if (!err)
+    wn_danag_lines(page, NULL, sl->content, NULL, sl->line_of);
+  return err;
+}
+
 wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, const uint8_t *other_mask,
                         uint32_t steps, wn_detect_result *res) {
   uint32_t count = 0;
@@ -110,19 +143,15 @@ wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, const uint
   free(in_p);
   if (!wn_single_second_can_add(nodes, count, res->keep, mask, lo, hi, kept1, total, para))
     return WN_OK;
-  wn_err err = WN_ENOMEM;
-  const size_t n_lines = 2 * (size_t)count + 1;
-  wn_detect_result *second = wn_detect_result_alloc(count, "readability");
-  uint32_t *line_of = malloc((size_t)count * sizeof *line_of);
-  uint32_t *content = malloc(n_lines * sizeof *content);
-  uint64_t *sums = calloc(n_lines * 4, sizeof *sums);
   uint8_t *before = NULL; /* the first reading's keep[] */
-  if (!second || !line_of || !content || !sums)
-    goto out;
-  err = wn_readability_select(page, second);
+  wn_second_lines sl = {0};
+  wn_err err = wn_second_lines_read(page, count, 4, &sl);
   if (err)
     goto out;
-  wn_danag_lines(page, NULL, content, NULL, line_of);
+  const wn_detect_result *second = sl.second;
+  const uint32_t *line_of = sl.line_of;
+  const size_t n_lines = sl.n_lines;
+  uint64_t *sums = sl.sums;
   uint64_t *tot = sums, *first_k = sums + n_lines, *second_k = sums + 2 * n_lines,
            *link = sums + 3 * n_lines;
   uint64_t kept2 = 0, both = 0;
@@ -195,10 +224,7 @@ wn_err wn_single_second(const wn_dom_page *page, const uint8_t *mask, const uint
   if (added)
     err = wn_single_settle(page, steps, before, res);
 out:
-  wn_detect_result_free(second);
-  free(line_of);
-  free(content);
-  free(sums);
+  wn_second_lines_free(&sl);
   free(before);
   return err;
 }
@@ -213,20 +239,14 @@ wn_err wn_single_second_union(const wn_dom_page *page, const uint8_t *mask, uint
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   if (count == 0 || res->body_text)
     return WN_OK;
-  wn_err err = WN_ENOMEM;
-  const size_t n_lines = 2 * (size_t)count + 1;
-  wn_detect_result *second = wn_detect_result_alloc(count, "readability");
-  uint32_t *line_of = malloc((size_t)count * sizeof *line_of);
-  uint32_t *content = malloc(n_lines * sizeof *content);
-  uint64_t *sums = calloc(n_lines * 2, sizeof *sums);
+  wn_second_lines sl = {0};
   uint8_t *before = malloc(count);
-  if (!second || !line_of || !content || !sums || !before)
-    goto out;
-  err = wn_readability_select(page, second);
+  wn_err err = before ? wn_second_lines_read(page, count, 2, &sl) : WN_ENOMEM;
   if (err)
     goto out;
-  wn_danag_lines(page, NULL, content, NULL, line_of);
-  uint64_t *tot = sums, *second_k = sums + n_lines;
+  const wn_detect_result *second = sl.second;
+  const uint32_t *line_of = sl.line_of;
+  uint64_t *tot = sl.sums, *second_k = sl.sums + sl.n_lines;
   for (uint32_t i = 0; i < count; i++)
     if (nodes[i].tag == WN_TAG_TEXT) {
       tot[line_of[i]] += nodes[i].own_text_len;
@@ -244,10 +264,7 @@ wn_err wn_single_second_union(const wn_dom_page *page, const uint8_t *mask, uint
   }
   err = added ? wn_single_settle(page, steps, before, res) : WN_OK;
 out:
-  wn_detect_result_free(second);
-  free(line_of);
-  free(content);
-  free(sums);
+  wn_second_lines_free(&sl);
   free(before);
   return err;
 }
