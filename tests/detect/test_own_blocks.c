@@ -101,11 +101,6 @@ static int page_has_word_alone(const char *text, const char *word) {
   return 0;
 }
 
-static void expect(const char *text, const char *want, int in) {
-  if ((strstr(text, want) != NULL) != in)
-    fail_msg("\"%s\" %s:\n%s", want, in ? "missing" : "kept", text);
-}
-
 static void test_shop_product_specs(void **state) {
   (void)state;
   wn_template *tpl = learn_shop();
@@ -119,12 +114,12 @@ static void test_shop_product_specs(void **state) {
       "the flame stays low and steady.</p></div></section>",
       "Camp stove, Tent light");
   char *text = detect(page, tpl);
-  expect(text, "Six wicks of woven cotton", 1);
-  expect(text, "Woven cotton, unbleached", 1);
-  expect(text, "stainless steel", 1);
-  expect(text, "burn clean and even", 1);
-  expect(text, "Recently viewed", 0);
-  expect(text, "Help", 0);
+  wn_test_expect(text, "Six wicks of woven cotton", 1);
+  wn_test_expect(text, "Woven cotton, unbleached", 1);
+  wn_test_expect(text, "stainless steel", 1);
+  wn_test_expect(text, "burn clean and even", 1);
+  wn_test_expect(text, "Recently viewed", 0);
+  wn_test_expect(text, "Help", 0);
   free(text);
   free(page);
   wn_template_free(tpl);
@@ -162,8 +157,8 @@ static void test_shop_category_grid(void **state) {
                     SHOP_END,
            b.data);
   char *text = detect(page, tpl);
-  expect(text, "Every lantern we sell", 1);
-  expect(text, "Paraffin table lamp no. 15", 1);
+  wn_test_expect(text, "Every lantern we sell", 1);
+  wn_test_expect(text, "Paraffin table lamp no. 15", 1);
   /* The trace (winnow-dump explain) names the cards' text as the page's
    * own blocks, and not the intro the selection chose. */
   wn_dom_page *dp = wn_test_parse(page);
@@ -186,8 +181,8 @@ static void test_shop_category_grid(void **state) {
   wn_detect_trace_free(&trace);
   wn_detect_result_free(res);
   wn_dom_free(dp);
-  expect(text, "$29.00", 1);
-  expect(text, "Recently viewed", 0);
+  wn_test_expect(text, "$29.00", 1);
+  wn_test_expect(text, "Recently viewed", 0);
   free(text);
   free(page);
   wn_buf_free(&b);
@@ -227,7 +222,7 @@ static void test_shop_inline_words(void **state) {
   char *text = detect(page, tpl);
   if (page_has_word_alone(text, "LX-200"))
     fail_msg("\"LX-200\" cut out of its sentence:\n%s", text);
-  expect(text, "burner of my grandfather's lantern", 1);
+  wn_test_expect(text, "burner of my grandfather's lantern", 1);
   free(text);
   free(page);
   wn_template_free(tpl);

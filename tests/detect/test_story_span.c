@@ -135,11 +135,6 @@ static char *detect(const char *html, const wn_template *tpl, uint32_t *cut) {
   return wn_buf_take(&buf, NULL);
 }
 
-static void expect(const char *text, const char *want, int in) {
-  if ((strstr(text, want) != NULL) != in)
-    fail_msg("\"%s\" %s:\n%s", want, in ? "missing" : "kept", text);
-}
-
 static void test_gallery_cut(void **state) {
   (void)state;
   wn_template *tpl = learn_site();
@@ -147,13 +142,13 @@ static void test_gallery_cut(void **state) {
   char *html = story_with_gallery();
   uint32_t cut = 0;
   char *text = detect(html, tpl, &cut);
-  expect(text, "The bridge opens over the river", 1);
-  expect(text, "By Bo Writer", 1);
-  expect(text, "happy tonight", 1);
-  expect(text, "The bridge at dawn", 0);
-  expect(text, "2 of 3", 0);
-  expect(text, "Next", 0);
-  expect(text, "More stories", 0);
+  wn_test_expect(text, "The bridge opens over the river", 1);
+  wn_test_expect(text, "By Bo Writer", 1);
+  wn_test_expect(text, "happy tonight", 1);
+  wn_test_expect(text, "The bridge at dawn", 0);
+  wn_test_expect(text, "2 of 3", 0);
+  wn_test_expect(text, "Next", 0);
+  wn_test_expect(text, "More stories", 0);
   assert_true(cut > 0);
   /* The story itself: its first paragraph (the span starts there). */
   wn_buf body;
@@ -165,14 +160,14 @@ static void test_gallery_cut(void **state) {
   char head[40];
   memcpy(head, first, sizeof head - 1);
   head[sizeof head - 1] = '\0';
-  expect(text, head, 1);
+  wn_test_expect(text, head, 1);
   free(text);
 
   /* No shape: the template's own reading, gallery and all. */
   assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
   text = detect(html, tpl, &cut);
-  expect(text, "The bridge at dawn", 1);
-  expect(text, head, 1);
+  wn_test_expect(text, "The bridge at dawn", 1);
+  wn_test_expect(text, head, 1);
   assert_int_equal(cut, 0);
   free(text);
   wn_buf_free(&body);
@@ -229,14 +224,14 @@ static void test_grid_part(void **state) {
   assert_int_equal(wn_template_set_places(tpl, &pl), WN_OK);
   uint32_t cut = 0;
   char *text = detect(html, tpl, &cut);
-  expect(text, "Paraffin table lamp no. 9", 1);
-  expect(text, "Brass deck lantern no. 0", 1);
+  wn_test_expect(text, "Paraffin table lamp no. 9", 1);
+  wn_test_expect(text, "Brass deck lantern no. 0", 1);
   char intro[32];
   memcpy(intro, body.data + 3, sizeof intro - 1); /* past "<p>" */
   intro[sizeof intro - 1] = '\0';
-  expect(text, intro, 1);
-  expect(text, "Home", 0);
-  expect(text, "Copyright", 0);
+  wn_test_expect(text, intro, 1);
+  wn_test_expect(text, "Home", 0);
+  wn_test_expect(text, "Copyright", 0);
   free(text);
   /* The same box holding a thread of replies (prose, no link, no price):
    * what the samples agree is not content stays out. */
@@ -249,16 +244,16 @@ static void test_grid_part(void **state) {
   }
   char *html2 = front_page(body.data, thread.data);
   text = detect(html2, tpl, &cut);
-  expect(text, intro, 1);
-  expect(text, "Reader 7 said", 0);
+  wn_test_expect(text, intro, 1);
+  wn_test_expect(text, "Reader 7 said", 0);
   free(text);
   free(html2);
   wn_buf_free(&thread);
   /* No shape: the template's part alone. */
   assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
   text = detect(html, tpl, &cut);
-  expect(text, "Paraffin table lamp no. 9", 0);
-  expect(text, intro, 1);
+  wn_test_expect(text, "Paraffin table lamp no. 9", 0);
+  wn_test_expect(text, intro, 1);
   free(text);
   free(html);
   wn_buf_free(&grid);

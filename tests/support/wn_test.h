@@ -75,6 +75,13 @@ static inline size_t wn_test_occurrences(const char *hay, const char *needle) {
   return n;
 }
 
+/* want is in text (in 1) or not (in 0); else the test fails, printing
+ * text. */
+static inline void wn_test_expect(const char *text, const char *want, int in) {
+  if ((strstr(text, want) != NULL) != in)
+    fail_msg("\"%s\" %s:\n%s", want, in ? "missing" : "kept", text);
+}
+
 /* The template node the ETDM pairs with the first element of class cls
  * in page; fails the test when there is none. */
 static inline uint32_t wn_test_paired(const wn_template *tpl, const wn_dom_page *page,
