@@ -29,6 +29,22 @@
  * Where the area is not taken (no <main> and a body mostly frame, or an
  * area of other things), the records reading (records.c) is: the page's
  * main data region, by the same two measures.
+ *
+ * Where neither is taken, the parts reading (wn_area_parts) looks at what
+ * the readings kept: when it lies in several sibling parts of one
+ * container, none holding most of it (two features of a landing page,
+ * two sections of a manual's page), the page is made of parts at that
+ * level and the readings kept some of them; the siblings that read as
+ * the same kind of part come too. Readability.js takes a candidate's
+ * siblings by a like test (a paragraph of more than 80 characters, few
+ * links); here a sibling is a part when it holds a run of text of that
+ * length outside links, is mostly not link text, and is not frame. Only
+ * those between the kept parts, and the unbroken run of them on either
+ * side (a sibling with text that is not a part ends the run: a
+ * subscription box after a rule, a link list), so that what lies past
+ * the content's edge stays out. Not on a page that states an article:
+ * its one story is the content, and its siblings are the article's boxes
+ * (an author's note, a product teaser).
  */
 #include "detect/single_int.h"
 
@@ -42,6 +58,14 @@
  * read off WCXB: tuned; the body's half lowered crawl-to-the-future.) */
 #define WN_AREA_SHARE 3u
 #define WN_AREA_SHARE_MAIN 2u
+
+/* The parts reading: the largest kept part holds less than
+ * (WN_PARTS_SHARE - 1) / WN_PARTS_SHARE of the kept text (two thirds: a
+ * story with its headline in another part is one part); a sibling part
+ * holds a text of WN_PARTS_PARAGRAPH bytes or more outside links
+ * (Readability.js's sibling paragraph: more than 80 characters). */
+#define WN_PARTS_SHARE 3u
+#define WN_PARTS_PARAGRAPH 80u
 
 /* ARIA roles of the frame: the landmarks <nav>, <aside>, <footer> and the
  * page <header> carry implicitly, and a search form. */
@@ -232,6 +256,137 @@ static wn_err wn_area_records(const wn_dom_page *page, const uint8_t *mask, uint
   return err;
 }
 
+/* A container that can be a part of a page: a block of its own, not a
+ * paragraph, a heading or inline markup. */
+static int wn_area_part_tag(const wn_dom_node *n) {
+  switch (n->tag) {
+  case WN_TAG_DIV:
+  case WN_TAG_SECTION:
+  case WN_TAG_ARTICLE:
+  case WN_TAG_LI:
+  case WN_TAG_UL:
+  case WN_TAG_OTHER:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Sibling c as a part: 1 when it is one (its text outside frame and mask
+ * marked in part[], which the caller has cleared), 0 when it holds text
+ * and is not one, -1 when it holds no text (an image, a spacer: neither
+ * breaks a run of parts nor is one). */
+static int wn_area_part_reads(const wn_dom_page *page, uint32_t c, const uint8_t *mask,
+                              uint8_t *part) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  if (nodes[c].text_len == 0)
+    return -1;
+  if (!wn_area_part_tag(&nodes[c]) || (mask && mask[c]) ||
+      wn_area_is_frame(page, &nodes[c], 0, 1))
+    return 0;
+  wn_area_mark(page, c, mask, part, 1);
+  uint64_t all = 0, plain = 0;
+  uint32_t longest = 0;
+  for (uint32_t i = c; i < nodes[c].end; i++) {
+    if (!part[i])
+      continue;
+    all += nodes[i].own_text_len;
+    if (nodes[i].flags & WN_DOM_IN_LINK)
+      continue;
+    plain += nodes[i].own_text_len;
+    if (nodes[i].own_text_len > longest)
+      longest = nodes[i].own_text_len;
+  }
+  return 2 * plain > all && longest >= WN_PARTS_PARAGRAPH;
+}
+
+/* The lowest node holding all the kept text (kept: wn_single_kept_sums). */
+static uint32_t wn_area_kept_root(const wn_dom_node *nodes, const uint64_t *kept) {
+  uint32_t at = 0;
+  for (;;) {
+    uint32_t next = WN_DOM_NONE;
+    for (uint32_t c = nodes[at].first_child; c != WN_DOM_NONE && next == WN_DOM_NONE;
+         c = nodes[c].next_sibling)
+      if (kept[c] == kept[0])
+        next = c;
+    if (next == WN_DOM_NONE)
+      return at;
+    at = next;
+  }
+}
+
+/* The parts reading (the file's comment): the siblings of the kept parts
+ * that are parts too, added to res->keep. */
+static wn_err wn_area_parts(const wn_dom_page *page, const uint8_t *mask, wn_detect_result *res) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  if (count == 0 || (wn_detect_result_stated(page, res) & (WN_LD_ARTICLE | WN_OG_ARTICLE)))
+    return WN_OK;
+  uint64_t *kept = wn_single_kept_sums(nodes, count, res->keep);
+  if (!kept)
+    return WN_ENOMEM;
+  wn_err err = WN_OK;
+  uint8_t *part = NULL;
+  if (kept[0] == 0)
+    goto out;
+  const uint32_t root = wn_area_kept_root(nodes, kept);
+  uint32_t first = WN_DOM_NONE, last = WN_DOM_NONE, parts = 0;
+  uint64_t in_parts = 0, largest = 0;
+  for (uint32_t c = nodes[root].first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
+    if (kept[c] == 0 || !wn_area_part_tag(&nodes[c]))
+      continue;
+    if (first == WN_DOM_NONE)
+      first = c;
+    last = c;
+    parts++;
+    in_parts += kept[c];
+    if (kept[c] > largest)
+      largest = kept[c];
+  }
+  if (parts < 2 || 2 * in_parts < kept[0] ||
+      WN_PARTS_SHARE * largest > (WN_PARTS_SHARE - 1) * kept[0])
+    goto out;
+  part = malloc(count);
+  if (!part) {
+    err = WN_ENOMEM;
+    goto out;
+  }
+  /* Before the first kept part: the run of parts that ends at it. */
+  uint32_t run = WN_DOM_NONE;
+  for (uint32_t c = nodes[root].first_child; c != first; c = nodes[c].next_sibling) {
+    if (nodes[c].tag == WN_TAG_TEXT || kept[c] > 0)
+      continue;
+    memset(part, 0, count);
+    const int r = wn_area_part_reads(page, c, mask, part);
+    if (r == 0)
+      run = WN_DOM_NONE;
+    else if (r == 1 && run == WN_DOM_NONE)
+      run = c;
+  }
+  /* From that run on: every part up to the last kept one, then the run
+   * that goes on from it. */
+  int past = 0;
+  for (uint32_t c = run != WN_DOM_NONE ? run : first; c != WN_DOM_NONE;
+       c = nodes[c].next_sibling) {
+    if (nodes[c].tag == WN_TAG_TEXT || kept[c] > 0) {
+      past |= c == last;
+      continue;
+    }
+    memset(part, 0, count);
+    const int r = wn_area_part_reads(page, c, mask, part);
+    if (r == 0 && past)
+      break;
+    if (r == 1)
+      for (uint32_t i = c; i < nodes[c].end; i++)
+        res->keep[i] |= part[i];
+  }
+out:
+  free(kept);
+  free(part);
+  return err;
+}
+
 wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t steps,
                       wn_detect_result *res) {
   uint32_t count = 0;
@@ -250,7 +405,7 @@ wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t ste
    * text. */
   const uint32_t body = wn_dom_body(page);
   if (body == WN_DOM_NONE || (uint64_t)nodes[body].text_len <= share * kept)
-    return WN_OK;
+    return wn_area_parts(page, mask, res);
   wn_err err = WN_OK;
   wn_detect_result *area = wn_detect_result_alloc(count, res->method);
   if (!area)
@@ -293,5 +448,7 @@ wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t ste
   err = wn_area_records(page, mask, steps, res, kept, kept_plain);
 out:
   wn_detect_result_free(area);
+  if (!err && !res->area)
+    err = wn_area_parts(page, mask, res);
   return err;
 }

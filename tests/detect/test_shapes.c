@@ -1,8 +1,8 @@
 /* tests/detect/test_shapes.c: pages of many parts (area.c) and the page's
  * shape (shape.c), through the public detector as `winnow detect` runs:
  * a grid of product cards, an index of posts, a service page of sections
- * in <main>, a product with its specification table and a thread with
- * its quotes are read whole; an article followed by a carousel of teasers
+ * in <main>, a landing page of parts without it, a product with its
+ * specification table and a thread with its quotes are read whole; an article followed by a carousel of teasers
  * in the same <main> keeps its article alone; page_type from what the
  * page states, its structure and its URL; JSON escapes U+2028/U+2029. */
 #include "wn_test.h"
@@ -137,6 +137,78 @@ static void test_service_sections(void **state) {
   assert_null(strstr(s.text, "Help and contact"));
   shaped_free(&s);
   free(html);
+}
+
+/* A landing page without <main> (reduced from a real one, words
+ * replaced): the body is a run of parts (a hero, three features, a
+ * customer's quote), set apart by strips of screenshots, then a list of
+ * links and a newsletter box. Density keeps the first two features,
+ * neither most of what it kept; the siblings that read as parts come too,
+ * up to the link list, which ends the run (the box after it stays out).
+ * The same page stating an article keeps what density kept. */
+static void landing_page(wn_buf *b, const char *head) {
+  put(b, "<html><head><title>Ledger</title>");
+  put(b, head);
+  put(b, "</head><body><header><a href=/>Home</a> <a href=/about>About us</a></header><nav><ul>"
+         "<li><a href=/a>Pricing</a></li><li><a href=/b>Customers</a></li></ul></nav><div "
+         "class=hero><h1>Ledger for small workshops</h1><p>Invoices, stock and the hours of "
+         "every job kept in one place, on the bench and in the office.</p></div>");
+  for (int strip = 0; strip < 2; strip++) {
+    put(b, "<div class=shots>");
+    for (int k = 0; k < 30; k++) {
+      char shot[96];
+      snprintf(shot, sizeof shot, "<div class=shot><img src=\"/img/%d-%d.png\" alt=\"\"></div>",
+               strip, k);
+      put(b, shot);
+    }
+    put(b, "</div>");
+    if (strip == 0)
+      put(b, "<div class=\"feature invoices\"><h2>Invoices from the bench</h2><p>Write an "
+             "invoice on your phone while the customer is still at the counter, add the parts "
+             "you used from stock, and send it before they have left the shop.</p><p>Paid "
+             "invoices are matched with your bank statement each night, so the books are "
+             "closed at the end of the month without an evening of typing.</p></div><div "
+             "class=\"feature stock\"><h2>Stock that counts itself</h2><p>Every part an invoice "
+             "uses is taken off the shelf count, and a list of what is running low is ready "
+             "each Monday morning, sorted by supplier.</p><p>Order from the list in two taps; "
+             "the supplier's prices are kept, so you see at once which order costs less this "
+             "week than the last.</p></div>");
+  }
+  put(b, "<div class=\"feature hours\"><h2>Hours that bill themselves</h2><p>Start a timer when "
+         "the job starts; the hours go on the invoice at the rate you set for each kind of "
+         "work.</p></div><div class=quote><p>\"We closed our books in an afternoon for the "
+         "first time in twelve years of trading,\" says a joiner from the valley.</p></div><div "
+         "class=links><a href=/l1>Invoices</a> <a href=/l2>Stock</a> <a href=/l3>Hours</a> <a "
+         "href=/l4>Reports</a> <a href=/l5>Pricing</a> <a href=/l6>Customers</a></div><div "
+         "class=promo><p>Our newsletter comes once a month with tips for running a workshop; "
+         "sign up on the page of your account settings.</p></div><footer><p>Copyright the "
+         "company, all rights reserved.</p></footer></body></html>");
+}
+
+static void test_landing_parts(void **state) {
+  (void)state;
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  landing_page(&b, "");
+  shaped s;
+  detect(b.data, "https://ledger.example/", &s);
+  static const char *want[] = {"Invoices from the bench", "Stock that counts itself",
+                               "Hours that bill themselves", "Start a timer",
+                               "We closed our books"};
+  for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+    expect_in(s.text, want[k]);
+  if (strstr(s.text, "newsletter") || strstr(s.text, "Copyright"))
+    fail_msg("past the parts' run:\n%s", s.text);
+  shaped_free(&s);
+  wn_buf_free(&b);
+
+  wn_buf_init(&b, 1 << 20);
+  landing_page(&b, "<meta property=\"og:type\" content=\"article\">");
+  detect(b.data, "https://ledger.example/", &s);
+  expect_in(s.text, "Stock that counts itself");
+  assert_null(strstr(s.text, "Hours that bill themselves"));
+  shaped_free(&s);
+  wn_buf_free(&b);
 }
 
 /* A product page: its name, price, description and specification table
@@ -494,6 +566,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_grid_of_cards),
       cmocka_unit_test(test_service_sections),
+      cmocka_unit_test(test_landing_parts),
       cmocka_unit_test(test_article_beside_teasers),
       cmocka_unit_test(test_product_specs),
       cmocka_unit_test(test_teaser_article),
