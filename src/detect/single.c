@@ -372,6 +372,25 @@ out:
   return err;
 }
 
+/*
+ * A page of parts leans to recall (part of WN_SINGLE_STEP_SECOND). On a
+ * service page (a landing page of sections: hero, features, quotes,
+ * pricing) and on a thread (posts), the content is many parts of like
+ * weight, and the density reading, built for one block, leaves some out
+ * however the area and the parts readings widen it. Readability's
+ * reading takes its candidate's qualifying siblings, so it fails the
+ * other way: where the page's shape (shape.c, from what it states and
+ * its structure; not its URL, which the single-page method is not given)
+ * is one of these two, every block it keeps joins, as the recall leaning
+ * (WN_SINGLE_STEP_UNION, wn_detect_options.favor) does on every page.
+ * Not on the other shapes: on an article its extra blocks are the boxes
+ * beside the story, on a grid or a product the other products.
+ */
+static int wn_single_leans_to_recall(const wn_dom_page *page, const wn_detect_result *res) {
+  const wn_detect_page_type shape = wn_detect_page_shape(page, res, NULL);
+  return shape == WN_PAGE_SERVICE || shape == WN_PAGE_FORUM;
+}
+
 wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method, uint32_t steps,
                                const uint8_t *known, int mask_known, wn_detect_result **out,
                                wn_diag *diag) {
@@ -442,6 +461,8 @@ wn_err wn_detect_single_masked(const wn_dom_page *page, wn_single_method method,
   if (!err && (steps & WN_SINGLE_STEP_AREA))
     err = wn_single_area(page, names_mask, steps, res);
   if (!err && (steps & WN_SINGLE_STEP_UNION))
+    err = wn_single_second_union(page, names_mask, steps, res);
+  else if (!err && (steps & WN_SINGLE_STEP_SECOND) && wn_single_leans_to_recall(page, res))
     err = wn_single_second_union(page, names_mask, steps, res);
   if (!err && (steps & WN_SINGLE_STEP_RETRY) && count > 0)
     err = wn_single_last_resort(page, res, in_p);

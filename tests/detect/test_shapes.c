@@ -1,9 +1,10 @@
 /* tests/detect/test_shapes.c: pages of many parts (area.c) and the page's
  * shape (shape.c), through the public detector as `winnow detect` runs:
  * a grid of product cards, an index of posts, a service page of sections
- * in <main>, a landing page of parts without it, a product with its
- * specification table and a thread with its quotes are read whole; an article followed by a carousel of teasers
- * in the same <main> keeps its article alone; page_type from what the
+ * in <main> (and its story after it), a landing page of parts without it,
+ * a product with its specification table and a thread with its quotes
+ * are read whole; an article followed by a carousel of teasers in the
+ * same <main> keeps its article alone; page_type from what the
  * page states, its structure and its URL; JSON escapes U+2028/U+2029. */
 #include "wn_test.h"
 
@@ -209,6 +210,42 @@ static void test_landing_parts(void **state) {
   assert_null(strstr(s.text, "Hours that bill themselves"));
   shaped_free(&s);
   wn_buf_free(&b);
+}
+
+/* A service page whose <main> holds its sections and whose story, a
+ * section of prose, stands after </main>: the page reads as a service
+ * page, so Readability's reading, which finds the story, joins whole (the
+ * recall leaning of a page of parts). Stating an article, the same page
+ * is read without it. */
+static void test_service_leans_to_recall(void **state) {
+  (void)state;
+  const char *body =
+      "<main><section><h1>Ledger for small workshops</h1><p>Invoices, stock and hours in one "
+      "place.</p></section><section><h2>Features</h2><p>Send an invoice from your phone.</p><p>"
+      "Count the stock you have left.</p><p>Track the hours each job took.</p></section><section>"
+      "<h2>Pricing</h2><p>Free for one user; nine a month for a team of five.</p></section>"
+      "</main><section class=story><h2>Our story</h2><p>We started Ledger in a joiner's "
+      "workshop in the valley, where the books were kept in a shoebox and closed once a year in "
+      "a week of late evenings, and we wanted our evenings back.</p><p>Twelve years later the "
+      "shoebox is gone, and four thousand workshops close their books each month in an "
+      "afternoon, from the bench or from the office, with the same small team answering the "
+      "phone.</p></section>";
+  char *html = page("", body);
+  shaped s;
+  detect(html, "https://ledger.example/", &s);
+  expect_in(s.text, "Free for one user");
+  expect_in(s.text, "We started Ledger in a joiner's workshop");
+  expect_in(s.text, "Twelve years later the shoebox is gone");
+  assert_null(strstr(s.text, "Copyright"));
+  shaped_free(&s);
+  free(html);
+
+  html = page("<meta property=\"og:type\" content=\"article\">", body);
+  detect(html, "https://ledger.example/", &s);
+  expect_in(s.text, "Free for one user");
+  assert_null(strstr(s.text, "We started Ledger"));
+  shaped_free(&s);
+  free(html);
 }
 
 /* A product page: its name, price, description and specification table
@@ -567,6 +604,7 @@ int main(void) {
       cmocka_unit_test(test_grid_of_cards),
       cmocka_unit_test(test_service_sections),
       cmocka_unit_test(test_landing_parts),
+      cmocka_unit_test(test_service_leans_to_recall),
       cmocka_unit_test(test_article_beside_teasers),
       cmocka_unit_test(test_product_specs),
       cmocka_unit_test(test_teaser_article),
