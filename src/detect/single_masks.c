@@ -34,6 +34,16 @@
  * outweighs code and nothing is selected. A name that only starts with
  * it ("footnotes") is content.
  *
+ * A product's reviews likewise, on a page that states a product and no
+ * article (JSON-LD or og:type): a product page's content is its name,
+ * description and specifications, and its customers' reviews are its
+ * comment thread, often longer than the rest (a shelf's twenty reviews
+ * under its four-line description). The review systems shops embed name
+ * their container and each review by that word (Bazaarvoice's
+ * bv-reviews, Yotpo's yotpo-reviews, PowerReviews' pr-review-display, a
+ * Shopify theme's product-reviews), not "preview". A review of a product
+ * that states an article (a magazine's test) is the article.
+ *
  * Never the post itself: not <html>, <body> or <main>, and not a
  * container that holds the page's first <h1>, the headline of the post
  * the thread comments on (a theme that names the page wrapper
@@ -48,8 +58,28 @@ static int wn_single_word_is(const char *w, const char *lit, size_t n) {
   return 1;
 }
 
-static int wn_single_word_masked(const char *w, size_t len, int container, int threads,
-                                 int footers) {
+/* What the name masks cover: comment threads, page footers (and dialogs),
+ * and a product's reviews (decided per page by wn_single_reviews_masked
+ * when a name first holds the word). */
+typedef struct wn_mask_kinds {
+  int threads, footers;
+  int reviews; /* -1: not read yet, else 0 or 1 */
+  const wn_dom_page *page;
+} wn_mask_kinds;
+
+/* A product's reviews are masked on a page that states a product and no
+ * article (read once, when a name first holds the word). */
+static int wn_single_reviews_masked(wn_mask_kinds *k) {
+  if (k->reviews < 0) {
+    const uint32_t stated = wn_detect_stated_kinds(k->page);
+    k->reviews = (stated & (WN_LD_PRODUCT | WN_OG_PRODUCT)) != 0 &&
+                 (stated & (WN_LD_ARTICLE | WN_OG_ARTICLE)) == 0;
+  }
+  return k->reviews;
+}
+
+static int wn_single_word_masked(const char *w, size_t len, int container, wn_mask_kinds *k) {
+  const int threads = k->threads, footers = k->footers;
   /* A page footer: a word that ends in "foot" or "footer" (foot,
    * blq-foot, pagefooter, site-footer), not "footnote"; and a container,
    * not the closing paragraph of a story ("zn-body__footer"). */
@@ -68,6 +98,10 @@ static int wn_single_word_masked(const char *w, size_t len, int container, int t
   for (size_t i = 0; i + 6 <= len; i++)
     if ((w[i] | 0x20) == 'd' && wn_single_word_is(w + i, "disqus", 6))
       return 1;
+  for (size_t i = 0; i + 6 <= len; i++)
+    if ((w[i] | 0x20) == 'r' && wn_single_word_is(w + i, "review", 6) &&
+        !(i > 0 && (w[i - 1] | 0x20) == 'p') && wn_single_reviews_masked(k))
+      return 1;
   return len == 7 && (wn_single_word_is(w, "respond", 7) || wn_single_word_is(w, "replies", 7));
 }
 
@@ -84,7 +118,7 @@ static int wn_single_word_negates(const char *w, size_t len) {
  * "userComments" all hold one), and a word after a negation does not
  * count ("not-footer" says what the element is not). Bounded: names past
  * 128 bytes are cut. */
-static int wn_single_names_masked(const char *s, int container, int threads, int footers) {
+static int wn_single_names_masked(const char *s, int container, wn_mask_kinds *k) {
   if (!s)
     return 0;
   size_t i = 0;
@@ -99,7 +133,7 @@ static int wn_single_names_masked(const char *s, int container, int threads, int
     size_t b = i;
     while (i < 128 && wn_ascii_alpha(s[i]))
       i++;
-    if (!negated && wn_single_word_masked(s + b, i - b, container, threads, footers))
+    if (!negated && wn_single_word_masked(s + b, i - b, container, k))
       return 1;
     negated = wn_single_word_negates(s + b, i - b);
   }
@@ -121,6 +155,7 @@ static int wn_single_is_dialog(const wn_dom_page *page, const wn_dom_node *n) {
  * (footers) and dialogs (footers: masked in both modes). */
 static uint32_t wn_single_mask_kinds(const wn_dom_page *page, uint8_t *mask, int threads,
                                      int footers) {
+  wn_mask_kinds kinds = {.threads = threads, .footers = footers, .reviews = -1, .page = page};
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   memset(mask, 0, count);
@@ -135,8 +170,8 @@ static uint32_t wn_single_mask_kinds(const wn_dom_page *page, uint8_t *mask, int
                     !(n->tag >= WN_TAG_H1 && n->tag <= WN_TAG_H6);
     if (n->tag != WN_TAG_TEXT && n->tag != WN_TAG_HTML && n->tag != WN_TAG_BODY &&
         n->tag != WN_TAG_MAIN && !(h1 != WN_DOM_NONE && i <= h1 && h1 < n->end) &&
-        (wn_single_names_masked(n->id, container, threads, footers) ||
-         wn_single_names_masked(n->cls, container, threads, footers) ||
+        (wn_single_names_masked(n->id, container, &kinds) ||
+         wn_single_names_masked(n->cls, container, &kinds) ||
          (footers && wn_single_is_dialog(page, n)))) {
       memset(mask + i, 1, n->end - i);
       masked++;

@@ -2,8 +2,8 @@
  * shape (shape.c), through the public detector as `winnow detect` runs:
  * a grid of product cards, an index of posts, a service page of sections
  * in <main> (and its story after it), a landing page of parts without it,
- * a product with its specification table and a thread with its quotes
- * are read whole; an article followed by a carousel of teasers in the
+ * a product with its specification table (not its customers' reviews)
+ * and a thread with its quotes are read whole; an article followed by a carousel of teasers in the
  * same <main> keeps its article alone; page_type from what the
  * page states, its structure and its URL; JSON escapes U+2028/U+2029. */
 #include "wn_test.h"
@@ -283,6 +283,66 @@ static void test_product_specs(void **state) {
   assert_string_equal(s.page_type, "product");
   shaped_free(&s);
   free(html);
+}
+
+/* A product page with its customers' reviews under the description (a
+ * shelf unit, reduced from a shop's page, words replaced): the reviews,
+ * longer than the description, are the product's comment thread and stay
+ * out; a magazine's test of the same product, which states an article,
+ * is its review and is read whole. */
+static void product_with_reviews(wn_buf *b, const char *head) {
+  put(b, "<html><head><title>Shelf</title>");
+  put(b, head);
+  put(b, "</head><body><header><a href=/>Home</a> <a href=/rooms>Rooms</a></header><main><div "
+         "class=product><h1>Cubby shelf unit, white</h1><div class=price>$89.99</div><div "
+         "class=details><p>The plain lines make the cubby shelf easy to place in any room, "
+         "standing as a bookcase or lying as a sideboard under the window.</p><p>Add boxes or "
+         "doors to the cubbies to hide what you would rather not show.</p><p>Max load per "
+         "shelf 29 lb; wipe clean with a damp cloth.</p></div></div><section "
+         "id=product-reviews class=\"reviews-section\"><h2>Reviews</h2>");
+  static const char *reviews[] = {
+      "Sturdy and smart. Robust, easy to put together in an evening, and the cubbies hold all "
+      "the toys of two small children without bending at all.",
+      "The sewist's dream storage. I set two units back to back as an island in my craft room "
+      "and every fabric bin now has a home of its own.",
+      "A full inch shorter than the two older units I own, so the tops do not line up, and I "
+      "had to return it to the store on the following weekend.",
+      "Perfect for everyday use. I put my television on it and use the lower cubbies for "
+      "games, cables and the remote controls that used to vanish."};
+  for (size_t k = 0; k < sizeof reviews / sizeof *reviews; k++) {
+    put(b, "<div class=review-card><p class=review-text>");
+    put(b, reviews[k]);
+    put(b, "</p><span class=stars>5 stars</span></div>");
+  }
+  put(b, "</section></main><footer><p>Copyright the company.</p></footer></body></html>");
+}
+
+static void test_product_reviews(void **state) {
+  (void)state;
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  product_with_reviews(&b, "<script type=\"application/ld+json\">{\"@context\":"
+                           "\"https://schema.org\",\"@type\":\"Product\",\"name\":\"Cubby shelf "
+                           "unit\"}</script>");
+  shaped s;
+  detect(b.data, "https://shop.example/p/cubby-shelf", &s);
+  expect_in(s.text, "easy to place in any room");
+  expect_in(s.text, "Max load per shelf");
+  if (strstr(s.text, "Sturdy and smart") || strstr(s.text, "sewist's dream"))
+    fail_msg("the reviews kept:\n%s", s.text);
+  assert_string_equal(s.page_type, "product");
+  shaped_free(&s);
+  wn_buf_free(&b);
+
+  wn_buf_init(&b, 1 << 20);
+  product_with_reviews(&b, "<meta property=\"og:type\" content=\"article\"><script "
+                           "type=\"application/ld+json\">{\"@context\":\"https://schema.org\","
+                           "\"@type\":\"Product\",\"name\":\"Cubby shelf unit\"}</script>");
+  detect(b.data, "https://magazine.example/tests/cubby-shelf", &s);
+  expect_in(s.text, "Sturdy and smart");
+  expect_in(s.text, "sewist's dream");
+  shaped_free(&s);
+  wn_buf_free(&b);
 }
 
 /* A service page whose only <article> is a teaser of the company's blog
@@ -607,6 +667,7 @@ int main(void) {
       cmocka_unit_test(test_service_leans_to_recall),
       cmocka_unit_test(test_article_beside_teasers),
       cmocka_unit_test(test_product_specs),
+      cmocka_unit_test(test_product_reviews),
       cmocka_unit_test(test_teaser_article),
       cmocka_unit_test(test_thread),
       cmocka_unit_test(test_no_block_twice),
