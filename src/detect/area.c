@@ -250,7 +250,7 @@ static wn_err wn_area_records(const wn_dom_page *page, const uint8_t *mask, uint
   uint8_t *footers = malloc(count ? count : 1);
   if (!footers)
     return WN_ENOMEM;
-  wn_single_mask_names(page, footers, 0);
+  wn_single_mask_names(page, footers, WN_MASK_POSTS);
   err = wn_area_records_once(page, footers, 1, steps, res, kept, kept_plain, &taken);
   free(footers);
   return err;

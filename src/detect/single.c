@@ -179,7 +179,7 @@ static wn_err wn_single_retry(const wn_dom_page *page, wn_single_method method, 
   wn_err err = WN_ENOMEM;
   if (!again || !foot)
     goto out;
-  if (wn_single_mask_names(page, foot, 0) == 0) {
+  if (wn_single_mask_names(page, foot, WN_MASK_FOOTERS) == 0) {
     free(foot);
     foot = NULL;
   }
@@ -355,7 +355,7 @@ static wn_err wn_single_last_resort(const wn_dom_page *page, wn_detect_result *r
       err = WN_ENOMEM;
       goto out;
     }
-    wn_single_mask_names(page, foot, 0);
+    wn_single_mask_names(page, foot, WN_MASK_FOOTERS);
     /* No paragraphs at all (a gallery's captions, a table of figures):
      * the text outside links and page footers, wherever it is. */
     for (uint32_t i = 0; i < count; i++)

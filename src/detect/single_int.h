@@ -64,10 +64,14 @@ wn_err wn_single_recipe(const wn_dom_page *page, wn_detect_result *res);
  * containers masked. */
 uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask);
 
-/* The name masks (single_masks.c): all 1, comment threads and page
- * footers (wn_single_not_content_mask); all 0, page footers only (what
- * the retry keeps masked). Returns the number of containers masked. */
-uint32_t wn_single_mask_names(const wn_dom_page *page, uint8_t *mask, int all);
+/* The name masks (single_masks.c): WN_MASK_ALL, comment threads (and
+ * signatures and a product's reviews) and page footers
+ * (wn_single_not_content_mask); WN_MASK_FOOTERS, page footers and dialogs
+ * only (what the retry keeps masked); WN_MASK_POSTS, those and the posts'
+ * signatures (a thread read as the page's content). Returns the number of
+ * containers masked. */
+typedef enum wn_single_masking { WN_MASK_FOOTERS, WN_MASK_ALL, WN_MASK_POSTS } wn_single_masking;
+uint32_t wn_single_mask_names(const wn_dom_page *page, uint8_t *mask, wn_single_masking m);
 /* The page's comment threads kept after the content (WN_SINGLE_STEP_COMMENTS). */
 wn_err wn_single_add_comments(const wn_dom_page *page, wn_detect_result *res);
 

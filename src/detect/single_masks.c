@@ -34,6 +34,11 @@
  * outweighs code and nothing is selected. A name that only starts with
  * it ("footnotes") is content.
  *
+ * A forum post's signature likewise: the lines a member set once to
+ * stand under every post they write (a quote, links to their projects),
+ * which forum software names so (vBulletin's and phpBB's signature,
+ * XenForo's message-signature); a thread's reader reads past them.
+ *
  * A product's reviews likewise, on a page that states a product and no
  * article (JSON-LD or og:type): a product page's content is its name,
  * description and specifications, and its customers' reviews are its
@@ -62,7 +67,7 @@ static int wn_single_word_is(const char *w, const char *lit, size_t n) {
  * and a product's reviews (decided per page by wn_single_reviews_masked
  * when a name first holds the word). */
 typedef struct wn_mask_kinds {
-  int threads, footers;
+  int threads, footers, signatures;
   int reviews; /* -1: not read yet, else 0 or 1 */
   const wn_dom_page *page;
 } wn_mask_kinds;
@@ -86,6 +91,12 @@ static int wn_single_word_masked(const char *w, size_t len, int container, wn_ma
   if (footers && container && ((len >= 4 && wn_single_word_is(w + len - 4, "foot", 4)) ||
                                (len >= 6 && wn_single_word_is(w + len - 6, "footer", 6))))
     return 1;
+  /* A post's signature: with the threads, and in a thread read as the
+   * page's content (its posts kept, not their signatures). */
+  if (threads || k->signatures)
+    for (size_t i = 0; i + 9 <= len; i++)
+      if ((w[i] | 0x20) == 's' && wn_single_word_is(w + i, "signature", 9))
+        return 1;
   if (!threads)
     return 0;
   /* (compared in place, first letter first: this runs on every id and
@@ -154,8 +165,9 @@ static int wn_single_is_dialog(const wn_dom_page *page, const wn_dom_node *n) {
 /* The containers the names mark: comment threads (threads), page footers
  * (footers) and dialogs (footers: masked in both modes). */
 static uint32_t wn_single_mask_kinds(const wn_dom_page *page, uint8_t *mask, int threads,
-                                     int footers) {
-  wn_mask_kinds kinds = {.threads = threads, .footers = footers, .reviews = -1, .page = page};
+                                     int footers, int signatures) {
+  wn_mask_kinds kinds = {.threads = threads, .footers = footers, .signatures = signatures,
+                         .reviews = -1, .page = page};
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   memset(mask, 0, count);
@@ -183,12 +195,12 @@ static uint32_t wn_single_mask_kinds(const wn_dom_page *page, uint8_t *mask, int
   return masked;
 }
 
-uint32_t wn_single_mask_names(const wn_dom_page *page, uint8_t *mask, int all) {
-  return wn_single_mask_kinds(page, mask, all, 1);
+uint32_t wn_single_mask_names(const wn_dom_page *page, uint8_t *mask, wn_single_masking m) {
+  return wn_single_mask_kinds(page, mask, m == WN_MASK_ALL, 1, m == WN_MASK_POSTS);
 }
 
 uint32_t wn_single_not_content_mask(const wn_dom_page *page, uint8_t *mask) {
-  return wn_single_mask_names(page, mask, 1);
+  return wn_single_mask_names(page, mask, WN_MASK_ALL);
 }
 
 /* Comment threads kept (WN_SINGLE_STEP_COMMENTS, wn_detect_options.comments,
@@ -208,7 +220,7 @@ wn_err wn_single_add_comments(const wn_dom_page *page, wn_detect_result *res) {
     free(form);
     return WN_ENOMEM;
   }
-  if (wn_single_mask_kinds(page, mask, 1, 0) > 0)
+  if (wn_single_mask_kinds(page, mask, 1, 0, 0) > 0)
     for (uint32_t i = 0; i < count; i++) {
       const uint32_t p = nodes[i].parent;
       form[i] = (uint8_t)((p != WN_DOM_NONE && form[p]) || nodes[i].tag == WN_TAG_FORM ||

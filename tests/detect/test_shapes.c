@@ -3,7 +3,7 @@
  * a grid of product cards, an index of posts, a service page of sections
  * in <main> (and its story after it), a landing page of parts without it,
  * a product with its specification table (not its customers' reviews)
- * and a thread with its quotes are read whole; an article followed by a carousel of teasers in the
+ * and a thread with its quotes (not its signatures) are read whole; an article followed by a carousel of teasers in the
  * same <main> keeps its article alone; page_type from what the
  * page states, its structure and its URL; JSON escapes U+2028/U+2029. */
 #include "wn_test.h"
@@ -444,11 +444,16 @@ static void test_thread(void **state) {
                "<blockquote class=quote><div class=by>user%d said:</div><div class=quoted>"
                "%s</div></blockquote>",
                k == 3 ? 0 : 1, k == 3 ? posts[0] : second_line);
-    char post[1536];
+    /* The second member signs each post: the signature stays out. */
+    const char *sig = k % 2 == 1 ? "<div class=signature>Measure twice, cut once, and then "
+                                   "measure again before you glue anything at all.</div>"
+                                 : "";
+    char post[1792];
     snprintf(post, sizeof post,
              "<article class=post id=comment-%zu><div class=author><a href=/u/%zu>user%zu</a> "
-             "<time>Feb %zu, 2006</time></div><div class=body>%s%s%s%s</div></article>",
-             k, k, k, k + 1, quote, posts[k], k == 1 ? "<br>" : "", k == 1 ? second_line : "");
+             "<time>Feb %zu, 2006</time></div><div class=body>%s%s%s%s</div>%s</article>",
+             k, k, k, k + 1, quote, posts[k], k == 1 ? "<br>" : "", k == 1 ? second_line : "",
+             sig);
     put(&b, post);
   }
   put(&b, "</form></div></main>");
@@ -466,6 +471,8 @@ static void test_thread(void **state) {
   if (wn_test_occurrences(s.text, "And sharpen everything") != 1 ||
       strstr(s.text, "And sharpen everything") > strstr(s.text, "Buy used where you can"))
     fail_msg("the quoted line not once in its place:\n%s", s.text);
+  if (strstr(s.text, "Measure twice"))
+    fail_msg("a signature kept:\n%s", s.text);
   assert_string_equal(s.page_type, "forum");
   shaped_free(&s);
   free(html);
