@@ -606,6 +606,24 @@ static wn_err wn_build_from_xml(wn_builder *b, xmlNodePtr root, int keep_xml, wn
   return WN_OK;
 }
 
+/* Elements that came after the root closed: libxml2's tree builder puts
+ * them (in an implied <html>) beside the root when a doctype, comment or
+ * PI stands before it, where no walk of the page finds them. They join
+ * the root, as the SAX builder has them (and as the tree builder does
+ * when the root is the document's first child). */
+static void wn_xml_adopt_strays(xmlDocPtr doc) {
+  xmlNodePtr root = xmlDocGetRootElement(doc);
+  if (!root)
+    return;
+  for (xmlNodePtr c = root->next, next; c; c = next) {
+    next = c->next;
+    if (c->type != XML_ELEMENT_NODE)
+      continue;
+    xmlUnlinkNode(c);
+    xmlAddChild(root, c);
+  }
+}
+
 /* The metadata side table from libxml2's tree: every element under the
  * root, in document order, as the SAX builder takes them from the
  * events. */
@@ -730,7 +748,6 @@ typedef struct wn_sax {
   uint32_t top;       /* of which with a compact node (their depth) */
   /* The document's children, as the tree builder would have them. */
   int doc_children;   /* any child yet (doctype, comment, PI, element) */
-  int root_first;     /* the root element is the first child */
   int root_seen;      /* the root element exists */
   wn_frame root;      /* the root's frame (index 0 once built), kept after
                          it closed */
@@ -992,14 +1009,18 @@ static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) 
   } else if (!s->root_seen) {
     /* The root element: the document's first child, or the first element
      * beside a doctype, comment or PI. */
-    s->root_first = !s->doc_children;
     s->doc_children = 1;
     s->root_seen = 1;
     is_root = 1;
     prev = &no_sibling;
-  } else if (s->root_first && s->root.index == 0) {
-    /* After the root closed, the tree builder hangs a new element under
-     * the document's first child, the root: one level below it. */
+  } else if (s->root.index == 0) {
+    /* After the root closed, an element joins the root, one level below
+     * it: a page that closes </html> before its article (a theme whose
+     * header template ends the document) still has it, as a browser
+     * reads it (HTML's "after after body" mode parses on in the body).
+     * libxml2's tree builder does so when the root is the document's
+     * first child, else it puts it beside the root, and
+     * wn_xml_adopt_strays moves it under the root in that tree too. */
     parent = &s->root;
     prev = &s->root.last_child;
     top = 1;
@@ -1174,7 +1195,6 @@ static void wn_sax_doctype(void *ctx, const xmlChar *name, const xmlChar *extern
   (void)external_id;
   (void)system_id;
   s->doc_children = 1;
-  s->root_first = 0;
 }
 
 /* libxml2's errors while it parses one page, on this thread. An
@@ -1430,6 +1450,7 @@ static wn_err wn_dom_parse_pass(const char *bytes, size_t len, const wn_dom_opti
         err = WN_ENOMEM;
         goto out;
       }
+      wn_xml_adopt_strays(doc);
       xmlNodePtr root = xmlDocGetRootElement(doc);
       if (root)
         err = wn_build_from_xml(&builder, root, keep_xml, diag);
