@@ -117,6 +117,9 @@ void wn_detect_record_read(const wn_dom_node *nodes, uint32_t r, const uint8_t *
 /* 1 when the len bytes at t hold a price: $, EUR or GBP sign beside a
  * digit (a space between allowed). */
 int wn_detect_has_price(const char *t, uint32_t len);
+/* 1 when the page shows code listings as a manual's entries do: two <pre>
+ * or more, or eight inline <code> or more, holding text (shape.c). */
+int wn_detect_page_shows_code(const wn_dom_page *page);
 
 /* A part of a page's content as its structured data states it: text
  * (len bytes, not NUL-terminated) of group (0: a recipe's ingredients,

@@ -111,25 +111,30 @@ static int wn_path_type(const char *path) {
   return found;
 }
 
-/* Structure counted in one pass: code listings, and in the kept text
- * prices (a currency sign next to a digit). */
-typedef struct wn_shape_counts {
-  uint32_t pre, code, prices;
-} wn_shape_counts;
-
-static void wn_shape_count(const wn_dom_page *page, const uint8_t *keep, wn_shape_counts *c) {
-  uint32_t count = 0;
+/* Code listings: a manual's entries show code (several <pre>, or many
+ * inline code names). */
+int wn_detect_page_shows_code(const wn_dom_page *page) {
+  uint32_t count = 0, pre = 0, code = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  memset(c, 0, sizeof *c);
-  for (uint32_t i = 0; i < count; i++) {
+  for (uint32_t i = 0; i < count && pre < 2 && code < 8; i++) {
     const wn_dom_node *n = &nodes[i];
     if (n->tag == WN_TAG_PRE && n->text_len > 0)
-      c->pre++;
+      pre++;
     else if (n->tag == WN_TAG_OTHER && n->name && n->text_len > 0 && strcmp(n->name, "code") == 0)
-      c->code++;
-    else if (n->tag == WN_TAG_TEXT && keep && keep[i] && wn_detect_has_price(n->text, n->own_text_len))
-      c->prices++;
+      code++;
   }
+  return pre >= 2 || code >= 8;
+}
+
+/* Prices (a currency sign next to a digit) in the kept text. */
+static uint32_t wn_shape_prices(const wn_dom_page *page, const uint8_t *keep) {
+  uint32_t count = 0, prices = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  for (uint32_t i = 0; keep && i < count; i++)
+    if (nodes[i].tag == WN_TAG_TEXT && keep[i] &&
+        wn_detect_has_price(nodes[i].text, nodes[i].own_text_len))
+      prices++;
+  return prices;
 }
 
 wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detect_result *res,
@@ -147,10 +152,9 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
   if (k & (WN_LD_PRODUCT | WN_OG_PRODUCT))
     return WN_PAGE_PRODUCT;
   const uint8_t *keep = res ? wn_detect_keep_flags(res) : NULL;
-  wn_shape_counts c;
-  wn_shape_count(page, keep, &c);
+  const uint32_t prices = wn_shape_prices(page, keep);
   if (k & WN_LD_LIST)
-    return c.prices >= 3 ? WN_PAGE_COLLECTION : WN_PAGE_LISTING;
+    return prices >= 3 ? WN_PAGE_COLLECTION : WN_PAGE_LISTING;
   /* Records: most of the kept text is a run of three or more like
    * records. */
   wn_detect_records rec = {0};
@@ -171,9 +175,7 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
   const int records = rec.n >= 3 && 2 * rec.text > kept;
   const int by_path = wn_path_type(path);
   const int parts = records || (res && res->area);
-  /* Code listings: a manual's entries show code (several <pre>, or many
-   * inline code names). */
-  const int code = c.pre >= 2 || c.code >= 8;
+  const int code = wn_detect_page_shows_code(page);
   if (k & (WN_LD_ARTICLE | WN_OG_ARTICLE)) {
     if (by_path >= 0 && by_path != WN_PAGE_ARTICLE && parts)
       return (wn_detect_page_type)by_path;
@@ -196,6 +198,6 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
     return WN_PAGE_SERVICE;
   }
   if (res && res->area)
-    return c.prices >= 3 ? WN_PAGE_COLLECTION : WN_PAGE_SERVICE;
+    return prices >= 3 ? WN_PAGE_COLLECTION : WN_PAGE_SERVICE;
   return WN_PAGE_ARTICLE;
 }

@@ -37,7 +37,10 @@
  * A forum post's signature likewise: the lines a member set once to
  * stand under every post they write (a quote, links to their projects),
  * which forum software names so (vBulletin's and phpBB's signature,
- * XenForo's message-signature); a thread's reader reads past them.
+ * XenForo's message-signature); a thread's reader reads past them. Not on
+ * a page that shows code listings (wn_detect_page_shows_code): there a
+ * signature is a function's (PostgreSQL's func_signature, Javadoc's
+ * member-signature), the entry itself.
  *
  * A product's reviews likewise, on a page that states a product and no
  * article (JSON-LD or og:type): a product page's content is its name,
@@ -69,8 +72,17 @@ static int wn_single_word_is(const char *w, const char *lit, size_t n) {
 typedef struct wn_mask_kinds {
   int threads, footers, signatures;
   int reviews; /* -1: not read yet, else 0 or 1 */
+  int code;    /* -1: not read yet, else wn_detect_page_shows_code */
   const wn_dom_page *page;
 } wn_mask_kinds;
+
+/* Signatures are a post's on a page without code listings (read once,
+ * when a name first holds the word). */
+static int wn_single_signatures_masked(wn_mask_kinds *k) {
+  if (k->code < 0)
+    k->code = wn_detect_page_shows_code(k->page);
+  return !k->code;
+}
 
 /* A product's reviews are masked on a page that states a product and no
  * article (read once, when a name first holds the word). */
@@ -95,7 +107,8 @@ static int wn_single_word_masked(const char *w, size_t len, int container, wn_ma
    * page's content (its posts kept, not their signatures). */
   if (threads || k->signatures)
     for (size_t i = 0; i + 9 <= len; i++)
-      if ((w[i] | 0x20) == 's' && wn_single_word_is(w + i, "signature", 9))
+      if ((w[i] | 0x20) == 's' && wn_single_word_is(w + i, "signature", 9) &&
+          wn_single_signatures_masked(k))
         return 1;
   if (!threads)
     return 0;
@@ -167,7 +180,7 @@ static int wn_single_is_dialog(const wn_dom_page *page, const wn_dom_node *n) {
 static uint32_t wn_single_mask_kinds(const wn_dom_page *page, uint8_t *mask, int threads,
                                      int footers, int signatures) {
   wn_mask_kinds kinds = {.threads = threads, .footers = footers, .signatures = signatures,
-                         .reviews = -1, .page = page};
+                         .reviews = -1, .code = -1, .page = page};
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   memset(mask, 0, count);

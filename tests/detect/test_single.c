@@ -978,6 +978,37 @@ static void check_story(const char *text) {
       fail_msg("paragraph %zu missing:\n%s", k, text);
 }
 
+/* A manual's method entries, Javadoc's way: each a member-signature
+ * line, a description and an example. The page shows code, so a
+ * "signature" is the function's, the entry itself, and stays (a forum
+ * post's signature is masked: test_shapes.c's thread). */
+static void test_manual_signatures(void **state) {
+  (void)state;
+  static const char *names[] = {"open", "invoice", "close"};
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  OUT("<html><head><title>Ledger API</title></head><body><nav><a href=/>Home</a> <a "
+      "href=/api>API</a></nav><main><h1>Class Ledger</h1><p>A ledger of one workshop: its "
+      "invoices, its stock and its hours.</p><pre>Ledger l = Ledger.open(\"bench\");</pre>");
+  for (size_t k = 0; k < 3; k++)
+    OUT("<section class=detail><h3>%s</h3><div class=\"member-signature\"><span "
+        "class=modifiers>public static</span> <span class=return-type>Ledger</span> <span "
+        "class=element-name>%s</span>(String workshop, int month)</div><div class=block>The "
+        "entry of %s: what it does to the ledger of the named workshop in the month.</div>"
+        "<pre>l.%s(\"bench\", 3);</pre></section>",
+        names[k], names[k], names[k], names[k]);
+  OUT("</main><footer><p>Copyright the company.</p></footer></body></html>");
+  char *text = default_text(h.data, NULL, NULL);
+  for (size_t k = 0; k < 3; k++) {
+    char want[96];
+    snprintf(want, sizeof want, "public static Ledger %s(String workshop, int month)", names[k]);
+    if (!strstr(text, want))
+      fail_msg("\"%s\" missing from:\n%s", want, text);
+  }
+  free(text);
+  wn_buf_free(&h);
+}
+
 /* A theme whose header template ends the document (</body></html> after
  * the menu) and prints the article after it, with a doctype before the
  * root: a browser reads on in the body, and so does the tree (dom.c); the
@@ -1473,6 +1504,7 @@ int main(void) {
       cmocka_unit_test(test_semantic_hints), cmocka_unit_test(test_semantic_hint_moves),
       cmocka_unit_test(test_danag_container), cmocka_unit_test(test_drupal_label_hidden),
       cmocka_unit_test(test_after_the_root),
+      cmocka_unit_test(test_manual_signatures),
       cmocka_unit_test(test_figure_outputs),
       cmocka_unit_test(test_orphan_headings),
       cmocka_unit_test(test_article_paragraphs),
