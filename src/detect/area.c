@@ -273,9 +273,10 @@ static int wn_area_part_tag(const wn_dom_node *n) {
 }
 
 /* Sibling c as a part: 1 when it is one (its text outside frame and mask
- * marked in part[], which the caller has cleared), 0 when it holds text
- * and is not one, -1 when it holds no text (an image, a spacer: neither
- * breaks a run of parts nor is one). */
+ * marked in part[c, end), cleared here first), 0 when it holds text and
+ * is not one, -1 when it holds no text (an image, a spacer: neither
+ * breaks a run of parts nor is one). Reads c's subtree only, so that the
+ * siblings together cost one pass over the page. */
 static int wn_area_part_reads(const wn_dom_page *page, uint32_t c, const uint8_t *mask,
                               uint8_t *part) {
   uint32_t count = 0;
@@ -285,6 +286,7 @@ static int wn_area_part_reads(const wn_dom_page *page, uint32_t c, const uint8_t
   if (!wn_area_part_tag(&nodes[c]) || (mask && mask[c]) ||
       wn_area_is_frame(page, &nodes[c], 0, 1))
     return 0;
+  memset(part + c, 0, nodes[c].end - c);
   wn_area_mark(page, c, mask, part, 1);
   uint64_t all = 0, plain = 0;
   uint32_t longest = 0;
@@ -357,7 +359,6 @@ static wn_err wn_area_parts(const wn_dom_page *page, const uint8_t *mask, wn_det
   for (uint32_t c = nodes[root].first_child; c != first; c = nodes[c].next_sibling) {
     if (nodes[c].tag == WN_TAG_TEXT || kept[c] > 0)
       continue;
-    memset(part, 0, count);
     const int r = wn_area_part_reads(page, c, mask, part);
     if (r == 0)
       run = WN_DOM_NONE;
@@ -373,7 +374,6 @@ static wn_err wn_area_parts(const wn_dom_page *page, const uint8_t *mask, wn_det
       past |= c == last;
       continue;
     }
-    memset(part, 0, count);
     const int r = wn_area_part_reads(page, c, mask, part);
     if (r == 0 && past)
       break;
