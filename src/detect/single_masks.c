@@ -66,9 +66,10 @@ static int wn_single_word_is(const char *w, const char *lit, size_t n) {
   return 1;
 }
 
-/* What the name masks cover: comment threads, page footers (and dialogs),
- * and a product's reviews (decided per page by wn_single_reviews_masked
- * when a name first holds the word). */
+/* What the name masks cover: comment threads (with posts' signatures and
+ * a product's reviews), page footers (and dialogs), and signatures alone
+ * (a thread read as the content). Whether a page's signatures and reviews
+ * are masked is read once, when a name first holds the word. */
 typedef struct wn_mask_kinds {
   int threads, footers, signatures;
   int reviews; /* -1: not read yet, else 0 or 1 */
@@ -176,7 +177,8 @@ static int wn_single_is_dialog(const wn_dom_page *page, const wn_dom_node *n) {
 }
 
 /* The containers the names mark: comment threads (threads), page footers
- * (footers) and dialogs (footers: masked in both modes). */
+ * (footers) and dialogs (footers: masked in both modes), posts'
+ * signatures (threads or signatures). */
 static uint32_t wn_single_mask_kinds(const wn_dom_page *page, uint8_t *mask, int threads,
                                      int footers, int signatures) {
   wn_mask_kinds kinds = {.threads = threads, .footers = footers, .signatures = signatures,
