@@ -29,8 +29,9 @@
  *    it answers, a pull quote repeating a paragraph of its article. The
  *    quoted copy goes wherever it stands; the words stay where they were
  *    first written (the gold of threads holds them once).
- * Then the lines of a quotation that the output holds unquoted go too
- * (a reply quoting some lines of a post: no element is a copy).
+ * Then lines go too (no element is a copy): a quotation's line that the
+ * output holds unquoted, and a line the output holds earlier in another
+ * place (wn_repeat_drop_lines).
  *
  * Elements are compared by a hash of their kept text nodes, in order
  * (each node's text hashed, the hashes of an element's children with kept
@@ -142,42 +143,40 @@ static int wn_repeat_line_cmp(const void *a, const void *b) {
   return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* The quoted lines of the kept text that the output holds elsewhere.
- * Forum software writes a post as one element of lines cut by <br>, and a
+/* The lines of the kept text that the output holds earlier. Forum
+ * software writes a post as one element of lines cut by <br>, and a
  * reply quotes some of them: no element is a copy, its lines are. Lines
  * are DANAg's (line_of), compared by their letters (white space left out:
- * a quote re-flows it); a line wholly quoted goes when the same line
- * stands unquoted. Pages with no kept quotation are not read further. */
-static wn_err wn_repeat_drop_quoted_lines(const wn_dom_node *nodes, uint32_t count,
-                                          const uint32_t *line_of, size_t n_lines,
-                                          uint8_t *keep) {
+ * a quote re-flows it); a line of WN_REPEAT_MIN_LINE_CHARS letters or
+ * more goes
+ *  - when it is wholly quoted and the same line stands unquoted; or
+ *  - when the same line stands earlier in another place (the element
+ *    holding its first text is not in the same place of like containers
+ *    as the earlier copy's, wn_repeat_like_placed), on a page whose shape
+ *    is not documentation: a post quoted in a reply without a quotation's
+ *    markup (vBulletin's "Originally Posted by" panel), a line of a tab
+ *    and of its accordion inside larger blocks. Like-placed copies stay,
+ *    as whole elements do: a list's records repeat their fine print. */
+static wn_err wn_repeat_drop_lines(const wn_dom_page *page, wn_detect_result *res,
+                                   const uint32_t *line_of, size_t n_lines) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint8_t *keep = res->keep;
   uint8_t *quoted = malloc(count);
-  uint64_t *lhash = NULL;
-  uint32_t *lchars = NULL;
-  uint8_t *lkind = NULL; /* bit 1: unquoted text on the line, bit 2: quoted */
+  uint64_t *lhash = malloc(n_lines * sizeof *lhash);
+  uint32_t *lchars = calloc(n_lines, sizeof *lchars);
+  uint32_t *lfirst = malloc(n_lines * sizeof *lfirst);
+  uint8_t *lkind = calloc(n_lines, 1); /* bit 1: unquoted text on the line, bit 2: quoted */
   wn_repeat_line_key *keys = NULL;
   wn_err err = WN_ENOMEM;
-  if (!quoted)
-    goto out;
-  int any = 0;
-  for (uint32_t i = 0; i < count; i++) {
-    const uint32_t p = nodes[i].parent;
-    quoted[i] = (uint8_t)((p != WN_DOM_NONE && quoted[p]) || wn_repeat_quote(&nodes[i]));
-    any |= quoted[i] && nodes[i].tag == WN_TAG_TEXT && keep[i] && nodes[i].own_text_len;
-  }
-  err = WN_OK;
-  if (!any)
-    goto out;
-  err = WN_ENOMEM;
-  lhash = malloc(n_lines * sizeof *lhash);
-  lchars = calloc(n_lines, sizeof *lchars);
-  lkind = calloc(n_lines, 1);
-  if (!lhash || !lchars || !lkind)
+  if (!quoted || !lhash || !lchars || !lfirst || !lkind)
     goto out;
   for (size_t l = 0; l < n_lines; l++)
     lhash[l] = WN_HASH_SEED;
   size_t n = 0;
   for (uint32_t i = 0; i < count; i++) {
+    const uint32_t p = nodes[i].parent;
+    quoted[i] = (uint8_t)((p != WN_DOM_NONE && quoted[p]) || wn_repeat_quote(&nodes[i]));
     if (nodes[i].tag != WN_TAG_TEXT || !keep[i] || !nodes[i].own_text_len)
       continue;
     const uint32_t l = line_of[i];
@@ -190,7 +189,10 @@ static wn_err wn_repeat_drop_quoted_lines(const wn_dom_node *nodes, uint32_t cou
       lhash[l] = wn_hash_bytes(lhash[l], t + a, b - a);
       lchars[l] += b - a;
     }
-    n += lkind[l] == 0;
+    if (lkind[l] == 0) {
+      lfirst[l] = i;
+      n++;
+    }
     lkind[l] |= quoted[i] ? 2 : 1;
   }
   keys = malloc((n ? n : 1) * sizeof *keys);
@@ -202,10 +204,11 @@ static wn_err wn_repeat_drop_quoted_lines(const wn_dom_node *nodes, uint32_t cou
     if (lkind[l] && lchars[l] >= WN_REPEAT_MIN_LINE_CHARS)
       keys[n++] = (wn_repeat_line_key){lhash[l], lchars[l], (uint32_t)l};
   qsort(keys, n, sizeof *keys, wn_repeat_line_cmp);
-  /* In each run of equal lines with an unquoted one, every wholly quoted
-   * one goes (lkind 4). Quoted copies alone all stay: old pages indent
-   * with <blockquote>, and a page that sets its text twice so is read
-   * as it stands. */
+  /* In each run of equal lines (sorted by place) with an unquoted one,
+   * every wholly quoted one goes (lkind 4); quoted copies alone all stay
+   * (old pages indent with <blockquote>). Then a later line placed
+   * otherwise than the run's first goes. */
+  int manual = -1; /* the page's shape is documentation: unread yet */
   for (size_t a = 0; a < n;) {
     size_t b = a + 1;
     int unquoted = lkind[keys[a].line] != 2;
@@ -214,6 +217,16 @@ static wn_err wn_repeat_drop_quoted_lines(const wn_dom_node *nodes, uint32_t cou
     for (size_t k = a; k < b; k++)
       if (lkind[keys[k].line] == 2 && unquoted)
         lkind[keys[k].line] = 4;
+    const uint32_t first = nodes[lfirst[keys[a].line]].parent;
+    for (size_t k = a + 1; k < b; k++) {
+      if (lkind[keys[k].line] == 4 ||
+          wn_repeat_like_placed(nodes, first, nodes[lfirst[keys[k].line]].parent))
+        continue;
+      if (manual < 0) /* read once, and only for a page with such a copy */
+        manual = wn_detect_page_shape(page, res, NULL) == WN_PAGE_DOCUMENTATION;
+      if (!manual)
+        lkind[keys[k].line] = 4;
+    }
     a = b;
   }
   for (uint32_t i = 0; i < count; i++)
@@ -224,6 +237,7 @@ out:
   free(quoted);
   free(lhash);
   free(lchars);
+  free(lfirst);
   free(lkind);
   free(keys);
   return err;
@@ -333,7 +347,7 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
     i++;
   }
 lines:
-  err = wn_repeat_drop_quoted_lines(nodes, count, line_of, n_lines, res->keep);
+  err = wn_repeat_drop_lines(page, res, line_of, n_lines);
 out:
   free(line_of);
   free(content);

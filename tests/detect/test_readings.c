@@ -216,6 +216,24 @@ static void test_story_twice(void **state) {
   assert_int_equal(wn_test_occurrences(t, "keep the old swimming baths open"), 1);
   assert_true(strstr(t, "keep the old swimming baths open") < strstr(t, "Readers wrote in"));
   free(t);
+  /* The same in a thread whose reply quotes a post's line in a panel, not
+   * a quotation (vBulletin's "Originally Posted by"): the line once, in
+   * the post; the reply's own lines stay. */
+  const char *panel =
+      "<html><body><div class=\"posts\"><div class=\"post\"><div class=\"who\">anna</div>"
+      "<div class=\"message\">The council voted on Tuesday to keep the old swimming baths open "
+      "for another five years.<br><br>We swam there every week when we were children, and so "
+      "did our parents before us.</div></div><div class=\"post\"><div class=\"who\">ben</div>"
+      "<div class=\"message\"><div class=\"panel\"><div>Originally Posted by <b>anna</b></div>"
+      "<div>The council voted on Tuesday to keep the old swimming baths open for another five "
+      "years.</div></div>That is the best news this town has had in years, and everyone I "
+      "know agrees with it.<br><br>Let us hope the roof is mended before the winter comes."
+      "</div></div></div></body></html>";
+  t = detect_text(panel, WN_SINGLE_DANAG, 0);
+  assert_int_equal(wn_test_occurrences(t, "keep the old swimming baths open"), 1);
+  assert_true(strstr(t, "keep the old swimming baths open") < strstr(t, "We swam there"));
+  assert_non_null(strstr(t, "best news this town"));
+  free(t);
   /* A manual that describes two functions with the same paragraphs
    * (their shared parameters) inside entries of their own: both stay. */
   wn_buf_reset(&b);
