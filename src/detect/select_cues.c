@@ -30,7 +30,9 @@
  *    a picture). Then the core grows towards the root while what it gains
  *    is small next to it (at most WN_CUE_GROWTH of its text, or
  *    WN_CUE_GROWTH_MIN_BYTES): the headline, standfirst, byline and date
- *    above an article body come in; a comment thread does not.
+ *    above an article body come in; a comment thread does not. It stops
+ *    at the page's <main>: on a short post the allowance would reach the
+ *    frame's own page-specific bits (a header's chip naming the forum).
  * 3. That node is the branch (our Algorithm 3); the reduced candidates
  *    inside it are kept (Algorithm 4) and grouped (Algorithm 5). Within
  *    them, link boxes are left out: a block that is mostly link text, or a
@@ -223,6 +225,8 @@ static wn_err wn_detect_select_cues_in(const wn_dom_page *page, const wn_detect_
   /* Step 2b: grow while the gain stays small next to the core. */
   uint32_t branch = core;
   while (nodes[branch].parent != WN_DOM_NONE) {
+    if (nodes[branch].tag == WN_TAG_MAIN)
+      break; /* the author's main content ends here */
     uint32_t p = nodes[branch].parent;
     double allowed = WN_CUE_GROWTH * ctext[core];
     if (allowed < WN_CUE_GROWTH_MIN_BYTES)

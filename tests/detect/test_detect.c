@@ -184,6 +184,41 @@ static void test_detect_cues(void **state) {
   wn_template_free(tpl);
 }
 
+/* A thread of one short post in the page's <main>, under a header whose
+ * search chip names the page's forum (page-specific text of the frame):
+ * the content ends where the author's <main> does. */
+#define THREAD_PAGE(forum, title, post)                                                    \
+  "<body><header><nav><a href=/>Home</a> <span class=chip>" forum "</span> <a href=/app>" \
+  "Get the app</a></nav></header><main><h1>" title "</h1><p>" post "</p></main>"            \
+  "<footer>Rules and privacy</footer></body>"
+
+static void test_detect_cues_main(void **state) {
+  (void)state;
+  const char *thread[] = {
+      THREAD_PAGE("r/Cooking", "Cast iron on glass tops?",
+                  "Will my pan scratch the hob, or is that a myth from old stoves?"),
+      THREAD_PAGE("r/Laptops", "Best laptop for college",
+                  "Mostly writing and some light photo editing, budget around 800."),
+      THREAD_PAGE("r/Gardening", "Tomatoes splitting",
+                  "Every fruit splits a day before it is ripe, what am I doing wrong here?")};
+  wn_dom_page *pages[3];
+  for (int i = 0; i < 3; i++)
+    pages[i] = wn_test_parse(thread[i]);
+  wn_template *tpl = NULL;
+  assert_int_equal(wn_learn_template((const wn_dom_page *const *)pages, 3, NULL, &tpl, NULL),
+                   WN_OK);
+  for (int i = 0; i < 3; i++)
+    wn_dom_free(pages[i]);
+  char *text = detect_text(THREAD_PAGE("r/Cycling", "Chain keeps slipping",
+                                       "It slips on the two smallest cogs only, even after a "
+                                       "new chain."),
+                           tpl, WN_SELECT_CUES, NULL);
+  assert_string_equal(text, "Chain keeps slipping\nIt slips on the two smallest cogs only, even "
+                            "after a new chain.\n");
+  free(text);
+  wn_template_free(tpl);
+}
+
 /* A manual: a navigation bar that names the current chapter, the chapter
  * in a div whose id changes from page to page, a footer. */
 #define MANUAL_PAGE(title, id, body)                                                         \
@@ -527,7 +562,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_alg2_reduce),       cmocka_unit_test(test_alg3_branch),
       cmocka_unit_test(test_alg4_discard),      cmocka_unit_test(test_alg5_group),
-      cmocka_unit_test(test_detect_cues),       cmocka_unit_test(test_detect_template_only_page),
+      cmocka_unit_test(test_detect_cues),       cmocka_unit_test(test_detect_cues_main),       cmocka_unit_test(test_detect_template_only_page),
       cmocka_unit_test(test_render_html),       cmocka_unit_test(test_detect_policy),
       cmocka_unit_test(test_render_html_empty_page), cmocka_unit_test(test_render_html_wrappers),
       cmocka_unit_test(test_detect_region),     cmocka_unit_test(test_detect_site_selector),
