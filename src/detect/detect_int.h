@@ -167,10 +167,11 @@ wn_err wn_detect_policy(const wn_dom_page *page, const wn_detect_options *opts,
                         wn_detect_result *tmpl, wn_detect_fallback reason, double confidence,
                         wn_detect_result **out, wn_diag *diag);
 
-/* Unkeeps the text of permalink marks (a link to a fragment of the page
- * whose whole text is "¶", "§", "#" or a link symbol): not content in any
+/* Unkeeps the text of the page's controls: permalink marks (a link to a
+ * fragment of the page whose whole text is "¶", "§", "#" or a link
+ * symbol) and the labels of buttons of a few words: not content in any
  * text output (site_algorithms.c). Run on every result of wn_detect_page. */
-void wn_detect_drop_marks(const wn_dom_page *page, wn_detect_result *res);
+void wn_detect_drop_controls(const wn_dom_page *page, wn_detect_result *res);
 /* A kept line whose text (a sentence or longer) equals an earlier kept
  * line's is left out: the output never repeats a block (repeats.c). */
 wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res);

@@ -487,7 +487,7 @@ wn_err wn_detect_policy(const wn_dom_page *page, const wn_detect_options *opts,
     res->fallback = reason;
   }
   /* The output invariants, whichever method chose. */
-  wn_detect_drop_marks(page, res);
+  wn_detect_drop_controls(page, res);
   if ((err = wn_detect_drop_repeats(page, res))) {
     wn_detect_result_free(res);
     return wn_diag_set(diag, err, "detect: %s", wn_strerror(err));

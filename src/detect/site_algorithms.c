@@ -170,11 +170,26 @@ static int wn_detect_is_mark(const char *s, uint32_t len) {
   return 0;
 }
 
-void wn_detect_drop_marks(const wn_dom_page *page, wn_detect_result *res) {
+/*
+ * Button labels. A <button> of a few words is a control: "Read more",
+ * "Share", "Add to cart", "Sign in". A reader presses it and does not read
+ * it as the page's text; the single-page area reads buttons as frame
+ * already (area.c), the template and Readability's reading may keep them.
+ * Sites also make whole cards, and an FAQ's questions, buttons: a label
+ * of WN_DETECT_CONTROL_LABEL bytes or more is left as the methods kept it.
+ */
+#define WN_DETECT_CONTROL_LABEL 20u
+
+void wn_detect_drop_controls(const wn_dom_page *page, wn_detect_result *res) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   for (uint32_t i = 0; i < count; i++) {
     const wn_dom_node *n = &nodes[i];
+    if (n->tag == WN_TAG_BUTTON && n->text_len < WN_DETECT_CONTROL_LABEL) {
+      memset(res->keep + i, 0, n->end - i);
+      i = n->end - 1;
+      continue;
+    }
     if (n->tag != WN_TAG_A || n->text_len == 0 || n->text_len > 8)
       continue;
     const char *href = wn_dom_attr(page, n, "href");

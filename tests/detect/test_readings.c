@@ -263,6 +263,30 @@ static void test_story_twice(void **state) {
   wn_buf_free(&b);
 }
 
+/* A post's controls are buttons ("Read more", "Share"): their labels are
+ * in no output, whichever method reads the page. */
+static void test_button_labels(void **state) {
+  (void)state;
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  assert_int_equal(wn_buf_append_str(&b, "<html><body>"), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, nav), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, "<div class=\"post\"><h1>Baths saved</h1>"), WN_OK);
+  append_story(&b, "<p>", "</p>");
+  assert_int_equal(wn_buf_append_str(&b, "<button type=\"button\">Read more</button>"
+                                         "<div class=\"bar\"><button>Share</button></div>"
+                                         "</div></body></html>"),
+                   WN_OK);
+  const wn_single_method methods[] = {WN_SINGLE_DANAG, WN_SINGLE_CNR, WN_SINGLE_READABILITY};
+  for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
+    char *t = detect_text(b.data, methods[m], 0);
+    if (!strstr(t, wn_test_story[0]) || strstr(t, "Read more") || strstr(t, "Share"))
+      fail_msg("%s:\n%s", wn_single_method_name(methods[m]), t);
+    free(t);
+  }
+  wn_buf_free(&b);
+}
+
 /* A short post above a longer comment thread whose names do not say
  * "comment": the output holds the post. (The replies come with it when
  * the density method's area spans both; docs/single-page.md, "Known
@@ -400,6 +424,7 @@ int main(void) {
       cmocka_unit_test(test_post_above_thread), cmocka_unit_test(test_consent_dialog),
       cmocka_unit_test(test_ruby),              cmocka_unit_test(test_never_empty),
       cmocka_unit_test(test_readability_edges), cmocka_unit_test(test_other_article),
+      cmocka_unit_test(test_button_labels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
