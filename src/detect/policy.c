@@ -78,9 +78,10 @@ static wn_err wn_detect_second(const wn_dom_page *page, const wn_detect_options 
  * text nodes), the single-page method reads the page too, as a second
  * reading that fails differently, and the text it keeps is added where
  * the template says it is the page's own: an unpaired text node in an
- * unpaired element (a block no sample had). A slot of the frame that
- * recurs with other words on every page (a "most read" list's headlines,
- * a teaser module, a date line) is paired and stays out.
+ * unpaired element (a block no sample had), or in a paired block beside
+ * such a one. A slot of the frame that recurs with other words on every
+ * page (a "most read" list's headlines, a teaser module, a date line),
+ * among slots only, stays out.
  */
 #define WN_DETECT_OWN_SHARE 2u /* the selection holds under 1/2 of the own text */
 
@@ -120,8 +121,34 @@ static wn_err wn_detect_own_blocks(const wn_dom_page *page, const wn_detect_opti
         nodes[i].parent != WN_DOM_NONE)
       held[nodes[i].parent] = 1;
   uint32_t open = 0;
+  /* beside[e]: paired element e has an unpaired child holding text. */
+  uint8_t *beside = calloc(count ? count : 1, 1);
+  if (!beside) {
+    free(held);
+    return wn_diag_set(diag, WN_ENOMEM, "detect: out of memory for %u nodes", count);
+  }
   for (uint32_t i = 0; i < count; i++) {
     const uint32_t p = nodes[i].parent;
+    if (nodes[i].tag != WN_TAG_TEXT && !mapped[i] && nodes[i].text_len && p != WN_DOM_NONE &&
+        mapped[p])
+      beside[p] = 1;
+  }
+  for (uint32_t i = 0; i < count; i++) {
+    const uint32_t p = nodes[i].parent;
+    /* A slot among the page's own blocks: a paired block whose text is
+     * the page's own, beside a block no sample had (an answer's first
+     * paragraphs, which the samples' answers had too, before paragraphs
+     * they did not). Its text may come in as the own blocks' does. A
+     * "most read" list's slots stand among slots only. */
+    if (nodes[i].tag == WN_TAG_TEXT && !res->keep[i] && !mapped[i] && p != WN_DOM_NONE &&
+        mapped[p] && (nodes[p].flags & WN_DOM_BLOCK) && nodes[p].parent != WN_DOM_NONE &&
+        beside[nodes[p].parent]) {
+      if (parts || held[nodes[p].parent]) {
+        held[i] = 2;
+        open++;
+      }
+      continue;
+    }
     if (nodes[i].tag != WN_TAG_TEXT || res->keep[i] || mapped[i] || p == WN_DOM_NONE ||
         mapped[p])
       continue;
@@ -172,6 +199,7 @@ static wn_err wn_detect_own_blocks(const wn_dom_page *page, const wn_detect_opti
     wn_diag_set(diag, err, "detect: out of memory for %u nodes", count);
 out:
   free(held);
+  free(beside);
   return err;
 }
 
