@@ -186,7 +186,8 @@ typedef struct wn_detect_trace {
   uint8_t *own;           /* per text node (policy.c): 1, of the page's own
                              blocks, brought in from the single-page
                              reading; 2, cut by the story's span; 3,
-                             brought in by it */
+                             brought in by it; 4, prose the samples
+                             shared, kept by both readings */
   wn_detect_selector selector; /* the one that ran (never WN_SELECT_SITE) */
   int selector_from_site; /* 1: the site's template named it */
   int matched;            /* 1: the template was matched (tpl given) */
@@ -212,6 +213,7 @@ typedef struct wn_detect_trace {
   uint32_t own_bytes;       /* text of the page's own blocks brought in */
   uint32_t span_bytes;      /* text cut by the story's span (policy.c) */
   uint32_t span_added;      /* text the story's span brought in */
+  uint32_t shared_bytes;    /* prose the samples shared, brought in */
   uint32_t layout;          /* the site's layout matched (wn_template_layout) */
 } wn_detect_trace;
 

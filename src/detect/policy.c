@@ -377,6 +377,59 @@ static wn_err wn_detect_story_span(const wn_dom_page *page, const wn_template *t
   return err;
 }
 
+/*
+ * Prose the samples shared (issue 43; the template as one reading of two).
+ * A text node the ETDM pairs is text every sample held there, so the
+ * selectors read it as frame. A site's pages share prose too: product
+ * variants learned from one another (the same description, the same
+ * FAQ), a note every post carries. Frame text inside content is short
+ * (a label, "Share this", "Specifications:"); so a paired text node of
+ * a paragraph's length (WN_DETECT_PROSE_BYTES, Readability's 80
+ * characters), not link text, that lies between the first and the last
+ * text the selection kept and that the single-page reading keeps, is
+ * content: both readings place it amid the page's content, and only the
+ * samples' agreement called it frame.
+ */
+#define WN_DETECT_PROSE_BYTES 80u
+
+static wn_err wn_detect_shared_prose(const wn_dom_page *page, const wn_detect_options *opts,
+                                     const uint8_t *mapped, wn_detect_result *made[2],
+                                     wn_detect_trace *trace, wn_detect_result *res,
+                                     wn_diag *diag) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t first = WN_DOM_NONE, last = 0, open = 0;
+  for (uint32_t i = 0; i < count; i++)
+    if (nodes[i].tag == WN_TAG_TEXT && res->keep[i]) {
+      if (first == WN_DOM_NONE)
+        first = i;
+      last = i;
+    }
+  for (uint32_t i = first; first != WN_DOM_NONE && i < last; i++)
+    open += nodes[i].tag == WN_TAG_TEXT && !res->keep[i] && mapped[i] &&
+            nodes[i].own_text_len >= WN_DETECT_PROSE_BYTES && !(nodes[i].flags & WN_DOM_IN_LINK);
+  if (open == 0)
+    return WN_OK; /* nothing the second reading could add: it is not run */
+  const wn_detect_result *single = NULL;
+  wn_err err = wn_detect_second(page, opts, made, &single, diag);
+  if (err)
+    return err;
+  uint32_t added = 0;
+  for (uint32_t i = first; i < last; i++)
+    if (nodes[i].tag == WN_TAG_TEXT && !res->keep[i] && mapped[i] && single->keep[i] &&
+        nodes[i].own_text_len >= WN_DETECT_PROSE_BYTES && !(nodes[i].flags & WN_DOM_IN_LINK)) {
+      res->keep[i] = 1;
+      added++;
+      if (trace) {
+        trace->own[i] = 4;
+        trace->shared_bytes += nodes[i].own_text_len;
+      }
+    }
+  if (added && (err = wn_detect_result_select(page, res, NULL)))
+    wn_diag_set(diag, err, "detect: out of memory for %u nodes", count);
+  return err;
+}
+
 /* Match, confidence, then selection; a page whose confidence is below
  * min_confidence stops before the selection (the fallback will serve it):
  * WN_OK, *out NULL, *confidence set. */
@@ -457,6 +510,8 @@ static wn_err wn_detect_template(const wn_dom_page *page, const wn_template *tpl
     goto out;
   if (selector == WN_SELECT_PLACES &&
       (err = wn_detect_story_span(page, tpl, opts, made, l.cand, l.tmap, trace, res, diag)))
+    goto out;
+  if ((err = wn_detect_shared_prose(page, opts, l.mapped, made, trace, res, diag)))
     goto out;
   if (trace) {
     memcpy(trace->cand, l.cand, count);

@@ -599,6 +599,11 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
                             "single-page method kept and nearly all inside it, the rest of its "
                             "page-specific text",
                         t->span_added);
+  if (!err && t->shared_bytes)
+    err = wn_buf_printf(&b, "; then %u bytes of prose the samples shared (paired text of a "
+                            "paragraph's length between the first and last text kept, which "
+                            "the single-page method kept too)",
+                        t->shared_bytes);
   if (!err)
     err = wn_buf_printf(&b, "\nselected:   %u region(s)", n_sel);
   for (uint32_t k = 0; !err && k < n_sel; k++) {
@@ -618,6 +623,7 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
             "        OWN      its text: the page's own block, read by the single-page method\n"
             "        CUT      its text: kept by the template, cut by the story's span\n"
             "        SPAN     its text: brought in by the story's span\n"
+            "        SHARED   its text: prose the samples shared, kept by both readings\n"
             "        (+N) a template subtree of N more nodes, folded\n\n");
   wn_buf line;
   wn_buf_init(&line, 64 * 1024);
@@ -645,7 +651,7 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
       err = wn_label(&line, n);
     /* Own text: what this element's direct text children hold. */
     uint32_t own = 0, own_kept = 0;
-    int own_block = 0, cut = 0, span = 0;
+    int own_block = 0, cut = 0, span = 0, shared = 0;
     const char *first = NULL;
     for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
       if (nodes[c].tag == WN_TAG_TEXT) {
@@ -654,6 +660,7 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
         own_block |= t->own && t->own[c] == 1;
         cut |= t->own && t->own[c] == 2;
         span |= t->own && t->own[c] == 3;
+        shared |= t->own && t->own[c] == 4;
         if (!first)
           first = nodes[c].text;
       }
@@ -678,6 +685,8 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
       err = wn_buf_append_str(&line, " CUT");
     if (!err && span)
       err = wn_buf_append_str(&line, " SPAN");
+    if (!err && shared)
+      err = wn_buf_append_str(&line, " SHARED");
     if (!err && t->score && t->score[i] > 0)
       err = wn_buf_printf(&line, " score %.2f", t->score[i]);
     if (!err && folded)

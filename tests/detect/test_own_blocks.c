@@ -315,12 +315,60 @@ static void test_qa_answer_slots(void **state) {
   wn_template_free(tpl);
 }
 
+/* Product variants learned from one another: every sample's description
+ * holds the same paragraph between its own (the range's care notes), so
+ * the template pairs it and the selectors read it as frame. Both readings
+ * place it amid the page's content, and it is a paragraph, not a label:
+ * it comes in; the shared label "Details" above it stays out. */
+static void test_shop_shared_prose(void **state) {
+  (void)state;
+  static const char *const care =
+      "Every lamp of this range is tested in our workshop for a full night before it ships, "
+      "and comes with spare wicks and a cloth.";
+  wn_dom_page *pages[3];
+  for (int k = 0; k < 3; k++) {
+    char extra[1024];
+    snprintf(extra, sizeof extra, "%s, the variant with a %s finish.", products[k][2],
+             k == 0 ? "brass" : k == 1 ? "copper" : "black");
+    char *html = malloc(8192);
+    assert_non_null(html);
+    snprintf(html, 8192,
+             SHOP_TOP "<h1>%s</h1><div class=price>%s</div><div class=description><p>%s</p>"
+                      "<h4>Details</h4><p>%s</p><p>%s</p></div></div>" SHOP_END,
+             products[k][0], products[k][1], extra, care, products[(k + 1) % 3][2]);
+    pages[k] = wn_test_parse(html);
+    free(html);
+  }
+  wn_learn_options opts = {.selector = WN_SELECT_PLACES};
+  wn_template *tpl = NULL;
+  assert_int_equal(wn_learn_template((const wn_dom_page *const *)pages, 3, &opts, &tpl, NULL),
+                   WN_OK);
+  for (int k = 0; k < 3; k++)
+    wn_dom_free(pages[k]);
+  char page[8192];
+  snprintf(page, sizeof page,
+           SHOP_TOP "<h1>Brass deck lantern</h1><div class=price>$89.00</div><div "
+                    "class=description><p>A deck lantern of solid brass with a thick glass "
+                    "globe, made for boats and porches.</p><h4>Details</h4><p>%s</p><p>Its "
+                    "burner takes the common flat wick, and the chimney lifts off for "
+                    "cleaning without tools.</p></div></div>" SHOP_END,
+           care);
+  char *text = detect(page, tpl);
+  wn_test_expect(text, "A deck lantern of solid brass", 1);
+  wn_test_expect(text, "tested in our workshop for a full night", 1);
+  wn_test_expect(text, "chimney lifts off", 1);
+  wn_test_expect(text, "Details", 0);
+  free(text);
+  wn_template_free(tpl);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_shop_product_specs),
       cmocka_unit_test(test_shop_category_grid),
       cmocka_unit_test(test_shop_inline_words),
       cmocka_unit_test(test_qa_answer_slots),
+      cmocka_unit_test(test_shop_shared_prose),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
