@@ -152,11 +152,15 @@ static int wn_repeat_line_cmp(const void *a, const void *b) {
  *  - when it is wholly quoted and the same line stands unquoted; or
  *  - when the same line stands earlier in another place (the element
  *    holding its first text is not in the same place of like containers
- *    as the earlier copy's, wn_repeat_like_placed), on a page whose shape
- *    is not documentation: a post quoted in a reply without a quotation's
+ *    as the earlier copy's, wn_repeat_like_placed), or just before it,
+ *    with no other kept text between (a stutter: a pricing toggle's two
+ *    panels, a slide beside its clone), on a page whose shape is not
+ *    documentation: a post quoted in a reply without a quotation's
  *    markup (vBulletin's "Originally Posted by" panel), a line of a tab
- *    and of its accordion inside larger blocks. Like-placed copies stay,
- *    as whole elements do: a list's records repeat their fine print. */
+ *    and of its accordion inside larger blocks. Other like-placed copies
+ *    stay, as whole elements do: a list's records repeat their fine
+ *    print, each under its own offer. A manual's table repeats a cell
+ *    row after row. */
 static wn_err wn_repeat_drop_lines(const wn_dom_page *page, wn_detect_result *res,
                                    const uint32_t *line_of, size_t n_lines) {
   uint32_t count = 0;
@@ -207,7 +211,7 @@ static wn_err wn_repeat_drop_lines(const wn_dom_page *page, wn_detect_result *re
   /* In each run of equal lines (sorted by place) with an unquoted one,
    * every wholly quoted one goes (lkind 4); quoted copies alone all stay
    * (old pages indent with <blockquote>). Then a later line placed
-   * otherwise than the run's first goes. */
+   * otherwise than the run's first, or just after its copy, goes. */
   int manual = -1; /* the page's shape is documentation: unread yet */
   for (size_t a = 0; a < n;) {
     size_t b = a + 1;
@@ -219,8 +223,13 @@ static wn_err wn_repeat_drop_lines(const wn_dom_page *page, wn_detect_result *re
         lkind[keys[k].line] = 4;
     const uint32_t first = nodes[lfirst[keys[a].line]].parent;
     for (size_t k = a + 1; k < b; k++) {
-      if (lkind[keys[k].line] == 4 ||
-          wn_repeat_like_placed(nodes, first, nodes[lfirst[keys[k].line]].parent))
+      if (lkind[keys[k].line] == 4)
+        continue;
+      /* A stutter: no other kept text since the copy before it. */
+      int between = 0;
+      for (uint32_t l = keys[k - 1].line + 1; l < keys[k].line && !between; l++)
+        between = lkind[l] != 0 && lkind[l] != 4;
+      if (between && wn_repeat_like_placed(nodes, first, nodes[lfirst[keys[k].line]].parent))
         continue;
       if (manual < 0) /* read once, and only for a page with such a copy */
         manual = wn_detect_page_shape(page, res, NULL) == WN_PAGE_DOCUMENTATION;

@@ -234,6 +234,20 @@ static void test_story_twice(void **state) {
   assert_true(strstr(t, "keep the old swimming baths open") < strstr(t, "We swam there"));
   assert_non_null(strstr(t, "best news this town"));
   free(t);
+  /* A pricing toggle's two panels, one after the other, each ending in the
+   * same line: like-placed, but nothing stands between the copies (a
+   * stutter), so the line is output once. */
+  const char *toggle =
+      "<html><body><div class=\"plan\"><h2>Pool membership</h2><p>A year of swimming at the "
+      "old baths, every morning from six and every evening until ten.</p><div class=\"switch\">"
+      "<div class=\"panel\"><p>Members who join before the spring save a fifth on their first "
+      "year, and keep the saving if they renew.</p></div><div class=\"panel\"><p>Members who "
+      "join before the spring save a fifth on their first year, and keep the saving if they "
+      "renew.</p></div></div></div></body></html>";
+  t = detect_text(toggle, WN_SINGLE_DANAG, 0);
+  assert_int_equal(wn_test_occurrences(t, "save a fifth on their first year"), 1);
+  assert_non_null(strstr(t, "every morning from six"));
+  free(t);
   /* A manual that describes two functions with the same paragraphs
    * (their shared parameters) inside entries of their own: both stay. */
   wn_buf_reset(&b);
