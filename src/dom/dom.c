@@ -1,10 +1,12 @@
 /*
  * dom/dom.c: libxml2's HTML parser (recovering from broken markup) into the
- * compact tree of dom.h: straight from its SAX2 events by default, or, for
- * a page that keeps libxml2's document (keep_xml), copied from that tree.
- * Both give the same compact tree (tests/dom/test_sax.c).
+ * compact tree of dom.h: straight from its SAX2 events by default
+ * (build_sax.c), or, for a page that keeps libxml2's document (keep_xml),
+ * copied from that tree (build_xml.c). Both give the same compact tree
+ * (tests/dom/test_sax.c): they emit its nodes through the steps here.
  */
 #include "dom/dom.h"
+#include "dom/build.h"
 #include "dom/dom_int.h"
 
 #include <libxml/HTMLparser.h>
@@ -14,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <utf8proc.h>
 
 
 /* Block-level elements break a line in text output (HTML's flow content
@@ -118,19 +119,20 @@ static const wn_tag_entry wn_tags[] = {
     {"xmp", WN_TAG_OTHER, 1, WN_ME_NONE},
 };
 
+const wn_tag_entry wn_svg_entry = {"svg", WN_TAG_OTHER, 1, WN_ME_NONE};
+
 static int wn_tag_cmp(const void *key, const void *entry) {
   return strcmp((const char *)key, ((const wn_tag_entry *)entry)->name);
 }
 
-static const wn_tag_entry *wn_tag_lookup(const char *name) {
+const wn_tag_entry *wn_tag_lookup(const char *name) {
   return bsearch(name, wn_tags, sizeof wn_tags / sizeof wn_tags[0], sizeof wn_tags[0],
                  wn_tag_cmp);
 }
 
 /* Lower-cases a tag name into out (names are bounded like everything
  * else: longer ones are cut; no HTML tag comes near). */
-#define WN_MAX_TAG_NAME 64u
-static void wn_lower_name(const char *name, char out[WN_MAX_TAG_NAME + 1]) {
+void wn_lower_name(const char *name, char out[WN_MAX_TAG_NAME + 1]) {
   size_t i = 0;
   for (; name[i] && i < WN_MAX_TAG_NAME; i++)
     out[i] = wn_ascii_lower(name[i]);
@@ -153,29 +155,10 @@ static const char *wn_attr_copy(wn_arena *arena, const char *value, int *oom) {
 }
 
 
-typedef struct wn_builder {
-  wn_dom_page *page;
-  uint32_t cap;
-  uint32_t max_nodes;
-  uint32_t max_depth;
-  /* Text output joins inline text as a browser renders it, so it must know
-   * where the source had white space: white-space-only text is no node of
-   * ours, so the text nodes either side of it get WN_DOM_SPACE_AFTER /
-   * _BEFORE. */
-  uint32_t last_text;  /* the latest text node, WN_DOM_NONE before the first */
-  int space_pending;   /* white-space-only text since last_text */
-  /* Inside <pre>, white space is content: white-space-only text there (the
-   * line breaks between highlighted spans of code) is kept here and put in
-   * front of the next text node's raw_text. Malloc'd, bounded by the page. */
-  wn_buf pre_space;
-  /* A <title> / <h1> with visible text was kept: later ones are not. */
-  int title_done, h1_done;
-  /* <noscript> is content, not skipped (the second pass of wn_dom_parse). */
-  int noscript_content;
-} wn_builder;
+
 
 /* The element's subtree is left out of the tree. */
-static int wn_skipped(wn_builder *b, const wn_tag_entry *entry) {
+int wn_skipped(wn_builder *b, const wn_tag_entry *entry) {
   if (!entry || entry->block != WN_SKIP)
     return 0;
   if (entry->name[0] != 'n' || strcmp(entry->name, "noscript") != 0)
@@ -245,45 +228,12 @@ static void wn_reserve_nodes(wn_builder *b, const char *text, size_t len) {
   b->cap = cap;
 }
 
-/* An open element while building. */
-typedef struct wn_frame {
-  uint32_t index;      /* compact node of this open element (WN_DOM_NONE: none) */
-  uint32_t last_child; /* its last compact child so far */
-  uint8_t in_link;
-  uint8_t in_pre;      /* inside pre, listing, xmp or plaintext */
-  uint8_t outside;     /* SAX: an element with no compact node (a skipped
-                          subtree, or past the document's root) */
-  uint8_t meta;        /* WN_FM_*: for the metadata side table */
-  uint8_t svg;         /* SAX, inside an inline <svg> being read: WN_SVG_* */
-} wn_frame;
 
-#define WN_FM_OFFROOT 0x01u   /* not under the root element */
-#define WN_FM_HEAD 0x02u      /* a <head> child of the root */
-#define WN_FM_BASE_SEEN 0x04u /* that head's first <base> was seen */
 
-/*
- * Inline SVG. Its shapes are no text, but what it draws with <text> (a
- * syntax diagram's keywords, a chart's labels) is page text a reader sees.
- * An inline <svg> becomes one element with one text node: the text of its
- * <text> elements (and their <tspan>, <textPath>), in document order, a
- * space between two; nothing else of it enters the tree (its shapes, its
- * groups: hundreds of nodes a page that no selector reads), and an <svg>
- * with no such text, an icon, enters it not at all. Text that is not drawn
- * stays out: inside <defs>, <symbol> (an icon set's sprites), <title>,
- * <desc>, <style>, <script>, <metadata>; and a whole <svg> marked
- * aria-hidden="true" (decoration, as its author says). Both builders read
- * it so (wn_build_from_xml, the SAX builder).
- */
-#define WN_XML_MAX_DEPTH 256u           /* libxml2's xmlParserMaxDepth */
-#define WN_XML_MAX_TEXT ((size_t)10000000) /* libxml2's XML_MAX_TEXT_LENGTH */
-#define WN_SVG_ROOT 1u /* the <svg> itself */
-#define WN_SVG_TEXT 2u /* <text>, <tspan>, <textPath>: drawn text */
-#define WN_SVG_HIDE 3u /* not drawn */
 
-static const wn_tag_entry wn_svg_entry = {"svg", WN_TAG_OTHER, 1, WN_ME_NONE};
 
 /* The kind of an element inside an <svg> (its lower-case local name). */
-static uint8_t wn_svg_kind(const char *name) {
+uint8_t wn_svg_kind(const char *name) {
   static const char *const hide[] = {"defs", "symbol", "title", "desc",
                                      "style", "script", "metadata"};
   if (strcmp(name, "text") == 0 || strcmp(name, "tspan") == 0 || strcmp(name, "textpath") == 0)
@@ -294,7 +244,7 @@ static uint8_t wn_svg_kind(const char *name) {
   return 0;
 }
 
-static int wn_svg_hidden(const char *aria_hidden) {
+int wn_svg_hidden(const char *aria_hidden) {
   return aria_hidden && strcmp(aria_hidden, "true") == 0;
 }
 
@@ -345,11 +295,11 @@ static wn_err wn_node_error(const wn_builder *b, wn_err err, wn_diag *diag) {
  * are the attribute values as libxml2 holds them (NULL: absent). Fills
  * *frame for its children. Both builders below call it, so the tree is
  * the same whichever ran. */
-static wn_err wn_emit_element(wn_builder *b, const wn_frame *parent, uint32_t *prev_sibling,
-                              uint32_t top, const char *name, const wn_tag_entry *entry,
-                              const char *id, const char *cls, int has_href,
-                              const char *const *kept, int ws_before, void *xml,
-                              wn_frame *frame, wn_diag *diag) {
+wn_err wn_emit_element(wn_builder *b, const wn_frame *parent, uint32_t *prev_sibling,
+                       uint32_t top, const char *name, const wn_tag_entry *entry,
+                       const char *id, const char *cls, int has_href,
+                       const char *const *kept, int ws_before, void *xml,
+                       wn_frame *frame, wn_diag *diag) {
   wn_dom_page *page = b->page;
   wn_err err = WN_OK;
   int oom = 0;
@@ -403,8 +353,8 @@ static wn_err wn_emit_element(wn_builder *b, const wn_frame *parent, uint32_t *p
 /* One text node of libxml2's (content NUL-terminated) under parent, at
  * depth top: a compact text node, or, for white space only, the flags of
  * its neighbours. */
-static wn_err wn_emit_text(wn_builder *b, wn_frame *parent, uint32_t top, const char *content,
-                           void *xml, wn_diag *diag) {
+wn_err wn_emit_text(wn_builder *b, wn_frame *parent, uint32_t top, const char *content,
+                    void *xml, wn_diag *diag) {
   wn_dom_page *page = b->page;
   wn_err err = WN_OK;
   uint32_t len = 0;
@@ -450,764 +400,7 @@ static wn_err wn_emit_text(wn_builder *b, wn_frame *parent, uint32_t top, const 
   return WN_OK;
 }
 
-/* ---- from libxml2's tree (keep_xml) ----------------------------------------
- *
- * With keep_xml the page keeps libxml2's document (HTML rendering and link
- * extraction read it), so the compact tree is copied from it. The tree is
- * walked with its own parent and sibling links, never by recursion, so a
- * page cannot choose our stack depth; an explicit stack bounded by
- * max_depth holds the open elements. */
-
-static wn_err wn_svg_gather(xmlNodePtr n, int text, uint32_t depth, wn_buf *out);
-
-/* An inline <svg> of libxml2's tree under parent: its element and its
- * drawn text, if it draws any (see WN_SVG_ROOT). */
-static wn_err wn_build_svg(wn_builder *b, xmlNodePtr svg, wn_frame *parent, uint32_t top,
-                           int keep_xml, wn_diag *diag) {
-  xmlChar *hidden = xmlGetNoNsProp(svg, (const xmlChar *)"aria-hidden");
-  int skip = wn_svg_hidden((const char *)hidden);
-  xmlFree(hidden);
-  if (skip)
-    return WN_OK;
-  wn_buf text;
-  wn_buf_init(&text, WN_XML_MAX_TEXT + 1);
-  wn_err err = wn_svg_gather(svg->children, 0, 1, &text);
-  int drawn = 0;
-  for (size_t k = 0; !err && k < text.len && !drawn; k++) {
-    char c = text.data[k];
-    drawn = c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f';
-  }
-  if (!err && drawn) {
-    xmlChar *id = xmlGetNoNsProp(svg, (const xmlChar *)"id");
-    xmlChar *cls = xmlGetNoNsProp(svg, (const xmlChar *)"class");
-    int ws_before = 0;
-    xmlNodePtr prev = svg->prev;
-    if (prev && prev->type == XML_TEXT_NODE && prev->content && prev->content[0]) {
-      char last = (char)prev->content[xmlStrlen(prev->content) - 1];
-      ws_before = last == ' ' || last == '\n' || last == '\t' || last == '\r';
-    }
-    wn_frame frame;
-    err = wn_emit_element(b, parent, &parent->last_child, top, "svg", &wn_svg_entry,
-                          (const char *)id, (const char *)cls, 0, NULL, ws_before,
-                          keep_xml ? svg : NULL, &frame, diag);
-    xmlFree(id);
-    xmlFree(cls);
-    if (!err)
-      err = wn_buf_append_char(&text, '\0');
-    if (!err)
-      err = wn_emit_text(b, &frame, top + 1, text.data, NULL, diag);
-  }
-  wn_buf_free(&text);
-  return err;
-}
-
-/* The drawn text of an <svg>'s children into out (see WN_SVG_ROOT), as
- * the SAX builder gathers it: text > 0 inside a <text>, depth bounded by
- * libxml2's. WN_ENOMEM; past the cap the rest is dropped. */
-static wn_err wn_svg_gather(xmlNodePtr n, int text, uint32_t depth, wn_buf *out) {
-  for (; n && depth <= WN_XML_MAX_DEPTH; n = n->next) {
-    wn_err err = WN_OK;
-    if (n->type == XML_ELEMENT_NODE && n->name) {
-      char low[WN_MAX_TAG_NAME + 1];
-      wn_lower_name((const char *)n->name, low);
-      uint8_t kind = wn_svg_kind(low);
-      if (kind == WN_SVG_HIDE)
-        continue;
-      if ((err = wn_svg_gather(n->children, text + (kind == WN_SVG_TEXT), depth + 1, out)))
-        return err;
-      if (kind == WN_SVG_TEXT && !text)
-        err = wn_buf_append_char(out, ' ');
-    } else if (text && (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) &&
-               n->content) {
-      err = wn_buf_append(out, n->content, (size_t)xmlStrlen(n->content));
-    }
-    if (err == WN_ENOMEM)
-      return err;
-  }
-  return WN_OK;
-}
-
-static wn_err wn_build_from_xml(wn_builder *b, xmlNodePtr root, int keep_xml, wn_diag *diag) {
-  wn_dom_page *page = b->page;
-  wn_err err = WN_OK;
-  wn_frame *stack = wn_arena_alloc(page->arena, ((size_t)b->max_depth + 2) * sizeof *stack);
-  if (!stack)
-    return WN_ENOMEM;
-  uint32_t top = 0; /* number of open frames */
-  uint32_t root_sibling = WN_DOM_NONE;
-
-  xmlNodePtr cur = root;
-  while (cur) {
-    int descend = 0;
-    const char *raw = (const char *)cur->name;
-    if (cur->type == XML_ELEMENT_NODE && raw) {
-      char name[WN_MAX_TAG_NAME + 1];
-      wn_lower_name(raw, name);
-      const wn_tag_entry *entry = wn_tag_lookup(name);
-      if (top > 0 && strcmp(name, "svg") == 0) {
-        err = wn_build_svg(b, cur, &stack[top - 1], top, keep_xml, diag);
-        if (err)
-          return err;
-      } else if (!wn_skipped(b, entry)) {
-        xmlChar *id = xmlGetNoNsProp(cur, (const xmlChar *)"id");
-        xmlChar *cls = xmlGetNoNsProp(cur, (const xmlChar *)"class");
-        int has_href = xmlHasProp(cur, (const xmlChar *)"href") != NULL;
-        const char *const *names = wn_dom_kept_names(entry ? entry->tag : WN_TAG_OTHER);
-        xmlChar *kept[WN_DOM_MAX_KEPT + 1] = {NULL};
-        for (uint32_t k = 0; names && names[k]; k++)
-          kept[k] = xmlGetProp(cur, (const xmlChar *)names[k]);
-        /* White space before it: libxml2's previous sibling is text that
-         * ends in it. */
-        int ws_before = 0;
-        xmlNodePtr prev = cur->prev;
-        if (prev && prev->type == XML_TEXT_NODE && prev->content && prev->content[0]) {
-          char last = (char)prev->content[xmlStrlen(prev->content) - 1];
-          ws_before = last == ' ' || last == '\n' || last == '\t' || last == '\r';
-        }
-        wn_frame frame;
-        err = wn_emit_element(b, top ? &stack[top - 1] : NULL,
-                              top ? &stack[top - 1].last_child : &root_sibling, top, name, entry,
-                              (const char *)id, (const char *)cls, has_href,
-                              names ? (const char *const *)kept : NULL, ws_before,
-                              keep_xml ? cur : NULL, &frame, diag);
-        xmlFree(id);
-        xmlFree(cls);
-        for (uint32_t k = 0; names && names[k]; k++)
-          xmlFree(kept[k]);
-        if (err)
-          return err;
-        if (cur->children) {
-          stack[top++] = frame;
-          descend = 1;
-        }
-      }
-    } else if ((cur->type == XML_TEXT_NODE || cur->type == XML_CDATA_SECTION_NODE) &&
-               cur->content && top > 0) {
-      err = wn_emit_text(b, &stack[top - 1], top, (const char *)cur->content,
-                         keep_xml ? cur : NULL, diag);
-      if (err)
-        return err;
-    }
-    if (descend) {
-      cur = cur->children;
-      continue;
-    }
-    /* Next in document order: a sibling, or climb until one has a sibling.
-     * Every element we climb out of was pushed iff it had children. */
-    while (cur && cur != root && !cur->next) {
-      cur = cur->parent;
-      if (top > 0)
-        top--;
-    }
-    if (!cur || cur == root)
-      break;
-    cur = cur->next;
-  }
-  return WN_OK;
-}
-
-/* Elements that came after the root closed: libxml2's tree builder puts
- * them (in an implied <html>) beside the root when a doctype, comment or
- * PI stands before it, where no walk of the page finds them. They join
- * the root, as the SAX builder has them (and as the tree builder does
- * when the root is the document's first child). */
-static void wn_xml_adopt_strays(xmlDocPtr doc) {
-  xmlNodePtr root = xmlDocGetRootElement(doc);
-  if (!root)
-    return;
-  for (xmlNodePtr c = root->next, next; c; c = next) {
-    next = c->next;
-    if (c->type != XML_ELEMENT_NODE)
-      continue;
-    xmlUnlinkNode(c);
-    xmlAddChild(root, c);
-  }
-}
-
-/* The metadata side table from libxml2's tree: every element under the
- * root, in document order, as the SAX builder takes them from the
- * events. */
-static const char *wn_xml_get(const void *el, const char *name, void **owned) {
-  xmlChar *v = xmlGetProp((xmlNodePtr)(uintptr_t)el, (const xmlChar *)name);
-  *owned = v;
-  return (const char *)v;
-}
-
-static uint8_t wn_xml_meta_el(xmlNodePtr n) {
-  if (n->type != XML_ELEMENT_NODE || !n->name)
-    return WN_ME_NONE;
-  char name[WN_MAX_TAG_NAME + 1];
-  wn_lower_name((const char *)n->name, name);
-  const wn_tag_entry *entry = wn_tag_lookup(name);
-  return entry ? entry->meta : WN_ME_NONE;
-}
-
-static wn_err wn_meta_from_xml(wn_builder *b, xmlNodePtr root) {
-  wn_dom_page *page = b->page;
-  wn_err err = WN_OK;
-  void *owned = NULL;
-  int oom = 0;
-  const char *lang = wn_xml_get(root, "lang", &owned);
-  if (!lang) {
-    xmlFree(owned);
-    lang = wn_xml_get(root, "xml:lang", &owned);
-  }
-  page->lang = wn_dom_value_copy(page->arena, lang, WN_DOM_MAX_KEPT_VALUE, &oom);
-  xmlFree(owned);
-  if (oom)
-    return WN_ENOMEM;
-  for (xmlNodePtr n = root; n && !err;) {
-    uint8_t me = wn_xml_meta_el(n);
-    if (me == WN_ME_BASE) {
-      /* The first <base> of a <head> child of the root. */
-      xmlNodePtr head = n->parent;
-      if (!head || head->parent != root || wn_xml_meta_el(head) != WN_ME_HEAD)
-        me = WN_ME_NONE;
-      for (xmlNodePtr x = n->prev; x && me; x = x->prev)
-        if (wn_xml_meta_el(x) == WN_ME_BASE)
-          me = WN_ME_NONE;
-    } else if ((me == WN_ME_TITLE && b->title_done) || (me == WN_ME_H1 && b->h1_done)) {
-      me = WN_ME_NONE;
-    } else if (me == WN_ME_H1 || me == WN_ME_TITLE || me == WN_ME_SCRIPT) {
-      /* One of a kind at a time: not inside another. */
-      for (xmlNodePtr x = n->parent; x && x != root && me; x = x->parent)
-        if (wn_xml_meta_el(x) == me)
-          me = WN_ME_NONE;
-    }
-    wn_dom_meta *m = wn_dom_meta_element(page, me, n, wn_xml_get, &err);
-    if (m && (me == WN_ME_SCRIPT || me == WN_ME_TITLE || me == WN_ME_H1)) {
-      xmlChar *text = xmlNodeGetContent(n);
-      size_t len = text ? strlen((const char *)text) : 0, cap = wn_dom_meta_cap(m->kind);
-      int cut = len > cap;
-      if (cut)
-        len = cap;
-      err = wn_dom_meta_text(page, page->n_meta - 1, (const char *)text, len, cut);
-      if (text && !wn_dom_meta_blank((const char *)text, len)) {
-        if (me == WN_ME_TITLE)
-          b->title_done = 1;
-        if (me == WN_ME_H1)
-          b->h1_done = 1;
-      }
-      xmlFree(text);
-    }
-    if (n->type == XML_ELEMENT_NODE && n->children) {
-      n = n->children;
-      continue;
-    }
-    while (n && n != root && !n->next)
-      n = n->parent;
-    if (!n || n == root)
-      break;
-    n = n->next;
-  }
-  return err;
-}
-
-/* ---- straight from SAX2 (the default) --------------------------------------
- *
- * Without keep_xml no libxml2 tree is built at all: the compact tree is
- * built from the HTML parser's SAX2 events (startElement, endElement,
- * characters, cdataBlock, comment, processingInstruction), so a page costs
- * one pass and no per-node malloc, and the caps stop the parser
- * (xmlStopParser) as the events arrive instead of after a whole tree.
- *
- * The parser recovers from broken markup (implied html/body/p,
- * auto-closing) before any event is sent, so the events are the ones
- * libxml2's own tree builder (SAX2.c, xmlSAX2StartElement and friends)
- * sees. To give the very tree the keep_xml path copies, this builder also
- * does what that tree builder does with them (libxml2 2.9.14):
- *  - consecutive characters() of one element are one text node (until an
- *    element, comment or PI comes between); cdataBlock() makes its own
- *    kind of node, joined only with cdata; a text node stops growing at
- *    XML_MAX_TEXT_LENGTH, and the tree builder stops the parse there;
- *  - text outside any element is dropped;
- *  - an element that starts when no element is open goes under the
- *    document's first child: inside the root element if that is the first
- *    child (no doctype, comment or PI before it), else beside the root,
- *    which is not part of the page;
- *  - "Couldn't find end of Start Tag" pops an element with no endElement
- *    event: the parser's own stack of open names (ctxt->nameNr) says
- *    which elements are open, and ours follows it;
- *  - an element names its node without a namespace prefix ("x:y" is y);
- *  - past xmlParserMaxDepth (256) open elements the tree builder's
- *    nodePush fails: the element is dropped and the parser halted.
- * tests/dom/test_sax.c holds both builders to the same tree on every
- * fixture page and on broken markup. */
-
-
-typedef struct wn_sax {
-  wn_builder *b;
-  htmlParserCtxtPtr ctxt;
-  wn_diag *diag;
-  wn_err err;
-  int stopped;
-  /* One frame per element libxml2 holds open (ctxt->nameNr); frames of
-   * elements without a compact node are marked outside. */
-  wn_frame stack[WN_XML_MAX_DEPTH + 2];
-  uint32_t depth;     /* open elements */
-  uint32_t top;       /* of which with a compact node (their depth) */
-  /* The document's children, as the tree builder would have them. */
-  int doc_children;   /* any child yet (doctype, comment, PI, element) */
-  int root_seen;      /* the root element exists */
-  wn_frame root;      /* the root's frame (index 0 once built), kept after
-                         it closed */
-  /* Table rows of element names seen, by the name's address: the parser
-   * interns names in its dictionary, so one address is one name. Names
-   * without a row are kept too (entry NULL): custom elements and those of
-   * SVG come by the hundred. */
-  struct {
-    const xmlChar *name;
-    const wn_tag_entry *entry;
-  } tags[64];
-  /* The text node being built in the innermost open element. */
-  wn_buf text;
-  int text_open;
-  int text_cdata;
-  /* All text below a JSON-LD script, a <title>, an <h1> being read for
-   * the metadata side table (0, 1, 2): its frame's place in stack. */
-  struct {
-    int active;
-    int cut;
-    uint32_t depth;
-    uint32_t item;
-    wn_buf buf;
-  } capture[3];
-  int capturing; /* how many are active */
-  /* An inline <svg> being read (see WN_SVG_ROOT): its frame's place in
-   * stack + 1 (0: none), open <text> and not-drawn elements in it, its
-   * drawn text so far, and what its element needs when it is emitted at
-   * its end. */
-  uint32_t svg_at, svg_text, svg_hide;
-  wn_buf svg_buf;
-  char *svg_id, *svg_cls;
-  int svg_ws;
-} wn_sax;
-
-static void wn_sax_fail(wn_sax *s, wn_err err) {
-  s->err = err;
-  s->stopped = 1;
-  xmlStopParser(s->ctxt);
-}
-
-/* Ends the text node being built: a compact text node (or white space
- * flags) in the innermost open element. */
-static void wn_sax_flush(wn_sax *s) {
-  if (!s->text_open)
-    return;
-  s->text_open = 0;
-  if (s->depth == 0 || s->stack[s->depth - 1].outside)
-    return;
-  wn_err err = wn_buf_append_char(&s->text, '\0');
-  if (!err)
-    err = wn_emit_text(s->b, &s->stack[s->depth - 1], s->top, s->text.data, NULL, s->diag);
-  if (err)
-    wn_sax_fail(s, err);
-}
-
-/* Ends the captures of the element at stack place depth (all: depth
- * UINT32_MAX): their text goes to their items. */
-static void wn_sax_capture_end(wn_sax *s, uint32_t depth) {
-  for (int c = 0; c < 3; c++) {
-    if (!s->capture[c].active || (depth != UINT32_MAX && s->capture[c].depth != depth))
-      continue;
-    s->capture[c].active = 0;
-    s->capturing--;
-    wn_buf *buf = &s->capture[c].buf;
-    wn_err err = wn_dom_meta_text(s->b->page, s->capture[c].item, buf->data, buf->len,
-                              s->capture[c].cut);
-    if (err) {
-      wn_sax_fail(s, err);
-      continue;
-    }
-    if (!wn_dom_meta_blank(buf->data, buf->len)) {
-      if (c == 1)
-        s->b->title_done = 1;
-      if (c == 2)
-        s->b->h1_done = 1;
-    }
-  }
-}
-
-static void wn_sax_capture_text(wn_sax *s, const xmlChar *ch, size_t len) {
-  for (int c = 0; c < 3; c++) {
-    if (!s->capture[c].active)
-      continue;
-    wn_buf *buf = &s->capture[c].buf;
-    size_t cap = c == 0 ? WN_DOM_MAX_JSONLD : WN_DOM_MAX_META_TEXT;
-    size_t room = cap - buf->len, n = len;
-    if (n > room) {
-      n = room;
-      s->capture[c].cut = 1;
-    }
-    if (n && wn_buf_append(buf, ch, n))
-      wn_sax_fail(s, WN_ENOMEM);
-  }
-}
-
-/* The metadata side table at the start of an element under the root: me
- * is its wn_meta_el, parent the frame of the element around it (NULL for
- * the root), frame its own new frame. */
-static void wn_sax_meta_start(wn_sax *s, uint8_t me, const xmlChar **atts, wn_frame *parent,
-                              wn_frame *frame);
-
-/* The <svg> on top of the stack (its frame just taken off) closed: its
- * element and its drawn text, if it drew any, under its parent. */
-static void wn_sax_svg_end(wn_sax *s) {
-  s->svg_at = 0;
-  s->svg_text = s->svg_hide = 0;
-  int drawn = 0;
-  for (size_t k = 0; k < s->svg_buf.len && !drawn; k++) {
-    char c = s->svg_buf.data[k];
-    drawn = c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f';
-  }
-  wn_err err = WN_OK;
-  if (drawn && s->depth > 0) {
-    wn_frame *parent = &s->stack[s->depth - 1];
-    wn_frame frame;
-    err = wn_emit_element(s->b, parent, &parent->last_child, s->top, "svg", &wn_svg_entry,
-                          s->svg_id, s->svg_cls, 0, NULL, s->svg_ws, NULL, &frame, s->diag);
-    if (!err)
-      err = wn_buf_append_char(&s->svg_buf, '\0');
-    if (!err)
-      err = wn_emit_text(s->b, &frame, s->top + 1, s->svg_buf.data, NULL, s->diag);
-  }
-  free(s->svg_id);
-  free(s->svg_cls);
-  s->svg_id = s->svg_cls = NULL;
-  wn_buf_reset(&s->svg_buf);
-  if (err)
-    wn_sax_fail(s, err);
-}
-
-static void wn_sax_pop(wn_sax *s) {
-  wn_sax_flush(s);
-  if (s->depth == 0)
-    return;
-  wn_frame *f = &s->stack[--s->depth];
-  if (s->capturing)
-    wn_sax_capture_end(s, s->depth);
-  if (f->svg == WN_SVG_TEXT) {
-    /* A space after each drawn text; past the cap (WN_ETOOBIG) dropped. */
-    if (--s->svg_text == 0 && !s->svg_hide &&
-        wn_buf_append_char(&s->svg_buf, ' ') == WN_ENOMEM)
-      wn_sax_fail(s, WN_ENOMEM);
-  } else if (f->svg == WN_SVG_HIDE) {
-    s->svg_hide--;
-  } else if (f->svg == WN_SVG_ROOT) {
-    wn_sax_svg_end(s);
-  }
-  if (!f->outside) {
-    s->top--;
-    if (f->index == 0)
-      s->root = *f; /* later top-level elements may still join it */
-  }
-  if (s->depth == 0)
-    s->top = 0;
-}
-
-/* Follows the parser's stack of open names: elements it popped without an
- * endElement event close here. */
-static void wn_sax_sync(wn_sax *s, int open) {
-  uint32_t want = open > 0 ? (uint32_t)open : 0;
-  while (s->depth > want)
-    wn_sax_pop(s);
-}
-
-/* The value of attribute name in a SAX attribute list, as xmlGetNoNsProp
- * gives it from the tree: the first one; "" for an attribute without a
- * value. *found tells whether there was one. */
-static const char *wn_sax_attr(const xmlChar **atts, const char *name, int *found) {
-  *found = 0;
-  for (size_t i = 0; atts && atts[i]; i += 2)
-    if (strcmp((const char *)atts[i], name) == 0) {
-      *found = 1;
-      return atts[i + 1] ? (const char *)atts[i + 1] : "";
-    }
-  return NULL;
-}
-
-/* The element name libxml2's tree builder gives a node: xmlSplitQName
- * drops a "prefix:" (but keeps ":name" and "name:" whole). */
-static const char *wn_sax_local_name(const char *name) {
-  const char *colon = name[0] == ':' ? NULL : strchr(name, ':');
-  return colon && colon[1] ? colon + 1 : name;
-}
-
-static const char *wn_sax_get(const void *el, const char *name, void **owned) {
-  int found = 0;
-  *owned = NULL;
-  return wn_sax_attr((const xmlChar **)(uintptr_t)el, name, &found);
-}
-
-static void wn_sax_meta_start(wn_sax *s, uint8_t me, const xmlChar **atts, wn_frame *parent,
-                              wn_frame *frame) {
-  wn_err err = WN_OK;
-  if (me == WN_ME_HEAD) {
-    if (parent && parent->index == 0)
-      frame->meta |= WN_FM_HEAD;
-    return;
-  }
-  if (me == WN_ME_BASE) {
-    if (!parent || !(parent->meta & WN_FM_HEAD) || (parent->meta & WN_FM_BASE_SEEN))
-      return;
-    parent->meta |= WN_FM_BASE_SEEN;
-  }
-  int c = me == WN_ME_SCRIPT ? 0 : me == WN_ME_TITLE ? 1 : me == WN_ME_H1 ? 2 : -1;
-  if (c >= 0 && s->capture[c].active)
-    return; /* one of a kind at a time */
-  if ((me == WN_ME_TITLE && s->b->title_done) || (me == WN_ME_H1 && s->b->h1_done))
-    return;
-  wn_dom_meta *m = wn_dom_meta_element(s->b->page, me, atts, wn_sax_get, &err);
-  if (err) {
-    wn_sax_fail(s, err);
-    return;
-  }
-  if (m && c >= 0) {
-    s->capture[c].active = 1;
-    s->capture[c].cut = 0;
-    s->capture[c].depth = s->depth; /* the place its frame gets */
-    s->capture[c].item = s->b->page->n_meta - 1;
-    wn_buf_reset(&s->capture[c].buf);
-    s->capturing++;
-  }
-}
-
-static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) {
-  wn_sax *s = ctx;
-  if (s->stopped)
-    return;
-  wn_sax_sync(s, s->ctxt->nameNr - 1);
-  /* The text before it in the same parent ends in white space (what
-   * libxml2's tree gives as its previous sibling, a text node). */
-  int ws_before = 0;
-  if (s->text_open && !s->text_cdata && s->text.len) {
-    char last = s->text.data[s->text.len - 1];
-    ws_before = last == ' ' || last == '\n' || last == '\t' || last == '\r';
-  }
-  wn_sax_flush(s);
-  if (s->stopped)
-    return;
-  if (s->depth > WN_XML_MAX_DEPTH) {
-    /* libxml2's tree builder drops this element and halts the parser
-     * (nodePush: "Excessive depth in document"); what was built so far is
-     * the page, and the result says it was cut short. */
-    s->stopped = 1;
-    s->b->page->cut_short = WN_DOM_CUT_DEPTH;
-    xmlStopParser(s->ctxt);
-    return;
-  }
-  wn_frame *parent = NULL;
-  uint32_t no_sibling = WN_DOM_NONE;
-  uint32_t *prev = NULL;
-  int outside = 0, offroot = 0, is_root = 0;
-  uint32_t top = s->top;
-  if (s->depth > 0) {
-    parent = &s->stack[s->depth - 1];
-    outside = parent->outside;
-    offroot = (parent->meta & WN_FM_OFFROOT) != 0;
-    prev = &parent->last_child;
-  } else if (!s->root_seen) {
-    /* The root element: the document's first child, or the first element
-     * beside a doctype, comment or PI. */
-    s->doc_children = 1;
-    s->root_seen = 1;
-    is_root = 1;
-    prev = &no_sibling;
-  } else if (s->root.index == 0) {
-    /* After the root closed, an element joins the root, one level below
-     * it: a page that closes </html> before its article (a theme whose
-     * header template ends the document) still has it, as a browser
-     * reads it (HTML's "after after body" mode parses on in the body).
-     * libxml2's tree builder does so when the root is the document's
-     * first child, else it puts it beside the root, and
-     * wn_xml_adopt_strays moves it under the root in that tree too. */
-    parent = &s->root;
-    prev = &s->root.last_child;
-    top = 1;
-  } else {
-    outside = 1; /* beside the root: not in the page */
-    offroot = 1;
-  }
-  wn_frame frame = {.index = WN_DOM_NONE, .last_child = WN_DOM_NONE, .outside = 1};
-  if (!offroot) {
-    /* Every element under the root is looked up (the metadata side table
-     * reads the <head> and skipped subtrees too); the names' addresses
-     * make most lookups one comparison. */
-    char name[WN_MAX_TAG_NAME + 1];
-    size_t slot = ((uintptr_t)xname >> 4) % (sizeof s->tags / sizeof s->tags[0]);
-    const wn_tag_entry *entry = NULL;
-    const char *lower = name;
-    if (xname && s->tags[slot].name == xname) {
-      entry = s->tags[slot].entry;
-      if (entry)
-        lower = entry->name;
-      else if (!outside)
-        wn_lower_name(wn_sax_local_name((const char *)xname), name);
-    } else {
-      wn_lower_name(wn_sax_local_name((const char *)xname), name);
-      entry = wn_tag_lookup(name);
-      if (xname) {
-        s->tags[slot].name = xname;
-        s->tags[slot].entry = entry;
-      }
-    }
-    if (s->svg_at) {
-      /* Inside an <svg> being read: nothing of it enters the tree; what
-       * it draws is gathered (wn_sax_chars). */
-      char low[WN_MAX_TAG_NAME + 1];
-      wn_lower_name(wn_sax_local_name((const char *)xname), low);
-      frame.svg = wn_svg_kind(low);
-      s->svg_text += frame.svg == WN_SVG_TEXT;
-      s->svg_hide += frame.svg == WN_SVG_HIDE;
-    } else if (!outside && parent && strcmp(lower, "svg") == 0) {
-      int found = 0;
-      if (!wn_svg_hidden(wn_sax_attr(atts, "aria-hidden", &found))) {
-        frame.svg = WN_SVG_ROOT;
-        s->svg_at = s->depth + 1;
-        s->svg_ws = ws_before;
-        s->svg_id = wn_strdup(wn_sax_attr(atts, "id", &found));
-        s->svg_cls = wn_strdup(wn_sax_attr(atts, "class", &found));
-        wn_buf_reset(&s->svg_buf);
-      }
-    } else if (!outside && !wn_skipped(s->b, entry)) {
-      int found = 0, has_href = 0;
-      const char *id = wn_sax_attr(atts, "id", &found);
-      const char *cls = wn_sax_attr(atts, "class", &found);
-      (void)wn_sax_attr(atts, "href", &has_href);
-      const char *const *names = wn_dom_kept_names(entry ? entry->tag : WN_TAG_OTHER);
-      const char *kept[WN_DOM_MAX_KEPT + 1] = {NULL};
-      for (uint32_t k = 0; names && names[k]; k++)
-        kept[k] = wn_sax_attr(atts, names[k], &found);
-      wn_err err = wn_emit_element(s->b, parent, prev, top, lower, entry, id, cls, has_href,
-                                   names ? kept : NULL, ws_before, NULL, &frame, s->diag);
-      if (err) {
-        wn_sax_fail(s, err);
-        return;
-      }
-    }
-    if (is_root) {
-      int found = 0, oom = 0;
-      const char *lang = wn_sax_attr(atts, "lang", &found);
-      if (!found)
-        lang = wn_sax_attr(atts, "xml:lang", &found);
-      s->b->page->lang = wn_dom_value_copy(s->b->page->arena, lang, WN_DOM_MAX_KEPT_VALUE, &oom);
-      if (oom) {
-        wn_sax_fail(s, WN_ENOMEM);
-        return;
-      }
-    }
-    if (entry && entry->meta) {
-      wn_sax_meta_start(s, entry->meta, atts, parent, &frame);
-      if (s->stopped)
-        return;
-    }
-  } else {
-    frame.meta = WN_FM_OFFROOT;
-  }
-  s->stack[s->depth++] = frame;
-  if (!frame.outside) {
-    s->top = top + 1;
-    if (frame.index == 0)
-      s->root = frame;
-  }
-}
-
-static void wn_sax_end(void *ctx, const xmlChar *name) {
-  wn_sax *s = ctx;
-  (void)name;
-  if (s->stopped)
-    return;
-  wn_sax_sync(s, s->ctxt->nameNr);
-  wn_sax_pop(s);
-}
-
-static void wn_sax_chars(wn_sax *s, const xmlChar *ch, int len, int cdata) {
-  if (s->stopped || len < 0)
-    return;
-  wn_sax_sync(s, s->ctxt->nameNr);
-  if (s->depth == 0)
-    return; /* the tree builder drops text outside any element */
-  if (s->capturing)
-    wn_sax_capture_text(s, ch, (size_t)len);
-  if (s->svg_at && s->svg_text && !s->svg_hide) {
-    /* Past the cap the rest is dropped (WN_ETOOBIG leaves it as it was). */
-    if (wn_buf_append(&s->svg_buf, ch, (size_t)len) == WN_ENOMEM)
-      wn_sax_fail(s, WN_ENOMEM);
-    return;
-  }
-  if (s->stack[s->depth - 1].outside)
-    return;
-  if (s->text_open && s->text_cdata != cdata)
-    wn_sax_flush(s);
-  if (s->stopped)
-    return;
-  if (!s->text_open) {
-    wn_buf_reset(&s->text);
-    s->text_open = 1;
-    s->text_cdata = cdata;
-  } else if (s->text.len + (size_t)len > WN_XML_MAX_TEXT) {
-    /* xmlSAX2Text: "huge text node", and the parse ends there. */
-    wn_sax_flush(s);
-    s->stopped = 1;
-    s->b->page->cut_short = WN_DOM_CUT_TEXT;
-    xmlStopParser(s->ctxt);
-    return;
-  }
-  wn_err err = wn_buf_append(&s->text, ch, (size_t)len);
-  if (err)
-    wn_sax_fail(s, err);
-}
-
-static void wn_sax_characters(void *ctx, const xmlChar *ch, int len) {
-  wn_sax_chars(ctx, ch, len, 0);
-}
-
-static void wn_sax_cdata(void *ctx, const xmlChar *ch, int len) { wn_sax_chars(ctx, ch, len, 1); }
-
-/* A comment or PI: a node of libxml2's tree between two texts, and a
- * child of the document when no element is open. */
-static void wn_sax_other_node(wn_sax *s) {
-  if (s->stopped)
-    return;
-  wn_sax_sync(s, s->ctxt->nameNr);
-  wn_sax_flush(s);
-  if (s->depth == 0)
-    s->doc_children = 1;
-}
-
-static void wn_sax_comment(void *ctx, const xmlChar *value) {
-  (void)value;
-  wn_sax_other_node(ctx);
-}
-
-static void wn_sax_pi(void *ctx, const xmlChar *target, const xmlChar *data) {
-  (void)target;
-  (void)data;
-  wn_sax_other_node(ctx);
-}
-
-/* A doctype, wherever it stands, becomes the document's first child
- * (xmlCreateIntSubset puts it in front in an HTML document). */
-static void wn_sax_doctype(void *ctx, const xmlChar *name, const xmlChar *external_id,
-                           const xmlChar *system_id) {
-  wn_sax *s = ctx;
-  (void)name;
-  (void)external_id;
-  (void)system_id;
-  s->doc_children = 1;
-}
-
-/* libxml2's errors while it parses one page, on this thread. An
- * allocation failure makes libxml2 2.9 disable its events but go on
- * reading, and some of its loops (xmlNextChar after a buffer could not
- * grow) then never end: the page stops there, as an error. Everything
- * else is dropped (the parse is in recovery mode, HTML_PARSE_NOERROR). */
-typedef struct wn_xml_errors {
-  xmlParserCtxtPtr ctxt; /* NULL: the error's own */
-  int oom;
-} wn_xml_errors;
-
-static void wn_xml_error(void *ctx, xmlErrorPtr error) {
+void wn_xml_error(void *ctx, xmlErrorPtr error) {
   wn_xml_errors *e = ctx;
   /* libxml2's tree builder reports text past its cap (10 MB,
    * XML_MAX_TEXT_LENGTH) as a memory error too: not one; the SAX builder
@@ -1219,119 +412,6 @@ static void wn_xml_error(void *ctx, xmlErrorPtr error) {
   xmlParserCtxtPtr ctxt = e->ctxt ? e->ctxt : error->ctxt;
   if (ctxt)
     xmlStopParser(ctxt);
-}
-
-/* Runs with wn_xml_error as the thread's handler, then puts back the old. */
-#define WN_WITH_XML_ERRORS(errs, stmt)                                                   \
-  do {                                                                                   \
-    xmlStructuredErrorFunc old_fn_ = xmlStructuredError;                                 \
-    void *old_ctx_ = xmlStructuredErrorContext;                                          \
-    xmlSetStructuredErrorFunc((errs), wn_xml_error);                                     \
-    stmt;                                                                                \
-    xmlSetStructuredErrorFunc(old_ctx_, old_fn_);                                        \
-  } while (0)
-
-/* Parses the decoded UTF-8 as htmlReadMemory(utf8, len, NULL, "UTF-8",
- * options) does (htmlDoRead), with our handlers in place of the tree
- * builder's, and one copy of the page fewer: libxml2 reads the bytes where
- * they are (a static input buffer; utf8 is NUL-terminated, as the parser
- * wants) instead of copying them into its own first. */
-static wn_err wn_build_sax(wn_builder *b, const char *utf8, size_t len, int options,
-                           wn_diag *diag) {
-  wn_err err = WN_OK;
-  htmlParserCtxtPtr ctxt = NULL;
-  wn_sax *s = calloc(1, sizeof *s);
-  if (!s)
-    return WN_ENOMEM;
-  s->b = b;
-  s->diag = diag;
-  s->root.index = WN_DOM_NONE;
-  s->root.last_child = WN_DOM_NONE;
-  wn_buf_init(&s->text, WN_XML_MAX_TEXT + 1); /* libxml2's text cap, and a NUL */
-  wn_buf_init(&s->svg_buf, WN_XML_MAX_TEXT + 1);
-  for (int c = 0; c < 3; c++)
-    wn_buf_init(&s->capture[c].buf, WN_DOM_MAX_JSONLD + 1);
-  ctxt = htmlNewParserCtxt();
-  xmlParserInputBufferPtr input_buffer =
-      ctxt ? xmlParserInputBufferCreateStatic(utf8, (int)len, XML_CHAR_ENCODING_NONE) : NULL;
-  xmlParserInputPtr input =
-      input_buffer ? xmlNewIOInputStream(ctxt, input_buffer, XML_CHAR_ENCODING_NONE) : NULL;
-  if (!input) {
-    xmlFreeParserInputBuffer(input_buffer);
-    err = WN_ENOMEM;
-    goto out;
-  }
-  if (inputPush(ctxt, input) < 0) {
-    xmlFreeInputStream(input);
-    err = WN_ENOMEM;
-    goto out;
-  }
-  if (!ctxt->sax) {
-    err = WN_ENOMEM;
-    goto out;
-  }
-  s->ctxt = ctxt;
-  htmlSAXHandler *sax = ctxt->sax;
-  memset(sax, 0, sizeof *sax);
-  sax->initialized = 1; /* SAX1-style startElement, as the HTML parser calls it */
-  sax->internalSubset = wn_sax_doctype;
-  sax->startElement = wn_sax_start;
-  sax->endElement = wn_sax_end;
-  sax->characters = wn_sax_characters;
-  sax->cdataBlock = wn_sax_cdata;
-  sax->comment = wn_sax_comment;
-  sax->processingInstruction = wn_sax_pi;
-  ctxt->userData = s;
-  htmlCtxtUseOptions(ctxt, options);
-  ctxt->html = 1;
-  /* As htmlDoRead does for encoding "UTF-8". (Without it libxml2 2.9.14
-   * reads non-ASCII characters differently: the test over the corpora
-   * finds most pages changed.) */
-  xmlCharEncodingHandlerPtr utf8_handler = xmlFindCharEncodingHandler("UTF-8");
-  if (utf8_handler) {
-    /* It converts the first bytes at once: an allocation failure there
-     * (libxml2 2.9 does not always report it) leaves the input pointing at
-     * no buffer, which the parser would read. */
-    if (xmlSwitchToEncoding(ctxt, utf8_handler) < 0 || ctxt->errNo == XML_ERR_NO_MEMORY ||
-        !ctxt->input->buf || !ctxt->input->buf->buffer ||
-        xmlBufContent(ctxt->input->buf->buffer) != ctxt->input->base) {
-      err = WN_ENOMEM;
-      goto out;
-    }
-    if (ctxt->input->encoding)
-      xmlFree((xmlChar *)ctxt->input->encoding);
-    ctxt->input->encoding = xmlStrdup((const xmlChar *)"UTF-8");
-  }
-  wn_xml_errors xerrs = {.ctxt = ctxt, .oom = 0};
-  WN_WITH_XML_ERRORS(&xerrs, htmlParseDocument(ctxt));
-  /* After an allocation failure libxml2 returns what it had: a page cut
-   * short, not a page. */
-  if ((xerrs.oom || ctxt->errNo == XML_ERR_NO_MEMORY) && !s->err)
-    s->err = WN_ENOMEM;
-  if (!s->stopped) {
-    /* Text still open at the end (the parser closes elements with
-     * events, so this is only a safeguard). */
-    wn_sax_flush(s);
-  }
-  /* Elements still open when the parse stopped: what they hold so far. */
-  if (s->capturing)
-    wn_sax_capture_end(s, UINT32_MAX);
-  err = s->err;
-out:
-  if (ctxt) {
-    if (ctxt->myDoc)
-      xmlFreeDoc(ctxt->myDoc);
-    ctxt->myDoc = NULL;
-    htmlFreeParserCtxt(ctxt);
-  }
-  wn_buf_free(&s->text);
-  wn_buf_free(&s->svg_buf);
-  free(s->svg_id);
-  free(s->svg_cls);
-  for (int c = 0; c < 3; c++)
-    wn_buf_free(&s->capture[c].buf);
-  free(s);
-  return err;
 }
 
 /* Subtree ends, depth-free text sums: one backward pass over the pre-order
@@ -1441,21 +521,7 @@ static wn_err wn_dom_parse_pass(const char *bytes, size_t len, const wn_dom_opti
     const int options = HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
                         HTML_PARSE_NONET | HTML_PARSE_IGNORE_ENC | HTML_PARSE_COMPACT;
     if (keep_xml) {
-      /* htmlReadMemory returns NULL, or a tree cut short, when an
-       * allocation fails; only its errors say so. */
-      wn_xml_errors xerrs = {.ctxt = NULL, .oom = 0};
-      WN_WITH_XML_ERRORS(&xerrs, doc = htmlReadMemory(decoded.utf8, (int)decoded.len, NULL,
-                                                      "UTF-8", options));
-      if (!doc || xerrs.oom) {
-        err = WN_ENOMEM;
-        goto out;
-      }
-      wn_xml_adopt_strays(doc);
-      xmlNodePtr root = xmlDocGetRootElement(doc);
-      if (root)
-        err = wn_build_from_xml(&builder, root, keep_xml, diag);
-      if (root && !err)
-        err = wn_meta_from_xml(&builder, root);
+      err = wn_build_xml(&builder, decoded.utf8, decoded.len, options, &doc, diag);
     } else {
       err = wn_build_sax(&builder, decoded.utf8, decoded.len, options, diag);
     }

@@ -1,11 +1,13 @@
 /*
  * dom/dom_int.h: what the files of src/dom share, not part of dom.h:
  *
- *   dom.c     the two builders (libxml2's SAX events, or its tree) and the
- *             page's life
- *   text.c    text as the tree keeps it, node signatures
- *   attrs.c   kept attributes and the metadata side table
- *   decode.c  bytes to UTF-8 (charset detection)
+ *   dom.c        the tag table, node emission and the page's life; the
+ *                two builders (build.h) emit through it:
+ *   build_sax.c  from libxml2's SAX events (the default)
+ *   build_xml.c  from libxml2's tree (keep_xml)
+ *   text.c       text as the tree keeps it, node signatures
+ *   attrs.c      kept attributes and the metadata side table
+ *   decode.c     bytes to UTF-8 (charset detection)
  */
 #ifndef WN_DOM_INT_H
 #define WN_DOM_INT_H

@@ -59,14 +59,13 @@ static char *shop_sample(int k) {
   return shop_page(k, "", k == 0 ? "Tent light, Wick set" : "Storm lantern, Camp stove");
 }
 
-/* The shop's template, learned from its three sample pages as winnow
- * learns (places selector). */
-static wn_template *learn_shop(void) {
+/* A template learned from three sample pages as winnow learns (places
+ * selector); the pages' HTML is freed. */
+static wn_template *learn_places(char *html[3]) {
   wn_dom_page *pages[3];
   for (int k = 0; k < 3; k++) {
-    char *html = shop_sample(k);
-    pages[k] = wn_test_parse(html);
-    free(html);
+    pages[k] = wn_test_parse(html[k]);
+    free(html[k]);
   }
   wn_learn_options opts = {.selector = WN_SELECT_PLACES};
   wn_template *tpl = NULL;
@@ -75,6 +74,14 @@ static wn_template *learn_shop(void) {
   for (int k = 0; k < 3; k++)
     wn_dom_free(pages[k]);
   return tpl;
+}
+
+/* The shop's template, learned from its three sample pages. */
+static wn_template *learn_shop(void) {
+  char *html[3];
+  for (int k = 0; k < 3; k++)
+    html[k] = shop_sample(k);
+  return learn_places(html);
 }
 
 /* The page's text as winnow detect reads it with tpl (the default policy). */
@@ -266,24 +273,15 @@ static void test_qa_answer_slots(void **state) {
       "Old yeast, or water too hot, will not lift the dough, and the loaf stays flat.",
       "Rest it, covered, for as long as it cooked, so that the juices settle back in.",
       "Spread it on a floured tray, freeze it for an hour, then bag it and keep it cold."};
-  wn_dom_page *pages[3];
-  char *first = NULL;
+  char *html[3];
   for (int k = 0; k < 3; k++) {
     const char *const a[2][3] = {{fill[k], fill[(k + 1) % 3], ""},
                                  {fill[(k + 2) % 3], fill[k], ""}};
-    char *html = qa_page(titles[k], a);
-    pages[k] = wn_test_parse(html);
-    if (k == 0)
-      first = html;
-    else
-      free(html);
+    html[k] = qa_page(titles[k], a);
   }
-  wn_learn_options opts = {.selector = WN_SELECT_PLACES};
-  wn_template *tpl = NULL;
-  assert_int_equal(wn_learn_template((const wn_dom_page *const *)pages, 3, &opts, &tpl, NULL),
-                   WN_OK);
-  for (int k = 0; k < 3; k++)
-    wn_dom_free(pages[k]);
+  char *first = strdup(html[0]);
+  assert_non_null(first);
+  wn_template *tpl = learn_places(html);
   assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
   wn_dom_page *sample = wn_test_parse(first);
   free(first);
@@ -325,26 +323,19 @@ static void test_shop_shared_prose(void **state) {
   static const char *const care =
       "Every lamp of this range is tested in our workshop for a full night before it ships, "
       "and comes with spare wicks and a cloth.";
-  wn_dom_page *pages[3];
+  char *html[3];
   for (int k = 0; k < 3; k++) {
     char extra[1024];
     snprintf(extra, sizeof extra, "%s, the variant with a %s finish.", products[k][2],
              k == 0 ? "brass" : k == 1 ? "copper" : "black");
-    char *html = malloc(8192);
-    assert_non_null(html);
-    snprintf(html, 8192,
+    html[k] = malloc(8192);
+    assert_non_null(html[k]);
+    snprintf(html[k], 8192,
              SHOP_TOP "<h1>%s</h1><div class=price>%s</div><div class=description><p>%s</p>"
                       "<h4>Details</h4><p>%s</p><p>%s</p></div></div>" SHOP_END,
              products[k][0], products[k][1], extra, care, products[(k + 1) % 3][2]);
-    pages[k] = wn_test_parse(html);
-    free(html);
   }
-  wn_learn_options opts = {.selector = WN_SELECT_PLACES};
-  wn_template *tpl = NULL;
-  assert_int_equal(wn_learn_template((const wn_dom_page *const *)pages, 3, &opts, &tpl, NULL),
-                   WN_OK);
-  for (int k = 0; k < 3; k++)
-    wn_dom_free(pages[k]);
+  wn_template *tpl = learn_places(html);
   char page[8192];
   snprintf(page, sizeof page,
            SHOP_TOP "<h1>Brass deck lantern</h1><div class=price>$89.00</div><div "
