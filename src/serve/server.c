@@ -255,17 +255,28 @@ __attribute__((format(printf, 2, 0))) static void wn_mhd_log(void *cls, const ch
  * second's (wn_collector_flush). */
 static void *wn_flusher_main(void *arg) {
   wn_server *srv = arg;
+  pthread_mutex_lock(&srv->wake_mu);
   while (!atomic_load(&srv->stopping)) {
-    for (int i = 0; i < 20 && !atomic_load(&srv->stopping); i++) {
-      struct timespec ts = {0, 50 * 1000 * 1000};
-      nanosleep(&ts, NULL);
-    }
+    /* A second, or until wn_server_stop wakes it (stopping is read under
+     * wake_mu, so its signal cannot come between the test and the wait).
+     * What is left at stop, wn_collector_destroy flushes. */
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += 1;
+    int rc = 0;
+    while (!atomic_load(&srv->stopping) && rc != ETIMEDOUT)
+      rc = pthread_cond_timedwait(&srv->wake, &srv->wake_mu, &until);
+    if (atomic_load(&srv->stopping))
+      break;
+    pthread_mutex_unlock(&srv->wake_mu);
     wn_diag diag = {{0}};
     wn_err err = wn_collector_flush(srv->collector, &diag);
     if (err)
       wn_serve_log(atomic_load(&srv->log_level), WN_LOG_ERROR,
                    "cannot keep pending pages in the store: %s", wn_diag_message(&diag, err));
+    pthread_mutex_lock(&srv->wake_mu);
   }
+  pthread_mutex_unlock(&srv->wake_mu);
   return NULL;
 }
 
@@ -278,6 +289,12 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
   if (!srv)
     return wn_diag_set(diag, WN_ENOMEM, "serve: out of memory");
   pthread_mutex_init(&srv->mu, NULL);
+  pthread_mutex_init(&srv->wake_mu, NULL);
+  pthread_condattr_t wake_attr;
+  pthread_condattr_init(&wake_attr);
+  pthread_condattr_setclock(&wake_attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&srv->wake, &wake_attr);
+  pthread_condattr_destroy(&wake_attr);
   wn_metrics_init(&srv->metrics);
   wn_serve_config *cfg = wn_serve_config_copy(cfg_in);
   if (!cfg) {
@@ -490,7 +507,10 @@ out:
 void wn_server_stop(wn_server *srv) {
   if (!srv)
     return;
+  pthread_mutex_lock(&srv->wake_mu);
   atomic_store(&srv->stopping, 1);
+  pthread_cond_broadcast(&srv->wake);
+  pthread_mutex_unlock(&srv->wake_mu);
   if (srv->mhd) {
     /* Stop accepting, let the requests in flight finish, then close. */
     MHD_quiesce_daemon(srv->mhd);
@@ -519,5 +539,7 @@ void wn_server_stop(wn_server *srv) {
   for (unsigned i = 0; i < WN_SERVE_CFG_SLOTS; i++)
     wn_serve_config_free(atomic_load(&srv->slots[i].cfg));
   pthread_mutex_destroy(&srv->mu);
+  pthread_cond_destroy(&srv->wake);
+  pthread_mutex_destroy(&srv->wake_mu);
   free(srv);
 }

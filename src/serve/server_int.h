@@ -40,6 +40,8 @@ struct wn_server {
   wn_collector *collector; /* learning.from_requests; NULL when off */
   pthread_t flusher;       /* writes the collector's pending pages each second */
   int flusher_running;
+  pthread_mutex_t wake_mu; /* with wake: the flusher's second, ended at once by stop */
+  pthread_cond_t wake;
   wn_metrics metrics;
   struct MHD_Daemon *mhd;
   uint16_t port;
