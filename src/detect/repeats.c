@@ -162,7 +162,7 @@ static int wn_repeat_line_cmp(const void *a, const void *b) {
  *    print, each under its own offer. A manual's table repeats a cell
  *    row after row. */
 static wn_err wn_repeat_drop_lines(const wn_dom_page *page, wn_detect_result *res,
-                                   const uint32_t *line_of, size_t n_lines) {
+                                   const uint32_t *line_of, size_t n_lines, int *manual) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   uint8_t *keep = res->keep;
@@ -212,7 +212,6 @@ static wn_err wn_repeat_drop_lines(const wn_dom_page *page, wn_detect_result *re
    * every wholly quoted one goes (lkind 4); quoted copies alone all stay
    * (old pages indent with <blockquote>). Then a later line placed
    * otherwise than the run's first, or just after its copy, goes. */
-  int manual = -1; /* the page's shape is documentation: unread yet */
   for (size_t a = 0; a < n;) {
     size_t b = a + 1;
     int unquoted = lkind[keys[a].line] != 2;
@@ -231,9 +230,9 @@ static wn_err wn_repeat_drop_lines(const wn_dom_page *page, wn_detect_result *re
         between = lkind[l] != 0 && lkind[l] != 4;
       if (between && wn_repeat_like_placed(nodes, first, nodes[lfirst[keys[k].line]].parent))
         continue;
-      if (manual < 0) /* read once, and only for a page with such a copy */
-        manual = wn_detect_page_shape(page, res, NULL) == WN_PAGE_DOCUMENTATION;
-      if (!manual)
+      if (*manual < 0) /* read once, and only for a page with such a copy */
+        *manual = wn_detect_page_shape(page, res, NULL) == WN_PAGE_DOCUMENTATION;
+      if (!*manual)
         lkind[keys[k].line] = 4;
     }
     a = b;
@@ -270,6 +269,8 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
     goto out;
   err = WN_OK;
   wn_danag_lines(page, NULL, content, NULL, line_of);
+  int manual = -1; /* the page's shape is documentation: unread yet (read once,
+                      by whichever pass meets a copy first) */
   /* Lines: a kept text node that starts a line (the first kept text of
    * its line) counts one. */
   uint32_t last_line = WN_DOM_NONE;
@@ -318,7 +319,6 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
    * otherwise. A quoted first copy (a pull quote above its sentence) goes
    * for the first unquoted one, which stays in its place. */
   uint32_t first = 0;
-  int manual = -1; /* the page's shape is documentation: unread yet */
   int first_quoted = wn_repeat_quoted(nodes, elems[0].node);
   for (uint32_t k = 1; k < n; k++) {
     const uint32_t a = elems[first].node, b = elems[k].node;
@@ -356,7 +356,7 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
     i++;
   }
 lines:
-  err = wn_repeat_drop_lines(page, res, line_of, n_lines);
+  err = wn_repeat_drop_lines(page, res, line_of, n_lines, &manual);
 out:
   free(line_of);
   free(content);
