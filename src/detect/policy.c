@@ -392,6 +392,13 @@ static wn_err wn_detect_story_span(const wn_dom_page *page, const wn_template *t
  */
 #define WN_DETECT_PROSE_BYTES 80u
 
+/* Text i is shared prose the selection left out. */
+static int wn_detect_shared_text(const wn_dom_node *nodes, uint32_t i, const uint8_t *mapped,
+                                 const wn_detect_result *res) {
+  return nodes[i].tag == WN_TAG_TEXT && !res->keep[i] && mapped[i] &&
+         nodes[i].own_text_len >= WN_DETECT_PROSE_BYTES && !(nodes[i].flags & WN_DOM_IN_LINK);
+}
+
 static wn_err wn_detect_shared_prose(const wn_dom_page *page, const wn_detect_options *opts,
                                      const uint8_t *mapped, wn_detect_result *made[2],
                                      wn_detect_trace *trace, wn_detect_result *res,
@@ -406,8 +413,7 @@ static wn_err wn_detect_shared_prose(const wn_dom_page *page, const wn_detect_op
       last = i;
     }
   for (uint32_t i = first; first != WN_DOM_NONE && i < last; i++)
-    open += nodes[i].tag == WN_TAG_TEXT && !res->keep[i] && mapped[i] &&
-            nodes[i].own_text_len >= WN_DETECT_PROSE_BYTES && !(nodes[i].flags & WN_DOM_IN_LINK);
+    open += wn_detect_shared_text(nodes, i, mapped, res) ? 1u : 0u;
   if (open == 0)
     return WN_OK; /* nothing the second reading could add: it is not run */
   const wn_detect_result *single = NULL;
@@ -416,8 +422,7 @@ static wn_err wn_detect_shared_prose(const wn_dom_page *page, const wn_detect_op
     return err;
   uint32_t added = 0;
   for (uint32_t i = first; i < last; i++)
-    if (nodes[i].tag == WN_TAG_TEXT && !res->keep[i] && mapped[i] && single->keep[i] &&
-        nodes[i].own_text_len >= WN_DETECT_PROSE_BYTES && !(nodes[i].flags & WN_DOM_IN_LINK)) {
+    if (single->keep[i] && wn_detect_shared_text(nodes, i, mapped, res)) {
       res->keep[i] = 1;
       added++;
       if (trace) {
