@@ -18,6 +18,7 @@
 #define WINNOW_SERVE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <winnow/winnow.h>
 
@@ -39,6 +40,12 @@ wn_err wn_serve_config_load(const char *path, wn_serve_config **out, wn_diag *di
  * WN_EINVAL (an unknown key, a bad value), WN_ENOMEM. */
 wn_err wn_serve_config_set(wn_serve_config *cfg, const char *key, const char *value,
                            wn_diag *diag);
+/* Writes the configuration in use as YAML that loads back to the same
+ * values: every key of every section (keys left to the library's default
+ * and the token as comments), then each site with what it sets
+ * differently (`winnow serve --print-config`). Returns WN_EINVAL, WN_EIO
+ * (a write failed). */
+wn_err wn_serve_config_print(const wn_serve_config *cfg, FILE *out);
 /* NULL is harmless. */
 void wn_serve_config_free(wn_serve_config *cfg);
 

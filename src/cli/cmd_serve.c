@@ -47,6 +47,8 @@ void wn_cli_usage_serve(FILE *out) {
         "  --set KEY=VALUE      any key, e.g. --set refresh.interval=6h (repeatable)\n"
         "  --port-file FILE     once listening, write the port to FILE\n"
         "  --check              check the configuration, print a summary, exit\n"
+        "  --print-config       print every key's value in use (the file, the flags and\n"
+        "                       the defaults, as YAML that loads back), exit\n"
         "  -h, --help           show this help\n"
         "\n"
         "Exit status: 0 after SIGTERM/SIGINT or --check; 2 for a bad configuration;\n"
@@ -65,7 +67,8 @@ enum {
   WN_OPT_LOG_LEVEL,
   WN_OPT_SET,
   WN_OPT_PORT_FILE,
-  WN_OPT_CHECK
+  WN_OPT_CHECK,
+  WN_OPT_PRINT_CONFIG
 };
 
 static const struct option wn_serve_options_long[] = {
@@ -79,6 +82,7 @@ static const struct option wn_serve_options_long[] = {
     {"set", required_argument, NULL, WN_OPT_SET},
     {"port-file", required_argument, NULL, WN_OPT_PORT_FILE},
     {"check", no_argument, NULL, WN_OPT_CHECK},
+    {"print-config", no_argument, NULL, WN_OPT_PRINT_CONFIG},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -104,7 +108,7 @@ static wn_err wn_serve_load(const char *path, const wn_serve_set *sets, size_t n
 
 int wn_cli_serve(int argc, char **argv) {
   const char *config = NULL, *port_file = NULL;
-  int check = 0;
+  int check = 0, print_config = 0;
   wn_serve_set sets[WN_SERVE_MAX_SETS];
   size_t n_sets = 0;
   int opt;
@@ -116,6 +120,7 @@ int wn_cli_serve(int argc, char **argv) {
     case WN_OPT_CONFIG: config = optarg; continue;
     case WN_OPT_PORT_FILE: port_file = optarg; continue;
     case WN_OPT_CHECK: check = 1; continue;
+    case WN_OPT_PRINT_CONFIG: print_config = 1; continue;
     case WN_OPT_STORE: key = "store.path"; break;
     case WN_OPT_LISTEN: key = "listen.address"; break;
     case WN_OPT_PORT: key = "listen.port"; break;
@@ -154,6 +159,15 @@ int wn_cli_serve(int argc, char **argv) {
   if (err) {
     wn_cli_error("%s", wn_diag_message(&diag, err));
     return err == WN_EINVAL ? WN_EXIT_USAGE : wn_exit_code(err);
+  }
+  if (print_config) {
+    err = wn_serve_config_print(cfg, stdout);
+    if (!err && fflush(stdout) != 0)
+      err = WN_EIO;
+    wn_serve_config_free(cfg);
+    if (err)
+      wn_cli_error("--print-config: cannot write the configuration");
+    return err ? wn_exit_code(err) : WN_EXIT_OK;
   }
   if (check) {
     printf("%s: configuration is valid\n", config ? config : "(defaults)");

@@ -206,262 +206,358 @@ static wn_err wn_get_token_file(const char *path, char **out, const wn_loc *loc,
 
 /* ---- keys ------------------------------------------------------------------------- */
 
-/* The learning keys, shared by "learning" and the site entries. */
-static wn_err wn_set_learn_key(wn_learn_options *learn, wn_learn_algo *algo, const char *name,
-                               const char *v, const wn_loc *loc, const char *key, int *known,
-                               wn_diag *diag) {
-  *known = 1;
-  if (strcmp(name, "n") == 0)
-    return wn_get_u32(v, 1, WN_LEARN_MAX_PAGES - 1, &learn->n, loc, key, diag);
-  if (strcmp(name, "max_fetches") == 0)
-    return wn_get_u32(v, 1, 1000, &learn->max_fetches, loc, key, diag);
-  if (strcmp(name, "min_count") == 0)
-    return wn_get_u32(v, 1, WN_LEARN_MAX_PAGES, &learn->min_count, loc, key, diag);
-  if (strcmp(name, "min_share") == 0) {
-    wn_err err = wn_get_share(v, 1.0, &learn->min_share, loc, key, diag);
-    if (!err && learn->min_share <= 0)
-      return wn_cfg_error(diag, loc, key, "must be above 0");
-    return err;
+/* Every key of the configuration, in one table (as redis's standardConfig
+ * is): its type, where it lives, its bounds, its default, whether a site
+ * entry may override it and whether a reload may change it. Parsing,
+ * defaults, the site merge, --print-config and the reload rule all read
+ * this table; a key added here is added everywhere. */
+
+typedef enum wn_cfg_type {
+  WN_CFG_STRING,      /* char *, at most max bytes */
+  WN_CFG_TOKEN_FILE,  /* char *, the first line of the file named */
+  WN_CFG_SIZE,        /* size_t bytes: "16MiB" */
+  WN_CFG_U32,         /* uint32_t */
+  WN_CFG_U16,         /* uint16_t */
+  WN_CFG_MS,          /* int64_t milliseconds, from a duration */
+  WN_CFG_MS32,        /* uint32_t milliseconds, from a duration */
+  WN_CFG_SECONDS,     /* uint32_t whole seconds, from a duration */
+  WN_CFG_SHARE,       /* double: "0.1" or "10%" */
+  WN_CFG_BOOL,        /* int */
+  WN_CFG_CHOICE       /* an enum, by name (choice) */
+} wn_cfg_type;
+
+enum {
+  WN_CFG_RESTART = 1u << 0,     /* a reload may not change it */
+  WN_CFG_SITE = 1u << 1,        /* a site entry may override it (site_offset) */
+  WN_CFG_NONEMPTY = 1u << 2,    /* "" is an error */
+  WN_CFG_EMPTY_UNSET = 1u << 3, /* "" unsets it (NULL) */
+  WN_CFG_ABOVE_MIN = 1u << 4,   /* min itself is out of range */
+  WN_CFG_NOT_ONE = 1u << 5,     /* 0 (off) or 2 and more */
+  WN_CFG_ZERO_KEEPS = 1u << 6,  /* a reload to 0 keeps what is bound (the port) */
+  WN_CFG_SECRET = 1u << 7       /* not printed */
+};
+
+typedef struct wn_cfg_choice {
+  const char *what;  /* "a selector" */
+  const char *names; /* "cues, places, paper, region" */
+  int (*parse)(const char *v, void *dst);
+  const char *(*name)(const void *src);
+} wn_cfg_choice;
+
+typedef struct wn_cfg_key {
+  const char *section;
+  const char *name;
+  wn_cfg_type type;
+  unsigned flags;
+  size_t offset;      /* in wn_serve_config */
+  size_t site_offset; /* in wn_serve_site (WN_CFG_SITE keys) */
+  double min, max;    /* durations in ms, sizes in bytes, strings: max length */
+  const char *def;    /* as a file would say it; NULL: the library's default
+                         (wn_crawl_options_init and the like) or unset */
+  const wn_cfg_choice *choice;
+} wn_cfg_key;
+
+static int wn_cfg_parse_selector(const char *v, void *dst) {
+  return wn_detect_selector_parse(v, dst);
+}
+static const char *wn_cfg_name_selector(const void *src) {
+  return wn_detect_selector_name(*(const wn_detect_selector *)src);
+}
+static int wn_cfg_parse_algo(const char *v, void *dst) { return wn_learn_algo_parse(v, dst); }
+static const char *wn_cfg_name_algo(const void *src) {
+  return wn_learn_algo_name(*(const wn_learn_algo *)src);
+}
+static int wn_cfg_parse_method(const char *v, void *dst) {
+  return wn_single_method_parse(v, dst);
+}
+static const char *wn_cfg_name_method(const void *src) {
+  return wn_single_method_name(*(const wn_single_method *)src);
+}
+static const char *const wn_log_levels[] = {"error", "info", "debug"};
+static int wn_cfg_parse_level(const char *v, void *dst) {
+  for (int i = 0; i < 3; i++) {
+    if (strcmp(v, wn_log_levels[i]) == 0) {
+      *(int *)dst = i;
+      return 0;
+    }
   }
-  if (strcmp(name, "by_domain") == 0)
-    return wn_get_bool(v, &learn->by_domain, loc, key, diag);
-  if (strcmp(name, "selector") == 0) {
-    if (wn_detect_selector_parse(v, &learn->selector) != 0)
-      return wn_cfg_error(diag, loc, key, "\"%s\" is not a selector (cues, places, paper, region)", v);
-    return WN_OK;
-  }
-  if (strcmp(name, "algorithm") == 0) {
-    if (wn_learn_algo_parse(v, algo) != 0)
-      return wn_cfg_error(diag, loc, key, "\"%s\" is not a learning algorithm (etdm, fastce)",
-                          v);
-    return WN_OK;
-  }
-  *known = 0;
-  return WN_OK;
+  return -1;
+}
+static const char *wn_cfg_name_level(const void *src) {
+  int level = *(const int *)src;
+  return level >= 0 && level < 3 ? wn_log_levels[level] : "?";
 }
 
-static const char wn_sections[] =
-    "store, listen, crawler, learning, refresh, detection, log, sites";
+static const wn_cfg_choice wn_choice_selector = {
+    "a selector", "site, cues, places, paper, region", wn_cfg_parse_selector, wn_cfg_name_selector};
+static const wn_cfg_choice wn_choice_algo = {"a learning algorithm", "etdm, fastce",
+                                             wn_cfg_parse_algo, wn_cfg_name_algo};
+static const wn_cfg_choice wn_choice_method = {
+    "a single-page method", "danag, cnr, readability", wn_cfg_parse_method, wn_cfg_name_method};
+static const wn_cfg_choice wn_choice_level = {"a level", "error, info, debug", wn_cfg_parse_level,
+                                              wn_cfg_name_level};
+
+/* A member's offset, only when its type is T: a table row whose type
+ * does not match its field does not compile. */
+#define WN_AT(member, T) _Generic(((wn_serve_config *)0)->member, T: offsetof(wn_serve_config, member))
+#define WN_SITE_AT(member, T) _Generic(((wn_serve_site *)0)->member, T: offsetof(wn_serve_site, member))
+#define WN_NO_SITE 0
+#define WN_MIB 1048576.0
+#define WN_TIB 1099511627776.0
+#define WN_DAY_MS 86400000.0
+
+static const wn_cfg_key wn_cfg_keys[] = {
+    {"store", "path", WN_CFG_STRING, WN_CFG_RESTART | WN_CFG_NONEMPTY, WN_AT(store_path, char *),
+     WN_NO_SITE, 0, 4096, "winnow-store", NULL},
+    {"store", "map_size", WN_CFG_SIZE, WN_CFG_RESTART, WN_AT(map_size, size_t), WN_NO_SITE,
+     WN_MIB, WN_TIB, "1GiB", NULL},
+
+    {"listen", "address", WN_CFG_STRING, WN_CFG_RESTART, WN_AT(address, char *), WN_NO_SITE, 0,
+     255, "127.0.0.1", NULL},
+    {"listen", "port", WN_CFG_U16, WN_CFG_RESTART | WN_CFG_ZERO_KEEPS, WN_AT(port, uint16_t),
+     WN_NO_SITE, 0, 65535, "8080", NULL},
+    {"listen", "workers", WN_CFG_U32, WN_CFG_RESTART, WN_AT(workers, uint32_t), WN_NO_SITE, 0,
+     WN_SERVE_MAX_WORKERS, "0", NULL},
+    {"listen", "max_connections", WN_CFG_U32, WN_CFG_RESTART, WN_AT(max_connections, uint32_t),
+     WN_NO_SITE, 1, 100000, "1024", NULL},
+    {"listen", "timeout", WN_CFG_SECONDS, WN_CFG_RESTART, WN_AT(timeout_s, uint32_t), WN_NO_SITE,
+     1000, 3600000, "30s", NULL},
+    {"listen", "max_body", WN_CFG_SIZE, 0, WN_AT(max_body, size_t), WN_NO_SITE, 1024,
+     (double)WN_PAGE_MAX_BYTES * 4, "16MiB", NULL},
+    {"listen", "max_buffered", WN_CFG_SIZE, 0, WN_AT(max_buffered, size_t), WN_NO_SITE, WN_MIB,
+     WN_TIB, "512MiB", NULL},
+    {"listen", "token", WN_CFG_STRING, WN_CFG_EMPTY_UNSET | WN_CFG_SECRET, WN_AT(token, char *),
+     WN_NO_SITE, 0, WN_SERVE_MAX_TOKEN, NULL, NULL},
+    {"listen", "token_file", WN_CFG_TOKEN_FILE, WN_CFG_SECRET, WN_AT(token, char *), WN_NO_SITE,
+     0, WN_SERVE_MAX_TOKEN, NULL, NULL},
+    {"listen", "allow_any_site", WN_CFG_BOOL, 0, WN_AT(allow_any_site, int), WN_NO_SITE, 0, 1,
+     "false", NULL},
+
+    {"crawler", "user_agent", WN_CFG_STRING, 0, WN_AT(user_agent, char *), WN_NO_SITE, 0, 255,
+     NULL, NULL},
+    {"crawler", "connect_timeout", WN_CFG_MS32, 0, WN_AT(crawl.connect_timeout_ms, uint32_t),
+     WN_NO_SITE, 100, 3600000, NULL, NULL},
+    {"crawler", "timeout", WN_CFG_MS32, 0, WN_AT(crawl.timeout_ms, uint32_t), WN_NO_SITE, 100,
+     3600000, NULL, NULL},
+    {"crawler", "host_delay", WN_CFG_MS32, 0, WN_AT(crawl.host_delay_ms, uint32_t), WN_NO_SITE,
+     0, 3600000, NULL, NULL},
+    {"crawler", "max_crawl_delay", WN_CFG_MS32, 0, WN_AT(crawl.max_crawl_delay_ms, uint32_t),
+     WN_NO_SITE, 0, 3600000, NULL, NULL},
+    {"crawler", "max_body", WN_CFG_SIZE, 0, WN_AT(crawl.max_body_bytes, size_t), WN_NO_SITE,
+     1024, (double)WN_PAGE_MAX_BYTES, NULL, NULL},
+    {"crawler", "max_redirects", WN_CFG_U32, 0, WN_AT(crawl.max_redirects, uint32_t),
+     WN_NO_SITE, 0, 5, NULL, NULL},
+    {"crawler", "host_parallel", WN_CFG_U32, 0, WN_AT(crawl.host_parallel, uint32_t),
+     WN_NO_SITE, 1, 64, NULL, NULL},
+    {"crawler", "total_parallel", WN_CFG_U32, 0, WN_AT(crawl.total_parallel, uint32_t),
+     WN_NO_SITE, 1, 256, NULL, NULL},
+    {"crawler", "obey_robots", WN_CFG_BOOL, 0, WN_AT(crawl.obey_robots, int), WN_NO_SITE, 0, 1,
+     NULL, NULL},
+    {"crawler", "allow_private", WN_CFG_BOOL, 0, WN_AT(allow_private, int), WN_NO_SITE, 0, 1,
+     "false", NULL},
+
+    {"learning", "n", WN_CFG_U32, WN_CFG_SITE, WN_AT(learn.n, uint32_t),
+     WN_SITE_AT(learn.n, uint32_t), 1, WN_LEARN_MAX_PAGES - 1, NULL, NULL},
+    {"learning", "max_fetches", WN_CFG_U32, WN_CFG_SITE, WN_AT(learn.max_fetches, uint32_t),
+     WN_SITE_AT(learn.max_fetches, uint32_t), 1, 1000, NULL, NULL},
+    {"learning", "min_count", WN_CFG_U32, WN_CFG_SITE, WN_AT(learn.min_count, uint32_t),
+     WN_SITE_AT(learn.min_count, uint32_t), 1, WN_LEARN_MAX_PAGES, NULL, NULL},
+    {"learning", "min_share", WN_CFG_SHARE, WN_CFG_SITE | WN_CFG_ABOVE_MIN,
+     WN_AT(learn.min_share, double), WN_SITE_AT(learn.min_share, double), 0, 1, NULL, NULL},
+    {"learning", "by_domain", WN_CFG_BOOL, WN_CFG_SITE, WN_AT(learn.by_domain, int),
+     WN_SITE_AT(learn.by_domain, int), 0, 1, NULL, NULL},
+    {"learning", "selector", WN_CFG_CHOICE, WN_CFG_SITE,
+     WN_AT(learn.selector, wn_detect_selector), WN_SITE_AT(learn.selector, wn_detect_selector),
+     0, 0, NULL, &wn_choice_selector},
+    {"learning", "algorithm", WN_CFG_CHOICE, WN_CFG_SITE, WN_AT(algo, wn_learn_algo),
+     WN_SITE_AT(algo, wn_learn_algo), 0, 0, "etdm", &wn_choice_algo},
+    {"learning", "learners", WN_CFG_U32, WN_CFG_RESTART, WN_AT(learners, uint32_t), WN_NO_SITE, 1,
+     WN_SERVE_MAX_LEARNERS, "1", NULL},
+    {"learning", "max_jobs", WN_CFG_U32, WN_CFG_RESTART, WN_AT(max_jobs, uint32_t), WN_NO_SITE,
+     16, 100000, "1024", NULL},
+    {"learning", "max_queued", WN_CFG_U32, 0, WN_AT(max_queued, uint32_t), WN_NO_SITE, 1, 10000,
+     "64", NULL},
+    {"learning", "from_requests", WN_CFG_U32, WN_CFG_RESTART | WN_CFG_NOT_ONE,
+     WN_AT(from_requests, uint32_t), WN_NO_SITE, 0, WN_LEARN_MAX_PAGES, "0", NULL},
+    {"learning", "from_requests_sites", WN_CFG_U32, WN_CFG_RESTART,
+     WN_AT(from_requests_sites, uint32_t), WN_NO_SITE, 1, 1000000, "4096", NULL},
+    {"learning", "from_requests_memory", WN_CFG_SIZE, WN_CFG_RESTART,
+     WN_AT(from_requests_bytes, size_t), WN_NO_SITE, WN_MIB, WN_TIB, "256MiB", NULL},
+    {"learning", "from_requests_pending", WN_CFG_BOOL, WN_CFG_RESTART,
+     WN_AT(from_requests_pending, int), WN_NO_SITE, 0, 1, "true", NULL},
+    {"learning", "pending_sites", WN_CFG_U32, WN_CFG_RESTART, WN_AT(pending_sites, uint32_t),
+     WN_NO_SITE, 1, 100000000, "65536", NULL},
+    {"learning", "pending_store", WN_CFG_SIZE, WN_CFG_RESTART, WN_AT(pending_bytes, size_t),
+     WN_NO_SITE, WN_MIB, WN_TIB, "256MiB", NULL},
+
+    {"refresh", "interval", WN_CFG_MS, WN_CFG_SITE, WN_AT(interval_ms, int64_t),
+     WN_SITE_AT(interval_ms, int64_t), 1000, 366 * WN_DAY_MS, "24h", NULL},
+    {"refresh", "jitter", WN_CFG_SHARE, 0, WN_AT(jitter, double), WN_NO_SITE, 0, 0.5, "0.1",
+     NULL},
+    {"refresh", "retry_min", WN_CFG_MS, 0, WN_AT(retry_min_ms, int64_t), WN_NO_SITE, 100,
+     30 * WN_DAY_MS, "1m", NULL},
+    {"refresh", "retry_max", WN_CFG_MS, 0, WN_AT(retry_max_ms, int64_t), WN_NO_SITE, 100,
+     30 * WN_DAY_MS, "6h", NULL},
+    {"refresh", "on_drift", WN_CFG_BOOL, 0, WN_AT(on_drift, int), WN_NO_SITE, 0, 1, "true",
+     NULL},
+    {"refresh", "drift_min_age", WN_CFG_MS, 0, WN_AT(drift_min_age_ms, int64_t), WN_NO_SITE, 0,
+     30 * WN_DAY_MS, "1h", NULL},
+
+    {"detection", "min_confidence", WN_CFG_SHARE, 0,
+     WN_AT(detector.detect.min_confidence, double), WN_NO_SITE, 0, 1, NULL, NULL},
+    {"detection", "fallback", WN_CFG_CHOICE, 0, WN_AT(detector.detect.fallback, wn_single_method),
+     WN_NO_SITE, 0, 0, NULL, &wn_choice_method},
+    /* A daemon lives long and its templates are relearned under it: it
+     * looks for a new generation every few seconds, not every minute as
+     * the library does (one small read transaction per site and check). */
+    {"detection", "template_check", WN_CFG_MS32, 0, WN_AT(detector.max_age_ms, uint32_t),
+     WN_NO_SITE, 0, WN_DAY_MS, "5s", NULL},
+    {"detection", "cache_sites", WN_CFG_U32, 0, WN_AT(detector.cache_sites, uint32_t),
+     WN_NO_SITE, 1, 1000000, NULL, NULL},
+    {"detection", "count", WN_CFG_BOOL, 0, WN_AT(detector.count, int), WN_NO_SITE, 0, 1, NULL,
+     NULL},
+    {"detection", "flush_pages", WN_CFG_U32, 0, WN_AT(detector.flush_pages, uint32_t),
+     WN_NO_SITE, 1, 1000000, NULL, NULL},
+    {"detection", "flush_interval", WN_CFG_MS32, 0, WN_AT(detector.flush_ms, uint32_t),
+     WN_NO_SITE, 1, 3600000, NULL, NULL},
+    {"detection", "drift_min_pages", WN_CFG_U32, 0, WN_AT(detector.drift.min_pages, uint32_t),
+     WN_NO_SITE, 1, 1000000, NULL, NULL},
+    {"detection", "drift_low_share", WN_CFG_SHARE, 0,
+     WN_AT(detector.drift.max_low_share, double), WN_NO_SITE, 0, 1, NULL, NULL},
+
+    {"log", "level", WN_CFG_CHOICE, 0, WN_AT(log_level, int), WN_NO_SITE, 0, 0, "info",
+     &wn_choice_level},
+};
+
+#define WN_CFG_NKEYS (sizeof wn_cfg_keys / sizeof wn_cfg_keys[0])
+
+/* A choice is written through its parser but copied (site merge) and
+ * compared (reload) as an int. */
+_Static_assert(sizeof(wn_detect_selector) == sizeof(int) && sizeof(wn_learn_algo) == sizeof(int) &&
+                   sizeof(wn_single_method) == sizeof(int),
+               "the configuration's choices are int-sized enums");
+
+static const wn_cfg_key *wn_cfg_find(const char *section, const char *name) {
+  for (size_t i = 0; i < WN_CFG_NKEYS; i++)
+    if (strcmp(wn_cfg_keys[i].section, section) == 0 && strcmp(wn_cfg_keys[i].name, name) == 0)
+      return &wn_cfg_keys[i];
+  return NULL;
+}
+
+/* The sections, "store, listen, ..., sites", for messages. */
+static const char *wn_cfg_sections(void) {
+  static char list[160];
+  if (!list[0]) {
+    size_t used = 0;
+    for (size_t i = 0; i < WN_CFG_NKEYS; i++) {
+      if (i > 0 && strcmp(wn_cfg_keys[i].section, wn_cfg_keys[i - 1].section) == 0)
+        continue;
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s, ", wn_cfg_keys[i].section);
+    }
+    snprintf(list + used, sizeof list - used, "sites");
+  }
+  return list;
+}
 
 static int wn_section_known(const char *name) {
-  static const char *const known[] = {"store",     "listen", "crawler", "learning",
-                                      "refresh",   "detection", "log", "sites"};
-  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-    if (strcmp(known[i], name) == 0)
+  if (strcmp(name, "sites") == 0)
+    return 1;
+  for (size_t i = 0; i < WN_CFG_NKEYS; i++)
+    if (strcmp(wn_cfg_keys[i].section, name) == 0)
       return 1;
   return 0;
+}
+
+/* Sets key k in base + offset from its text v, as a file or a flag
+ * says it. */
+static wn_err wn_cfg_set(const wn_cfg_key *k, void *dst, const char *v, const wn_loc *loc,
+                         const char *key, wn_diag *diag) {
+  wn_err err = WN_OK;
+  int64_t ms = 0;
+  uint32_t u = 0;
+  double x = 0;
+  switch (k->type) {
+  case WN_CFG_STRING:
+    if (!*v && (k->flags & WN_CFG_NONEMPTY))
+      return wn_cfg_error(diag, loc, key, "must not be empty");
+    if (!*v && (k->flags & WN_CFG_EMPTY_UNSET)) {
+      free(*(char **)dst);
+      *(char **)dst = NULL;
+      return WN_OK;
+    }
+    return wn_get_string(v, (size_t)k->max, dst, loc, key, diag);
+  case WN_CFG_TOKEN_FILE:
+    return wn_get_token_file(v, dst, loc, key, diag);
+  case WN_CFG_SIZE:
+    return wn_get_size(v, k->min, k->max, dst, loc, key, diag);
+  case WN_CFG_U32:
+  case WN_CFG_U16:
+    if ((err = wn_get_u32(v, (uint32_t)k->min, (uint32_t)k->max, &u, loc, key, diag)))
+      return err;
+    if ((k->flags & WN_CFG_NOT_ONE) && u == 1)
+      return wn_cfg_error(diag, loc, key, "is 0 (off) or 2 to %u", (unsigned)k->max);
+    if (k->type == WN_CFG_U16)
+      *(uint16_t *)dst = (uint16_t)u;
+    else
+      *(uint32_t *)dst = u;
+    return WN_OK;
+  case WN_CFG_MS:
+    return wn_get_duration(v, k->min, k->max, dst, loc, key, diag);
+  case WN_CFG_MS32:
+  case WN_CFG_SECONDS:
+    if ((err = wn_get_duration(v, k->min, k->max, &ms, loc, key, diag)))
+      return err;
+    *(uint32_t *)dst = (uint32_t)(k->type == WN_CFG_SECONDS ? ms / 1000 : ms);
+    return WN_OK;
+  case WN_CFG_SHARE:
+    if ((err = wn_get_share(v, k->max, &x, loc, key, diag)))
+      return err;
+    if ((k->flags & WN_CFG_ABOVE_MIN) && x <= k->min)
+      return wn_cfg_error(diag, loc, key, "must be above %g", k->min);
+    *(double *)dst = x;
+    return WN_OK;
+  case WN_CFG_BOOL:
+    return wn_get_bool(v, dst, loc, key, diag);
+  case WN_CFG_CHOICE:
+    if (k->choice->parse(v, dst) != 0)
+      return wn_cfg_error(diag, loc, key, "\"%s\" is not %s (%s)", v, k->choice->what,
+                          k->choice->names);
+    return WN_OK;
+  }
+  return wn_cfg_error(diag, loc, key, "has no type");
 }
 
 static wn_err wn_set_key(wn_serve_config *cfg, const char *section, const char *name,
                          const char *v, const wn_loc *loc, wn_diag *diag) {
   char key[160];
   snprintf(key, sizeof key, "%s.%s", section, name);
-  int64_t ms = 0;
-  uint32_t u = 0;
-  wn_err err = WN_OK;
-  int known = 0;
-
-  if (strcmp(section, "store") == 0) {
-    if (strcmp(name, "path") == 0) {
-      if (!*v)
-        return wn_cfg_error(diag, loc, key, "must not be empty");
-      return wn_get_string(v, 4096, &cfg->store_path, loc, key, diag);
-    }
-    if (strcmp(name, "map_size") == 0)
-      return wn_get_size(v, 1048576.0, 1099511627776.0, &cfg->map_size, loc, key, diag);
-  } else if (strcmp(section, "listen") == 0) {
-    if (strcmp(name, "address") == 0)
-      return wn_get_string(v, 255, &cfg->address, loc, key, diag);
-    if (strcmp(name, "port") == 0) {
-      if ((err = wn_get_u32(v, 0, 65535, &u, loc, key, diag)))
-        return err;
-      cfg->port = (uint16_t)u;
-      return WN_OK;
-    }
-    if (strcmp(name, "workers") == 0)
-      return wn_get_u32(v, 0, WN_SERVE_MAX_WORKERS, &cfg->workers, loc, key, diag);
-    if (strcmp(name, "max_connections") == 0)
-      return wn_get_u32(v, 1, 100000, &cfg->max_connections, loc, key, diag);
-    if (strcmp(name, "timeout") == 0) {
-      if ((err = wn_get_duration(v, 1000, 3600000, &ms, loc, key, diag)))
-        return err;
-      cfg->timeout_s = (uint32_t)(ms / 1000);
-      return WN_OK;
-    }
-    if (strcmp(name, "max_body") == 0)
-      return wn_get_size(v, 1024.0, (double)WN_PAGE_MAX_BYTES * 4, &cfg->max_body, loc, key,
-                         diag);
-    if (strcmp(name, "max_buffered") == 0)
-      return wn_get_size(v, 1048576.0, 1099511627776.0, &cfg->max_buffered, loc, key, diag);
-    if (strcmp(name, "token") == 0) {
-      if ((err = wn_get_string(v, WN_SERVE_MAX_TOKEN, &cfg->token, loc, key, diag)))
-        return err;
-      if (!*cfg->token) {
-        free(cfg->token);
-        cfg->token = NULL;
-      }
-      return WN_OK;
-    }
-    if (strcmp(name, "token_file") == 0)
-      return wn_get_token_file(v, &cfg->token, loc, key, diag);
-    if (strcmp(name, "allow_any_site") == 0)
-      return wn_get_bool(v, &cfg->allow_any_site, loc, key, diag);
-  } else if (strcmp(section, "crawler") == 0) {
-    wn_crawl_options *c = &cfg->crawl;
-    if (strcmp(name, "user_agent") == 0) {
-      if ((err = wn_get_string(v, 255, &cfg->user_agent, loc, key, diag)))
-        return err;
-      c->user_agent = cfg->user_agent;
-      return WN_OK;
-    }
-    if (strcmp(name, "connect_timeout") == 0 || strcmp(name, "timeout") == 0 ||
-        strcmp(name, "host_delay") == 0 || strcmp(name, "max_crawl_delay") == 0) {
-      if ((err = wn_get_duration(v, name[0] == 'h' || name[0] == 'm' ? 0 : 100, 3600000, &ms,
-                                 loc, key, diag)))
-        return err;
-      uint32_t *dst = strcmp(name, "connect_timeout") == 0 ? &c->connect_timeout_ms
-                      : strcmp(name, "timeout") == 0       ? &c->timeout_ms
-                      : strcmp(name, "host_delay") == 0    ? &c->host_delay_ms
-                                                           : &c->max_crawl_delay_ms;
-      *dst = (uint32_t)ms;
-      return WN_OK;
-    }
-    if (strcmp(name, "max_body") == 0)
-      return wn_get_size(v, 1024.0, (double)WN_PAGE_MAX_BYTES, &c->max_body_bytes, loc, key, diag);
-    if (strcmp(name, "max_redirects") == 0)
-      return wn_get_u32(v, 0, 5, &c->max_redirects, loc, key, diag);
-    if (strcmp(name, "host_parallel") == 0)
-      return wn_get_u32(v, 1, 64, &c->host_parallel, loc, key, diag);
-    if (strcmp(name, "total_parallel") == 0)
-      return wn_get_u32(v, 1, 256, &c->total_parallel, loc, key, diag);
-    if (strcmp(name, "obey_robots") == 0)
-      return wn_get_bool(v, &c->obey_robots, loc, key, diag);
-    if (strcmp(name, "allow_private") == 0)
-      return wn_get_bool(v, &cfg->allow_private, loc, key, diag);
-  } else if (strcmp(section, "learning") == 0) {
-    if ((err = wn_set_learn_key(&cfg->learn, &cfg->algo, name, v, loc, key, &known, diag)) || known)
-      return err;
-    if (strcmp(name, "learners") == 0)
-      return wn_get_u32(v, 1, WN_SERVE_MAX_LEARNERS, &cfg->learners, loc, key, diag);
-    if (strcmp(name, "max_jobs") == 0)
-      return wn_get_u32(v, 16, 100000, &cfg->max_jobs, loc, key, diag);
-    if (strcmp(name, "max_queued") == 0)
-      return wn_get_u32(v, 1, 10000, &cfg->max_queued, loc, key, diag);
-    if (strcmp(name, "from_requests") == 0) {
-      if ((err = wn_get_u32(v, 0, WN_LEARN_MAX_PAGES, &cfg->from_requests, loc, key, diag)))
-        return err;
-      if (cfg->from_requests == 1)
-        return wn_cfg_error(diag, loc, key, "from_requests is 0 (off) or 2 to %u pages",
-                            WN_LEARN_MAX_PAGES);
-      return WN_OK;
-    }
-    if (strcmp(name, "from_requests_sites") == 0)
-      return wn_get_u32(v, 1, 1000000, &cfg->from_requests_sites, loc, key, diag);
-    if (strcmp(name, "from_requests_memory") == 0)
-      return wn_get_size(v, 1048576.0, 1099511627776.0, &cfg->from_requests_bytes, loc, key,
-                         diag);
-    if (strcmp(name, "from_requests_pending") == 0)
-      return wn_get_bool(v, &cfg->from_requests_pending, loc, key, diag);
-    if (strcmp(name, "pending_sites") == 0)
-      return wn_get_u32(v, 1, 100000000, &cfg->pending_sites, loc, key, diag);
-    if (strcmp(name, "pending_store") == 0)
-      return wn_get_size(v, 1048576.0, 1099511627776.0, &cfg->pending_bytes, loc, key, diag);
-  } else if (strcmp(section, "refresh") == 0) {
-    if (strcmp(name, "interval") == 0)
-      return wn_get_duration(v, 1000, 366.0 * 86400000.0, &cfg->interval_ms, loc, key, diag);
-    if (strcmp(name, "jitter") == 0)
-      return wn_get_share(v, 0.5, &cfg->jitter, loc, key, diag);
-    if (strcmp(name, "retry_min") == 0)
-      return wn_get_duration(v, 100, 30.0 * 86400000.0, &cfg->retry_min_ms, loc, key, diag);
-    if (strcmp(name, "retry_max") == 0)
-      return wn_get_duration(v, 100, 30.0 * 86400000.0, &cfg->retry_max_ms, loc, key, diag);
-    if (strcmp(name, "on_drift") == 0)
-      return wn_get_bool(v, &cfg->on_drift, loc, key, diag);
-    if (strcmp(name, "drift_min_age") == 0)
-      return wn_get_duration(v, 0, 30.0 * 86400000.0, &cfg->drift_min_age_ms, loc, key, diag);
-  } else if (strcmp(section, "detection") == 0) {
-    wn_detector_options *d = &cfg->detector;
-    if (strcmp(name, "min_confidence") == 0)
-      return wn_get_share(v, 1.0, &d->detect.min_confidence, loc, key, diag);
-    if (strcmp(name, "fallback") == 0) {
-      if (wn_single_method_parse(v, &d->detect.fallback) != 0)
-        return wn_cfg_error(diag, loc, key,
-                            "\"%s\" is not a single-page method (danag, cnr, readability)", v);
-      return WN_OK;
-    }
-    if (strcmp(name, "template_check") == 0) {
-      if ((err = wn_get_duration(v, 0, 86400000.0, &ms, loc, key, diag)))
-        return err;
-      d->max_age_ms = (uint32_t)ms;
-      return WN_OK;
-    }
-    if (strcmp(name, "cache_sites") == 0)
-      return wn_get_u32(v, 1, 1000000, &d->cache_sites, loc, key, diag);
-    if (strcmp(name, "count") == 0)
-      return wn_get_bool(v, &d->count, loc, key, diag);
-    if (strcmp(name, "flush_pages") == 0)
-      return wn_get_u32(v, 1, 1000000, &d->flush_pages, loc, key, diag);
-    if (strcmp(name, "flush_interval") == 0) {
-      if ((err = wn_get_duration(v, 1, 3600000, &ms, loc, key, diag)))
-        return err;
-      d->flush_ms = (uint32_t)ms;
-      return WN_OK;
-    }
-    if (strcmp(name, "drift_min_pages") == 0)
-      return wn_get_u32(v, 1, 1000000, &d->drift.min_pages, loc, key, diag);
-    if (strcmp(name, "drift_low_share") == 0)
-      return wn_get_share(v, 1.0, &d->drift.max_low_share, loc, key, diag);
-  } else if (strcmp(section, "log") == 0) {
-    if (strcmp(name, "level") == 0) {
-      static const char *const levels[] = {"error", "info", "debug"};
-      for (int i = 0; i < 3; i++) {
-        if (strcmp(v, levels[i]) == 0) {
-          cfg->log_level = i;
-          return WN_OK;
-        }
-      }
-      return wn_cfg_error(diag, loc, key, "\"%s\" is not a level (error, info, debug)", v);
-    }
-  } else {
-    return wn_cfg_error(diag, loc, section, "unknown section (%s)", wn_sections);
-  }
-  return wn_cfg_error(diag, loc, key, "unknown key");
+  if (!wn_section_known(section) || strcmp(section, "sites") == 0)
+    return wn_cfg_error(diag, loc, section, "unknown section (%s)", wn_cfg_sections());
+  const wn_cfg_key *k = wn_cfg_find(section, name);
+  if (!k)
+    return wn_cfg_error(diag, loc, key, "unknown key");
+  return wn_cfg_set(k, (char *)cfg + k->offset, v, loc, key, diag);
 }
 
 /* ---- the configuration ------------------------------------------------------------ */
 
-static void wn_config_defaults(wn_serve_config *cfg) {
+/* The library's defaults, then the table's. */
+static wn_err wn_config_defaults(wn_serve_config *cfg, wn_diag *diag) {
   memset(cfg, 0, sizeof *cfg);
-  cfg->map_size = (size_t)1 << 30;
-  cfg->port = 8080;
-  cfg->workers = 0;
-  cfg->max_connections = 1024;
-  cfg->timeout_s = 30;
-  cfg->max_body = (size_t)16 * 1024 * 1024;
-  cfg->max_buffered = (size_t)512 * 1024 * 1024;
   wn_crawl_options_init(&cfg->crawl);
   wn_learn_options_init(&cfg->learn);
-  cfg->learners = 1;
-  cfg->max_jobs = 1024;
-  cfg->max_queued = 64;
-  cfg->from_requests = 0;
-  cfg->from_requests_sites = 4096;
-  cfg->from_requests_bytes = (size_t)256 * 1024 * 1024;
-  cfg->from_requests_pending = 1;
-  cfg->pending_sites = 65536;
-  cfg->pending_bytes = (size_t)256 * 1024 * 1024;
-  cfg->interval_ms = (int64_t)24 * 3600 * 1000;
-  cfg->jitter = 0.1;
-  cfg->retry_min_ms = 60 * 1000;
-  cfg->retry_max_ms = (int64_t)6 * 3600 * 1000;
-  cfg->on_drift = 1;
-  cfg->drift_min_age_ms = 3600 * 1000;
   wn_detector_options_init(&cfg->detector);
-  /* A daemon lives long and its templates are relearned under it: look
-   * for a new generation every few seconds rather than every minute (one
-   * small read transaction per site and check). */
-  cfg->detector.max_age_ms = 5000;
-  cfg->log_level = WN_LOG_INFO;
+  for (size_t i = 0; i < WN_CFG_NKEYS; i++) {
+    const wn_cfg_key *k = &wn_cfg_keys[i];
+    if (!k->def)
+      continue;
+    char key[160];
+    snprintf(key, sizeof key, "%s.%s (default)", k->section, k->name);
+    wn_err err = wn_cfg_set(k, (char *)cfg + k->offset, k->def, NULL, key, diag);
+    if (err)
+      return err;
+  }
+  return WN_OK;
 }
 
 static void wn_site_raw_free(wn_site_raw *raw) {
@@ -490,7 +586,38 @@ void wn_serve_config_free(wn_serve_config *cfg) {
   free(cfg);
 }
 
-/* Merges each site's overrides over the learning defaults and checks what
+/* The keys a site entry may set, "url, site, interval, n, ...", for
+ * messages. */
+static const char *wn_cfg_site_keys(void) {
+  static char list[256];
+  if (!list[0]) {
+    size_t used = (size_t)snprintf(list, sizeof list, "url, site");
+    for (size_t i = 0; i < WN_CFG_NKEYS; i++)
+      if (wn_cfg_keys[i].flags & WN_CFG_SITE)
+        used += (size_t)snprintf(list + used, sizeof list - used, ", %s", wn_cfg_keys[i].name);
+  }
+  return list;
+}
+
+/* A key's value's bytes, for the site merge and the reload rule. */
+static size_t wn_cfg_width(const wn_cfg_key *k) {
+  switch (k->type) {
+  case WN_CFG_STRING:
+  case WN_CFG_TOKEN_FILE: return sizeof(char *);
+  case WN_CFG_SIZE: return sizeof(size_t);
+  case WN_CFG_U16: return sizeof(uint16_t);
+  case WN_CFG_MS: return sizeof(int64_t);
+  case WN_CFG_SHARE: return sizeof(double);
+  case WN_CFG_BOOL: return sizeof(int);
+  case WN_CFG_CHOICE: return sizeof(int);
+  case WN_CFG_U32:
+  case WN_CFG_MS32:
+  case WN_CFG_SECONDS: return sizeof(uint32_t);
+  }
+  return 0;
+}
+
+/* Merges each site's overrides over the section's values and checks what
  * depends on more than one key. */
 static wn_err wn_config_finish(wn_serve_config *cfg, wn_diag *diag) {
   wn_loc loc = {cfg->path, 0};
@@ -499,30 +626,28 @@ static wn_err wn_config_finish(wn_serve_config *cfg, wn_diag *diag) {
   cfg->crawl.user_agent = cfg->user_agent;
   for (size_t i = 0; i < cfg->n_sites; i++) {
     wn_serve_site *s = &cfg->sites[i];
-    s->learn = cfg->learn;
-    s->algo = cfg->algo;
-    s->interval_ms = cfg->interval_ms;
+    for (size_t j = 0; j < WN_CFG_NKEYS; j++) {
+      const wn_cfg_key *k = &wn_cfg_keys[j];
+      if (k->flags & WN_CFG_SITE)
+        memcpy((char *)s + k->site_offset, (const char *)cfg + k->offset, wn_cfg_width(k));
+    }
     wn_site_raw *raw = s->raw;
-    for (size_t k = 0; raw && k < raw->n; k++) {
-      wn_loc kl = {cfg->path, raw->line[k]};
+    for (size_t r = 0; raw && r < raw->n; r++) {
+      wn_loc kl = {cfg->path, raw->line[r]};
       char key[160];
-      snprintf(key, sizeof key, "sites[%zu].%s", i, raw->key[k]);
-      const char *name = raw->key[k], *v = raw->value[k];
-      int known = 0;
-      wn_err err = wn_set_learn_key(&s->learn, &s->algo, name, v, &kl, key, &known, diag);
+      snprintf(key, sizeof key, "sites[%zu].%s", i, raw->key[r]);
+      const char *name = raw->key[r];
+      if (strcmp(name, "url") == 0 || strcmp(name, "site") == 0)
+        continue;
+      const wn_cfg_key *k = NULL;
+      for (size_t j = 0; !k && j < WN_CFG_NKEYS; j++)
+        if ((wn_cfg_keys[j].flags & WN_CFG_SITE) && strcmp(wn_cfg_keys[j].name, name) == 0)
+          k = &wn_cfg_keys[j];
+      if (!k)
+        return wn_cfg_error(diag, &kl, key, "unknown key (%s)", wn_cfg_site_keys());
+      wn_err err = wn_cfg_set(k, (char *)s + k->site_offset, raw->value[r], &kl, key, diag);
       if (err)
         return err;
-      if (known || strcmp(name, "url") == 0 || strcmp(name, "site") == 0)
-        continue;
-      if (strcmp(name, "interval") == 0) {
-        if ((err = wn_get_duration(v, 1000, 366.0 * 86400000.0, &s->interval_ms, &kl, key,
-                                   diag)))
-          return err;
-        continue;
-      }
-      return wn_cfg_error(diag, &kl, key,
-                          "unknown key (url, site, interval, n, max_fetches, min_count, "
-                          "min_share, selector, by_domain, algorithm)");
     }
   }
   return WN_OK;
@@ -702,7 +827,7 @@ static wn_err wn_config_document(wn_serve_config *cfg, yaml_document_t *doc, wn_
     }
     wn_err err;
     if (!wn_section_known(section))
-      return wn_cfg_error(diag, &loc, section, "unknown section (%s)", wn_sections);
+      return wn_cfg_error(diag, &loc, section, "unknown section (%s)", wn_cfg_sections());
     if (strcmp(section, "sites") == 0) {
       if ((err = wn_config_sites(cfg, doc, v, diag)))
         return err;
@@ -754,7 +879,8 @@ wn_err wn_serve_config_load(const char *path, wn_serve_config **out, wn_diag *di
   wn_serve_config *cfg = malloc(sizeof *cfg);
   if (!cfg)
     return wn_diag_set(diag, WN_ENOMEM, "config: out of memory");
-  wn_config_defaults(cfg);
+  if ((err = wn_config_defaults(cfg, diag)))
+    goto out;
   if (!path)
     goto finish;
   if (!(cfg->path = strdup(path))) {
@@ -859,4 +985,150 @@ wn_serve_config *wn_serve_config_copy(const wn_serve_config *src) {
     return NULL;
   }
   return cfg;
+}
+
+/* ---- printing and comparing ------------------------------------------------------- */
+
+/* n as the largest unit that divides it, "1GiB", "30s"; units from
+ * largest to smallest, the last of multiplier 1. */
+static void wn_cfg_scaled(char *buf, size_t size, double v, const wn_unit *units) {
+  for (size_t i = 0; units[i].name; i++) {
+    double q = v / units[i].mult;
+    if (units[i].mult == 1.0 || (q >= 1 && q == floor(q))) {
+      snprintf(buf, size, "%.0f%s", q, units[i].name);
+      return;
+    }
+  }
+}
+
+static const wn_unit wn_print_sizes[] = {
+    {"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"KiB", 1024.0}, {"", 1.0}, {NULL, 0}};
+static const wn_unit wn_print_durations[] = {{"d", 86400000.0}, {"h", 3600000.0}, {"m", 60000.0},
+                                             {"s", 1000.0},      {"ms", 1.0},       {NULL, 0}};
+
+/* A value as a file would write it; NULL for an unset string. */
+static const char *wn_cfg_format(const wn_cfg_key *k, const void *src, char *buf, size_t size) {
+  switch (k->type) {
+  case WN_CFG_STRING:
+  case WN_CFG_TOKEN_FILE: {
+    const char *s = *(char *const *)src;
+    if (!s)
+      return NULL;
+    /* Double-quoted YAML: quotes and backslashes escaped (no control
+     * characters get this far). */
+    size_t o = 0;
+    buf[o++] = '"';
+    for (; *s && o + 3 < size; s++) {
+      if (*s == '"' || *s == '\\')
+        buf[o++] = '\\';
+      buf[o++] = *s;
+    }
+    buf[o++] = '"';
+    buf[o] = '\0';
+    return buf;
+  }
+  case WN_CFG_SIZE: wn_cfg_scaled(buf, size, (double)*(const size_t *)src, wn_print_sizes); break;
+  case WN_CFG_U32: snprintf(buf, size, "%u", (unsigned)*(const uint32_t *)src); break;
+  case WN_CFG_U16: snprintf(buf, size, "%u", (unsigned)*(const uint16_t *)src); break;
+  case WN_CFG_MS:
+    wn_cfg_scaled(buf, size, (double)*(const int64_t *)src, wn_print_durations);
+    break;
+  case WN_CFG_MS32:
+    wn_cfg_scaled(buf, size, (double)*(const uint32_t *)src, wn_print_durations);
+    break;
+  case WN_CFG_SECONDS:
+    wn_cfg_scaled(buf, size, 1000.0 * *(const uint32_t *)src, wn_print_durations);
+    break;
+  case WN_CFG_SHARE: {
+    /* The shortest form that reads back as the same number. */
+    const double x = *(const double *)src;
+    snprintf(buf, size, "%g", x);
+    if (strtod(buf, NULL) != x)
+      snprintf(buf, size, "%.17g", x);
+    break;
+  }
+  case WN_CFG_BOOL: snprintf(buf, size, "%s", *(const int *)src ? "true" : "false"); break;
+  case WN_CFG_CHOICE: snprintf(buf, size, "%s", k->choice->name(src)); break;
+  }
+  return buf;
+}
+
+static int wn_cfg_equal(const wn_cfg_key *k, const void *a, const void *b) {
+  if (k->type == WN_CFG_STRING || k->type == WN_CFG_TOKEN_FILE) {
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    return x == y || (x && y && strcmp(x, y) == 0);
+  }
+  if (k->type == WN_CFG_SHARE)
+    return *(const double *)a == *(const double *)b;
+  return memcmp(a, b, wn_cfg_width(k)) == 0;
+}
+
+wn_err wn_serve_config_print(const wn_serve_config *cfg, FILE *out) {
+  if (!cfg || !out)
+    return WN_EINVAL;
+  char buf[WN_SERVE_MAX_TOKEN * 2 + 8];
+  int bad = fprintf(out, "# the configuration in use (winnow serve --print-config)%s%s\n",
+                    cfg->path ? ": " : "", cfg->path ? cfg->path : ", the defaults") < 0;
+  for (size_t i = 0; i < WN_CFG_NKEYS; i++) {
+    const wn_cfg_key *k = &wn_cfg_keys[i];
+    if (i == 0 || strcmp(k->section, wn_cfg_keys[i - 1].section) != 0)
+      bad |= fprintf(out, "%s%s:\n", i ? "\n" : "", k->section) < 0;
+    if (k->type == WN_CFG_TOKEN_FILE)
+      continue; /* read into listen.token */
+    const void *src = (const char *)cfg + k->offset;
+    const char *v = wn_cfg_format(k, src, buf, sizeof buf);
+    if (k->flags & WN_CFG_SECRET)
+      bad |= fprintf(out, "  # %s: %s\n", k->name, v ? "(set, not shown)" : "(not set)") < 0;
+    else if (!v)
+      bad |= fprintf(out, "  # %s: (not set: the library's default)\n", k->name) < 0;
+    else
+      bad |= fprintf(out, "  %s: %s%s\n", k->name, v,
+                     (k->flags & WN_CFG_RESTART) ? "  # a reload cannot change it" : "") < 0;
+  }
+  if (cfg->n_sites)
+    bad |= fprintf(out, "\nsites:\n") < 0;
+  for (size_t s = 0; s < cfg->n_sites; s++) {
+    const wn_serve_site *site = &cfg->sites[s];
+    const char *url = site->url;
+    const wn_cfg_key url_key = {"sites", "url", WN_CFG_STRING, 0, 0, 0, 0, 0, NULL, NULL};
+    bad |= fprintf(out, "  - url: %s\n    site: %s\n", wn_cfg_format(&url_key, &url, buf,
+                                                                  sizeof buf),
+                   site->site) < 0;
+    /* What the site sets differently from its section. */
+    for (size_t i = 0; i < WN_CFG_NKEYS; i++) {
+      const wn_cfg_key *k = &wn_cfg_keys[i];
+      if (!(k->flags & WN_CFG_SITE))
+        continue;
+      const void *own = (const char *)site + k->site_offset;
+      if (wn_cfg_equal(k, own, (const char *)cfg + k->offset))
+        continue;
+      bad |= fprintf(out, "    %s: %s\n", k->name, wn_cfg_format(k, own, buf, sizeof buf)) < 0;
+    }
+  }
+  return bad || ferror(out) ? WN_EIO : WN_OK;
+}
+
+const char *wn_serve_config_restart_key(const wn_serve_config *cur, const wn_serve_config *next,
+                                        char *buf, size_t size) {
+  for (size_t i = 0; i < WN_CFG_NKEYS; i++) {
+    const wn_cfg_key *k = &wn_cfg_keys[i];
+    if (!(k->flags & WN_CFG_RESTART))
+      continue;
+    const void *a = (const char *)cur + k->offset, *b = (const char *)next + k->offset;
+    if (wn_cfg_equal(k, a, b))
+      continue;
+    if ((k->flags & WN_CFG_ZERO_KEEPS) && *(const uint16_t *)b == 0)
+      continue;
+    snprintf(buf, size, "%s.%s", k->section, k->name);
+    return buf;
+  }
+  return NULL;
+}
+
+size_t wn_serve_config_keys(const char **sections, const char **names, size_t max) {
+  for (size_t i = 0; i < WN_CFG_NKEYS && i < max; i++) {
+    sections[i] = wn_cfg_keys[i].section;
+    names[i] = wn_cfg_keys[i].name;
+  }
+  return WN_CFG_NKEYS;
 }

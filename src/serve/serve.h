@@ -36,9 +36,6 @@
 #define WN_SERVE_MAX_LEARNERS 64u
 #define WN_SERVE_MAX_CONFIG_BYTES ((size_t)4 * 1024 * 1024)
 #define WN_SERVE_MAX_TOKEN 512u
-/* What an unset store.path and listen.address mean. */
-#define WN_SERVE_DEFAULT_STORE "winnow-store"
-#define WN_SERVE_DEFAULT_ADDRESS "127.0.0.1"
 
 /* One site the daemon keeps learned. */
 typedef struct wn_serve_site {
@@ -111,6 +108,13 @@ enum { WN_LOG_ERROR = 0, WN_LOG_INFO = 1, WN_LOG_DEBUG = 2 };
 
 /* The configured site named site, or NULL. */
 const wn_serve_site *wn_serve_config_site(const wn_serve_config *cfg, const char *site);
+/* The first key a reload from cur to next would change that needs a
+ * restart ("listen.port", written into buf), or NULL. */
+const char *wn_serve_config_restart_key(const wn_serve_config *cur, const wn_serve_config *next,
+                                        char *buf, size_t size);
+/* The configuration's keys, in the table's order: up to max sections and
+ * names; returns how many there are. */
+size_t wn_serve_config_keys(const char **sections, const char **names, size_t max);
 /* A deep copy (NULL on allocation failure). */
 wn_serve_config *wn_serve_config_copy(const wn_serve_config *cfg);
 

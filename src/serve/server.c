@@ -301,11 +301,6 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
     err = wn_diag_set(diag, WN_ENOMEM, "serve: out of memory");
     goto fail;
   }
-  if (!cfg->store_path && !(cfg->store_path = strdup(WN_SERVE_DEFAULT_STORE))) {
-    wn_serve_config_free(cfg);
-    err = wn_diag_set(diag, WN_ENOMEM, "serve: out of memory");
-    goto fail;
-  }
   atomic_store(&srv->slots[0].cfg, cfg);
   atomic_store(&srv->current, 0u);
   atomic_store(&srv->log_level, cfg->log_level);
@@ -357,7 +352,7 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
   hints.ai_socktype = SOCK_STREAM;
   char port[8];
   snprintf(port, sizeof port, "%u", (unsigned)cfg->port);
-  const char *addr = cfg->address ? cfg->address : WN_SERVE_DEFAULT_ADDRESS;
+  const char *addr = cfg->address;
   int gai = getaddrinfo(addr, port, &hints, &ai);
   if (gai != 0) {
     err = wn_diag_set(diag, WN_EINVAL, "serve: listen.address \"%s\" is not an IP address: %s",
@@ -435,33 +430,14 @@ wn_err wn_server_reload(wn_server *srv, const wn_serve_config *next, wn_diag *di
     goto out;
   }
   const wn_serve_config *cur = atomic_load(&srv->slots[atomic_load(&srv->current)].cfg);
-  const char *what = NULL;
-  const char *cur_store = cur->store_path ? cur->store_path : WN_SERVE_DEFAULT_STORE;
-  const char *next_store = next->store_path ? next->store_path : WN_SERVE_DEFAULT_STORE;
-  const char *cur_addr = cur->address ? cur->address : WN_SERVE_DEFAULT_ADDRESS;
-  const char *next_addr = next->address ? next->address : WN_SERVE_DEFAULT_ADDRESS;
-  if (strcmp(cur_store, next_store) != 0 || cur->map_size != next->map_size)
-    what = "store";
-  else if (strcmp(cur_addr, next_addr) != 0 || (next->port != cur->port && next->port != 0))
-    what = "listen.address or listen.port";
-  else if (cur->workers != next->workers || cur->max_connections != next->max_connections ||
-           cur->timeout_s != next->timeout_s)
-    what = "listen.workers, max_connections or timeout";
-  else if (cur->learners != next->learners || cur->max_jobs != next->max_jobs)
-    what = "learning.learners or max_jobs";
-  else if (cur->from_requests != next->from_requests ||
-           cur->from_requests_sites != next->from_requests_sites ||
-           cur->from_requests_bytes != next->from_requests_bytes ||
-           cur->from_requests_pending != next->from_requests_pending ||
-           cur->pending_sites != next->pending_sites || cur->pending_bytes != next->pending_bytes)
-    what = "learning.from_requests, from_requests_sites, from_requests_memory, "
-           "from_requests_pending, pending_sites or pending_store";
+  char restart_key[96];
+  const char *what = wn_serve_config_restart_key(cur, next, restart_key, sizeof restart_key);
   if (what) {
     err = wn_diag_set(&local, WN_EINVAL, "serve: %s changed; that needs a restart", what);
     goto out;
   }
   copy = wn_serve_config_copy(next);
-  if (!copy || (!copy->store_path && !(copy->store_path = strdup(cur_store)))) {
+  if (!copy) {
     err = wn_diag_set(&local, WN_ENOMEM, "serve: out of memory");
     goto out;
   }
