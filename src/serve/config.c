@@ -299,8 +299,10 @@ static const wn_cfg_choice wn_choice_level = {"a level", "error, info, debug", w
 
 /* A member's offset, only when its type is T: a table row whose type
  * does not match its field does not compile. */
-#define WN_AT(member, T) _Generic(((wn_serve_config *)0)->member, T: offsetof(wn_serve_config, member))
-#define WN_SITE_AT(member, T) _Generic(((wn_serve_site *)0)->member, T: offsetof(wn_serve_site, member))
+#define WN_AT(member, T)                                                                            \
+  _Generic(((wn_serve_config *)0)->member, T: offsetof(wn_serve_config, member))
+#define WN_SITE_AT(member, T)                                                                       \
+  _Generic(((wn_serve_site *)0)->member, T: offsetof(wn_serve_site, member))
 #define WN_NO_SITE 0
 #define WN_MIB 1048576.0
 #define WN_TIB 1099511627776.0
@@ -444,18 +446,19 @@ static const wn_cfg_key *wn_cfg_find(const char *section, const char *name) {
   return NULL;
 }
 
-/* The sections, "store, listen, ..., sites", for messages. */
-static const char *wn_cfg_sections(void) {
-  static char list[160];
-  if (!list[0]) {
-    size_t used = 0;
-    for (size_t i = 0; i < WN_CFG_NKEYS; i++) {
-      if (i > 0 && strcmp(wn_cfg_keys[i].section, wn_cfg_keys[i - 1].section) == 0)
-        continue;
-      used += (size_t)snprintf(list + used, sizeof list - used, "%s, ", wn_cfg_keys[i].section);
-    }
-    snprintf(list + used, sizeof list - used, "sites");
+/* The sections, "store, listen, ..., sites", for messages, in list (on
+ * the caller's stack: libraries may load configurations on several
+ * threads at once). */
+static const char *wn_cfg_sections(char *list, size_t size) {
+  size_t used = 0;
+  list[0] = '\0';
+  for (size_t i = 0; i < WN_CFG_NKEYS && used < size; i++) {
+    if (i > 0 && strcmp(wn_cfg_keys[i].section, wn_cfg_keys[i - 1].section) == 0)
+      continue;
+    used += (size_t)snprintf(list + used, size - used, "%s, ", wn_cfg_keys[i].section);
   }
+  if (used < size)
+    snprintf(list + used, size - used, "sites");
   return list;
 }
 
@@ -531,8 +534,11 @@ static wn_err wn_set_key(wn_serve_config *cfg, const char *section, const char *
                          const char *v, const wn_loc *loc, wn_diag *diag) {
   char key[160];
   snprintf(key, sizeof key, "%s.%s", section, name);
-  if (!wn_section_known(section) || strcmp(section, "sites") == 0)
-    return wn_cfg_error(diag, loc, section, "unknown section (%s)", wn_cfg_sections());
+  if (!wn_section_known(section) || strcmp(section, "sites") == 0) {
+    char list[256];
+    return wn_cfg_error(diag, loc, section, "unknown section (%s)",
+                        wn_cfg_sections(list, sizeof list));
+  }
   const wn_cfg_key *k = wn_cfg_find(section, name);
   if (!k)
     return wn_cfg_error(diag, loc, key, "unknown key");
@@ -586,16 +592,13 @@ void wn_serve_config_free(wn_serve_config *cfg) {
   free(cfg);
 }
 
-/* The keys a site entry may set, "url, site, interval, n, ...", for
- * messages. */
-static const char *wn_cfg_site_keys(void) {
-  static char list[256];
-  if (!list[0]) {
-    size_t used = (size_t)snprintf(list, sizeof list, "url, site");
-    for (size_t i = 0; i < WN_CFG_NKEYS; i++)
-      if (wn_cfg_keys[i].flags & WN_CFG_SITE)
-        used += (size_t)snprintf(list + used, sizeof list - used, ", %s", wn_cfg_keys[i].name);
-  }
+/* The keys a site entry may set, "url, site, n, ...", for messages, in
+ * list. */
+static const char *wn_cfg_site_keys(char *list, size_t size) {
+  size_t used = (size_t)snprintf(list, size, "url, site");
+  for (size_t i = 0; i < WN_CFG_NKEYS && used < size; i++)
+    if (wn_cfg_keys[i].flags & WN_CFG_SITE)
+      used += (size_t)snprintf(list + used, size - used, ", %s", wn_cfg_keys[i].name);
   return list;
 }
 
@@ -643,8 +646,11 @@ static wn_err wn_config_finish(wn_serve_config *cfg, wn_diag *diag) {
       for (size_t j = 0; !k && j < WN_CFG_NKEYS; j++)
         if ((wn_cfg_keys[j].flags & WN_CFG_SITE) && strcmp(wn_cfg_keys[j].name, name) == 0)
           k = &wn_cfg_keys[j];
-      if (!k)
-        return wn_cfg_error(diag, &kl, key, "unknown key (%s)", wn_cfg_site_keys());
+      if (!k) {
+        char list[256];
+        return wn_cfg_error(diag, &kl, key, "unknown key (%s)",
+                            wn_cfg_site_keys(list, sizeof list));
+      }
       wn_err err = wn_cfg_set(k, (char *)s + k->site_offset, raw->value[r], &kl, key, diag);
       if (err)
         return err;
@@ -826,8 +832,11 @@ static wn_err wn_config_document(wn_serve_config *cfg, yaml_document_t *doc, wn_
         return wn_cfg_error(diag, &loc, section, "section is given twice");
     }
     wn_err err;
-    if (!wn_section_known(section))
-      return wn_cfg_error(diag, &loc, section, "unknown section (%s)", wn_cfg_sections());
+    if (!wn_section_known(section)) {
+      char list[256];
+      return wn_cfg_error(diag, &loc, section, "unknown section (%s)",
+                          wn_cfg_sections(list, sizeof list));
+    }
     if (strcmp(section, "sites") == 0) {
       if ((err = wn_config_sites(cfg, doc, v, diag)))
         return err;
