@@ -299,9 +299,9 @@ static const wn_cfg_choice wn_choice_level = {"a level", "error, info, debug", w
 
 /* A member's offset, only when its type is T: a table row whose type
  * does not match its field does not compile. */
-#define WN_AT(member, T)                                                                            \
+#define WN_AT(member, T) \
   _Generic(((wn_serve_config *)0)->member, T: offsetof(wn_serve_config, member))
-#define WN_SITE_AT(member, T)                                                                       \
+#define WN_SITE_AT(member, T) \
   _Generic(((wn_serve_site *)0)->member, T: offsetof(wn_serve_site, member))
 #define WN_NO_SITE 0
 #define WN_MIB 1048576.0
