@@ -25,48 +25,24 @@
 #include <string.h>
 #include <uchardet/uchardet.h>
 
+#include "dom/charset.h"
 #include "util/util.h"
 
-/* The <meta> prescan looks at this many bytes (WHATWG says 1024; pages with
- * long <head> preambles put the declaration later, so we look further). */
-#define WN_DECODE_PRESCAN_BYTES 4096u
 /* uchardet sees at most this much; it settles long before on real pages,
  * and this bounds the work a huge page can cost the guess. */
 #define WN_DECODE_GUESS_BYTES ((size_t)1024 * 1024)
 /* iconv converts through a stack buffer of this size. */
 #define WN_DECODE_CHUNK 16384u
-/* Longest charset label we take from a page or caller, and how much of a
- * caller's string we read looking for it (labels may come padded). */
-#define WN_DECODE_LABEL_MAX 40u
-#define WN_DECODE_TRANSPORT_MAX 256u
 
 static const char wn_replacement[3] = {'\xEF', '\xBF', '\xBD'}; /* U+FFFD */
 
 /* ---- labels (WHATWG Encoding, 4.2 "Names and labels") ------------------- */
-
-#define WN_CS_SINGLE_BYTE 0x01u /* every byte is one character */
-#define WN_CS_UTF8 0x02u        /* decoded by our own UTF-8 pass, not iconv */
-#define WN_CS_UTF16 0x04u       /* two-byte code units */
-#define WN_CS_UTF32 0x08u       /* four-byte code units */
 
 typedef struct wn_charset_encoding {
   const char *name;  /* WHATWG name, reported in wn_dom_decoded.charset */
   const char *iconv; /* glibc iconv name of the same mapping */
   unsigned flags;
 } wn_charset_encoding;
-
-enum {
-  WN_ENC_UTF8, WN_ENC_IBM866, WN_ENC_ISO8859_2, WN_ENC_ISO8859_3,
-  WN_ENC_ISO8859_4, WN_ENC_ISO8859_5, WN_ENC_ISO8859_6, WN_ENC_ISO8859_7,
-  WN_ENC_ISO8859_8, WN_ENC_ISO8859_8I, WN_ENC_ISO8859_10, WN_ENC_ISO8859_13,
-  WN_ENC_ISO8859_14, WN_ENC_ISO8859_15, WN_ENC_ISO8859_16, WN_ENC_KOI8R,
-  WN_ENC_KOI8U, WN_ENC_MACINTOSH, WN_ENC_WIN874, WN_ENC_WIN1250,
-  WN_ENC_WIN1251, WN_ENC_WIN1252, WN_ENC_WIN1253, WN_ENC_WIN1254,
-  WN_ENC_WIN1255, WN_ENC_WIN1256, WN_ENC_WIN1257, WN_ENC_WIN1258,
-  WN_ENC_MACCYRILLIC, WN_ENC_GBK, WN_ENC_GB18030, WN_ENC_BIG5, WN_ENC_EUCJP,
-  WN_ENC_ISO2022JP, WN_ENC_SHIFTJIS, WN_ENC_EUCKR, WN_ENC_UTF16BE,
-  WN_ENC_UTF16LE, WN_ENC_UTF32BE, WN_ENC_UTF32LE, WN_ENC_COUNT
-};
 
 /* Where WHATWG's encoding is a superset of the ISO one (Shift_JIS is
  * windows-31j, EUC-KR is windows-949, Big5 is Big5-HKSCS) we give iconv
@@ -112,7 +88,7 @@ static const wn_charset_encoding wn_encodings[WN_ENC_COUNT] = {
     [WN_ENC_UTF16LE] = {"UTF-16LE", "UTF-16LE", WN_CS_UTF16},
     /* No label names these (WHATWG has none, and a declared UTF-32 is
      * refused below): only a byte order mark or the zero bytes of its
-     * code units (wn_sniff_wide) choose them. */
+     * code units (wn_dom_sniff_wide) choose them. */
     [WN_ENC_UTF32BE] = {"UTF-32BE", "UTF-32BE", WN_CS_UTF32},
     [WN_ENC_UTF32LE] = {"UTF-32LE", "UTF-32LE", WN_CS_UTF32},
 };
@@ -250,21 +226,12 @@ static const wn_charset_label wn_labels[] = {
     {"utf-16le", WN_ENC_UTF16LE},
 };
 
-/* A charset we decided on: what we report and how we convert. */
-typedef struct wn_charset_choice {
-  char name[48];
-  unsigned flags;
-  iconv_t cd; /* (iconv_t)-1 for UTF-8, which we decode ourselves */
-} wn_charset_choice;
-
-static const iconv_t wn_no_iconv = (iconv_t)-1;
-
-static void wn_charset_choice_reset(wn_charset_choice *choice) {
-  if (choice->cd != wn_no_iconv)
+void wn_dom_charset_reset(wn_charset_choice *choice) {
+  if (choice->cd != WN_NO_ICONV)
     iconv_close(choice->cd);
   choice->name[0] = '\0';
   choice->flags = 0;
-  choice->cd = wn_no_iconv;
+  choice->cd = WN_NO_ICONV;
 }
 
 
@@ -302,13 +269,13 @@ static int wn_charset_ascii_compatible(iconv_t cd) {
  * 0 when iconv lacks it. */
 static int wn_choose_encoding(int index, wn_charset_choice *choice) {
   const wn_charset_encoding *enc = &wn_encodings[index];
-  iconv_t cd = wn_no_iconv;
+  iconv_t cd = WN_NO_ICONV;
   if (!(enc->flags & WN_CS_UTF8)) {
     cd = iconv_open("UTF-8", enc->iconv);
-    if (cd == wn_no_iconv)
+    if (cd == WN_NO_ICONV)
       return 0;
   }
-  wn_charset_choice_reset(choice);
+  wn_dom_charset_reset(choice);
   wn_copy_name(choice->name, sizeof choice->name, enc->name);
   choice->flags = enc->flags;
   choice->cd = cd;
@@ -321,7 +288,7 @@ static int wn_choose_encoding(int index, wn_charset_choice *choice) {
  * charset="'utf-8'" and worse. Returns 1 with *choice filled (and its iconv
  * descriptor open) when the label names a charset we can decode, else 0.
  */
-static int wn_charset_resolve(const char *label, size_t len, wn_charset_choice *choice) {
+int wn_dom_charset_resolve(const char *label, size_t len, wn_charset_choice *choice) {
   while (len > 0 && (wn_html_space(label[0]) || label[0] == '"' ||
                      label[0] == '\'')) {
     label++;
@@ -357,13 +324,13 @@ static int wn_charset_resolve(const char *label, size_t len, wn_charset_choice *
   /* Not a WHATWG label: let iconv try it, under the ASCII rule above.
    * We know nothing of its shape, so no contradiction check applies. */
   iconv_t cd = iconv_open("UTF-8", lower);
-  if (cd == wn_no_iconv)
+  if (cd == WN_NO_ICONV)
     return 0;
   if (!wn_charset_ascii_compatible(cd)) {
     iconv_close(cd);
     return 0;
   }
-  wn_charset_choice_reset(choice);
+  wn_dom_charset_reset(choice);
   for (size_t i = 0; i < len && i + 1 < sizeof choice->name; i++) {
     choice->name[i] = wn_ascii_upcase(lower[i]);
     choice->name[i + 1] = '\0';
@@ -552,236 +519,6 @@ out:
   return err;
 }
 
-/* ---- the <meta> prescan (WHATWG HTML 13.2.3.2) --------------------------- */
-
-typedef struct wn_span {
-  const char *p;
-  size_t len;
-} wn_span;
-
-static int wn_span_is(wn_span s, const char *lower) {
-  return wn_ascii_equal_ci(s.p, s.len, lower);
-}
-
-static int wn_starts_with_ci(const char *p, size_t left, const char *lower) {
-  size_t n = strlen(lower);
-  return left >= n && wn_ascii_equal_ci(p, n, lower);
-}
-
-/*
- * "Get an attribute" (WHATWG HTML 13.2.3.2). Names and values are spans
- * into the input; the standard lower-cases them, we compare
- * case-insensitively instead. Returns 0 when there is no further attribute
- * (a '>' or the end of the window).
- */
-static int wn_prescan_attribute(const char *s, size_t end, size_t *pos, wn_span *name,
-                                wn_span *value) {
-  size_t i = *pos;
-  while (i < end && (wn_html_space(s[i]) || s[i] == '/'))
-    i++;
-  if (i >= end || s[i] == '>') {
-    *pos = i;
-    return 0;
-  }
-  size_t name_start = i;
-  /* The name: an '=' counts only after the first byte. */
-  while (i < end) {
-    unsigned char c = (unsigned char)s[i];
-    if ((c == '=' && i > name_start) || wn_html_space(c) || c == '/' || c == '>')
-      break;
-    i++;
-  }
-  *name = (wn_span){s + name_start, i - name_start};
-  *value = (wn_span){s + i, 0};
-  if (i >= end) {
-    *pos = i;
-    return 0;
-  }
-  while (i < end && wn_html_space(s[i]))
-    i++;
-  if (i >= end || s[i] != '=') {
-    *pos = i; /* attribute without a value */
-    return 1;
-  }
-  i++;
-  while (i < end && wn_html_space(s[i]))
-    i++;
-  if (i >= end) {
-    *pos = i;
-    return 0;
-  }
-  if (s[i] == '"' || s[i] == '\'') {
-    char quote = s[i++];
-    size_t start = i;
-    while (i < end && s[i] != quote)
-      i++;
-    if (i >= end) {
-      *pos = i;
-      return 0;
-    }
-    *value = (wn_span){s + start, i - start};
-    *pos = i + 1;
-    return 1;
-  }
-  if (s[i] == '>') {
-    *pos = i;
-    return 1;
-  }
-  size_t start = i;
-  while (i < end && !wn_html_space(s[i]) && s[i] != '>')
-    i++;
-  *value = (wn_span){s + start, i - start};
-  *pos = i;
-  /* A value cut off by the window may be a shorter, valid label
-   * ("koi8" of "koi8-r"): the standard gives up there, and so do we. */
-  return i < end;
-}
-
-/* "Extracting a character encoding from a meta element" (WHATWG HTML
- * 2.x, used on the content attribute). */
-static int wn_meta_content_charset(wn_span content, wn_span *charset) {
-  const char *s = content.p;
-  size_t n = content.len, i = 0;
-  for (;;) {
-    while (i < n && !wn_starts_with_ci(s + i, n - i, "charset"))
-      i++;
-    if (i >= n)
-      return 0;
-    i += 7;
-    while (i < n && wn_html_space(s[i]))
-      i++;
-    if (i < n && s[i] == '=')
-      break;
-  }
-  i++;
-  while (i < n && wn_html_space(s[i]))
-    i++;
-  if (i >= n)
-    return 0;
-  if (s[i] == '"' || s[i] == '\'') {
-    char quote = s[i++];
-    size_t start = i;
-    while (i < n && s[i] != quote)
-      i++;
-    if (i >= n)
-      return 0; /* unmatched quote */
-    *charset = (wn_span){s + start, i - start};
-    return 1;
-  }
-  size_t start = i;
-  while (i < n && !wn_html_space(s[i]) && s[i] != ';')
-    i++;
-  *charset = (wn_span){s + start, i - start};
-  return 1;
-}
-
-/* Looks at one <meta> whose attributes start at *pos; 1 with *choice set
- * when it declares a charset we can decode. */
-static int wn_prescan_meta(const char *s, size_t end, size_t *pos, wn_charset_choice *choice) {
-  /* The standard keeps an attribute list so that only the first of
-   * duplicate names counts; only three names matter to us. */
-  int seen_http_equiv = 0, seen_content = 0, seen_charset = 0;
-  int got_pragma = 0;
-  enum { NEED_UNSET, NEED_TRUE, NEED_FALSE } need_pragma = NEED_UNSET;
-  wn_span charset = {NULL, 0};
-  wn_span name, value;
-  /* Each attribute consumes at least one byte, so this ends. */
-  while (wn_prescan_attribute(s, end, pos, &name, &value)) {
-    if (wn_span_is(name, "http-equiv")) {
-      if (seen_http_equiv++)
-        continue;
-      if (wn_span_is(value, "content-type"))
-        got_pragma = 1;
-    } else if (wn_span_is(name, "content")) {
-      if (seen_content++)
-        continue;
-      wn_span found;
-      if (charset.p == NULL && wn_meta_content_charset(value, &found)) {
-        charset = found;
-        need_pragma = NEED_TRUE;
-      }
-    } else if (wn_span_is(name, "charset")) {
-      if (seen_charset++)
-        continue;
-      charset = value;
-      need_pragma = NEED_FALSE;
-    }
-  }
-  if (need_pragma == NEED_UNSET || (need_pragma == NEED_TRUE && !got_pragma))
-    return 0;
-  if (charset.p == NULL)
-    return 0;
-  if (!wn_charset_resolve(charset.p, charset.len, choice))
-    return 0;
-  /* A page whose meta we could read as ASCII is not UTF-16 (WHATWG:
-   * "If charset is UTF-16BE/LE, then set charset to UTF-8"). */
-  if (choice->flags & WN_CS_UTF16) {
-    wn_charset_choice_reset(choice);
-    wn_copy_name(choice->name, sizeof choice->name, wn_encodings[WN_ENC_UTF8].name);
-    choice->flags = WN_CS_UTF8;
-  }
-  return 1;
-}
-
-/*
- * "Prescan a byte stream to determine its encoding" (WHATWG HTML
- * 13.2.3.2) over the first WN_DECODE_PRESCAN_BYTES: skips comments and
- * other tags (attribute values may hold '>'), looks inside <meta> only.
- * A <meta> whose label we do not know is passed over, as the standard
- * does.
- */
-static int wn_prescan(const char *s, size_t len, wn_charset_choice *choice) {
-  size_t end = len < WN_DECODE_PRESCAN_BYTES ? len : WN_DECODE_PRESCAN_BYTES;
-  size_t i = 0;
-  while (i < end) {
-    if (s[i] != '<') {
-      i++;
-      continue;
-    }
-    if (wn_starts_with_ci(s + i, end - i, "<!--")) {
-      /* To the first '>' preceded by "--" after the '<' ("<!-->" ends). */
-      size_t j = i + 4;
-      while (j < end && !(s[j] == '>' && s[j - 1] == '-' && s[j - 2] == '-'))
-        j++;
-      i = j + 1;
-      continue;
-    }
-    if (wn_starts_with_ci(s + i, end - i, "<meta") && i + 5 < end &&
-        (wn_html_space(s[i + 5]) || s[i + 5] == '/')) {
-      size_t pos = i + 5;
-      if (wn_prescan_meta(s, end, &pos, choice))
-        return 1;
-      i = pos; /* at the '>' or the end; past i, so the scan moves on */
-      continue;
-    }
-    unsigned char next = i + 1 < end ? (unsigned char)s[i + 1] : 0;
-    unsigned char after = i + 2 < end ? (unsigned char)s[i + 2] : 0;
-    int letter = wn_ascii_alpha(next);
-    int end_letter = next == '/' && wn_ascii_alpha(after);
-    if (letter || end_letter) {
-      /* A start or end tag: skip its name, then its attributes, so that a
-       * '>' inside a quoted value does not end it. */
-      size_t pos = i + (end_letter ? 2 : 1);
-      while (pos < end && !wn_html_space(s[pos]) && s[pos] != '>')
-        pos++;
-      wn_span name, value;
-      while (wn_prescan_attribute(s, end, &pos, &name, &value))
-        ;
-      i = pos + 1;
-      continue;
-    }
-    if (next == '!' || next == '/' || next == '?') {
-      size_t j = i + 2;
-      while (j < end && s[j] != '>')
-        j++;
-      i = j + 1;
-      continue;
-    }
-    i++;
-  }
-  return 0;
-}
-
 /* ---- guessing ------------------------------------------------------------- */
 
 /*
@@ -802,181 +539,24 @@ static int wn_guess(const char *bytes, size_t len, wn_charset_choice *choice) {
   uchardet_data_end(ud);
   const char *name = uchardet_get_charset(ud);
   if (name && name[0] != '\0')
-    found = wn_charset_resolve(name, strlen(name), choice);
+    found = wn_dom_charset_resolve(name, strlen(name), choice);
 out:
   uchardet_delete(ud);
   return found;
 }
 
-static void wn_choose_utf8(wn_charset_choice *choice) {
-  wn_charset_choice_reset(choice);
+void wn_dom_charset_utf8(wn_charset_choice *choice) {
+  wn_dom_charset_reset(choice);
   wn_copy_name(choice->name, sizeof choice->name, wn_encodings[WN_ENC_UTF8].name);
   choice->flags = WN_CS_UTF8;
 }
 
 static void wn_choose_windows_1252(wn_charset_choice *choice) {
-  wn_charset_choice_reset(choice);
+  wn_dom_charset_reset(choice);
   /* Part of glibc's standard set; if it were missing, the cleaner below
    * still yields valid UTF-8 with U+FFFD for every non-ASCII byte. */
-  if (!wn_charset_resolve("windows-1252", 12, choice))
-    wn_choose_utf8(choice);
-}
-
-/* ---- binary input ------------------------------------------------------------ */
-
-/* Binary sniffing looks at this many bytes, as the WHATWG MIME Sniffing
- * standard's "resource header" does (section 7.1: up to 1445 bytes; its
- * binary-data rule, 7.2, reads the same header). */
-#define WN_SNIFF_BYTES 1024u
-/* NUL bytes in text: a stray one happens (a broken CMS, a padded file);
- * a share of 1% is no text. */
-#define WN_SNIFF_MAX_NUL_PERCENT 1u
-/* C0 control bytes other than the white space HTML knows (TAB, LF, VT,
- * FF, CR) and ESC (ISO-2022-JP's shifts): random or compressed bytes hold
- * about 10%, text next to none. */
-#define WN_SNIFF_MAX_CONTROL_PERCENT 5u
-
-/*
- * UTF-16 or UTF-32 text without a byte order mark, told by where the zero
- * bytes fall: HTML is mostly ASCII markup, and an ASCII character is one
- * byte and one (UTF-16) or three (UTF-32) zero bytes, always at the same
- * place in its code unit. Returns WN_ENC_UTF16LE/BE or WN_ENC_UTF32LE/BE,
- * or -1 when the first WN_SNIFF_BYTES bytes do not look like one.
- */
-static int wn_sniff_wide(const unsigned char *u, size_t len) {
-  size_t n = len < WN_SNIFF_BYTES ? len : WN_SNIFF_BYTES;
-  n -= n % 4;
-  if (n < 8)
-    return -1;
-  size_t zero[4] = {0, 0, 0, 0};
-  for (size_t i = 0; i < n; i++)
-    zero[i % 4] += u[i] == 0;
-  size_t units4 = n / 4, units2 = n / 2;
-  /* UTF-32: the top byte of every code unit is zero (Unicode ends at
-   * U+10FFFF) and the next one nearly always (the BMP); the low byte of an
-   * ASCII-heavy text is not. */
-  if (zero[3] * 10 >= units4 * 9 && zero[2] * 10 >= units4 * 9 && zero[0] * 2 < units4)
-    return WN_ENC_UTF32LE;
-  if (zero[0] * 10 >= units4 * 9 && zero[1] * 10 >= units4 * 9 && zero[3] * 2 < units4)
-    return WN_ENC_UTF32BE;
-  /* UTF-16: a third of the code units or more are ASCII (high byte zero),
-   * and hardly any low byte is zero. */
-  size_t odd = zero[1] + zero[3], even = zero[0] + zero[2];
-  if (odd * 3 >= units2 && even * 20 <= odd)
-    return WN_ENC_UTF16LE;
-  if (even * 3 >= units2 && odd * 20 <= even)
-    return WN_ENC_UTF16BE;
-  return -1;
-}
-
-typedef struct wn_magic {
-  const char *prefix; /* must start the bytes too, NULL if nothing */
-  size_t offset;      /* where `bytes` sit */
-  const char *bytes;
-  size_t len;
-  const char *what;   /* NULL: a two-letter signature (see below) */
-} wn_magic;
-
-/* File signatures of what a server hands out instead of a page: a body
- * still compressed (a Content-Encoding lost on the way), a download, an
- * image. From the WHATWG MIME Sniffing standard (6.1 images, 6.2 audio and
- * video, 7.1 archives and PDF) and the formats' own specifications. */
-#define WN_MAGIC(offset, bytes, what) {NULL, offset, bytes, sizeof bytes - 1, what}
-#define WN_MAGIC_AFTER(prefix, offset, bytes, what) {prefix, offset, bytes, sizeof bytes - 1, what}
-static const wn_magic wn_magics[] = {
-    WN_MAGIC(0, "\x1F\x8B\x08", "gzip data"),
-    WN_MAGIC_AFTER("BZh", 4, "1AY&SY", "bzip2 data"), /* "BZh" level, block magic */
-    WN_MAGIC(0, "\xFD" "7zXZ\x00", "xz data"),
-    WN_MAGIC(0, "\x28\xB5\x2F\xFD", "zstd data"),
-    WN_MAGIC(0, "7z\xBC\xAF\x27\x1C", "7-Zip archive"),
-    WN_MAGIC(0, "PK\x03\x04", "ZIP archive"),
-    WN_MAGIC(0, "PK\x05\x06", "ZIP archive"),
-    WN_MAGIC(0, "Rar!\x1A\x07", "RAR archive"),
-    WN_MAGIC(0, "%PDF-", "PDF document"),
-    WN_MAGIC(0, "%!PS-Adobe-", "PostScript document"),
-    WN_MAGIC(0, "\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1", "OLE compound document (MS Office)"),
-    WN_MAGIC(0, "GIF87a", "GIF image"),
-    WN_MAGIC(0, "GIF89a", "GIF image"),
-    WN_MAGIC(0, "\x89PNG\r\n\x1A\n", "PNG image"),
-    WN_MAGIC(0, "\xFF\xD8\xFF", "JPEG image"),
-    WN_MAGIC_AFTER("RIFF", 8, "WEBP", "WebP image"), /* "RIFF", a length, the type */
-    WN_MAGIC_AFTER("RIFF", 8, "WAVE", "WAVE audio"),
-    WN_MAGIC_AFTER("RIFF", 8, "AVI ", "AVI video"),
-    WN_MAGIC(0, "BM", NULL),           /* BMP: too short alone, see below */
-    WN_MAGIC(0, "\x00\x00\x01\x00", "ICO image"),
-    WN_MAGIC(4, "ftyp", "MP4/QuickTime media"),
-    WN_MAGIC(0, "\x1A\x45\xDF\xA3", "Matroska/WebM media"),
-    WN_MAGIC(0, "OggS\x00", "Ogg media"),
-    WN_MAGIC(0, "ID3", "MP3 audio"),
-    WN_MAGIC(0, "fLaC", "FLAC audio"),
-    WN_MAGIC(0, "wOFF", "WOFF font"),
-    WN_MAGIC(0, "wOF2", "WOFF2 font"),
-    WN_MAGIC(0, "\x7F" "ELF", "ELF executable"),
-    WN_MAGIC(0, "MZ", NULL),           /* DOS/Windows executable: see below */
-    WN_MAGIC(0, "\x00" "asm", "WebAssembly module"),
-    WN_MAGIC(0, "SQLite format 3\x00", "SQLite database"),
-};
-
-/* What a known file signature at the start of the bytes says, or NULL. */
-static const char *wn_sniff_magic(const unsigned char *u, size_t len) {
-  for (size_t i = 0; i < sizeof wn_magics / sizeof wn_magics[0]; i++) {
-    const wn_magic *m = &wn_magics[i];
-    if (len < m->offset + m->len || memcmp(u + m->offset, m->bytes, m->len) != 0)
-      continue;
-    if (m->prefix && memcmp(u, m->prefix, strlen(m->prefix)) != 0)
-      continue; /* the prefix ends before offset: len covers it */
-    if (m->what)
-      return m->what;
-    /* Two-letter signatures are also how some text starts ("BMW...",
-     * "MZ..."): taken only with a C0 control byte or NUL among the next
-     * few bytes, which text does not have. */
-    for (size_t k = 2; k < 16 && k < len; k++)
-      if (u[k] < 0x09 || (u[k] > 0x0D && u[k] < 0x20))
-        return u[0] == 'B' ? "BMP image" : "DOS/Windows executable";
-  }
-  return NULL;
-}
-
-wn_err wn_dom_sniff(const char *bytes, size_t len, const char *transport_charset,
-                    wn_diag *diag) {
-  if (!bytes || len == 0)
-    return WN_OK;
-  const unsigned char *u = (const unsigned char *)bytes;
-  const char *what = wn_sniff_magic(u, len);
-  if (what)
-    return wn_diag_set(diag, WN_ENOTHTML, "not an HTML page: %s", what);
-  /* A byte order mark, or zero bytes where UTF-16 or UTF-32 put them:
-   * text whose code units may hold any byte. */
-  if ((len >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) ||
-      (len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))) ||
-      (len >= 4 && u[0] == 0 && u[1] == 0 && u[2] == 0xFE && u[3] == 0xFF) ||
-      wn_sniff_wide(u, len) >= 0)
-    return WN_OK;
-  size_t n = len < WN_SNIFF_BYTES ? len : WN_SNIFF_BYTES;
-  size_t nul = 0, control = 0;
-  for (size_t i = 0; i < n; i++) {
-    nul += u[i] == 0;
-    control += u[i] < 0x20 && (u[i] < 0x09 || u[i] > 0x0D) && u[i] != 0x1B;
-  }
-  if (nul > 0 && nul * 100 >= n * WN_SNIFF_MAX_NUL_PERCENT)
-    return wn_diag_set(diag, WN_ENOTHTML,
-                       "not an HTML page: binary data (NUL bytes: %zu in the first %zu)", nul,
-                       n);
-  if (control * 100 < n * WN_SNIFF_MAX_CONTROL_PERCENT)
-    return WN_OK;
-  /* A declared UTF-16 (CJK text, no ASCII to show its zeros) may hold
-   * any byte in its code units. */
-  wn_charset_choice declared = {.name = "", .flags = 0, .cd = wn_no_iconv};
-  int wide = transport_charset &&
-             wn_charset_resolve(transport_charset,
-                                strnlen(transport_charset, WN_DECODE_TRANSPORT_MAX), &declared) &&
-             (declared.flags & (WN_CS_UTF16 | WN_CS_UTF32));
-  wn_charset_choice_reset(&declared);
-  if (wide)
-    return WN_OK;
-  return wn_diag_set(diag, WN_ENOTHTML,
-                     "not an HTML page: binary data (control bytes: %zu in the first %zu)",
-                     control, n);
+  if (!wn_dom_charset_resolve("windows-1252", 12, choice))
+    wn_dom_charset_utf8(choice);
 }
 
 /* ---- the public functions -------------------------------------------------- */
@@ -1015,7 +595,7 @@ static wn_err wn_charset_choose(const char **bytes, size_t *len, const char *tra
   const unsigned char *u = (const unsigned char *)*bytes;
   /* A byte order mark wins over everything and is not content. */
   if (*len >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
-    wn_choose_utf8(choice);
+    wn_dom_charset_utf8(choice);
     *bytes += 3;
     *len -= 3;
     *source = WN_CHARSET_BOM;
@@ -1033,7 +613,7 @@ static wn_err wn_charset_choose(const char **bytes, size_t *len, const char *tra
   }
   if (*len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))) {
     const char *label = u[0] == 0xFF ? "utf-16le" : "utf-16be";
-    if (wn_charset_resolve(label, strlen(label), choice)) {
+    if (wn_dom_charset_resolve(label, strlen(label), choice)) {
       *bytes += 2;
       *len -= 2;
       *source = WN_CHARSET_BOM;
@@ -1045,27 +625,27 @@ static wn_err wn_charset_choose(const char **bytes, size_t *len, const char *tra
    * tell, where a single-byte guess would make mojibake of every
    * character (uchardet reads "<\0h\0t\0" as gb18030). A transport
    * declaration of the same encoding is still reported as such. */
-  int wide = wn_sniff_wide(u, *len);
+  int wide = wn_dom_sniff_wide(u, *len);
   if (wide >= 0 && wn_choose_encoding(wide, choice)) {
-    wn_charset_choice declared_wide = {.name = "", .flags = 0, .cd = wn_no_iconv};
+    wn_charset_choice declared_wide = {.name = "", .flags = 0, .cd = WN_NO_ICONV};
     *source = WN_CHARSET_GUESS;
     if (transport_charset &&
-        wn_charset_resolve(transport_charset,
+        wn_dom_charset_resolve(transport_charset,
                            strnlen(transport_charset, WN_DECODE_TRANSPORT_MAX), &declared_wide) &&
         strcmp(declared_wide.name, choice->name) == 0)
       *source = WN_CHARSET_TRANSPORT;
-    wn_charset_choice_reset(&declared_wide);
+    wn_dom_charset_reset(&declared_wide);
     return WN_OK;
   }
 
   /* A declaration: the transport layer's, else a <meta>. */
   int declared = 0;
   if (transport_charset &&
-      wn_charset_resolve(transport_charset, strnlen(transport_charset, WN_DECODE_TRANSPORT_MAX),
+      wn_dom_charset_resolve(transport_charset, strnlen(transport_charset, WN_DECODE_TRANSPORT_MAX),
                          choice)) {
     *source = WN_CHARSET_TRANSPORT;
     declared = 1;
-  } else if (wn_prescan(*bytes, *len, choice)) {
+  } else if (wn_dom_charset_prescan(*bytes, *len, choice)) {
     *source = WN_CHARSET_META;
     declared = 1;
   }
@@ -1078,7 +658,7 @@ static wn_err wn_charset_choose(const char **bytes, size_t *len, const char *tra
     /* Valid multi-byte UTF-8 is all but impossible in real single-byte
      * text (it needs an accented capital or a symbol followed by exactly
      * the right number of C1 bytes): the page lies about its charset. */
-    wn_choose_utf8(choice);
+    wn_dom_charset_utf8(choice);
     *source = WN_CHARSET_GUESS;
     return WN_OK;
   } else if (declared) {
@@ -1088,7 +668,7 @@ static wn_err wn_charset_choose(const char **bytes, size_t *len, const char *tra
   /* Nothing usable declared, or a declared UTF-8 that is not: guess.
    * Valid UTF-8 needs no guessing; pure ASCII is UTF-8 by default. */
   if (scan.valid) {
-    wn_choose_utf8(choice);
+    wn_dom_charset_utf8(choice);
     *source = scan.multibyte ? WN_CHARSET_GUESS : WN_CHARSET_DEFAULT;
     return WN_OK;
   }
@@ -1110,7 +690,7 @@ static wn_err wn_charset_choose(const char **bytes, size_t *len, const char *tra
 wn_err wn_dom_decode(const char *bytes, size_t len, const char *transport_charset,
                      size_t max_bytes, wn_dom_decoded *out, wn_diag *diag) {
   wn_err err = WN_OK;
-  wn_charset_choice choice = {.name = "", .flags = 0, .cd = wn_no_iconv};
+  wn_charset_choice choice = {.name = "", .flags = 0, .cd = WN_NO_ICONV};
   wn_charset_source source = WN_CHARSET_DEFAULT;
   size_t cap = max_bytes ? max_bytes : WN_DOM_DEFAULT_MAX_BYTES;
   wn_buf buf;
@@ -1128,7 +708,7 @@ wn_err wn_dom_decode(const char *bytes, size_t len, const char *transport_charse
   if (err)
     goto out;
 
-  if (choice.cd == wn_no_iconv)
+  if (choice.cd == WN_NO_ICONV)
     err = wn_utf8_append_clean(&buf, (const unsigned char *)bytes, len);
   else
     err = wn_iconv_append(&buf, choice.cd,
@@ -1154,7 +734,7 @@ wn_err wn_dom_decode(const char *bytes, size_t len, const char *transport_charse
   wn_copy_name(out->charset, sizeof out->charset, choice.name);
   out->source = source;
 out:
-  wn_charset_choice_reset(&choice);
+  wn_dom_charset_reset(&choice);
   wn_buf_free(&buf);
   return err;
 }

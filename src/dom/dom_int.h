@@ -7,7 +7,8 @@
  *   build_xml.c  from libxml2's tree (keep_xml)
  *   text.c       text as the tree keeps it, node signatures
  *   attrs.c      kept attributes and the metadata side table
- *   decode.c     bytes to UTF-8 (charset detection)
+ *   decode.c     bytes to UTF-8 (charset detection), with prescan.c and
+ *                sniff.c (charset.h)
  */
 #ifndef WN_DOM_INT_H
 #define WN_DOM_INT_H
