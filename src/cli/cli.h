@@ -54,8 +54,8 @@ int wn_cli_serve(int argc, char **argv);
  * page that cannot be read, it still gets its place in the output), its
  * prepare() (a worker: turn raw into page->in, e.g. parse the record's
  * HTTP headers; may keep state in page->prepared for release() to free),
- * fill a wn_batch_source and call wn_cli_batch_run with a sink. Sources
- * today: JSONL lines (detect_stream.c), files and directories
+ * fill a wn_batch_source and call wn_cli_batch_run with a sink. The
+ * sources: JSONL lines (detect_stream.c), files and directories
  * (detect_files.c), WARC records (detect_warc.c). Sinks: JSONL on stdout,
  * one file per page, a WARC or WET of the results. */
 

@@ -93,7 +93,7 @@ typedef struct wn_fastce_blocks {
 /* 1 if the tag is a block tag. The paper names TABLE, TR, HR, UL, P,
  * SPAN, DIV ("such as", Sec. I); ours: those but SPAN, with their HTML
  * siblings (ol, dl, pre, blockquote, h1-h6, form) and the HTML5 sectioning
- * elements, which today's pages use where 2009's used tables. span, li, td
+ * elements, which later pages use where 2009's used tables. span, li, td
  * and th are parts of their block: chosen on half of the sites, where
  * making them blocks too, or keeping to the paper's list, did worse
  * (docs/fastce.md). html and body are blocks: tag1 of
