@@ -17,6 +17,8 @@
  *   markdown.c         Markdown output
  *   meta.c, recipe.c   the page's metadata (title, author, date...), a
  *                      recipe's parts from its structured data
+ *   jsonld.c           what JSON-LD, microdata and og:type state: the
+ *                      article's body, a recipe's parts, the page's kind
  *   result.c           the result type, its allocation and accessors
  *   trace.c            the trace winnow-dump explain reads
  *   single.c, single_boxes.c, single_masks.c, single_hints.c, cnr.c,
@@ -67,12 +69,21 @@ wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method);
 wn_err wn_detect_result_select(const wn_dom_page *page, wn_detect_result *res,
                                uint8_t *kept_below);
 
+/* Calls fn on each item of one JSON-LD script (jsonld.c): the root, an
+ * array's members, and @graph members of each (one level, as the JSON-LD
+ * 1.1 spec's "named graph" at the top), at most 64. A broken or oversized
+ * script (over 1 MiB) is the page's problem, not a failure: it has no
+ * items. */
+struct json_t;
+typedef void (*wn_detect_jsonld_fn)(const struct json_t *item, void *ctx);
+void wn_detect_jsonld_each(const char *text, wn_detect_jsonld_fn fn, void *ctx);
+
 /* The page's own statement of its article's text: the longest
  * schema.org articleBody of its JSON-LD scripts, malloc'd and
- * NUL-terminated (*len its length), or NULL when it has none (meta.c). */
+ * NUL-terminated (*len its length), or NULL when it has none (jsonld.c). */
 char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len);
 
-/* What a page states about its own kind, as bits (meta.c): schema.org
+/* What a page states about its own kind, as bits (jsonld.c): schema.org
  * types of its JSON-LD (at a script's top, in its @graph, or as a page's
  * mainEntity) and its og:type. */
 #define WN_LD_ARTICLE 0x01u       /* Article, NewsArticle, BlogPosting, Report, Recipe */
