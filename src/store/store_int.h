@@ -1,8 +1,10 @@
 /*
  * store/store_int.h: what the store's files share: txn.c (site keys,
- * transactions, LMDB errors) under store.c (records, counters, the
- * schedule) and pending.c (pending samples), and record.c (the record
- * codec). Not part of the store's interface.
+ * transactions, LMDB errors) under store.c (the environment, records,
+ * snapshots), counters.c (detection counters, drift), schedule.c (the
+ * refresh schedule), raw.c (records as bytes, for the dump tool) and
+ * pending.c (pending samples), and record.c (the record codec). Not part
+ * of the store's interface.
  */
 #ifndef WN_STORE_INT_H
 #define WN_STORE_INT_H
@@ -68,6 +70,8 @@ int wn_store_txn_commit(wn_store *store, MDB_txn *txn);
 /* An LMDB or errno code as our error, with what failed and for which site. */
 wn_err wn_store_mdb_error(const wn_store *store, int rc, const char *what, const char *site,
                           wn_diag *diag);
+/* A cursor's LMDB code while listing sites, as our error. */
+wn_err wn_store_list_error(int rc, wn_diag *diag);
 wn_err wn_store_check_writable(const wn_store *store, const char *verb, const char *site,
                                wn_diag *diag);
 

@@ -191,3 +191,8 @@ size_t wn_store_map_size(const wn_store *store) {
     return 0;
   return info.me_mapsize;
 }
+
+wn_err wn_store_list_error(int rc, wn_diag *diag) {
+  return wn_diag_set(diag, rc == MDB_READERS_FULL ? WN_EBUSY : WN_ESTORE,
+                     "store: cannot list sites: %s", mdb_strerror(rc));
+}
