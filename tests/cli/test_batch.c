@@ -42,17 +42,10 @@ static void wn_join(char *out, size_t size, const char *dir, const char *name) {
   assert_true(n > 0 && (size_t)n < size);
 }
 
-static void wn_write_file(const char *path, const char *bytes, size_t len) {
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(bytes, 1, len, f), len);
-  assert_int_equal(fclose(f), 0);
-}
-
 static void wn_copy_file(const char *from, const char *to) {
   size_t len = 0;
   char *bytes = wn_test_slurp(from, &len);
-  wn_write_file(to, bytes, len);
+  wn_test_write(to, bytes, len);
   free(bytes);
 }
 
@@ -234,7 +227,7 @@ static void wn_mixed_line(wn_buf *in, size_t i) {
   default: {
     char png[PATH_MAX];
     wn_join(png, sizeof png, g_tmp, "image.html");
-    wn_write_file(png, "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+    wn_test_write(png, "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
     wn_append_json(in, json_pack("{s:i, s:s, s:s}", "id", (int)i, "site", SITE, "path", png));
     break;
   }
@@ -250,7 +243,7 @@ static void test_threads_keep_order(void **state) {
     wn_mixed_line(&in, i);
   char in_path[PATH_MAX];
   wn_join(in_path, sizeof in_path, g_tmp, "mixed.jsonl");
-  wn_write_file(in_path, in.data, in.len);
+  wn_test_write(in_path, in.data, in.len);
   wn_buf_free(&in);
 
   /* Without counting, a page's line does not depend on which detector
@@ -469,7 +462,7 @@ static void test_two_processes_count_into_one_store(void **state) {
     wn_append_json(&in, json_pack("{s:i, s:s, s:s}", "id", (int)i, "site", SITE, "path",
                                   i % 2 ? PAGE(6) : PAGE(7)));
   wn_join(in_path, sizeof in_path, g_tmp, "shared.jsonl");
-  wn_write_file(in_path, in.data, in.len);
+  wn_test_write(in_path, in.data, in.len);
   wn_buf_free(&in);
 
   pid_t a = SPAWN(NULL, "proc-a", "detect", "--store", store, "--jsonl", "--threads", "2", in_path);
@@ -548,7 +541,7 @@ static void test_directories_and_output_dir(void **state) {
   wn_join(path, sizeof path, in, "notes.txt");
   wn_copy_file(PAGE(7), path);
   wn_join(path, sizeof path, in, "zz-bad.html");
-  wn_write_file(path, "\x89PNG\r\n\x1a\n\0\0\0", 11);
+  wn_test_write(path, "\x89PNG\r\n\x1a\n\0\0\0", 11);
   wn_join(path, sizeof path, in, "loop");
   assert_int_equal(symlink(in, path), 0);
 
@@ -557,7 +550,7 @@ static void test_directories_and_output_dir(void **state) {
   wn_join(path, sizeof path, out, "news");
   wn_mkdir(path);
   wn_join(path, sizeof path, out, "news/a.txt");
-  wn_write_file(path, "stale", 5);
+  wn_test_write(path, "stale", 5);
 
   wn_run r;
   RUN(&r, NULL, "detect", "--store", g_store, "--site", SITE, "--threads", "2", "--output-dir",
@@ -638,7 +631,7 @@ static void test_input_list(void **state) {
   wn_join(list, sizeof list, g_tmp, "list.txt");
   wn_join(out, sizeof out, g_tmp, "list-out");
   const char *text = PAGE(6) "\n\n" WN_FIXTURES "/site/none.html\r\n" PAGE(7) "\n";
-  wn_write_file(list, text, strlen(text));
+  wn_test_write(list, text, strlen(text));
   wn_run r;
   RUN(&r, NULL, "detect", "--store", g_store, "--url", "https://" SITE "/x", "--input-list",
       list);
@@ -717,7 +710,7 @@ static void test_jsonl_content_type(void **state) {
   wn_append_json(&in, json_pack("{s:i, s:s, s:i}", "id", 7, "path", file, "content_type", 5));
   char in_path[PATH_MAX];
   wn_join(in_path, sizeof in_path, g_tmp, "charset.jsonl");
-  wn_write_file(in_path, in.data, in.len);
+  wn_test_write(in_path, in.data, in.len);
   wn_buf_free(&in);
   wn_run r;
   RUN(&r, NULL, "detect", "--store", g_store, "--jsonl", "--threads", "2", in_path);
@@ -814,7 +807,7 @@ static void test_jsonl_crawl_urls(void **state) {
   free(html);
   char in_path[PATH_MAX];
   wn_join(in_path, sizeof in_path, g_tmp, "crawl-urls.jsonl");
-  wn_write_file(in_path, in.data, in.len);
+  wn_test_write(in_path, in.data, in.len);
   wn_buf_free(&in);
   wn_run r;
   RUN(&r, NULL, "detect", "--store", g_store, "--no-count", "--jsonl", in_path);
@@ -945,7 +938,7 @@ static void test_warc_in_wet_out(void **state) {
   /* A file cut in the middle of its last records. */
   size_t len = 0;
   char *bytes = wn_test_slurp(warc, &len);
-  wn_write_file(cut, bytes, len - len / 5);
+  wn_test_write(cut, bytes, len - len / 5);
   free(bytes);
   RUN(&one, NULL, "detect", "--store", g_store, "--no-count", "--warc", cut);
   assert_int_equal(one.status, 1);
@@ -1047,7 +1040,7 @@ static void wn_learn_input(const char *path) {
     }
     wn_append_json(&in, json_pack("{s:s, s:s, s:s}", "id", w, "url", url, "path", file));
   }
-  wn_write_file(path, in.data, in.len);
+  wn_test_write(path, in.data, in.len);
   wn_buf_free(&in);
 }
 

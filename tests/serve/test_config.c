@@ -38,13 +38,6 @@ static void expect_in(const char *text, const char *want, int in) {
     fail_msg("\"%s\" %s in the printed configuration", want, in ? "missing" : "found");
 }
 
-static void write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  assert_true(fputs(text, f) >= 0);
-  assert_int_equal(fclose(f), 0);
-}
-
 /* cfg as --print-config writes it, without its first line (which names
  * the file read). */
 static char *printed(const wn_serve_config *cfg) {
@@ -97,7 +90,7 @@ static void test_print_loads_back(void **state) {
   snprintf(path, sizeof path, "%s/winnow.yaml", g_dir);
   snprintf(again, sizeof again, "%s/printed.yaml", g_dir);
   snprintf(token, sizeof token, "%s/token", g_dir);
-  write_file(token, "s3cret-token\n");
+  wn_test_write_text(token, "s3cret-token\n");
   char yaml[4096];
   snprintf(yaml, sizeof yaml,
            "store:\n  path: /var/lib/winnow store\n  map_size: 3MiB\n"
@@ -112,7 +105,7 @@ static void test_print_loads_back(void **state) {
            "    algorithm: fastce\n    min_share: 37.5%%\n"
            "  - http://b.example:8080/\n",
            token);
-  write_file(path, yaml);
+  wn_test_write_text(path, yaml);
   wn_serve_config *cfg = load(path);
   char *first = printed(cfg);
   expect_in(first, "  map_size: 3MiB", 1);
@@ -130,7 +123,7 @@ static void test_print_loads_back(void **state) {
                  "    algorithm: fastce\n    interval: 12h\n  - url: \"http://b.example:8080/\"\n"
                  "    site: b.example:8080\n",
                  1);
-  write_file(again, first);
+  wn_test_write_text(again, first);
   wn_serve_config *back = load(again);
   /* Loaded back, it is the same configuration but for the secret, which
    * stays out of the print. */
@@ -147,7 +140,7 @@ static void test_print_loads_back(void **state) {
 static void expect_error(const char *yaml, const char *want) {
   char path[1200];
   snprintf(path, sizeof path, "%s/bad.yaml", g_dir);
-  write_file(path, yaml);
+  wn_test_write_text(path, yaml);
   wn_serve_config *cfg = NULL;
   wn_diag diag = {{0}};
   assert_int_equal(wn_serve_config_load(path, &cfg, &diag), WN_EINVAL);
@@ -183,7 +176,7 @@ static void test_site_overrides(void **state) {
   (void)state;
   char path[1200];
   snprintf(path, sizeof path, "%s/sites.yaml", g_dir);
-  write_file(path, "sites:\n  - url: http://a.example/\n    n: 7\n  - http://b.example/\n"
+  wn_test_write_text(path, "sites:\n  - url: http://a.example/\n    n: 7\n  - http://b.example/\n"
                    "learning:\n  n: 3\n  algorithm: fastce\n");
   wn_serve_config *cfg = load(path);
   wn_diag diag = {{0}};

@@ -57,13 +57,6 @@ static void tmp_path(char *out, size_t size, const char *what) {
   snprintf(out, size, "%s/%s-%d", g_tmp, what, ++g_seq);
 }
 
-static void write_text(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  assert_true(fputs(text, f) >= 0);
-  assert_int_equal(fclose(f), 0);
-}
-
 /* ---- an HTTP client ------------------------------------------------------------ */
 
 typedef struct reply {
@@ -207,7 +200,7 @@ static void write_config(fixture *f, const char *extra_top, const char *site_ext
            "%s"
            "sites:\n  - url: %s\n%s",
            f->store, extra_top ? extra_top : "", "", f->key_url, site_extra ? site_extra : "");
-  write_text(f->config, text);
+  wn_test_write_text(f->config, text);
 }
 
 static void fixture_init(fixture *f) {
@@ -640,7 +633,7 @@ static void test_restart_keeps_schedule(void **state) {
 static void expect_config_error(const char *yaml, const char *expect) {
   char path[2200];
   tmp_path(path, sizeof path, "bad.yaml");
-  write_text(path, yaml);
+  wn_test_write_text(path, yaml);
   wn_serve_config *cfg = NULL;
   wn_diag diag = {{0}};
   wn_err err = wn_serve_config_load(path, &cfg, &diag);
@@ -698,7 +691,7 @@ static void test_bad_requests(void **state) {
   fixture_init(&f);
   char token_file[2200];
   tmp_path(token_file, sizeof token_file, "token");
-  write_text(token_file, "s3cret-token\n");
+  wn_test_write_text(token_file, "s3cret-token\n");
   char extra[2600];
   snprintf(extra, sizeof extra, "  token_file: %s\n", token_file);
   write_config(&f, extra, "    interval: 1h\n");
@@ -1327,7 +1320,7 @@ static void test_signals(void **state) {
   json_decref(j);
 
   /* A bad file on SIGHUP: reported, the running configuration kept. */
-  write_text(f.config, "listen:\n  port: [oops\n");
+  wn_test_write_text(f.config, "listen:\n  port: [oops\n");
   assert_int_equal(kill(pid, SIGHUP), 0);
   int reported = 0;
   for (int i = 0; i < 100 && !reported; i++) {
@@ -1381,7 +1374,7 @@ static void test_sighup_forever(void **state) {
   int failures = 0;
   for (int i = 0; i < hups; i++) {
     if (i == 64) {
-      write_text(f.config, "listen:\n  port: [oops\n");
+      wn_test_write_text(f.config, "listen:\n  port: [oops\n");
       failures++;
     } else if (i == 131) {
       char store[sizeof f.store];
@@ -1449,7 +1442,7 @@ static void test_cli_config_error_exit(void **state) {
   (void)state;
   char path[2200];
   tmp_path(path, sizeof path, "bad-cli.yaml");
-  write_text(path, "learning:\n  n: many\n");
+  wn_test_write_text(path, "learning:\n  n: many\n");
   const char *args[] = {"serve", "--config", path, NULL};
   wn_run r;
   wn_test_run(&r, g_tmp, NULL, 60, getenv("WN_WINNOW"), args);

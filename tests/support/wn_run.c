@@ -39,6 +39,18 @@ char *wn_test_slurp(const char *path, size_t *len) {
   return bytes;
 }
 
+void wn_test_write(const char *path, const void *bytes, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    fail_msg("cannot create %s", path);
+  assert_int_equal(fwrite(bytes, 1, len, f), len);
+  assert_int_equal(fclose(f), 0);
+}
+
+void wn_test_write_text(const char *path, const char *text) {
+  wn_test_write(path, text, strlen(text));
+}
+
 static int wn_remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
   (void)st;
   (void)ftw;

@@ -19,6 +19,12 @@
  * itself and flags every pointer derived from the result once inlined. */
 char *wn_test_slurp(const char *path, size_t *len);
 
+/* Writes len bytes to path (created or truncated); fails the test on
+ * any error. */
+void wn_test_write(const char *path, const void *bytes, size_t len);
+/* The same for a NUL-terminated text. */
+void wn_test_write_text(const char *path, const char *text);
+
 /* A new directory of the test's own, made by mkdtemp(3) as
  * "$TMPDIR/name-XXXXXX" ($TMPDIR unset or empty, or too long for out:
  * /tmp), its path in out. 0, or -1 when none could be made (for a cmocka

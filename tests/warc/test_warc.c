@@ -69,13 +69,6 @@ static const char *path_in(fixture *f, const char *name) {
   return path;
 }
 
-static void write_file(const char *path, const void *data, size_t len) {
-  FILE *fp = fopen(path, "wb");
-  assert_non_null(fp);
-  assert_int_equal(fwrite(data, 1, len, fp), len);
-  assert_int_equal(fclose(fp), 0);
-}
-
 /* gzip (one member) of data, appended to out */
 static void gzip_append(wn_buf *out, const void *data, size_t len, int window_bits) {
   z_stream zs;
@@ -372,7 +365,7 @@ static void test_not_html(void **state) {
   record_append(&warc, "WARC/1.1", "response", "<http://a.example/x>", HTTP_REC, http.data,
                 http.len, -1, NULL);
   const char *path = path_in(f, "mixed.warc");
-  write_file(path, warc.data, warc.len);
+  wn_test_write(path, warc.data, warc.len);
 
   wn_warc_reader *r = open_reader(f, path, NULL);
   char uris[1024];
@@ -486,7 +479,7 @@ static void test_codings(void **state) {
   wn_buf file;
   wn_buf_init(&file, 0);
   gzip_append(&file, warc.data, warc.len, 15 + 16); /* whole file, by zlib */
-  write_file(path, file.data, file.len);
+  wn_test_write(path, file.data, file.len);
 
   wn_warc_reader *r = open_reader(f, path, NULL);
   wn_warc_page pg;
@@ -536,7 +529,7 @@ static void test_truncated(void **state) {
   size_t cut = warc.len - 20; /* inside the third's block */
 
   const char *path = path_in(f, "cut.warc");
-  write_file(path, warc.data, cut);
+  wn_test_write(path, warc.data, cut);
   wn_warc_reader *r = open_reader(f, path, NULL);
   char uris[1024];
   assert_int_equal(read_all(r, uris, sizeof uris), 2);
@@ -556,7 +549,7 @@ static void test_truncated(void **state) {
   wn_buf_init(&cat, 0);
   wn_buf_append(&cat, warc.data, cut);
   wn_buf_append(&cat, warc.data, warc.len);
-  write_file(path, cat.data, cat.len);
+  wn_test_write(path, cat.data, cat.len);
   f->n_damage = 0;
   r = open_reader(f, path, NULL);
   assert_int_equal(read_all(r, uris, sizeof uris), 5);
@@ -577,7 +570,7 @@ static void test_truncated(void **state) {
     gzip_append(&gz, warc.data + from, ends[i] - from, 15 + 16);
   }
   starts[3] = gz.len;
-  write_file(path_in(f, "cut.warc.gz"), gz.data, starts[2] + (starts[3] - starts[2]) / 2);
+  wn_test_write(path_in(f, "cut.warc.gz"), gz.data, starts[2] + (starts[3] - starts[2]) / 2);
   f->n_damage = 0;
   r = open_reader(f, path_in(f, "cut.warc.gz"), NULL);
   assert_int_equal(read_all(r, uris, sizeof uris), 2);
@@ -593,7 +586,7 @@ static void test_truncated(void **state) {
   wn_buf_append(&bad, gz.data, gz.len);
   for (size_t k = starts[1] + 20; k < starts[1] + 40; k++)
     bad.data[k] = (char)0xA5;
-  write_file(path_in(f, "bad.warc.gz"), bad.data, bad.len);
+  wn_test_write(path_in(f, "bad.warc.gz"), bad.data, bad.len);
   f->n_damage = 0;
   wn_buf_reset(&f->damage);
   r = open_reader(f, path_in(f, "bad.warc.gz"), NULL);
@@ -634,7 +627,7 @@ static void test_bad_length(void **state) {
     response_append(&warc, "http://l.example/3", "Content-Type: text/html\r\n", PAGES[2]);
     response_append(&warc, "http://l.example/4", "Content-Type: text/html\r\n", PAGES[0]);
     const char *path = path_in(f, "length.warc");
-    write_file(path, warc.data, warc.len);
+    wn_test_write(path, warc.data, warc.len);
     f->n_damage = 0;
     wn_buf_reset(&f->damage);
     wn_warc_reader *r = open_reader(f, path, NULL);
@@ -691,7 +684,7 @@ static void test_caps(void **state) {
                 http.len, -1, NULL);
   response_append(&warc, "http://k.example/2", "Content-Type: text/html\r\n", PAGES[1]);
   const char *path = path_in(f, "caps.warc");
-  write_file(path, warc.data, warc.len);
+  wn_test_write(path, warc.data, warc.len);
   wn_warc_reader_options o;
   wn_warc_reader_options_init(&o);
   o.max_block_bytes = 100000;
@@ -932,7 +925,7 @@ static void test_mutations(void **state) {
       }
     }
     const char *path = path_in(f, "m.warc");
-    write_file(path, m.data, m.len);
+    wn_test_write(path, m.data, m.len);
     wn_warc_reader_options o;
     wn_warc_reader_options_init(&o);
     o.max_block_bytes = 4096;
