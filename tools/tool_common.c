@@ -5,6 +5,8 @@
 #include "tool_common.h"
 
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <libxml/parser.h>
 
@@ -43,4 +45,59 @@ void wn_tool_time_passes(size_t n_pages, unsigned repeat, wn_tool_page_fn fn, vo
     if (out->best_seconds < 0 || seconds < out->best_seconds)
       out->best_seconds = seconds;
   }
+}
+
+int wn_tool_name_ok(const char *s, size_t max) {
+  size_t len = strlen(s);
+  if (len == 0 || len > max || s[0] == '.')
+    return 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c < 0x20 || c == 0x7f || c == '/' || c == '\\')
+      return 0;
+  }
+  return 1;
+}
+
+double wn_tool_rate(double amount, double seconds) { return seconds > 0 ? amount / seconds : 0.0; }
+
+void wn_tool_jset(json_t *obj, const char *key, json_t *val, int *bad) {
+  if (!obj || !val || json_object_set_new(obj, key, val) != 0)
+    *bad = 1;
+}
+
+void wn_tool_jappend(json_t *arr, json_t *val, int *bad) {
+  if (!arr || !val || json_array_append_new(arr, val) != 0)
+    *bad = 1;
+}
+
+json_t *wn_tool_jsize(size_t v) { return json_integer((json_int_t)v); }
+
+json_t *wn_tool_json_timing(const wn_tool_timing *t, int *bad) {
+  json_t *o = json_object();
+  wn_tool_jset(o, "pages", wn_tool_jsize(t->pages), bad);
+  wn_tool_jset(o, "bytes", wn_tool_jsize(t->bytes), bad);
+  wn_tool_jset(o, "best_seconds", json_real(t->best_seconds), bad);
+  wn_tool_jset(o, "pages_per_second", json_real(wn_tool_rate((double)t->pages, t->best_seconds)),
+               bad);
+  wn_tool_jset(o, "mb_per_second",
+               json_real(wn_tool_rate((double)t->bytes / 1e6, t->best_seconds)), bad);
+  return o;
+}
+
+int wn_tool_json_emit(const char *prog, json_t *root, int bad) {
+  int rc = 1;
+  if (bad) {
+    fprintf(stderr, "%s: out of memory building the JSON report\n", prog);
+    goto out;
+  }
+  if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) != 0) {
+    fprintf(stderr, "%s: cannot write the JSON report\n", prog);
+    goto out;
+  }
+  printf("\n");
+  rc = 0;
+out:
+  json_decref(root);
+  return rc;
 }

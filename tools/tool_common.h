@@ -8,6 +8,8 @@
 #ifndef WN_TOOL_COMMON_H
 #define WN_TOOL_COMMON_H
 
+#include <jansson.h>
+
 #include <stddef.h>
 
 #include <libxml/HTMLparser.h>
@@ -44,5 +46,27 @@ typedef int (*wn_tool_page_fn)(void *ctx, size_t i, size_t *bytes);
  * other load on the machine weighs as little as it can. */
 void wn_tool_time_passes(size_t n_pages, unsigned repeat, wn_tool_page_fn fn, void *ctx,
                          wn_tool_timing *out);
+
+/* amount / seconds, 0 when no time passed. */
+double wn_tool_rate(double amount, double seconds);
+
+/* JSON reports (jansson): a value set or appended, *bad set when it could
+ * not be (out of memory), so a report is built without a check per line
+ * and refused whole at the end. */
+void wn_tool_jset(json_t *obj, const char *key, json_t *val, int *bad);
+void wn_tool_jappend(json_t *arr, json_t *val, int *bad);
+json_t *wn_tool_jsize(size_t v);
+/* A timing as {"pages", "bytes", "best_seconds", "pages_per_second",
+ * "mb_per_second"}. */
+json_t *wn_tool_json_timing(const wn_tool_timing *t, int *bad);
+/* Writes root (2-space indent, 6 significant digits) and a newline to
+ * stdout and frees it: 0, or 1 after a message naming prog (bad set, or
+ * the write failed). */
+int wn_tool_json_emit(const char *prog, json_t *root, int bad);
+
+/* 1 when s may name a file of a corpus (a group, a page id): 1 to max
+ * bytes, no separator ('/', '\\'), no control character, no leading '.'
+ * (so neither "." nor ".." nor a hidden file); else 0. */
+int wn_tool_name_ok(const char *s, size_t max);
 
 #endif /* WN_TOOL_COMMON_H */

@@ -218,20 +218,6 @@ static const char *wn_eval_selector_name(wn_detect_selector s) {
   return wn_detect_selector_name(s);
 }
 
-/* Group and id are path components: no separators, no dot names, no
- * control characters, bounded. */
-static int wn_eval_name_ok(const char *s) {
-  size_t len = strlen(s);
-  if (len == 0 || len > WN_EVAL_MAX_NAME || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-    return 0;
-  for (size_t i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c < 0x20 || c == 0x7f || c == '/' || c == '\\')
-      return 0;
-  }
-  return 1;
-}
-
 /*
  * --fold A|B: two halves of a corpus by site, so that a constant chosen on
  * one half is reported on the other (docs/evaluation.md, "How to measure honestly").
@@ -370,10 +356,11 @@ static int wn_eval_load_index(wn_eval *ev) {
     *tab2 = '\0';
     fields[1] = tab1 + 1;
     fields[2] = tab2 + 1;
-    if (!wn_eval_name_ok(fields[0]) || !wn_eval_name_ok(fields[1])) {
+    if (!wn_tool_name_ok(fields[0], WN_EVAL_MAX_NAME) ||
+        !wn_tool_name_ok(fields[1], WN_EVAL_MAX_NAME)) {
       fprintf(stderr,
               "winnow-eval: %s:%zu: group and id must be 1 to %u bytes without '/', '\\' or "
-              "control characters, and not \".\" or \"..\"\n",
+              "control characters, not starting with '.'\n",
               path, lineno, WN_EVAL_MAX_NAME);
       goto out;
     }
@@ -1071,10 +1058,6 @@ out:
   return err;
 }
 
-static double wn_eval_rate(double amount, double seconds) {
-  return seconds > 0 ? amount / seconds : 0.0;
-}
-
 /* ---- report ---------------------------------------------------------------- */
 
 static int wn_eval_cmp_size(const void *a, const void *b) {
@@ -1250,11 +1233,11 @@ static void wn_eval_print_text(const wn_eval *ev, const wn_eval_summary *s) {
          (double)ev->parse_time.bytes / 1e6, ev->opts.repeat);
   const wn_tool_timing *a = &ev->parse_time, *b = &ev->detect_time;
   printf("  libxml2 parse only   : %9.1f pages/s %8.2f MB/s  (%.3f s)\n",
-         wn_eval_rate((double)a->pages, a->best_seconds),
-         wn_eval_rate((double)a->bytes / 1e6, a->best_seconds), a->best_seconds);
+         wn_tool_rate((double)a->pages, a->best_seconds),
+         wn_tool_rate((double)a->bytes / 1e6, a->best_seconds), a->best_seconds);
   printf("  winnow detect (whole): %9.1f pages/s %8.2f MB/s  (%.3f s, %zu pages)\n",
-         wn_eval_rate((double)b->pages, b->best_seconds),
-         wn_eval_rate((double)b->bytes / 1e6, b->best_seconds), b->best_seconds, b->pages);
+         wn_tool_rate((double)b->pages, b->best_seconds),
+         wn_tool_rate((double)b->bytes / 1e6, b->best_seconds), b->best_seconds, b->pages);
   if (a->best_seconds > 0 && b->bytes && a->bytes) {
     /* Per byte, so the ratio holds when some groups have no template. */
     double per_a = a->best_seconds / (double)a->bytes;
@@ -1265,78 +1248,40 @@ static void wn_eval_print_text(const wn_eval *ev, const wn_eval_summary *s) {
 
 /* jansson helpers: a NULL value (out of memory) or a failed set marks the
  * whole document failed; checked once at the end. */
-static void wn_eval_jset(json_t *obj, const char *key, json_t *val, int *bad) {
-  if (!obj || !val || json_object_set_new(obj, key, val) != 0)
-    *bad = 1;
-}
-
-static json_t *wn_eval_jsize(size_t v) { return json_integer((json_int_t)v); }
-
-static json_t *wn_eval_json_timing(const wn_tool_timing *t, int *bad) {
-  json_t *o = json_object();
-  wn_eval_jset(o, "pages", wn_eval_jsize(t->pages), bad);
-  wn_eval_jset(o, "bytes", wn_eval_jsize(t->bytes), bad);
-  wn_eval_jset(o, "best_seconds", json_real(t->best_seconds), bad);
-  wn_eval_jset(o, "pages_per_second", json_real(wn_eval_rate((double)t->pages, t->best_seconds)),
-               bad);
-  wn_eval_jset(o, "mb_per_second",
-               json_real(wn_eval_rate((double)t->bytes / 1e6, t->best_seconds)), bad);
-  return o;
-}
-
 static json_t *wn_eval_json_page(const wn_eval_page *pg, int *bad) {
   json_t *o = json_object();
-  wn_eval_jset(o, "group", json_string(pg->group), bad);
-  wn_eval_jset(o, "id", json_string(pg->id), bad);
-  wn_eval_jset(o, "precision", json_real(pg->score.precision), bad);
-  wn_eval_jset(o, "recall", json_real(pg->score.recall), bad);
-  wn_eval_jset(o, "f1", json_real(pg->score.f1), bad);
-  wn_eval_jset(o, "words_out", wn_eval_jsize(pg->score.words_out), bad);
-  wn_eval_jset(o, "words_gold", wn_eval_jsize(pg->score.words_gold), bad);
-  wn_eval_jset(o, "words_common", wn_eval_jsize(pg->score.words_common), bad);
-  wn_eval_jset(o, "confidence", json_real(pg->confidence), bad);
-  wn_eval_jset(o, "html_bytes", wn_eval_jsize(pg->html_len), bad);
-  wn_eval_jset(o, "failed", json_boolean(pg->failed), bad);
+  wn_tool_jset(o, "group", json_string(pg->group), bad);
+  wn_tool_jset(o, "id", json_string(pg->id), bad);
+  wn_tool_jset(o, "precision", json_real(pg->score.precision), bad);
+  wn_tool_jset(o, "recall", json_real(pg->score.recall), bad);
+  wn_tool_jset(o, "f1", json_real(pg->score.f1), bad);
+  wn_tool_jset(o, "words_out", wn_tool_jsize(pg->score.words_out), bad);
+  wn_tool_jset(o, "words_gold", wn_tool_jsize(pg->score.words_gold), bad);
+  wn_tool_jset(o, "words_common", wn_tool_jsize(pg->score.words_common), bad);
+  wn_tool_jset(o, "confidence", json_real(pg->confidence), bad);
+  wn_tool_jset(o, "html_bytes", wn_tool_jsize(pg->html_len), bad);
+  wn_tool_jset(o, "failed", json_boolean(pg->failed), bad);
   if (pg->page_type)
-    wn_eval_jset(o, "page_type", json_string(pg->page_type), bad);
+    wn_tool_jset(o, "page_type", json_string(pg->page_type), bad);
   if (pg->failed)
-    wn_eval_jset(o, "error", json_string(pg->status), bad);
+    wn_tool_jset(o, "error", json_string(pg->status), bad);
   return o;
-}
-
-/* Writes a JSON report built with wn_eval_jset (bad set if any part could
- * not be built) to stdout and frees it. 0, or 1 after a message. */
-static int wn_eval_json_emit(json_t *root, int bad) {
-  int rc = 1;
-  if (bad) {
-    fprintf(stderr, "winnow-eval: out of memory building the JSON report\n");
-    goto out;
-  }
-  if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) != 0) {
-    fprintf(stderr, "winnow-eval: cannot write the JSON report\n");
-    goto out;
-  }
-  printf("\n");
-  rc = 0;
-out:
-  json_decref(root);
-  return rc;
 }
 
 static int wn_eval_print_json(const wn_eval *ev, const wn_eval_summary *s) {
   int bad = 0;
   json_t *root = json_object();
   json_t *opts = json_object();
-  wn_eval_jset(opts, "min_count", json_integer(ev->opts.min_count), &bad);
-  wn_eval_jset(opts, "selector", json_string(wn_eval_selector_name(ev->opts.selector)), &bad);
-  wn_eval_jset(opts, "repeat", json_integer(ev->opts.repeat), &bad);
-  wn_eval_jset(opts, "min_confidence", json_real(ev->opts.min_confidence), &bad);
-  wn_eval_jset(opts, "fallback", json_string(wn_single_method_name(ev->opts.fallback)), &bad);
+  wn_tool_jset(opts, "min_count", json_integer(ev->opts.min_count), &bad);
+  wn_tool_jset(opts, "selector", json_string(wn_eval_selector_name(ev->opts.selector)), &bad);
+  wn_tool_jset(opts, "repeat", json_integer(ev->opts.repeat), &bad);
+  wn_tool_jset(opts, "min_confidence", json_real(ev->opts.min_confidence), &bad);
+  wn_tool_jset(opts, "fallback", json_string(wn_single_method_name(ev->opts.fallback)), &bad);
   if (ev->opts.train_n)
-    wn_eval_jset(opts, "train", json_integer(ev->opts.train_n), &bad);
-  wn_eval_jset(root, "corpus", json_string(ev->opts.corpus), &bad);
-  wn_eval_jset(root, "options", opts, &bad);
-  wn_eval_jset(root, "fell_back", wn_eval_jsize(ev->n_fell_back), &bad);
+    wn_tool_jset(opts, "train", json_integer(ev->opts.train_n), &bad);
+  wn_tool_jset(root, "corpus", json_string(ev->opts.corpus), &bad);
+  wn_tool_jset(root, "options", opts, &bad);
+  wn_tool_jset(root, "fell_back", wn_tool_jsize(ev->n_fell_back), &bad);
 
   json_t *groups = json_array();
   json_t *pages = ev->opts.per_page ? json_array() : NULL;
@@ -1345,27 +1290,27 @@ static int wn_eval_print_json(const wn_eval *ev, const wn_eval_summary *s) {
     const wn_eval_group *g = &ev->groups[i];
     double n = g->n_test ? (double)g->n_test : 1.0;
     json_t *o = json_object();
-    wn_eval_jset(o, "group", json_string(g->name), &bad);
-    wn_eval_jset(o, "train_pages", wn_eval_jsize(g->n_train), &bad);
-    wn_eval_jset(o, "train_pages_parsed", wn_eval_jsize(g->n_train_parsed), &bad);
-    wn_eval_jset(o, "test_pages", wn_eval_jsize(g->n_test), &bad);
-    wn_eval_jset(o, "failed_pages", wn_eval_jsize(g->n_failed), &bad);
-    wn_eval_jset(o, "precision", g->n_test ? json_real(g->sum_p / n) : json_null(), &bad);
-    wn_eval_jset(o, "recall", g->n_test ? json_real(g->sum_r / n) : json_null(), &bad);
-    wn_eval_jset(o, "f1", g->n_test ? json_real(g->sum_f1 / n) : json_null(), &bad);
-    wn_eval_jset(o, "mean_confidence", g->n_test ? json_real(g->sum_conf / n) : json_null(),
+    wn_tool_jset(o, "group", json_string(g->name), &bad);
+    wn_tool_jset(o, "train_pages", wn_tool_jsize(g->n_train), &bad);
+    wn_tool_jset(o, "train_pages_parsed", wn_tool_jsize(g->n_train_parsed), &bad);
+    wn_tool_jset(o, "test_pages", wn_tool_jsize(g->n_test), &bad);
+    wn_tool_jset(o, "failed_pages", wn_tool_jsize(g->n_failed), &bad);
+    wn_tool_jset(o, "precision", g->n_test ? json_real(g->sum_p / n) : json_null(), &bad);
+    wn_tool_jset(o, "recall", g->n_test ? json_real(g->sum_r / n) : json_null(), &bad);
+    wn_tool_jset(o, "f1", g->n_test ? json_real(g->sum_f1 / n) : json_null(), &bad);
+    wn_tool_jset(o, "mean_confidence", g->n_test ? json_real(g->sum_conf / n) : json_null(),
                  &bad);
-    wn_eval_jset(o, "template", json_boolean(g->learned != NULL), &bad);
-    wn_eval_jset(o, "site", json_string(g->site), &bad);
-    wn_eval_jset(o, "template_nodes", g->learned ? json_integer(g->tpl_nodes) : json_null(),
+    wn_tool_jset(o, "template", json_boolean(g->learned != NULL), &bad);
+    wn_tool_jset(o, "site", json_string(g->site), &bad);
+    wn_tool_jset(o, "template_nodes", g->learned ? json_integer(g->tpl_nodes) : json_null(),
                  &bad);
-    wn_eval_jset(o, "sample_html_bytes_mean",
+    wn_tool_jset(o, "sample_html_bytes_mean",
                  json_real(g->sample_pages_read
                                ? (double)g->sample_bytes / (double)g->sample_pages_read
                                : 0.0),
                  &bad);
     if (!g->learned)
-      wn_eval_jset(o, "error", json_string(g->status), &bad);
+      wn_tool_jset(o, "error", json_string(g->status), &bad);
     if (!groups || json_array_append_new(groups, o) != 0)
       bad = 1;
     for (size_t k = 0; k < g->n; k++) {
@@ -1374,61 +1319,61 @@ static int wn_eval_print_json(const wn_eval *ev, const wn_eval_summary *s) {
         bad = 1;
       if (pg->failed) {
         json_t *f = json_object();
-        wn_eval_jset(f, "group", json_string(pg->group), &bad);
-        wn_eval_jset(f, "id", json_string(pg->id), &bad);
-        wn_eval_jset(f, "split", json_string(pg->is_train ? "train" : "test"), &bad);
-        wn_eval_jset(f, "error", json_string(pg->status), &bad);
+        wn_tool_jset(f, "group", json_string(pg->group), &bad);
+        wn_tool_jset(f, "id", json_string(pg->id), &bad);
+        wn_tool_jset(f, "split", json_string(pg->is_train ? "train" : "test"), &bad);
+        wn_tool_jset(f, "error", json_string(pg->status), &bad);
         if (!failures || json_array_append_new(failures, f) != 0)
           bad = 1;
       }
     }
   }
-  wn_eval_jset(root, "groups", groups, &bad);
+  wn_tool_jset(root, "groups", groups, &bad);
   if (pages)
-    wn_eval_jset(root, "pages", pages, &bad);
-  wn_eval_jset(root, "failures", failures, &bad);
+    wn_tool_jset(root, "pages", pages, &bad);
+  wn_tool_jset(root, "failures", failures, &bad);
 
   json_t *acc = json_object();
-  wn_eval_jset(acc, "test_pages", wn_eval_jsize(ev->n_test), &bad);
-  wn_eval_jset(acc, "failed_pages", wn_eval_jsize(ev->n_failed), &bad);
-  wn_eval_jset(acc, "failed_train_pages", wn_eval_jsize(ev->n_train_failed), &bad);
-  wn_eval_jset(acc, "precision", json_real(s->p), &bad);
-  wn_eval_jset(acc, "recall", json_real(s->r), &bad);
-  wn_eval_jset(acc, "f1", json_real(s->f1), &bad);
-  wn_eval_jset(acc, "group_macro_f1", json_real(s->group_macro_f1), &bad);
-  wn_eval_jset(acc, "groups", wn_eval_jsize(ev->n_groups), &bad);
-  wn_eval_jset(acc, "groups_scored", wn_eval_jsize(s->scored_groups), &bad);
-  wn_eval_jset(root, "accuracy", acc, &bad);
+  wn_tool_jset(acc, "test_pages", wn_tool_jsize(ev->n_test), &bad);
+  wn_tool_jset(acc, "failed_pages", wn_tool_jsize(ev->n_failed), &bad);
+  wn_tool_jset(acc, "failed_train_pages", wn_tool_jsize(ev->n_train_failed), &bad);
+  wn_tool_jset(acc, "precision", json_real(s->p), &bad);
+  wn_tool_jset(acc, "recall", json_real(s->r), &bad);
+  wn_tool_jset(acc, "f1", json_real(s->f1), &bad);
+  wn_tool_jset(acc, "group_macro_f1", json_real(s->group_macro_f1), &bad);
+  wn_tool_jset(acc, "groups", wn_tool_jsize(ev->n_groups), &bad);
+  wn_tool_jset(acc, "groups_scored", wn_tool_jsize(s->scored_groups), &bad);
+  wn_tool_jset(root, "accuracy", acc, &bad);
 
   json_t *tpl = json_object();
-  wn_eval_jset(tpl, "groups", wn_eval_jsize(s->tpl_groups), &bad);
-  wn_eval_jset(tpl, "min_nodes", wn_eval_jsize(s->tpl_min), &bad);
-  wn_eval_jset(tpl, "median_nodes", wn_eval_jsize(s->tpl_median), &bad);
-  wn_eval_jset(tpl, "max_nodes", wn_eval_jsize(s->tpl_max), &bad);
-  wn_eval_jset(tpl, "min_bytes", wn_eval_jsize(s->bytes_min), &bad);
-  wn_eval_jset(tpl, "median_bytes", wn_eval_jsize(s->bytes_median), &bad);
-  wn_eval_jset(tpl, "max_bytes", wn_eval_jsize(s->bytes_max), &bad);
-  wn_eval_jset(tpl, "sample_html_bytes_mean", json_real(s->sample_mean), &bad);
-  wn_eval_jset(root, "template", tpl, &bad);
+  wn_tool_jset(tpl, "groups", wn_tool_jsize(s->tpl_groups), &bad);
+  wn_tool_jset(tpl, "min_nodes", wn_tool_jsize(s->tpl_min), &bad);
+  wn_tool_jset(tpl, "median_nodes", wn_tool_jsize(s->tpl_median), &bad);
+  wn_tool_jset(tpl, "max_nodes", wn_tool_jsize(s->tpl_max), &bad);
+  wn_tool_jset(tpl, "min_bytes", wn_tool_jsize(s->bytes_min), &bad);
+  wn_tool_jset(tpl, "median_bytes", wn_tool_jsize(s->bytes_median), &bad);
+  wn_tool_jset(tpl, "max_bytes", wn_tool_jsize(s->bytes_max), &bad);
+  wn_tool_jset(tpl, "sample_html_bytes_mean", json_real(s->sample_mean), &bad);
+  wn_tool_jset(root, "template", tpl, &bad);
 
   json_t *lrn = json_object();
-  wn_eval_jset(lrn, "compute_ms", json_real(ev->opts.learn_ms), &bad);
-  wn_eval_jset(lrn, "ms_per_group",
+  wn_tool_jset(lrn, "compute_ms", json_real(ev->opts.learn_ms), &bad);
+  wn_tool_jset(lrn, "ms_per_group",
                json_real(ev->n_groups ? ev->opts.learn_ms / (double)ev->n_groups : 0.0), &bad);
-  wn_eval_jset(root, "learn", lrn, &bad);
+  wn_tool_jset(root, "learn", lrn, &bad);
 
   json_t *thr = json_object();
-  wn_eval_jset(thr, "repeat", json_integer(ev->opts.repeat), &bad);
-  wn_eval_jset(thr, "parse", wn_eval_json_timing(&ev->parse_time, &bad), &bad);
-  wn_eval_jset(thr, "detect", wn_eval_json_timing(&ev->detect_time, &bad), &bad);
+  wn_tool_jset(thr, "repeat", json_integer(ev->opts.repeat), &bad);
+  wn_tool_jset(thr, "parse", wn_tool_json_timing(&ev->parse_time, &bad), &bad);
+  wn_tool_jset(thr, "detect", wn_tool_json_timing(&ev->detect_time, &bad), &bad);
   double ratio = 0.0;
   if (ev->parse_time.best_seconds > 0 && ev->parse_time.bytes && ev->detect_time.bytes)
     ratio = (ev->detect_time.best_seconds / (double)ev->detect_time.bytes) /
             (ev->parse_time.best_seconds / (double)ev->parse_time.bytes);
-  wn_eval_jset(thr, "detect_over_parse_time_per_byte", json_real(ratio), &bad);
-  wn_eval_jset(root, "throughput", thr, &bad);
+  wn_tool_jset(thr, "detect_over_parse_time_per_byte", json_real(ratio), &bad);
+  wn_tool_jset(root, "throughput", thr, &bad);
 
-  return wn_eval_json_emit(root, bad);
+  return wn_tool_json_emit("winnow-eval", root, bad);
 }
 
 /* ---- single-page mode ------------------------------------------------------ */
@@ -1577,11 +1522,11 @@ static void wn_eval_single_print_text(const wn_eval *ev) {
   printf("\nthroughput over %zu pages (train and test), %.2f MB, best of %u\n", a->pages,
          (double)a->bytes / 1e6, ev->opts.repeat);
   printf("  libxml2 parse only   : %9.1f pages/s %8.2f MB/s  (%.3f s)\n",
-         wn_eval_rate((double)a->pages, a->best_seconds),
-         wn_eval_rate((double)a->bytes / 1e6, a->best_seconds), a->best_seconds);
+         wn_tool_rate((double)a->pages, a->best_seconds),
+         wn_tool_rate((double)a->bytes / 1e6, a->best_seconds), a->best_seconds);
   printf("  winnow %-5s (whole) : %9.1f pages/s %8.2f MB/s  (%.3f s, %zu pages)\n", name,
-         wn_eval_rate((double)b->pages, b->best_seconds),
-         wn_eval_rate((double)b->bytes / 1e6, b->best_seconds), b->best_seconds, b->pages);
+         wn_tool_rate((double)b->pages, b->best_seconds),
+         wn_tool_rate((double)b->bytes / 1e6, b->best_seconds), b->best_seconds, b->pages);
   if (a->best_seconds > 0 && a->bytes && b->bytes)
     printf("  %s/parse time per byte: %.2fx\n", name,
            (b->best_seconds / (double)b->bytes) / (a->best_seconds / (double)a->bytes));
@@ -1591,91 +1536,91 @@ static int wn_eval_single_print_json(const wn_eval *ev) {
   int bad = 0;
   json_t *root = json_object();
   json_t *opts = json_object();
-  wn_eval_jset(opts, "corpus", json_string(ev->opts.corpus), &bad);
-  wn_eval_jset(opts, "method",
+  wn_tool_jset(opts, "corpus", json_string(ev->opts.corpus), &bad);
+  wn_tool_jset(opts, "method",
                ev->opts.scored ? json_string("scored")
                                : json_string(wn_single_method_name(ev->opts.method)),
                &bad);
   if (ev->opts.scored) {
-    wn_eval_jset(opts, "scored", json_string(ev->opts.scored), &bad);
-    wn_eval_jset(opts, "test_pages_by_template", json_integer((json_int_t)ev->n_scored_template),
+    wn_tool_jset(opts, "scored", json_string(ev->opts.scored), &bad);
+    wn_tool_jset(opts, "test_pages_by_template", json_integer((json_int_t)ev->n_scored_template),
                  &bad);
   }
   /* "default", or the explicit step mask (WN_SINGLE_STEP_*). */
-  wn_eval_jset(opts, "steps",
+  wn_tool_jset(opts, "steps",
                (ev->opts.steps & WN_SINGLE_STEPS_SET)
                    ? json_integer((json_int_t)(ev->opts.steps & ~WN_SINGLE_STEPS_SET))
                    : json_string("default"),
                &bad);
-  wn_eval_jset(opts, "repeat", json_integer(ev->opts.repeat), &bad);
-  wn_eval_jset(root, "options", opts, &bad);
+  wn_tool_jset(opts, "repeat", json_integer(ev->opts.repeat), &bad);
+  wn_tool_jset(root, "options", opts, &bad);
   json_t *groups = json_array();
   json_t *pages = ev->opts.per_page ? json_array() : NULL;
   for (size_t i = 0; i < ev->n_groups; i++) {
     const wn_eval_group *g = &ev->groups[i];
     json_t *o = json_object();
     double na = g->n_all ? (double)g->n_all : 1.0, nt = g->n_test ? (double)g->n_test : 1.0;
-    wn_eval_jset(o, "name", json_string(g->name), &bad);
-    wn_eval_jset(o, "pages", wn_eval_jsize(g->n_all), &bad);
-    wn_eval_jset(o, "precision", json_real(g->all_p / na), &bad);
-    wn_eval_jset(o, "recall", json_real(g->all_r / na), &bad);
-    wn_eval_jset(o, "f1", json_real(g->all_f1 / na), &bad);
-    wn_eval_jset(o, "test_pages", wn_eval_jsize(g->n_test), &bad);
-    wn_eval_jset(o, "test_f1", json_real(g->sum_f1 / nt), &bad);
-    wn_eval_jset(o, "failed_pages", wn_eval_jsize(g->n_failed), &bad);
+    wn_tool_jset(o, "name", json_string(g->name), &bad);
+    wn_tool_jset(o, "pages", wn_tool_jsize(g->n_all), &bad);
+    wn_tool_jset(o, "precision", json_real(g->all_p / na), &bad);
+    wn_tool_jset(o, "recall", json_real(g->all_r / na), &bad);
+    wn_tool_jset(o, "f1", json_real(g->all_f1 / na), &bad);
+    wn_tool_jset(o, "test_pages", wn_tool_jsize(g->n_test), &bad);
+    wn_tool_jset(o, "test_f1", json_real(g->sum_f1 / nt), &bad);
+    wn_tool_jset(o, "failed_pages", wn_tool_jsize(g->n_failed), &bad);
     if (!groups || json_array_append_new(groups, o) != 0)
       bad = 1;
     for (size_t k = 0; pages && k < g->n; k++)
       if (json_array_append_new(pages, wn_eval_json_page(&ev->pages[g->first + k], &bad)))
         bad = 1;
   }
-  wn_eval_jset(root, "groups", groups, &bad);
+  wn_tool_jset(root, "groups", groups, &bad);
   if (pages)
-    wn_eval_jset(root, "pages", pages, &bad);
+    wn_tool_jset(root, "pages", pages, &bad);
   double na = ev->n_all ? (double)ev->n_all : 1.0, nt = ev->n_test ? (double)ev->n_test : 1.0;
   json_t *all = json_object();
-  wn_eval_jset(all, "pages", wn_eval_jsize(ev->n_all), &bad);
-  wn_eval_jset(all, "failed_pages", wn_eval_jsize(ev->n_failed), &bad);
-  wn_eval_jset(all, "precision", json_real(ev->all_p / na), &bad);
-  wn_eval_jset(all, "recall", json_real(ev->all_r / na), &bad);
-  wn_eval_jset(all, "f1", json_real(ev->all_f1 / na), &bad);
-  wn_eval_jset(root, "accuracy", all, &bad);
+  wn_tool_jset(all, "pages", wn_tool_jsize(ev->n_all), &bad);
+  wn_tool_jset(all, "failed_pages", wn_tool_jsize(ev->n_failed), &bad);
+  wn_tool_jset(all, "precision", json_real(ev->all_p / na), &bad);
+  wn_tool_jset(all, "recall", json_real(ev->all_r / na), &bad);
+  wn_tool_jset(all, "f1", json_real(ev->all_f1 / na), &bad);
+  wn_tool_jset(root, "accuracy", all, &bad);
   json_t *test = json_object();
-  wn_eval_jset(test, "pages", wn_eval_jsize(ev->n_test), &bad);
-  wn_eval_jset(test, "precision", json_real(ev->sum_p / nt), &bad);
-  wn_eval_jset(test, "recall", json_real(ev->sum_r / nt), &bad);
-  wn_eval_jset(test, "f1", json_real(ev->sum_f1 / nt), &bad);
-  wn_eval_jset(root, "accuracy_test_pages", test, &bad);
+  wn_tool_jset(test, "pages", wn_tool_jsize(ev->n_test), &bad);
+  wn_tool_jset(test, "precision", json_real(ev->sum_p / nt), &bad);
+  wn_tool_jset(test, "recall", json_real(ev->sum_r / nt), &bad);
+  wn_tool_jset(test, "f1", json_real(ev->sum_f1 / nt), &bad);
+  wn_tool_jset(root, "accuracy_test_pages", test, &bad);
   /* The outputs' extras, as the text report prints them. */
   wn_eval_extras x;
   wn_eval_extras_count(ev, &x);
   json_t *outs = json_object();
-  wn_eval_jset(outs, "empty", wn_eval_jsize(x.empty), &bad);
-  wn_eval_jset(outs, "repeating_a_line", wn_eval_jsize(x.repeated), &bad);
-  wn_eval_jset(outs, "repeating_a_gold_line", wn_eval_jsize(x.repeated_gold), &bad);
-  wn_eval_jset(outs, "with_snippets", wn_eval_jsize(x.with_n), &bad);
-  wn_eval_jset(outs, "with_found", wn_eval_jsize(x.with_found), &bad);
-  wn_eval_jset(outs, "without_snippets", wn_eval_jsize(x.without_n), &bad);
-  wn_eval_jset(outs, "without_found", wn_eval_jsize(x.without_found), &bad);
-  wn_eval_jset(root, "outputs", outs, &bad);
+  wn_tool_jset(outs, "empty", wn_tool_jsize(x.empty), &bad);
+  wn_tool_jset(outs, "repeating_a_line", wn_tool_jsize(x.repeated), &bad);
+  wn_tool_jset(outs, "repeating_a_gold_line", wn_tool_jsize(x.repeated_gold), &bad);
+  wn_tool_jset(outs, "with_snippets", wn_tool_jsize(x.with_n), &bad);
+  wn_tool_jset(outs, "with_found", wn_tool_jsize(x.with_found), &bad);
+  wn_tool_jset(outs, "without_snippets", wn_tool_jsize(x.without_n), &bad);
+  wn_tool_jset(outs, "without_found", wn_tool_jsize(x.without_found), &bad);
+  wn_tool_jset(root, "outputs", outs, &bad);
   if (x.labelled) {
     json_t *pt = json_object(), *conf = json_object();
-    wn_eval_jset(pt, "labelled", wn_eval_jsize(x.labelled), &bad);
-    wn_eval_jset(pt, "right", wn_eval_jsize(x.right), &bad);
+    wn_tool_jset(pt, "labelled", wn_tool_jsize(x.labelled), &bad);
+    wn_tool_jset(pt, "right", wn_tool_jsize(x.right), &bad);
     for (size_t a = 0; a < WN_EVAL_N_TYPES; a++) {
       json_t *row = json_object();
       for (size_t b = 0; b < WN_EVAL_N_TYPES; b++)
-        wn_eval_jset(row, wn_eval_types[b], wn_eval_jsize(x.conf[a][b]), &bad);
-      wn_eval_jset(conf, wn_eval_types[a], row, &bad);
+        wn_tool_jset(row, wn_eval_types[b], wn_tool_jsize(x.conf[a][b]), &bad);
+      wn_tool_jset(conf, wn_eval_types[a], row, &bad);
     }
-    wn_eval_jset(pt, "confusion", conf, &bad);
-    wn_eval_jset(root, "page_type", pt, &bad);
+    wn_tool_jset(pt, "confusion", conf, &bad);
+    wn_tool_jset(root, "page_type", pt, &bad);
   }
   json_t *thr = json_object();
-  wn_eval_jset(thr, "parse", wn_eval_json_timing(&ev->parse_time, &bad), &bad);
-  wn_eval_jset(thr, "detect", wn_eval_json_timing(&ev->detect_time, &bad), &bad);
-  wn_eval_jset(root, "throughput", thr, &bad);
-  return wn_eval_json_emit(root, bad);
+  wn_tool_jset(thr, "parse", wn_tool_json_timing(&ev->parse_time, &bad), &bad);
+  wn_tool_jset(thr, "detect", wn_tool_json_timing(&ev->detect_time, &bad), &bad);
+  wn_tool_jset(root, "throughput", thr, &bad);
+  return wn_tool_json_emit("winnow-eval", root, bad);
 }
 
 /* Every page, train and test, with the single-page method; no template. */

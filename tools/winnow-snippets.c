@@ -113,20 +113,6 @@ typedef struct wn_snip {
 
 /* ---- the corpus ---------------------------------------------------------------- */
 
-/* An id is a file name: 1 to WN_SNIP_MAX_ID bytes, no separator, no
- * control character, no leading '.' (so neither "." nor ".."). */
-static int wn_snip_id_ok(const char *id) {
-  size_t len = strlen(id);
-  if (len == 0 || len > WN_SNIP_MAX_ID || id[0] == '.')
-    return 0;
-  for (size_t i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)id[i];
-    if (c < 0x20 || c == 0x7f || c == '/' || c == '\\')
-      return 0;
-  }
-  return 1;
-}
-
 /* Fold A: a first hex digit 0-7; B: 8-f. Else the first byte's parity. */
 static char wn_snip_fold(const char *id) {
   unsigned char c = (unsigned char)id[0];
@@ -210,7 +196,7 @@ static int wn_snip_load(wn_snip *s) {
   const char *id;
   json_t *entry;
   json_object_foreach(s->root, id, entry) {
-    if (!wn_snip_id_ok(id)) {
+    if (!wn_tool_name_ok(id, WN_SNIP_MAX_ID)) {
       fprintf(stderr,
               "winnow-snippets: %s: id \"%.64s\" is not a safe file name (1 to %u bytes, no "
               "'/', '\\' or control characters, no leading '.')\n",
@@ -385,14 +371,10 @@ static void wn_snip_time(const wn_snip *s, wn_detector *d, wn_tool_timing *t) {
   wn_tool_time_passes(s->n_pages, s->opts.repeat, wn_snip_time_page, &tm, t);
 }
 
-static double wn_snip_rate(double amount, double seconds) {
-  return seconds > 0 ? amount / seconds : 0.0;
-}
-
 /* Detection's speed as a share of the bare parse's (pages/s over pages/s). */
 static double wn_snip_speed_share(const wn_snip *s) {
-  double parse = wn_snip_rate((double)s->parse_time.pages, s->parse_time.best_seconds);
-  double detect = wn_snip_rate((double)s->detect_time.pages, s->detect_time.best_seconds);
+  double parse = wn_tool_rate((double)s->parse_time.pages, s->parse_time.best_seconds);
+  double detect = wn_tool_rate((double)s->detect_time.pages, s->detect_time.best_seconds);
   return parse > 0 ? detect / parse : 0.0;
 }
 
@@ -452,124 +434,90 @@ static void wn_snip_print_text(const wn_snip *s, const wn_snip_counts c[3]) {
   const wn_tool_timing *a = &s->parse_time, *b = &s->detect_time;
   printf("speed  parse %.0f pages/s  detect %.0f pages/s  (%.2fx parse)  over %zu pages, "
          "%.2f MB, best of %u\n",
-         wn_snip_rate((double)a->pages, a->best_seconds),
-         wn_snip_rate((double)b->pages, b->best_seconds), wn_snip_speed_share(s), a->pages,
+         wn_tool_rate((double)a->pages, a->best_seconds),
+         wn_tool_rate((double)b->pages, b->best_seconds), wn_snip_speed_share(s), a->pages,
          (double)a->bytes / 1e6, s->opts.repeat);
 }
 
 /* jansson helpers: a NULL value (out of memory) or a failed set marks the
  * whole document failed; checked once at the end. */
-static void wn_snip_jset(json_t *obj, const char *key, json_t *val, int *bad) {
-  if (!obj || !val || json_object_set_new(obj, key, val) != 0)
-    *bad = 1;
-}
-
-static void wn_snip_jappend(json_t *arr, json_t *val, int *bad) {
-  if (!arr || !val || json_array_append_new(arr, val) != 0)
-    *bad = 1;
-}
-
-static json_t *wn_snip_jsize(size_t v) { return json_integer((json_int_t)v); }
-
 static json_t *wn_snip_json_counts(const wn_snip_counts *c, int *bad) {
   json_t *o = json_object();
   size_t all = c->tp + c->fn + c->fp + c->tn;
-  wn_snip_jset(o, "pages", wn_snip_jsize(c->pages), bad);
-  wn_snip_jset(o, "empty", wn_snip_jsize(c->empty), bad);
-  wn_snip_jset(o, "tp", wn_snip_jsize(c->tp), bad);
-  wn_snip_jset(o, "fn", wn_snip_jsize(c->fn), bad);
-  wn_snip_jset(o, "fp", wn_snip_jsize(c->fp), bad);
-  wn_snip_jset(o, "tn", wn_snip_jsize(c->tn), bad);
-  wn_snip_jset(o, "precision", json_real(wn_snip_ratio(c->tp, c->tp + c->fp)), bad);
-  wn_snip_jset(o, "recall", json_real(wn_snip_ratio(c->tp, c->tp + c->fn)), bad);
-  wn_snip_jset(o, "accuracy", json_real(wn_snip_ratio(c->tp + c->tn, all)), bad);
-  wn_snip_jset(o, "f1", json_real(wn_snip_ratio(2 * c->tp, 2 * c->tp + c->fp + c->fn)), bad);
-  return o;
-}
-
-static json_t *wn_snip_json_timing(const wn_tool_timing *t, int *bad) {
-  json_t *o = json_object();
-  wn_snip_jset(o, "pages", wn_snip_jsize(t->pages), bad);
-  wn_snip_jset(o, "bytes", wn_snip_jsize(t->bytes), bad);
-  wn_snip_jset(o, "best_seconds", json_real(t->best_seconds), bad);
-  wn_snip_jset(o, "pages_per_second", json_real(wn_snip_rate((double)t->pages, t->best_seconds)),
-               bad);
+  wn_tool_jset(o, "pages", wn_tool_jsize(c->pages), bad);
+  wn_tool_jset(o, "empty", wn_tool_jsize(c->empty), bad);
+  wn_tool_jset(o, "tp", wn_tool_jsize(c->tp), bad);
+  wn_tool_jset(o, "fn", wn_tool_jsize(c->fn), bad);
+  wn_tool_jset(o, "fp", wn_tool_jsize(c->fp), bad);
+  wn_tool_jset(o, "tn", wn_tool_jsize(c->tn), bad);
+  wn_tool_jset(o, "precision", json_real(wn_snip_ratio(c->tp, c->tp + c->fp)), bad);
+  wn_tool_jset(o, "recall", json_real(wn_snip_ratio(c->tp, c->tp + c->fn)), bad);
+  wn_tool_jset(o, "accuracy", json_real(wn_snip_ratio(c->tp + c->tn, all)), bad);
+  wn_tool_jset(o, "f1", json_real(wn_snip_ratio(2 * c->tp, 2 * c->tp + c->fp + c->fn)), bad);
   return o;
 }
 
 static json_t *wn_snip_json_page(const wn_snip_page *pg, int *bad) {
   json_t *o = json_object(), *missed = json_array(), *found = json_array();
   char fold[2] = {pg->fold, '\0'};
-  wn_snip_jset(o, "id", json_string(pg->id), bad);
-  wn_snip_jset(o, "fold", json_string(fold), bad);
-  wn_snip_jset(o, "url", pg->url ? json_string(pg->url) : json_null(), bad);
-  wn_snip_jset(o, "tp", wn_snip_jsize(pg->tp), bad);
-  wn_snip_jset(o, "fn", wn_snip_jsize(pg->fn), bad);
-  wn_snip_jset(o, "fp", wn_snip_jsize(pg->fp), bad);
-  wn_snip_jset(o, "tn", wn_snip_jsize(pg->tn), bad);
-  wn_snip_jset(o, "empty", json_boolean(pg->empty), bad);
+  wn_tool_jset(o, "id", json_string(pg->id), bad);
+  wn_tool_jset(o, "fold", json_string(fold), bad);
+  wn_tool_jset(o, "url", pg->url ? json_string(pg->url) : json_null(), bad);
+  wn_tool_jset(o, "tp", wn_tool_jsize(pg->tp), bad);
+  wn_tool_jset(o, "fn", wn_tool_jsize(pg->fn), bad);
+  wn_tool_jset(o, "fp", wn_tool_jsize(pg->fp), bad);
+  wn_tool_jset(o, "tn", wn_tool_jsize(pg->tn), bad);
+  wn_tool_jset(o, "empty", json_boolean(pg->empty), bad);
   if (pg->empty)
-    wn_snip_jset(o, pg->failed ? "error" : "reason", json_string(pg->status), bad);
+    wn_tool_jset(o, pg->failed ? "error" : "reason", json_string(pg->status), bad);
   for (size_t i = 0; i < pg->n_with; i++)
     if (!(pg->found_with >> i & 1u))
-      wn_snip_jappend(missed, json_string(pg->snips[i]), bad);
+      wn_tool_jappend(missed, json_string(pg->snips[i]), bad);
   for (size_t i = 0; i < pg->n_without; i++)
     if (pg->found_without >> i & 1u)
-      wn_snip_jappend(found, json_string(pg->snips[pg->n_with + i]), bad);
-  wn_snip_jset(o, "missed_with", missed, bad);
-  wn_snip_jset(o, "found_without", found, bad);
+      wn_tool_jappend(found, json_string(pg->snips[pg->n_with + i]), bad);
+  wn_tool_jset(o, "missed_with", missed, bad);
+  wn_tool_jset(o, "found_without", found, bad);
   return o;
 }
 
 static int wn_snip_print_json(const wn_snip *s, const wn_snip_counts c[3]) {
-  int bad = 0, rc = 1;
+  int bad = 0;
   json_t *root = json_object(), *opts = json_object(), *empty = json_array();
   json_t *pages = s->opts.per_page ? json_array() : NULL;
   char fold[2] = {s->opts.fold, '\0'};
-  wn_snip_jset(root, "corpus", json_string(s->opts.corpus), &bad);
-  wn_snip_jset(opts, "fold", s->opts.fold ? json_string(fold) : json_null(), &bad);
-  wn_snip_jset(opts, "fallback", json_string(wn_single_method_name(s->opts.fallback)), &bad);
-  wn_snip_jset(opts, "repeat", json_integer(s->opts.repeat), &bad);
-  wn_snip_jset(root, "options", opts, &bad);
-  wn_snip_jset(root, "all", wn_snip_json_counts(&c[0], &bad), &bad);
+  wn_tool_jset(root, "corpus", json_string(s->opts.corpus), &bad);
+  wn_tool_jset(opts, "fold", s->opts.fold ? json_string(fold) : json_null(), &bad);
+  wn_tool_jset(opts, "fallback", json_string(wn_single_method_name(s->opts.fallback)), &bad);
+  wn_tool_jset(opts, "repeat", json_integer(s->opts.repeat), &bad);
+  wn_tool_jset(root, "options", opts, &bad);
+  wn_tool_jset(root, "all", wn_snip_json_counts(&c[0], &bad), &bad);
   if (s->opts.fold != 'B')
-    wn_snip_jset(root, "fold_A", wn_snip_json_counts(&c[1], &bad), &bad);
+    wn_tool_jset(root, "fold_A", wn_snip_json_counts(&c[1], &bad), &bad);
   if (s->opts.fold != 'A')
-    wn_snip_jset(root, "fold_B", wn_snip_json_counts(&c[2], &bad), &bad);
+    wn_tool_jset(root, "fold_B", wn_snip_json_counts(&c[2], &bad), &bad);
   for (size_t i = 0; i < s->n_pages; i++) {
     const wn_snip_page *pg = &s->pages[i];
     if (pg->empty) {
       json_t *e = json_object();
-      wn_snip_jset(e, "id", json_string(pg->id), &bad);
-      wn_snip_jset(e, "failed", json_boolean(pg->failed), &bad);
-      wn_snip_jset(e, "reason", json_string(pg->status), &bad);
-      wn_snip_jappend(empty, e, &bad);
+      wn_tool_jset(e, "id", json_string(pg->id), &bad);
+      wn_tool_jset(e, "failed", json_boolean(pg->failed), &bad);
+      wn_tool_jset(e, "reason", json_string(pg->status), &bad);
+      wn_tool_jappend(empty, e, &bad);
     }
     if (pages)
-      wn_snip_jappend(pages, wn_snip_json_page(pg, &bad), &bad);
+      wn_tool_jappend(pages, wn_snip_json_page(pg, &bad), &bad);
   }
-  wn_snip_jset(root, "empty_pages", empty, &bad);
+  wn_tool_jset(root, "empty_pages", empty, &bad);
   if (pages)
-    wn_snip_jset(root, "pages", pages, &bad);
+    wn_tool_jset(root, "pages", pages, &bad);
   json_t *thr = json_object();
-  wn_snip_jset(thr, "repeat", json_integer(s->opts.repeat), &bad);
-  wn_snip_jset(thr, "parse", wn_snip_json_timing(&s->parse_time, &bad), &bad);
-  wn_snip_jset(thr, "detect", wn_snip_json_timing(&s->detect_time, &bad), &bad);
-  wn_snip_jset(thr, "detect_over_parse_speed", json_real(wn_snip_speed_share(s)), &bad);
-  wn_snip_jset(root, "throughput", thr, &bad);
-  if (bad) {
-    fprintf(stderr, "winnow-snippets: out of memory building the JSON report\n");
-    goto out;
-  }
-  if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) != 0) {
-    fprintf(stderr, "winnow-snippets: cannot write the JSON report\n");
-    goto out;
-  }
-  printf("\n");
-  rc = 0;
-out:
-  json_decref(root);
-  return rc;
+  wn_tool_jset(thr, "repeat", json_integer(s->opts.repeat), &bad);
+  wn_tool_jset(thr, "parse", wn_tool_json_timing(&s->parse_time, &bad), &bad);
+  wn_tool_jset(thr, "detect", wn_tool_json_timing(&s->detect_time, &bad), &bad);
+  wn_tool_jset(thr, "detect_over_parse_speed", json_real(wn_snip_speed_share(s)), &bad);
+  wn_tool_jset(root, "throughput", thr, &bad);
+  return wn_tool_json_emit("winnow-snippets", root, bad);
 }
 
 /* ---- main ------------------------------------------------------------------------ */
