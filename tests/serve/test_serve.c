@@ -177,6 +177,26 @@ static json_t *reply_json(const reply *r) {
 
 static void reply_free(reply *r) { free(r->body); }
 
+/* Waits until /metrics holds every string of want (NULL-terminated) and
+ * fails the test if it does not within 10 s. A request is counted when its
+ * connection completes (MHD's completion callback), which may be just
+ * after the client has its answer, on a loaded machine later still: the
+ * count is waited for, not read once. */
+static void wait_metrics(uint16_t port, const char *const *want) {
+  for (int i = 0; i < 500; i++) {
+    reply r = http(port, "GET", "/metrics", NULL, NULL);
+    int all = r.status == 200 && r.body;
+    for (size_t k = 0; all && want[k]; k++)
+      all = strstr(r.body, want[k]) != NULL;
+    reply_free(&r);
+    if (all)
+      return;
+    sleep_ms(20);
+  }
+  reply r = http(port, "GET", "/metrics", NULL, NULL);
+  fail_msg("/metrics lacks one of its expected lines:\n%s", r.body ? r.body : "(none)");
+}
+
 /* ---- a server under test ------------------------------------------------------- */
 
 typedef struct fixture {
@@ -457,6 +477,8 @@ static void test_detect_and_learn_over_http(void **state) {
   assert_int_equal(r.status, 200);
   assert_non_null(strstr(r.body, f.site));
   reply_free(&r);
+  wait_metrics(f.port, (const char *const[]){
+                           "winnow_http_requests_total{endpoint=\"detect\",code=\"200\"} 9", NULL});
   r = http(f.port, "GET", "/metrics", NULL, NULL);
   assert_int_equal(r.status, 200);
   assert_non_null(strstr(r.body, "winnow_detections_total{method=\"template\"} 6"));
@@ -778,18 +800,9 @@ static void test_bad_requests(void **state) {
   r = http(f.port, "GET", "/healthz", NULL, NULL);
   assert_int_equal(r.status, 200);
   reply_free(&r);
-  /* A request is counted when its connection completes, which may be
-   * just after the client has its answer: the counts are waited for. */
-  int counted = 0;
-  for (int i = 0; i < 100 && !counted; i++) {
-    r = http(f.port, "GET", "/metrics", NULL, NULL);
-    counted = strstr(r.body, "winnow_http_requests_total{endpoint=\"learn\",code=\"401\"} 1") &&
-              strstr(r.body, "code=\"413\"} 2");
-    reply_free(&r);
-    if (!counted)
-      sleep_ms(20);
-  }
-  assert_true(counted);
+  wait_metrics(f.port, (const char *const[]){
+                           "winnow_http_requests_total{endpoint=\"learn\",code=\"401\"} 1",
+                           "winnow_http_requests_total{endpoint=\"detect\",code=\"413\"} 2", NULL});
   fixture_stop(&f);
 }
 
@@ -1041,9 +1054,8 @@ static void test_json_with_form_type(void **state) {
   assert_int_equal(r.status, 200);
   assert_non_null(strstr(r.body, CONTENT8));
   reply_free(&r);
-  r = http(f.port, "GET", "/metrics", NULL, NULL);
-  assert_non_null(strstr(r.body, "winnow_http_requests_total{endpoint=\"detect\",code=\"415\"} 5"));
-  reply_free(&r);
+  wait_metrics(f.port, (const char *const[]){
+                           "winnow_http_requests_total{endpoint=\"detect\",code=\"415\"} 5", NULL});
   free(body);
   free(page);
   fixture_stop(&f);
