@@ -21,18 +21,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   wn_diag diag = {{0}};
   if (wn_init())
     abort();
-  char paths[7][4096];
-  const char *ptrs[7];
-  for (int i = 0; i < 7; i++) {
-    snprintf(paths[i], sizeof paths[i], "%s/site/article-%d.html", WN_FIXTURES, i + 1);
-    ptrs[i] = paths[i];
-  }
-  wn_learned *learned = NULL;
-  wn_err err = wn_site_learn_files(SITE, ptrs, 7, NULL, &learned, &diag);
-  if (err) {
-    fprintf(stderr, "learn: %s\n", wn_diag_message(&diag, err));
-    abort();
-  }
+  wn_learned *learned = wn_fuzz_learn_fixture(SITE);
   wn_detector_options opts;
   wn_detector_options_init(&opts);
   if (wn_detector_create(NULL, &opts, &with_template, &diag) ||

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <winnow/winnow.h>
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -45,6 +47,26 @@ static inline char *wn_fuzz_file(const uint8_t *data, size_t size) {
   }
   close(fd);
   return strdup(tmpl);
+}
+
+/* The template of the test suite's fixture site (WN_FIXTURES/site, its
+ * seven article pages), learned under the name site; aborts with the
+ * message if it cannot be (the target would test nothing). */
+static inline wn_learned *wn_fuzz_learn_fixture(const char *site) {
+  char paths[7][4096];
+  const char *ptrs[7];
+  for (int i = 0; i < 7; i++) {
+    snprintf(paths[i], sizeof paths[i], "%s/site/article-%d.html", WN_FIXTURES, i + 1);
+    ptrs[i] = paths[i];
+  }
+  wn_learned *learned = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_site_learn_files(site, ptrs, 7, NULL, &learned, &diag);
+  if (err) {
+    fprintf(stderr, "learn: %s\n", wn_diag_message(&diag, err));
+    abort();
+  }
+  return learned;
 }
 
 #endif

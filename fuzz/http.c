@@ -139,17 +139,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   snprintf(store_dir, sizeof store_dir, "%s/store", dir);
 
   /* One learned site, so that /v1/detect and /v1/sites have a template. */
-  char paths[7][4096];
-  const char *ptrs[7];
-  for (int i = 0; i < 7; i++) {
-    snprintf(paths[i], sizeof paths[i], "%s/site/article-%d.html", WN_FIXTURES, i + 1);
-    ptrs[i] = paths[i];
-  }
   wn_store *store = NULL;
-  wn_learned *learned = NULL;
-  if (wn_store_open(store_dir, NULL, &store, &diag) ||
-      wn_site_learn_files("www.example.com", ptrs, 7, NULL, &learned, &diag) ||
-      wn_site_save(store, learned, NULL, &diag))
+  wn_learned *learned = wn_fuzz_learn_fixture("www.example.com");
+  if (wn_store_open(store_dir, NULL, &store, &diag) || wn_site_save(store, learned, NULL, &diag))
     abort();
   wn_learned_free(learned);
   wn_store_close(store);

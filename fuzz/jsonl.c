@@ -17,17 +17,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   wn_diag diag = {{0}};
   if (wn_init())
     abort();
-  char paths[7][4096];
-  const char *ptrs[7];
-  for (int i = 0; i < 7; i++) {
-    snprintf(paths[i], sizeof paths[i], "%s/site/article-%d.html", WN_FIXTURES, i + 1);
-    ptrs[i] = paths[i];
-  }
-  wn_learned *learned = NULL;
+  wn_learned *learned = wn_fuzz_learn_fixture("www.example.com");
   wn_detector_options opts;
   wn_detector_options_init(&opts);
-  if (wn_site_learn_files("www.example.com", ptrs, 7, NULL, &learned, &diag) ||
-      wn_detector_create(NULL, &opts, &det, &diag) || wn_detector_use(det, learned, &diag))
+  if (wn_detector_create(NULL, &opts, &det, &diag) || wn_detector_use(det, learned, &diag))
     abort();
   wn_learned_free(learned);
   return 0;

@@ -258,17 +258,19 @@ typedef struct wn_cfg_key {
 } wn_cfg_key;
 
 static int wn_cfg_parse_selector(const char *v, void *dst) {
-  return wn_detect_selector_parse(v, dst);
+  return wn_detect_selector_parse(v, dst) == WN_OK ? 0 : -1;
 }
 static const char *wn_cfg_name_selector(const void *src) {
   return wn_detect_selector_name(*(const wn_detect_selector *)src);
 }
-static int wn_cfg_parse_algo(const char *v, void *dst) { return wn_learn_algo_parse(v, dst); }
+static int wn_cfg_parse_algo(const char *v, void *dst) {
+  return wn_learn_algo_parse(v, dst) == WN_OK ? 0 : -1;
+}
 static const char *wn_cfg_name_algo(const void *src) {
   return wn_learn_algo_name(*(const wn_learn_algo *)src);
 }
 static int wn_cfg_parse_method(const char *v, void *dst) {
-  return wn_single_method_parse(v, dst);
+  return wn_single_method_parse(v, dst) == WN_OK ? 0 : -1;
 }
 static const char *wn_cfg_name_method(const void *src) {
   return wn_single_method_name(*(const wn_single_method *)src);
