@@ -15,6 +15,10 @@
 
 #include <winnow/winnow.h>
 
+#include "dom/dom.h"
+
+/* A target that needs no set-up leaves LLVMFuzzerInitialize out
+ * (libFuzzer calls it only where it is defined). */
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -67,6 +71,21 @@ static inline wn_learned *wn_fuzz_learn_fixture(const char *site) {
     abort();
   }
   return learned;
+}
+
+/* The test suite's fixture page WN_FIXTURES/site/article-1.html, parsed,
+ * for the targets that decode a template and match it against a real
+ * page; aborts if it cannot be read. */
+static inline wn_dom_page *wn_fuzz_fixture_page(void) {
+  char *bytes = NULL;
+  size_t len = 0;
+  wn_dom_page *page = NULL;
+  wn_diag diag = {{0}};
+  if (wn_file_read(WN_FIXTURES "/site/article-1.html", 1u << 20, &bytes, &len, &diag) ||
+      wn_dom_parse(bytes, len, NULL, &page, &diag))
+    abort();
+  free(bytes);
+  return page;
 }
 
 #endif

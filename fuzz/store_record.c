@@ -8,12 +8,6 @@
 #include "store/store.h"
 #include "template/template.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-  (void)argc;
-  (void)argv;
-  return 0;
-}
-
 static void one(const uint8_t *data, size_t size) {
   wn_diag diag = {{0}};
   wn_store_record *rec = NULL;

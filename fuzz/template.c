@@ -12,13 +12,7 @@ static wn_dom_page *page;
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  char *bytes = NULL;
-  size_t len = 0;
-  wn_diag diag = {{0}};
-  if (wn_file_read(WN_FIXTURES "/site/article-1.html", 1u << 20, &bytes, &len, &diag) ||
-      wn_dom_parse(bytes, len, NULL, &page, &diag))
-    abort();
-  free(bytes);
+  page = wn_fuzz_fixture_page();
   return 0;
 }
 
