@@ -28,6 +28,15 @@ extern "C" {
 #define WN_API
 #endif
 
+/* Marks a function that stays for one release under an old name (the
+ * message names its replacement): calling it warns at compile time
+ * (-Wdeprecated-declarations). Placed after the declarator. */
+#if defined(__GNUC__)
+#define WN_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define WN_DEPRECATED(msg)
+#endif
+
 /* Errors. One list generates the enum and its messages (libuv's X-macro
  * habit). Codes are only ever appended: scripts and records may rely on
  * them. */

@@ -66,11 +66,11 @@ extern "C" {
 /* ==== 1. lifecycle and errors ============================================ */
 
 #define WN_VERSION_MAJOR 0
-#define WN_VERSION_MINOR 3
+#define WN_VERSION_MINOR 4
 #define WN_VERSION_PATCH 0
-#define WN_VERSION_STRING "0.3.0"
+#define WN_VERSION_STRING "0.4.0"
 
-/* The library's version string ("0.3.0"): may differ from the header's
+/* The library's version string ("0.4.0"): may differ from the header's
  * WN_VERSION_STRING when a program runs against a newer shared library. */
 WN_API const char *wn_version(void);
 

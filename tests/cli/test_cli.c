@@ -1508,7 +1508,7 @@ static void test_cli_fixes(void **state) {
   wn_run r;
   RUN(&r, NULL, "--version");
   assert_int_equal(r.status, 0);
-  wn_expect_contains(r.out, "winnow 0.3.0\n");
+  wn_expect_contains(r.out, "winnow 0.4.0\n");
   wn_run_free(&r);
 
   /* A page of another layout among the sample files: left out with a
