@@ -833,6 +833,7 @@ static wn_err wn_eval_learn_group(wn_eval *ev, wn_eval_group *g, size_t gi) {
   /* Learned with the selector, as `winnow learn --selector` does; detection
    * then uses the site's (WN_SELECT_SITE), the path a daemon takes. */
   lopts.selector = ev->opts.selector;
+  lopts.algo = ev->opts.algo;
   /* force: the corpus's train split is the sample, as the protocol says.
    * Without it the share check leaves pages out in 5 of the 40 CTF groups:
    * the F1 at threshold 0 stays, but confidences move and with them the
@@ -848,9 +849,8 @@ static wn_err wn_eval_learn_group(wn_eval *ev, wn_eval_group *g, size_t gi) {
     }
     wn_learned *l = NULL;
     wn_diag_clear(&diag);
-    wn_err e = wn_site_learn_pages_algo(ev->opts.algo, g->site, names,
-                                        (const char *const *)bytes, len, n_learn, &lopts, &l,
-                                        &diag);
+    wn_err e = wn_site_learn_pages(g->site, names, (const char *const *)bytes, len, n_learn,
+                                   &lopts, &l, &diag);
     if (e == WN_ENOMEM) {
       wn_learned_free(l);
       err = e;

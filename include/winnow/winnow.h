@@ -340,11 +340,12 @@ WN_API const char *wn_detect_selector_name(wn_detect_selector selector);
 /* Parses one of those names: WN_OK and *out set, or WN_EINVAL if unknown. */
 WN_API wn_err wn_detect_selector_parse(const char *name, wn_detect_selector *out);
 
-/* The learning algorithm. Both learn from the same sample pages and are
- * stored the same way; detection picks the method from the site's record.
- * FastCE (FastContentExtractor) learns the traversal paths of the sample
- * pages' content blocks and the non-content blocks that share those paths,
- * and keeps them in a record of its own (algorithm "fastce"). */
+/* The learning algorithm (wn_learn_options.algo). Both learn from the
+ * same sample pages and are stored the same way; detection picks the
+ * method from the site's record. FastCE (FastContentExtractor) learns the
+ * traversal paths of the sample pages' content blocks and the non-content
+ * blocks that share those paths, and keeps them in a record of its own
+ * (algorithm "fastce"). */
 typedef enum wn_learn_algo {
   WN_LEARN_ETDM = 0,  /* ETDM occurrence counts: the default */
   WN_LEARN_FASTCE = 1 /* FastCE path templates */
@@ -373,6 +374,11 @@ typedef struct wn_learn_options {
   uint32_t n;
   uint32_t max_fetches;
   int by_domain;
+  /* The learning algorithm: default WN_LEARN_ETDM. The share check
+   * (min_share, force) is the same for both; min_count and the selector
+   * mean nothing to FastCE (its detection selects blocks itself) and are
+   * only kept in the record. */
+  wn_learn_algo algo;
 } wn_learn_options;
 WN_API void wn_learn_options_init(wn_learn_options *opts);
 
@@ -448,13 +454,14 @@ typedef struct wn_learn_summary {
   double compute_ms;       /* parsing, mapping, learning */
 } wn_learn_summary;
 
-/* Learns a site's template (ETDM) from local files: paths[0] is the key
- * page, at least one more page of the site is needed. Pages that share too
+/* Learns a site's template from local files, with the algorithm
+ * opts->algo (ETDM by default): paths[0] is the key page, at least one
+ * more page of the site is needed. Pages that share too
  * little of the key page's layout are left out (see min_share; force keeps
  * them). *out is set whenever pages were read, even on failure, so the
  * report says why (free it with wn_learned_free). opts NULL: the
- * defaults. Returns WN_EINVAL (a bad site name or option, too few or too
- * many pages), WN_EEMPTY (too few pages share the layout, or the template
+ * defaults. Returns WN_EINVAL (a bad site name or option, an unknown
+ * algo, too few or too many pages), WN_EEMPTY (too few pages share the layout, or the template
  * keeps nothing of it), WN_ENOTFOUND, WN_EIO and WN_ETOOBIG (a file, as
  * wn_file_read), page errors, WN_ENOMEM. */
 WN_API wn_err wn_site_learn_files(const char *site, const char *const *paths, size_t n_paths,
@@ -471,8 +478,8 @@ WN_API wn_err wn_site_learn_pages(const char *site, const char *const *names,
 
 /* Learns by crawling from the key page url: fetches it, ranks its
  * same-site links (hyperlink distance, then DOM distance), fetches the best
- * candidates politely (robots.txt, per-host delay) and learns from those
- * that share the key page's template. site NULL: the URL's site. crawl
+ * candidates politely (robots.txt, per-host delay) and learns (with
+ * opts->algo) from those that share the key page's template. site NULL: the URL's site. crawl
  * NULL: wn_crawl_options_init's defaults. Returns WN_EINVAL (a bad URL,
  * site or option), network errors (the key page could not be fetched),
  * WN_EBUSY (cancelled), WN_EEMPTY, page errors, WN_ENOMEM. */
@@ -480,24 +487,23 @@ WN_API wn_err wn_site_learn_url(const char *url, const char *site, const wn_lear
                                 const wn_crawl_options *crawl, wn_learned **out,
                                 wn_diag *diag);
 
-/* wn_site_learn_files, _pages and _url with the learning algorithm. The
- * share check (min_share, force) is the same for both; min_count and the
- * selector mean nothing to FastCE (its detection selects blocks itself)
- * and are only kept in the record. (wn_learn_options is public ABI, so the
- * algorithm is a parameter, not a field.) The same codes as those; also
- * WN_EINVAL for an unknown algo. */
+/* Deprecated, removed in 0.5.0: wn_site_learn_files, _pages and _url
+ * with opts->algo set to algo (opts NULL: the defaults and algo). */
 WN_API wn_err wn_site_learn_files_algo(wn_learn_algo algo, const char *site,
                                        const char *const *paths, size_t n_paths,
                                        const wn_learn_options *opts, wn_learned **out,
-                                       wn_diag *diag);
+                                       wn_diag *diag)
+    WN_DEPRECATED("set wn_learn_options.algo and call wn_site_learn_files");
 WN_API wn_err wn_site_learn_pages_algo(wn_learn_algo algo, const char *site,
                                        const char *const *names, const char *const *bytes,
                                        const size_t *len, size_t n_pages,
                                        const wn_learn_options *opts, wn_learned **out,
-                                       wn_diag *diag);
+                                       wn_diag *diag)
+    WN_DEPRECATED("set wn_learn_options.algo and call wn_site_learn_pages");
 WN_API wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const char *site,
                                      const wn_learn_options *opts, const wn_crawl_options *crawl,
-                                     wn_learned **out, wn_diag *diag);
+                                     wn_learned **out, wn_diag *diag)
+    WN_DEPRECATED("set wn_learn_options.algo and call wn_site_learn_url");
 
 WN_API void wn_learned_summary_get(const wn_learned *learned, wn_learn_summary *out);
 /* The i-th page of the report (i < n_pages); valid until wn_learned_free. */
@@ -875,8 +881,7 @@ typedef struct wn_collect_options {
    * pages next, as `detect --learn` does; within max_bytes of their own.
    * Default 0. */
   int keep_parsed;
-  wn_learn_algo algo;     /* default WN_LEARN_ETDM */
-  wn_learn_options learn; /* as for wn_site_learn_pages */
+  wn_learn_options learn; /* as for wn_site_learn_pages (learn.algo: how) */
   /* 1: the pages held for sites without a template are also kept in the
    * store, so that the next run, or the next request after a restart,
    * adds to them (pending samples, section 2): a site seen for the first
@@ -989,7 +994,8 @@ typedef struct wn_site_info {
   const char *key_page;        /* URL or file learned from; NULL for
                                   records older than format 2 */
   int from_url;                /* 1: crawled from key_page */
-  wn_learn_options learn;      /* as learned (zero for old records) */
+  wn_learn_options learn;      /* as learned (zero for old records, but
+                                  learn.algo: the algorithm's) */
   const char *crawl_user_agent; /* crawled: as learned, NULL: the default */
   uint32_t crawl_delay_ms, crawl_timeout_ms;
   uint64_t crawl_max_bytes;

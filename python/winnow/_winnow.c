@@ -596,14 +596,14 @@ static PyObject *Store_learn(StoreObject *self, PyObject *args, PyObject *kw) {
   }
   wn_learn_options lo;
   wn_learn_options_init(&lo);
+  lo.algo = algo;
   lo.force = force;
   wn_learned *learned = NULL;
   wn_diag diag = {{0}};
   wn_err err;
   Py_BEGIN_ALLOW_THREADS if (kind == 1) err =
-      wn_site_learn_files_algo(algo, site, bytes, (size_t)n, &lo, &learned, &diag);
-  else err = wn_site_learn_pages_algo(algo, site, names, bytes, lens, (size_t)n, &lo, &learned,
-                                      &diag);
+      wn_site_learn_files(site, bytes, (size_t)n, &lo, &learned, &diag);
+  else err = wn_site_learn_pages(site, names, bytes, lens, (size_t)n, &lo, &learned, &diag);
   Py_END_ALLOW_THREADS result = learn_report(self, learned, err, &diag,
                                              kind == 1 ? (const char *const *)bytes : NULL, n);
 out:
@@ -639,6 +639,7 @@ static PyObject *Store_learn_url(StoreObject *self, PyObject *args, PyObject *kw
     return NULL;
   wn_learn_options lo;
   wn_learn_options_init(&lo);
+  lo.algo = algo;
   if (n)
     lo.n = n;
   wn_crawl_options co;
@@ -661,7 +662,7 @@ static PyObject *Store_learn_url(StoreObject *self, PyObject *args, PyObject *kw
   wn_learned *learned = NULL;
   wn_diag diag = {{0}};
   wn_err err;
-  Py_BEGIN_ALLOW_THREADS err = wn_site_learn_url_algo(algo, url, site, &lo, &co, &learned, &diag);
+  Py_BEGIN_ALLOW_THREADS err = wn_site_learn_url(url, site, &lo, &co, &learned, &diag);
   Py_END_ALLOW_THREADS return learn_report(self, learned, err, &diag, NULL, 0);
 }
 
@@ -1338,7 +1339,7 @@ static int Collector_init(CollectorObject *self, PyObject *args, PyObject *kw) {
     o.max_sites = max_sites;
   if (max_bytes > 0)
     o.max_bytes = (size_t)max_bytes;
-  if (parse_algo(algo_name, &o.algo) < 0)
+  if (parse_algo(algo_name, &o.learn.algo) < 0)
     return -1;
   o.keep_parsed = 1;
   o.keep_pending = keep_pending;

@@ -244,6 +244,7 @@ int wn_cli_learn(int argc, char **argv) {
 
   wn_learn_options lo;
   wn_learn_options_init(&lo);
+  lo.algo = algo;
   wn_crawl_options co;
   wn_crawl_options_init(&co);
   lo.selector = a.selector;
@@ -307,10 +308,9 @@ int wn_cli_learn(int argc, char **argv) {
     goto out;
 
   if (url_mode)
-    err = wn_site_learn_url_algo(algo, paths[0], a.site, &lo, &co, &learned, &diag);
+    err = wn_site_learn_url(paths[0], a.site, &lo, &co, &learned, &diag);
   else
-    err = wn_site_learn_files_algo(algo, a.site, (const char *const *)paths, n_pages, &lo,
-                                   &learned, &diag);
+    err = wn_site_learn_files(a.site, (const char *const *)paths, n_pages, &lo, &learned, &diag);
   /* What was tried and why a page was left out is what a user needs to
    * see, whether or not learning succeeded. */
   if (learned && url_mode)

@@ -220,7 +220,7 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
    * layouts (ETDM learns a template per layout: wn_learn_layouts), within
    * the fetch budget: a layout with too few pages gets more. A crawl that
    * met no other layout fetches no more than before. */
-  const int layouts = o.algo == WN_LEARN_ETDM && !o.learn.force;
+  const int layouts = o.learn.algo == WN_LEARN_ETDM && !o.learn.force;
   size_t others = 0;
   int more = 0;
   while (next < n_ranked && (good < o.n || more)) {
@@ -364,7 +364,7 @@ wn_err wn_learn_crawl(wn_crawl *crawl, const char *key_url, const wn_learn_crawl
    * all used (force); wn_learn_pages still applies the size rule. */
   wn_learn_options lo = o.learn;
   lo.force = 1;
-  if ((err = o.algo == WN_LEARN_FASTCE
+  if ((err = o.learn.algo == WN_LEARN_FASTCE
                  ? wn_learn_fastce_pages(learn_pages, np, &lo, &res->fce, NULL, diag)
                  : wn_learn_pages(learn_pages, np, &lo, &res->tpl, NULL, diag)))
     goto out;

@@ -24,7 +24,8 @@ void wn_learn_options_init(wn_learn_options *opts) {
                              .force = 0,
                              .n = 4,
                              .max_fetches = 16,
-                             .by_domain = 0};
+                             .by_domain = 0,
+                             .algo = WN_LEARN_ETDM};
 }
 
 wn_err wn_learn_occurrences(const wn_dom_page *key, const wn_dom_page *const *others,

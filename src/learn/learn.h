@@ -337,9 +337,8 @@ typedef struct wn_learn_crawl_options {
                              template nodes to join (check 1 above);
                              0: learn.min_share, or else 0.5 */
   int by_domain;          /* same site = registrable domain, not host */
-  wn_learn_options learn;
+  wn_learn_options learn; /* learn.algo: ETDM (tpl) or FastCE (fce) */
   wn_dom_options dom;     /* caps for parsing; transport_charset is ignored */
-  wn_learn_algo algo;     /* ETDM (tpl) or FastCE (fce) */
 } wn_learn_crawl_options;
 
 /* One page the crawl fetched (the key page first, then each candidate in

@@ -373,7 +373,6 @@ enum MHD_Result wn_serve_learn_handler(wn_server *srv, struct MHD_Connection *c,
     goto out;
   }
   jr.learn = conf ? conf->learn : cfg->learn;
-  jr.algo = conf ? conf->algo : cfg->algo;
   if (url) {
     if (!(jr.url = strdup(json_string_value(url)))) {
       rc = wn_serve_respond_error(c, req, 503, "WN_ENOMEM", NULL, "out of memory");

@@ -50,7 +50,6 @@ typedef struct wn_plan {
   char *url;
   int64_t interval_ms;
   wn_learn_options learn;
-  wn_learn_algo algo;
   wn_site_schedule state;
   int64_t due_ms;   /* wall clock */
   int drift;        /* the next run is for drift */
@@ -274,8 +273,8 @@ static void wn_job_run(wn_sched *s, wn_job *job, const wn_crawl_options *crawl) 
   wn_learned *learned = NULL;
   wn_err err;
   if (job->req.url) {
-    err = wn_site_learn_url_algo(job->req.algo, job->req.url, job->req.site, &job->req.learn,
-                                 crawl, &learned, &diag);
+    err = wn_site_learn_url(job->req.url, job->req.site, &job->req.learn, crawl, &learned,
+                            &diag);
   } else {
     size_t n = job->req.n_pages;
     const char **names = calloc(n ? n : 1, sizeof *names);
@@ -289,8 +288,8 @@ static void wn_job_run(wn_sched *s, wn_job *job, const wn_crawl_options *crawl) 
         bytes[i] = job->req.pages[i].bytes;
         lens[i] = job->req.pages[i].len;
       }
-      err = wn_site_learn_pages_algo(job->req.algo, job->req.site, names, bytes, lens, n,
-                                     &job->req.learn, &learned, &diag);
+      err = wn_site_learn_pages(job->req.site, names, bytes, lens, n, &job->req.learn,
+                                &learned, &diag);
     }
     free(names);
     free(bytes);
@@ -433,7 +432,6 @@ static void *wn_planner_main(void *arg) {
       memset(&req, 0, sizeof req);
       snprintf(req.site, sizeof req.site, "%s", p->site);
       req.learn = p->learn;
-      req.algo = p->algo;
       if (!(req.url = strdup(p->url))) {
         next = now + 1000;
         continue;
@@ -488,7 +486,6 @@ static wn_err wn_plans_build(wn_sched *s, const wn_serve_config *cfg, wn_plan **
     snprintf(p->site, sizeof p->site, "%s", site->site);
     p->interval_ms = site->interval_ms;
     p->learn = site->learn;
-    p->algo = site->algo;
     if (!(p->url = strdup(site->url))) {
       for (size_t k = 0; k < i; k++)
         free(plans[k].url);

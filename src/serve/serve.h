@@ -42,8 +42,8 @@ typedef struct wn_serve_site {
   char *url;                 /* key page */
   char site[WN_SITE_MAX + 1];
   int64_t interval_ms;       /* relearn after this */
-  wn_learn_options learn;    /* the defaults with this site's overrides */
-  wn_learn_algo algo;        /* learning.algorithm, or the site's */
+  wn_learn_options learn;    /* the defaults with this site's overrides
+                                (learn.algo: learning.algorithm) */
   unsigned line;             /* in the config file, for messages */
   struct wn_site_raw *raw;   /* the overrides as written (config.c) */
 } wn_serve_site;
@@ -72,8 +72,7 @@ struct wn_serve_config {
    * .refuse_private); configured sites may always. */
   int allow_private;
   /* learning */
-  wn_learn_options learn;
-  wn_learn_algo algo;
+  wn_learn_options learn;    /* learn.algo: learning.algorithm */
   uint32_t learners;         /* background learning threads */
   uint32_t max_jobs;         /* jobs remembered (finished ones are evicted) */
   uint32_t max_queued;       /* jobs waiting at most */
@@ -195,8 +194,7 @@ typedef struct wn_job_request {
   char *url;                 /* crawl from here, or NULL */
   wn_job_page *pages;        /* or learn from these (taken over) */
   size_t n_pages;
-  wn_learn_options learn;
-  wn_learn_algo algo;
+  wn_learn_options learn;    /* learn.algo: how */
 } wn_job_request;
 
 wn_err wn_sched_create(wn_store *store, const wn_serve_config *cfg, wn_metrics *metrics,

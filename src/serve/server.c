@@ -334,7 +334,6 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
     co.keep_pending = cfg->from_requests_pending;
     co.pending_sites = cfg->pending_sites;
     co.pending_bytes = cfg->pending_bytes;
-    co.algo = cfg->algo;
     co.learn = cfg->learn;
     if ((err = wn_collector_create(srv->store, &co, &srv->collector, diag)))
       goto fail;

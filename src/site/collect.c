@@ -119,7 +119,6 @@ void wn_collect_options_init(wn_collect_options *opts) {
   opts->max_attempts = WN_COLLECT_DEFAULT_ATTEMPTS;
   opts->max_sites = WN_COLLECT_DEFAULT_SITES;
   opts->max_bytes = WN_COLLECT_DEFAULT_BYTES;
-  opts->algo = WN_LEARN_ETDM;
   wn_learn_options_init(&opts->learn);
   opts->keep_pending = 1;
   opts->pending_sites = WN_COLLECT_DEFAULT_PENDING_SITES;
@@ -279,8 +278,9 @@ wn_err wn_collector_create(wn_store *store, const wn_collect_options *opts, wn_c
                        "collector: max_attempts, max_sites (at most %u) and max_bytes must be "
                        "at least 1",
                        WN_COLLECT_MAX_SITES);
-  if (!wn_learn_algo_name(o.algo))
-    return wn_diag_set(diag, WN_EINVAL, "collector: unknown learning algorithm %d", (int)o.algo);
+  if (!wn_learn_algo_name(o.learn.algo))
+    return wn_diag_set(diag, WN_EINVAL, "collector: unknown learning algorithm %d",
+                       (int)o.learn.algo);
   if (o.keep_pending && (o.pending_sites < 1 || o.pending_bytes < 1))
     return wn_diag_set(diag, WN_EINVAL,
                        "collector: pending_sites and pending_bytes must be at least 1");
@@ -731,8 +731,8 @@ wn_err wn_collector_learn(wn_collector *c, const char *site, wn_learned **out, w
   wn_learned *l = NULL;
   wn_dom_page *trees[WN_LEARN_MAX_PAGES] = {0};
   wn_err err = n < 2 ? wn_diag_set(diag, WN_EEMPTY, "collector: one page held for site %s", site)
-                     : wn_site_learn_pages_cs(c->o.algo, site, names, bytes, lens, charsets, n,
-                                              &c->o.learn, &l, c->o.keep_parsed ? trees : NULL,
+                     : wn_site_learn_pages_cs(site, names, bytes, lens, charsets, n, &c->o.learn,
+                                              &l, c->o.keep_parsed ? trees : NULL,
                                               diag);
   /* Learned: the trees wait for the pages' detection, with the pages'
    * bytes to know them by (moved out of the held pages, not copied). */

@@ -98,6 +98,9 @@ wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, w
     i->crawl_timeout_ms = r->params.timeout_ms;
     i->crawl_max_bytes = r->params.max_body_bytes;
   }
+  /* The algorithm, from the record's own field (one this build does not
+   * know reads as etdm: algorithm names it). */
+  (void)wn_learn_algo_parse(r->algorithm, &i->learn.algo);
   i->n_pages = n;
   i->pages = f->pages;
   i->page_bytes = f->bytes;

@@ -27,11 +27,11 @@ struct wn_learned {
   char site[WN_SITE_MAX + 1];
   char *key_page;          /* malloc'd */
   int from_url;
-  wn_learn_options opts;   /* as asked, defaults filled */
+  wn_learn_options opts;   /* as asked, defaults filled; opts.algo: how it
+                              was learned */
   wn_crawl_options crawl;  /* from_url only; user_agent points to ua */
   char ua[256];
   wn_template *tpl;        /* NULL when learning failed (or algo is FastCE) */
-  wn_learn_algo algo;      /* how it was learned */
   wn_fastce *fce;          /* FastCE: the path template; NULL otherwise */
   wn_buf tpl_bytes;        /* tpl encoded, once, when it was learned: what
                               the record stores and the detector copies */
@@ -45,12 +45,12 @@ struct wn_learned {
   double network_ms, wait_ms, compute_ms;
 };
 
-/* wn_site_learn_pages_algo with each page's transport charset
- * (charsets[i] may be NULL; charsets NULL: none), for pages that arrived
- * with an HTTP Content-Type (the collector's). keep (n_pages entries, may
- * be NULL): on success the pages' trees, parsed with the default caps,
- * are handed over there instead of freed. */
-wn_err wn_site_learn_pages_cs(wn_learn_algo algo, const char *site, const char *const *names,
+/* wn_site_learn_pages with each page's transport charset (charsets[i]
+ * may be NULL; charsets NULL: none), for pages that arrived with an HTTP
+ * Content-Type (the collector's). keep (n_pages entries, may be NULL): on
+ * success the pages' trees, parsed with the default caps, are handed over
+ * there instead of freed. */
+wn_err wn_site_learn_pages_cs(const char *site, const char *const *names,
                               const char *const *bytes, const size_t *len,
                               const char *const *charsets, size_t n_pages,
                               const wn_learn_options *opts, wn_learned **out, wn_dom_page **keep,

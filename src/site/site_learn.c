@@ -121,25 +121,37 @@ static wn_err wn_learn_check_args(const char *site, const wn_learn_options *o, s
   if (n > 0 && o->min_count > n)
     return wn_diag_set(diag, WN_EINVAL, "min_count %u is more than the %zu pages given",
                        o->min_count, n);
+  if (!wn_learn_algo_name(o->algo))
+    return wn_diag_set(diag, WN_EINVAL, "unknown learning algorithm %d", (int)o->algo);
   return WN_OK;
+}
+
+/* The deprecated *_algo calls: the options with their algorithm set. */
+static wn_learn_options wn_learn_options_with(const wn_learn_options *opts, wn_learn_algo algo) {
+  wn_learn_options o;
+  if (opts)
+    o = *opts;
+  else
+    wn_learn_options_init(&o);
+  o.algo = algo;
+  return o;
 }
 
 wn_err wn_site_learn_pages(const char *site, const char *const *names,
                            const char *const *bytes, const size_t *len, size_t n_pages,
                            const wn_learn_options *opts, wn_learned **out, wn_diag *diag) {
-  return wn_site_learn_pages_algo(WN_LEARN_ETDM, site, names, bytes, len, n_pages, opts, out,
-                                  diag);
+  return wn_site_learn_pages_cs(site, names, bytes, len, NULL, n_pages, opts, out, NULL, diag);
 }
 
 wn_err wn_site_learn_pages_algo(wn_learn_algo algo, const char *site, const char *const *names,
                                 const char *const *bytes, const size_t *len, size_t n_pages,
-                                const wn_learn_options *opts_in, wn_learned **out,
+                                const wn_learn_options *opts, wn_learned **out,
                                 wn_diag *diag) {
-  return wn_site_learn_pages_cs(algo, site, names, bytes, len, NULL, n_pages, opts_in, out, NULL,
-                                diag);
+  const wn_learn_options o = wn_learn_options_with(opts, algo);
+  return wn_site_learn_pages(site, names, bytes, len, n_pages, &o, out, diag);
 }
 
-wn_err wn_site_learn_pages_cs(wn_learn_algo algo, const char *site, const char *const *names,
+wn_err wn_site_learn_pages_cs(const char *site, const char *const *names,
                               const char *const *bytes, const size_t *len,
                               const char *const *charsets, size_t n_pages,
                               const wn_learn_options *opts_in, wn_learned **out,
@@ -158,8 +170,6 @@ wn_err wn_site_learn_pages_cs(wn_learn_algo algo, const char *site, const char *
   err = wn_learn_check_args(site, &opts, n_pages, diag);
   if (err)
     return err;
-  if (!wn_learn_algo_name(algo))
-    return wn_diag_set(diag, WN_EINVAL, "unknown learning algorithm %d", (int)algo);
   for (size_t i = 0; i < n_pages; i++)
     if (strnlen(names[i], (size_t)WN_STORE_MAX_PAGE_NAME + 1) > WN_STORE_MAX_PAGE_NAME)
       return wn_diag_set(diag, WN_EINVAL, "page name longer than %u bytes: %.100s...",
@@ -170,7 +180,6 @@ wn_err wn_site_learn_pages_cs(wn_learn_algo algo, const char *site, const char *
     err = wn_diag_set(diag, WN_ENOMEM, "out of memory");
     goto out;
   }
-  l->algo = algo;
   for (size_t i = 0; i < n_pages; i++) {
     l->names[i] = wn_strdup_n(names[i], WN_STORE_MAX_PAGE_NAME);
     if (!l->names[i]) {
@@ -201,7 +210,7 @@ wn_err wn_site_learn_pages_cs(wn_learn_algo algo, const char *site, const char *
     goto out;
   }
   wn_diag learn_diag = {{0}};
-  err = algo == WN_LEARN_FASTCE
+  err = opts.algo == WN_LEARN_FASTCE
             ? wn_learn_fastce_pages((const wn_dom_page *const *)pages, n_pages, &opts, &l->fce,
                                     checks, &learn_diag)
             : wn_learn_pages((const wn_dom_page *const *)pages, n_pages, &opts, &l->tpl, checks,
@@ -243,14 +252,15 @@ out:
   return err;
 }
 
-wn_err wn_site_learn_files(const char *site, const char *const *paths, size_t n_paths,
-                           const wn_learn_options *opts, wn_learned **out, wn_diag *diag) {
-  return wn_site_learn_files_algo(WN_LEARN_ETDM, site, paths, n_paths, opts, out, diag);
-}
-
 wn_err wn_site_learn_files_algo(wn_learn_algo algo, const char *site, const char *const *paths,
                                 size_t n_paths, const wn_learn_options *opts, wn_learned **out,
                                 wn_diag *diag) {
+  const wn_learn_options o = wn_learn_options_with(opts, algo);
+  return wn_site_learn_files(site, paths, n_paths, &o, out, diag);
+}
+
+wn_err wn_site_learn_files(const char *site, const char *const *paths, size_t n_paths,
+                           const wn_learn_options *opts, wn_learned **out, wn_diag *diag) {
   wn_err err = WN_OK;
   char **bytes = NULL;
   size_t *len = NULL;
@@ -270,8 +280,8 @@ wn_err wn_site_learn_files_algo(wn_learn_algo algo, const char *site, const char
     if (err)
       goto out;
   }
-  err = wn_site_learn_pages_algo(algo, site, paths, (const char *const *)bytes, len, n_paths, opts,
-                                 out, diag);
+  err = wn_site_learn_pages(site, paths, (const char *const *)bytes, len, n_paths, opts, out,
+                            diag);
 out:
   if (bytes)
     for (size_t i = 0; i < n_paths; i++)
@@ -281,14 +291,15 @@ out:
   return err;
 }
 
-wn_err wn_site_learn_url(const char *url, const char *site, const wn_learn_options *opts,
-                         const wn_crawl_options *crawl, wn_learned **out, wn_diag *diag) {
-  return wn_site_learn_url_algo(WN_LEARN_ETDM, url, site, opts, crawl, out, diag);
+wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const char *site,
+                              const wn_learn_options *opts, const wn_crawl_options *crawl,
+                              wn_learned **out, wn_diag *diag) {
+  const wn_learn_options o = wn_learn_options_with(opts, algo);
+  return wn_site_learn_url(url, site, &o, crawl, out, diag);
 }
 
-wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const char *site_in,
-                              const wn_learn_options *opts_in, const wn_crawl_options *crawl_in,
-                              wn_learned **out, wn_diag *diag) {
+wn_err wn_site_learn_url(const char *url, const char *site_in, const wn_learn_options *opts_in,
+                         const wn_crawl_options *crawl_in, wn_learned **out, wn_diag *diag) {
   wn_err err = WN_OK;
   wn_crawl *crawl = NULL;
   wn_learn_crawl_result *res = NULL;
@@ -311,8 +322,6 @@ wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const char *s
   err = wn_learn_check_args(site, &opts, 0, diag);
   if (err)
     return err;
-  if (!wn_learn_algo_name(algo))
-    return wn_diag_set(diag, WN_EINVAL, "unknown learning algorithm %d", (int)algo);
   if (opts.n + 1 > WN_LEARN_MAX_PAGES)
     return wn_diag_set(diag, WN_EINVAL, "n must be from 1 to %u", WN_LEARN_MAX_PAGES - 1);
   if (crawl_in)
@@ -324,8 +333,7 @@ wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const char *s
                                .max_fetches = opts.max_fetches,
                                .min_share = opts.min_share,
                                .by_domain = opts.by_domain,
-                               .learn = opts,
-                               .algo = algo};
+                               .learn = opts};
   err = wn_crawl_create(&co, &crawl, diag);
   if (err)
     return err;
@@ -338,7 +346,6 @@ wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const char *s
     goto out;
   }
   l->from_url = 1;
-  l->algo = algo;
   l->crawl = co;
   snprintf(l->ua, sizeof l->ua, "%s",
            co.user_agent && *co.user_agent ? co.user_agent : WN_CRAWL_DEFAULT_USER_AGENT);
@@ -408,7 +415,7 @@ void wn_learned_summary_get(const wn_learned *l, wn_learn_summary *out) {
                             .compute_ms = l->compute_ms};
 }
 
-wn_learn_algo wn_learned_algo(const wn_learned *l) { return l->algo; }
+wn_learn_algo wn_learned_algo(const wn_learned *l) { return l->opts.algo; }
 
 uint32_t wn_learned_layouts(const wn_learned *l) {
   return l->tpl ? wn_template_layout_count(l->tpl) : l->fce ? 1 : 0;
@@ -472,7 +479,7 @@ wn_err wn_site_save(wn_store *store, const wn_learned *l, wn_save_info *info, wn
       .template_bytes = (unsigned char *)l->tpl_bytes.data,
       .template_len = l->tpl_bytes.len,
   };
-  snprintf(record.algorithm, sizeof record.algorithm, "%s", wn_learn_algo_name(l->algo));
+  snprintf(record.algorithm, sizeof record.algorithm, "%s", wn_learn_algo_name(l->opts.algo));
   /* The key page and how the site was learned: a scheduler relearns the
    * site from the record alone. */
   record.key_page = l->key_page;

@@ -187,8 +187,8 @@ static void test_site_overrides(void **state) {
   assert_non_null(b);
   assert_int_equal(a->learn.n, 7);
   assert_int_equal(b->learn.n, 3);
-  assert_int_equal(a->algo, WN_LEARN_FASTCE);
-  assert_int_equal(b->algo, WN_LEARN_FASTCE);
+  assert_int_equal(a->learn.algo, WN_LEARN_FASTCE);
+  assert_int_equal(b->learn.algo, WN_LEARN_FASTCE);
   assert_int_equal(a->interval_ms, 2 * 3600 * 1000);
   assert_int_equal(b->interval_ms, 2 * 3600 * 1000);
   wn_serve_config_free(cfg);

@@ -105,6 +105,13 @@ static void test_defaults(void **state) {
   assert_int_equal(l.n, 4);
   assert_int_equal(l.max_fetches, 16);
   assert_int_equal(l.by_domain, 0);
+  assert_int_equal(l.algo, WN_LEARN_ETDM);
+
+  wn_collect_options k;
+  memset(&k, 0xff, sizeof k);
+  wn_collect_options_init(&k);
+  assert_int_equal(k.learn.algo, WN_LEARN_ETDM);
+  assert_int_equal(k.learn.min_count, 2);
 
   wn_crawl_options c;
   memset(&c, 0xff, sizeof c);
@@ -266,6 +273,95 @@ static void test_learn_refuses_unrelated(void **state) {
   assert_null(learned);
   assert_int_equal(wn_site_learn_files("Bad Site", with_binary, 2, NULL, &learned, NULL),
                    WN_EINVAL);
+}
+
+/* The algorithm is an option: wn_learn_options.algo picks FastCE for the
+ * files, pages and URL calls alike, the record says so, and a value no
+ * algorithm has is refused with a message before any work. */
+static void test_learn_algo_option(void **state) {
+  (void)state;
+  const char *paths[] = {PAGE(1), PAGE(2), PAGE(3), PAGE(4), PAGE(5)};
+  wn_learn_options lo;
+  wn_learn_options_init(&lo);
+  lo.algo = WN_LEARN_FASTCE;
+  wn_learned *learned = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_site_learn_files(SITE, paths, 5, &lo, &learned, &diag);
+  if (err)
+    fail_msg("learn: %s", wn_diag_message(&diag, err));
+  assert_int_equal(wn_learned_algo(learned), WN_LEARN_FASTCE);
+  char dir[PATH_MAX];
+  wn_store *store = open_store("algo", dir, sizeof dir);
+  assert_int_equal(wn_site_save(store, learned, NULL, &diag), WN_OK);
+  wn_learned_free(learned);
+  wn_site_info *info = NULL;
+  assert_int_equal(wn_site_info_get(store, SITE, &info, &diag), WN_OK);
+  assert_string_equal(info->algorithm, "fastce");
+  assert_int_equal(info->learn.algo, WN_LEARN_FASTCE);
+  wn_site_info_free(info);
+  /* Detection takes the method from the record. */
+  wn_detector *d = NULL;
+  assert_int_equal(wn_detector_create(store, NULL, &d, NULL), WN_OK);
+  size_t len = 0;
+  char *page = read_page(PAGE(6), &len);
+  wn_page_input in = {.bytes = page, .len = len, .site = SITE};
+  wn_page_result *r = NULL;
+  assert_int_equal(wn_detector_detect(d, &in, WN_WANT_TEXT, &r, &diag), WN_OK);
+  assert_string_equal(wn_page_result_method(r), "fastce");
+  wn_page_result_free(r);
+  wn_detector_destroy(d);
+
+  /* Pages in memory, the same way; the default stays ETDM. */
+  char *bytes[2];
+  size_t lens[2];
+  bytes[0] = read_page(PAGE(1), &lens[0]);
+  bytes[1] = read_page(PAGE(2), &lens[1]);
+  const char *names[] = {"one", "two"};
+  assert_int_equal(wn_site_learn_pages(SITE, names, (const char *const *)bytes, lens, 2, &lo,
+                                       &learned, &diag),
+                   WN_OK);
+  assert_int_equal(wn_learned_algo(learned), WN_LEARN_FASTCE);
+  wn_learned_free(learned);
+  assert_int_equal(wn_site_learn_pages(SITE, names, (const char *const *)bytes, lens, 2, NULL,
+                                       &learned, &diag),
+                   WN_OK);
+  assert_int_equal(wn_learned_algo(learned), WN_LEARN_ETDM);
+  wn_learned_free(learned);
+
+  /* An unknown algorithm: WN_EINVAL and a message, from every call. */
+  lo.algo = (wn_learn_algo)(WN_LEARN_ALGO_LAST + 1);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_site_learn_files(SITE, paths, 5, &lo, &learned, &diag), WN_EINVAL);
+  assert_null(learned);
+  assert_non_null(strstr(diag.msg, "unknown learning algorithm"));
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_site_learn_pages(SITE, names, (const char *const *)bytes, lens, 2, &lo,
+                                       &learned, &diag),
+                   WN_EINVAL);
+  assert_null(learned);
+  assert_non_null(strstr(diag.msg, "unknown learning algorithm"));
+  /* Refused before any fetch: nothing listens on the port. */
+  char dead[64];
+  snprintf(dead, sizeof dead, "http://127.0.0.1:%u/x.html", (unsigned)wn_httpd_unused_port());
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_site_learn_url(dead, NULL, &lo, NULL, &learned, &diag), WN_EINVAL);
+  assert_null(learned);
+  assert_non_null(strstr(diag.msg, "unknown learning algorithm"));
+  /* And from a collector's options. */
+  wn_collect_options co;
+  wn_collect_options_init(&co);
+  co.learn.algo = (wn_learn_algo)-1;
+  wn_collector *c = NULL;
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_collector_create(NULL, &co, &c, &diag), WN_EINVAL);
+  assert_null(c);
+  assert_non_null(strstr(diag.msg, "unknown learning algorithm"));
+
+  free(bytes[0]);
+  free(bytes[1]);
+  free(page);
+  wn_store_close(store);
+  wn_test_remove_tree(dir);
 }
 
 /* ---- detection ------------------------------------------------------------------- */
@@ -587,6 +683,7 @@ static void test_learn_url_and_use(void **state) {
     fail_msg("%s", wn_diag_message(&diag, err));
   wn_learn_summary sum;
   wn_learned_summary_get(learned, &sum);
+  assert_int_equal(wn_learned_algo(learned), WN_LEARN_ETDM);
   assert_string_equal(sum.site, want_site);
   assert_string_equal(sum.key_page, url);
   assert_int_equal(sum.from_url, 1);
@@ -612,6 +709,14 @@ static void test_learn_url_and_use(void **state) {
   wn_page_result_free(r);
   wn_detector_destroy(d);
   free(page);
+  /* The crawl learns with the algorithm the options name. */
+  lo.algo = WN_LEARN_FASTCE;
+  err = wn_site_learn_url(url, NULL, &lo, &co, &learned, &diag);
+  if (err)
+    fail_msg("%s", wn_diag_message(&diag, err));
+  assert_int_equal(wn_learned_algo(learned), WN_LEARN_FASTCE);
+  wn_learned_free(learned);
+  lo.algo = WN_LEARN_ETDM;
   /* Unreachable: a network error that says so, and no report of pages. */
   char dead[64];
   snprintf(dead, sizeof dead, "http://127.0.0.1:%u/x.html", (unsigned)wn_httpd_unused_port());
@@ -644,6 +749,7 @@ int main(void) {
       cmocka_unit_test(test_site_names),
       cmocka_unit_test(test_learn_save_info),
       cmocka_unit_test(test_learn_refuses_unrelated),
+      cmocka_unit_test(test_learn_algo_option),
       cmocka_unit_test(test_detect_store_and_json),
       cmocka_unit_test(test_detect_two_threads),
       cmocka_unit_test(test_drift_callback),

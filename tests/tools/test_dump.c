@@ -297,7 +297,10 @@ static void test_explain_fastce(void **state) {
                           SITE_DIR "/article-5.html"};
   wn_learned *learned = NULL;
   wn_diag diag = {{0}};
-  wn_err err = wn_site_learn_files_algo(WN_LEARN_FASTCE, DEMO, paths, 5, NULL, &learned, &diag);
+  wn_learn_options lo;
+  wn_learn_options_init(&lo);
+  lo.algo = WN_LEARN_FASTCE;
+  wn_err err = wn_site_learn_files(DEMO, paths, 5, &lo, &learned, &diag);
   if (err)
     fail_msg("learn: %s", wn_diag_message(&diag, err));
   wn_store *store = wn_open(dir, 0);
