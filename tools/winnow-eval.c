@@ -72,6 +72,8 @@
 
 #include <jansson.h>
 
+/* wn_detector_set_steps: the ablations' steps (the unstable calls). */
+#define WN_UNSTABLE_API
 #include <winnow/winnow.h>
 
 /* wn_parse_u32: the project's one whole-number parser (src/util/util.h;
@@ -168,7 +170,7 @@ typedef struct wn_eval_opts {
   int selftest;
   int single;                /* --method given: a single-page method */
   wn_single_method method;
-  uint32_t steps;            /* wn_detect_options.fallback_steps: 0 the
+  uint32_t steps;            /* wn_detector_set_steps: 0 the
                                 method's default, else WN_SINGLE_STEPS_SET
                                 | steps */
   /* template mode: the detector's policy (wn_detect_options) */
@@ -612,12 +614,13 @@ static wn_err wn_eval_detector(double min_confidence, wn_single_method fallback,
   o.detect.selector = WN_SELECT_SITE;
   o.detect.min_confidence = min_confidence;
   o.detect.fallback = fallback;
-  o.detect.fallback_steps = steps;
   o.count = 0;
   wn_err err = wn_detector_create(NULL, &o, out, diag);
-  if (err || !learned)
+  if (err)
     return err;
-  err = wn_detector_use(*out, learned, diag);
+  err = wn_detector_set_steps(*out, steps, diag);
+  if (!err && learned)
+    err = wn_detector_use(*out, learned, diag);
   if (err) {
     wn_detector_destroy(*out);
     *out = NULL;
@@ -2052,8 +2055,8 @@ static int wn_eval_parse_args(int argc, char **argv, wn_eval_opts *o) {
       } else if (strcmp(s, "default") == 0) {
         steps_given = 0;
         continue;
-      } else if (wn_parse_u32(s, 0, 0xffff, &v)) {
-        fprintf(stderr, "winnow-eval: --steps needs paper, default or a number up to 65535\n");
+      } else if (wn_parse_u32(s, 0, WN_SINGLE_STEPS_ALL, &v)) {
+        fprintf(stderr, "winnow-eval: --steps needs paper, default or a number up to 4095\n");
         return 2;
       } else {
         steps = (uint32_t)v;

@@ -52,6 +52,8 @@
 
 #include <jansson.h>
 
+/* wn_detector_set_steps: the ablations' steps (the unstable calls). */
+#define WN_UNSTABLE_API
 #include <winnow/winnow.h>
 
 /* wn_parse_u32: the project's one whole-number parser (src/util/util.h;
@@ -96,7 +98,7 @@ typedef struct wn_snip_counts {
 
 typedef struct wn_snip_opts {
   int per_page, json, fallback_given;
-  uint32_t steps; /* wn_detect_options.fallback_steps */
+  uint32_t steps; /* wn_detector_set_steps */
   unsigned repeat;
   char fold; /* 'A', 'B', or 0 for every page */
   wn_single_method fallback;
@@ -574,10 +576,10 @@ static int wn_snip_parse_args(int argc, char **argv, wn_snip_opts *o) {
         o->steps = WN_SINGLE_STEPS_SET;
       } else if (strcmp(v, "default") == 0) {
         o->steps = WN_SINGLE_STEPS_DEFAULT;
-      } else if (wn_parse_u32(v, 0, 0xffff, &n) == 0) {
+      } else if (wn_parse_u32(v, 0, WN_SINGLE_STEPS_ALL, &n) == 0) {
         o->steps = WN_SINGLE_STEPS_SET | n;
       } else {
-        fprintf(stderr, "winnow-snippets: --steps needs paper, default or a number up to 65535\n");
+        fprintf(stderr, "winnow-snippets: --steps needs paper, default or a number up to 4095\n");
         return 2;
       }
     } else if (strcmp(a, "--per-page") == 0) {
@@ -640,10 +642,11 @@ int main(int argc, char **argv) {
   if (s.opts.fallback_given)
     o.detect.fallback = s.opts.fallback;
   s.opts.fallback = o.detect.fallback; /* for the report */
-  o.detect.fallback_steps = s.opts.steps;
   wn_diag diag;
   wn_diag_clear(&diag);
   wn_err err = wn_detector_create(NULL, &o, &d, &diag);
+  if (!err)
+    err = wn_detector_set_steps(d, s.opts.steps, &diag);
   if (err) {
     fprintf(stderr, "winnow-snippets: detector: %s\n", wn_diag_message(&diag, err));
     goto out;

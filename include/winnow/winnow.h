@@ -593,9 +593,6 @@ typedef struct wn_detect_options {
    * WN_DETECT_DEFAULT_MIN_CONFIDENCE. */
   double min_confidence;
   wn_single_method fallback;   /* default WN_SINGLE_DANAG */
-  uint32_t fallback_steps;     /* 0 (the default): the method's measured
-                                  steps; other values are the evaluation
-                                  tools' ablations (docs/evaluation.md) */
   /* The single-page method's leaning (trafilatura's favor_precision and
    * favor_recall): WN_FAVOR_BALANCED (default) is the measured reading;
    * PRECISION keeps the density reading's block and its headline alone
@@ -1310,6 +1307,28 @@ WN_API wn_err wn_warc_write_conversion(wn_warc_writer *writer, const wn_warc_pag
 /* Finishes the file (the last gzip member) and closes it: an error here
  * means the file is incomplete. NULL is harmless. Returns WN_EIO. */
 WN_API wn_err wn_warc_writer_close(wn_warc_writer *writer, wn_diag *diag);
+
+/* ==== unstable ============================================================ */
+
+/* Calls for the project's own tools, outside the stable interface (as
+ * zstd's ZSTD_STATIC_LINKING_ONLY): they may change or disappear in any
+ * release, a patch release too, whatever the ABI rule says. Declared only
+ * for a program that defines WN_UNSTABLE_API before including this
+ * header; exported all the same. */
+#ifdef WN_UNSTABLE_API
+
+/* Unstable: may change or disappear in any release. The single-page
+ * method's steps for this detector's pages, for the evaluation tools'
+ * ablations (winnow-eval and winnow-snippets --steps; docs/evaluation.md):
+ * 0 is the measured default (what a detector starts with, and what
+ * wn_detect_options.favor and .comments adjust); otherwise 0x80000000 |
+ * a set of the private step bits (src/detect/steps.h, WN_SINGLE_STEP_*;
+ * 0x80000000 alone: the papers' methods as stated), which then replace
+ * the default and favor and comments alike. Pages a template serves are
+ * not affected. Returns WN_EINVAL (no detector, a bit no step has). */
+WN_API wn_err wn_detector_set_steps(wn_detector *detector, uint32_t steps, wn_diag *diag);
+
+#endif /* WN_UNSTABLE_API */
 
 #ifdef __cplusplus
 }

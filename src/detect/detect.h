@@ -34,10 +34,13 @@ void wn_detect_result_free(wn_detect_result *result);
 /* The whole detection policy: with a template (tpl may be NULL), match
  * and select; when there is no template, or the page's confidence is below
  * opts->min_confidence, the single-page method opts->fallback serves the
- * page instead. The result then says so (wn_detect_fallback_reason) and
- * keeps the template's confidence (0 without a template). */
+ * page instead, with steps (0: the measured default; else
+ * WN_SINGLE_STEPS_SET | bits of detect/steps.h, wn_detector_set_steps).
+ * The result then says so (wn_detect_fallback_reason) and keeps the
+ * template's confidence (0 without a template). */
 wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
-                      const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag);
+                      const wn_detect_options *opts, uint32_t steps, wn_detect_result **out,
+                      wn_diag *diag);
 wn_detect_fallback wn_detect_fallback_reason(const wn_detect_result *result);
 /* The selector a site's template names, with none (0) read as cues: the
  * one place that default lives. */
@@ -217,9 +220,9 @@ typedef struct wn_detect_trace {
   uint32_t layout;          /* the site's layout matched (wn_template_layout) */
 } wn_detect_trace;
 
-/* Detection as wn_detect_page, recording into trace (may be NULL; else
- * zeroed, or used before and not yet freed). The trace's arrays are
- * allocated here (free with wn_detect_trace_free). */
+/* Detection as wn_detect_page with the default steps, recording into
+ * trace (may be NULL; else zeroed, or used before and not yet freed). The
+ * trace's arrays are allocated here (free with wn_detect_trace_free). */
 wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
                              const wn_detect_options *opts, wn_detect_trace *trace,
                              wn_detect_result **out, wn_diag *diag);

@@ -170,11 +170,11 @@ wn_err wn_detect_figures(const wn_dom_page *page, const wn_detect_result *result
 /* The policy every template method ends in (policy.c): tmpl, the
  * template method's result, serves the page; NULL when it did not
  * (confidence under the threshold, nothing selected, a layout not
- * learned): then the single-page method of opts serves it, its result
- * saying reason and the template's confidence. Either way the output
- * invariants run (permalink marks, repeated blocks). *out takes tmpl
- * over (freed on failure). */
-wn_err wn_detect_policy(const wn_dom_page *page, const wn_detect_options *opts,
+ * learned): then the single-page method of opts serves it with steps (as
+ * wn_detect_page's), its result saying reason and the template's
+ * confidence. Either way the output invariants run (permalink marks,
+ * repeated blocks). *out takes tmpl over (freed on failure). */
+wn_err wn_detect_policy(const wn_dom_page *page, const wn_detect_options *opts, uint32_t steps,
                         wn_detect_result *tmpl, wn_detect_fallback reason, double confidence,
                         wn_detect_result **out, wn_diag *diag);
 

@@ -63,16 +63,17 @@ void wn_fastce_trace_free(wn_fastce_trace *trace);
 wn_err wn_fastce_trace_candidates(const wn_fastce_trace *trace, const wn_dom_page *page,
                                   wn_detect_trace *out);
 
-/* wn_detect_page for a FastCE template: run, then the single-page
- * fallback (opts->fallback) when the confidence is below
- * opts->min_confidence or nothing was extracted. */
 /* The policy on a FastCE result run (taken over): it serves when its
  * confidence reaches opts' threshold and it selected something, else the
- * single-page method does (wn_detect_policy, as for ETDM). */
+ * single-page method does, with steps (wn_detect_policy, as for ETDM). */
 wn_err wn_detect_fastce_policy(const wn_dom_page *page, const wn_detect_options *opts,
-                               wn_detect_result *run, wn_detect_result **out, wn_diag *diag);
+                               uint32_t steps, wn_detect_result *run, wn_detect_result **out,
+                               wn_diag *diag);
+/* wn_detect_page for a FastCE template: run, then the single-page
+ * fallback (opts->fallback, with steps) when the confidence is below
+ * opts->min_confidence or nothing was extracted. */
 wn_err wn_detect_fastce_page(const wn_dom_page *page, const wn_fastce *fce,
-                             const wn_detect_options *opts, wn_detect_result **out,
-                             wn_diag *diag);
+                             const wn_detect_options *opts, uint32_t steps,
+                             wn_detect_result **out, wn_diag *diag);
 
 #endif /* WN_DETECT_FASTCE_DETECT_H */

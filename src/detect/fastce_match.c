@@ -218,24 +218,26 @@ out:
 }
 
 wn_err wn_detect_fastce_policy(const wn_dom_page *page, const wn_detect_options *opts,
-                               wn_detect_result *run, wn_detect_result **out, wn_diag *diag) {
+                               uint32_t steps, wn_detect_result *run, wn_detect_result **out,
+                               wn_diag *diag) {
   const double min_confidence = opts ? opts->min_confidence : 0.0;
   const double confidence = run->confidence;
   if (confidence >= min_confidence && run->n_selected > 0)
-    return wn_detect_policy(page, opts, run, WN_FALLBACK_NONE, confidence, out, diag);
+    return wn_detect_policy(page, opts, steps, run, WN_FALLBACK_NONE, confidence, out, diag);
   /* The page does not fit the paths (or all it has on them is stored
    * non-content): as for ETDM, a method that needs no template serves it. */
   wn_detect_result_free(run);
-  return wn_detect_policy(page, opts, NULL, WN_FALLBACK_LOW_CONFIDENCE, confidence, out, diag);
+  return wn_detect_policy(page, opts, steps, NULL, WN_FALLBACK_LOW_CONFIDENCE, confidence, out,
+                          diag);
 }
 
 wn_err wn_detect_fastce_page(const wn_dom_page *page, const wn_fastce *fce,
-                             const wn_detect_options *opts, wn_detect_result **out,
-                             wn_diag *diag) {
+                             const wn_detect_options *opts, uint32_t steps,
+                             wn_detect_result **out, wn_diag *diag) {
   *out = NULL;
   wn_detect_result *run = NULL;
   wn_err err = wn_detect_fastce_run(page, fce, &run, diag);
   if (err)
     return err;
-  return wn_detect_fastce_policy(page, opts, run, out, diag);
+  return wn_detect_fastce_policy(page, opts, steps, run, out, diag);
 }

@@ -542,17 +542,16 @@ wn_err wn_detect_run(const wn_dom_page *page, const wn_template *tpl,
   return wn_detect_template(page, tpl, NULL, opts, 0.0, NULL, out, &confidence, diag);
 }
 
-wn_err wn_detect_policy(const wn_dom_page *page, const wn_detect_options *opts,
+wn_err wn_detect_policy(const wn_dom_page *page, const wn_detect_options *opts, uint32_t steps,
                         wn_detect_result *tmpl, wn_detect_fallback reason, double confidence,
                         wn_detect_result **out, wn_diag *diag) {
   *out = NULL;
   wn_detect_result *res = tmpl;
   wn_err err = WN_OK;
   if (!res) {
-    /* fallback_steps: the measured default set (0) unless an ablation asks
-     * for an explicit one (WN_SINGLE_STEPS_SET | steps). */
+    /* steps: the measured default set (0) unless an ablation asks for an
+     * explicit one (WN_SINGLE_STEPS_SET | bits). */
     const wn_single_method fallback = opts ? opts->fallback : WN_SINGLE_DANAG;
-    uint32_t steps = opts ? opts->fallback_steps : WN_SINGLE_STEPS_DEFAULT;
     /* The leaning (favor) and the comment threads, as steps of the
      * method's default set. Readability's reading alone has no steps. */
     if (opts && !(steps & WN_SINGLE_STEPS_SET) && fallback != WN_SINGLE_READABILITY &&
@@ -584,10 +583,6 @@ wn_err wn_detect_policy(const wn_dom_page *page, const wn_detect_options *opts,
   return WN_OK;
 }
 
-wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
-                      const wn_detect_options *opts, wn_detect_result **out, wn_diag *diag) {
-  return wn_detect_page_traced(page, tpl, opts, NULL, out, diag);
-}
 
 /*
  * Layouts: a site of several layouts has a template per layout
@@ -677,9 +672,10 @@ out:
   return err;
 }
 
-wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
-                             const wn_detect_options *opts, wn_detect_trace *trace,
-                             wn_detect_result **out, wn_diag *diag) {
+/* wn_detect_page and wn_detect_page_traced. */
+static wn_err wn_detect_page_with(const wn_dom_page *page, const wn_template *tpl,
+                                  const wn_detect_options *opts, uint32_t steps,
+                                  wn_detect_trace *trace, wn_detect_result **out, wn_diag *diag) {
   *out = NULL;
   uint32_t layout = 0;
   int placed = 1;
@@ -732,7 +728,7 @@ wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
     }
     if (res) {
       res->layout = layout;
-      return wn_detect_policy(page, opts, res, WN_FALLBACK_NONE, confidence, out, diag);
+      return wn_detect_policy(page, opts, steps, res, WN_FALLBACK_NONE, confidence, out, diag);
     }
     /* The page does not look like the pages the template was learned
      * from (a redesign, another section of the site, another site under
@@ -745,7 +741,7 @@ wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
     reason = WN_FALLBACK_LOW_CONFIDENCE;
     confidence = fit; /* of the layout it fits best */
   }
-  wn_err err = wn_detect_policy(page, opts, NULL, reason, confidence, &res, diag);
+  wn_err err = wn_detect_policy(page, opts, steps, NULL, reason, confidence, &res, diag);
   if (err)
     return err;
   res->layout = layout;
@@ -756,6 +752,18 @@ wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
   }
   *out = res;
   return WN_OK;
+}
+
+wn_err wn_detect_page(const wn_dom_page *page, const wn_template *tpl,
+                      const wn_detect_options *opts, uint32_t steps, wn_detect_result **out,
+                      wn_diag *diag) {
+  return wn_detect_page_with(page, tpl, opts, steps, NULL, out, diag);
+}
+
+wn_err wn_detect_page_traced(const wn_dom_page *page, const wn_template *tpl,
+                             const wn_detect_options *opts, wn_detect_trace *trace,
+                             wn_detect_result **out, wn_diag *diag) {
+  return wn_detect_page_with(page, tpl, opts, WN_SINGLE_STEPS_DEFAULT, trace, out, diag);
 }
 
 wn_detect_selector wn_detect_site_selector(const wn_template *tpl) {

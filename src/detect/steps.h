@@ -1,9 +1,10 @@
 /*
  * detect/steps.h: the steps added to the papers' single-page methods, as
- * bits of wn_detect_options.fallback_steps, for the evaluation tools'
+ * bits of the steps a detector is given by wn_detector_set_steps (the
+ * unstable part of winnow.h, WN_UNSTABLE_API), for the evaluation tools'
  * ablations (winnow-eval --steps, winnow-snippets --steps; the figures of
- * docs/single-page.md and docs/evaluation.md). Not in the public header:
- * a program leaves fallback_steps 0, the measured default.
+ * docs/single-page.md and docs/evaluation.md). Not public API: a program
+ * never sets steps, and gets the measured default.
  */
 #ifndef WN_DETECT_STEPS_H
 #define WN_DETECT_STEPS_H
@@ -22,6 +23,7 @@
  * in the default set: */
 #define WN_SINGLE_STEP_UNION 0x400u /* favor recall: every block the second reading keeps */
 #define WN_SINGLE_STEP_COMMENTS 0x800u /* comment threads kept after the content */
+#define WN_SINGLE_STEPS_ALL 0xfffu /* every step bit above */
 #define WN_SINGLE_STEPS_DEFAULT 0u /* the method's measured default set */
 /* An explicit set: WN_SINGLE_STEPS_SET | steps (WN_SINGLE_STEPS_SET alone
  * is the paper's method as stated). */

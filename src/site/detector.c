@@ -6,8 +6,11 @@
  * shared (LMDB readers never block). The hot path reads the store only
  * when a site is first seen (or its cached template has aged), and writes
  * it only when batched counts are flushed. */
+/* wn_detector_set_steps, the unstable part of winnow.h, is defined here. */
+#define WN_UNSTABLE_API
 #include "site/site_int.h"
 #include "detect/fastce_detect.h"
+#include "detect/steps.h"
 #include "fetch/fetch.h"
 
 #include <stdio.h>
@@ -49,6 +52,8 @@ struct wn_detector {
   uint32_t pending;      /* pages detected since the last flush */
   double last_flush_ms;
   int count;             /* counting on (a store opened for writing) */
+  uint32_t steps;        /* the single-page method's steps: 0, the default
+                            (wn_detector_set_steps) */
 };
 
 struct wn_page_result {
@@ -262,6 +267,18 @@ void wn_detector_destroy(wn_detector *d) {
     wn_entry_clear(&d->cache[i]);
   free(d->cache);
   free(d);
+}
+
+wn_err wn_detector_set_steps(wn_detector *d, uint32_t steps, wn_diag *diag) {
+  if (!d)
+    return wn_diag_set(diag, WN_EINVAL, "no detector");
+  if (steps != WN_SINGLE_STEPS_DEFAULT &&
+      (!(steps & WN_SINGLE_STEPS_SET) || (steps & ~(WN_SINGLE_STEPS_SET | WN_SINGLE_STEPS_ALL))))
+    return wn_diag_set(diag, WN_EINVAL,
+                       "steps 0x%x: 0, or 0x%x with step bits of 0x%x", (unsigned)steps,
+                       (unsigned)WN_SINGLE_STEPS_SET, (unsigned)WN_SINGLE_STEPS_ALL);
+  d->steps = steps;
+  return WN_OK;
 }
 
 wn_err wn_detector_use(wn_detector *d, const wn_learned *learned, wn_diag *diag) {
@@ -520,9 +537,10 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   if (err)
     goto out;
   /* The method is the site record's: FastCE paths or ETDM. */
-  err = entry && entry->fce ? wn_detect_fastce_page(page, entry->fce, &d->opts.detect, &res, diag)
-                            : wn_detect_page(page, entry ? entry->tpl : NULL, &d->opts.detect,
-                                             &res, diag);
+  err = entry && entry->fce
+            ? wn_detect_fastce_page(page, entry->fce, &d->opts.detect, d->steps, &res, diag)
+            : wn_detect_page(page, entry ? entry->tpl : NULL, &d->opts.detect, d->steps, &res,
+                             diag);
   if (err)
     goto out;
   r->method = wn_detect_method(res);

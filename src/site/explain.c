@@ -8,6 +8,7 @@
  * (the FastContentExtractor paper, Sec. III) decided it.
  */
 #include "detect/fastce_detect.h"
+#include "detect/steps.h"
 #include "site/site_int.h"
 #include "fetch/fetch.h"
 
@@ -71,7 +72,8 @@ static wn_err wn_explain_fastce_detect(wn_explain *ex, wn_diag *diag) {
   if ((err = wn_detect_fastce_run_traced(ex->page, ex->fce, &ex->ftrace, &run, diag)))
     return err;
   const double confidence = wn_detect_confidence(run);
-  if ((err = wn_detect_fastce_policy(ex->page, &ex->opts, run, &ex->res, diag)))
+  if ((err = wn_detect_fastce_policy(ex->page, &ex->opts, WN_SINGLE_STEPS_DEFAULT, run, &ex->res,
+                                     diag)))
     return err;
   if (wn_fastce_trace_candidates(&ex->ftrace, ex->page, &ex->trace) != WN_OK)
     return wn_diag_set(diag, WN_ENOMEM, "out of memory");

@@ -56,8 +56,7 @@ void wn_cleanup(void) {
 void wn_detect_options_init(wn_detect_options *opts) {
   *opts = (wn_detect_options){.selector = WN_SELECT_SITE,
                               .min_confidence = WN_DETECT_DEFAULT_MIN_CONFIDENCE,
-                              .fallback = WN_SINGLE_DANAG,
-                              .fallback_steps = 0};
+                              .fallback = WN_SINGLE_DANAG};
 }
 
 void wn_drift_policy_init(wn_drift_policy *policy) {

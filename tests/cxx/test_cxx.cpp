@@ -1,11 +1,12 @@
 // test_cxx.cpp: the public header from C++. Calls a function of every
 // section of include/winnow/winnow.h (lifecycle and errors, store,
-// learning, detector and page result, site info, WARC) and links against
-// libwinnow: a declaration left outside extern "C" gets a C++-mangled name
-// and fails to link here.
+// learning, detector and page result, site info, WARC, and the unstable
+// part) and links against libwinnow: a declaration left outside extern "C"
+// gets a C++-mangled name and fails to link here.
 //
 // A plain program (no cmocka, which is C): CHECK(expr) stops at the first
 // failure with its line, as LMDB's mtest programs do.
+#define WN_UNSTABLE_API
 #include <winnow/winnow.h>
 
 #include <cstdio>
@@ -99,6 +100,7 @@ int main() {
   wn_detector_options_init(&dopts);
   wn_detector *detector = nullptr;
   CHECK_OK(wn_detector_create(store, &dopts, &detector, &diag));
+  CHECK_OK(wn_detector_set_steps(detector, 0, &diag));
   char *page = nullptr;
   size_t page_len = 0;
   CHECK_OK(wn_file_read((fx + "article-6.html").c_str(), WN_PAGE_MAX_BYTES, &page, &page_len,

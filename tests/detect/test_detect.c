@@ -297,7 +297,7 @@ static void test_detect_site_selector(void **state) {
   /* The policy keeps the site's selector too. */
   opts.selector = WN_SELECT_SITE;
   opts.min_confidence = WN_DETECT_DEFAULT_MIN_CONFIDENCE;
-  assert_int_equal(wn_detect_page(page, tpl, &opts, &res, NULL), WN_OK);
+  assert_int_equal(wn_detect_page(page, tpl, &opts, 0, &res, NULL), WN_OK);
   assert_string_equal(wn_detect_method(res), "template-region");
   wn_detect_result_free(res);
   /* A template learned without a choice: cues. */
@@ -313,7 +313,7 @@ static void test_detect_site_selector(void **state) {
   assert_non_null(strstr(diag.msg, "unknown selector 77"));
   wn_template_set_selector(tpl, 9);
   wn_diag_clear(&diag);
-  assert_int_equal(wn_detect_page(page, tpl, NULL, &res, &diag), WN_ECORRUPT);
+  assert_int_equal(wn_detect_page(page, tpl, NULL, 0, &res, &diag), WN_ECORRUPT);
   assert_non_null(strstr(diag.msg, "template names unknown selector 9"));
   /* Names. */
   wn_detect_selector sel = WN_SELECT_CUES;
@@ -350,7 +350,7 @@ static void policy(const char *html, const wn_template *tpl, const wn_detect_opt
                    const char *method, wn_detect_fallback reason, const char *want_text) {
   wn_dom_page *page = wn_test_parse(html);
   wn_detect_result *res = NULL;
-  assert_int_equal(wn_detect_page(page, tpl, opts, &res, NULL), WN_OK);
+  assert_int_equal(wn_detect_page(page, tpl, opts, 0, &res, NULL), WN_OK);
   assert_string_equal(wn_detect_method(res), method);
   assert_int_equal(wn_detect_fallback_reason(res), reason);
   double c = wn_detect_confidence(res);
@@ -400,7 +400,7 @@ static void test_detect_policy(void **state) {
   policy(redesigned_page, tpl, &opts, "template", WN_FALLBACK_NONE, "");
   wn_dom_page *page = wn_test_parse(new_page);
   wn_detect_result *res = NULL;
-  assert_int_equal(wn_detect_page(page, NULL, NULL, &res, NULL), WN_OK);
+  assert_int_equal(wn_detect_page(page, NULL, NULL, 0, &res, NULL), WN_OK);
   assert_string_equal(wn_detect_method(res), "danag");
   assert_string_equal(wn_detect_fallback_name(wn_detect_fallback_reason(res)), "no template");
   assert_null(wn_detect_fallback_name(WN_FALLBACK_NONE));
@@ -500,7 +500,7 @@ static void test_render_html_empty_page(void **state) {
         /* s == 3: no template, the single-page fallback */
         wn_detect_options dopts = {.selector = s < 3 ? selectors[s] : WN_SELECT_SITE};
         wn_detect_result *res = NULL;
-        assert_int_equal(wn_detect_page(page, s < 3 ? tpl : NULL, &dopts, &res, NULL), WN_OK);
+        assert_int_equal(wn_detect_page(page, s < 3 ? tpl : NULL, &dopts, 0, &res, NULL), WN_OK);
         wn_buf buf;
         wn_buf_init(&buf, 0);
         wn_diag diag = {{0}};
@@ -538,7 +538,7 @@ static void test_permalink_marks(void **state) {
       "asks, the rules hold for every request of the cache.</p></div></body></html>";
   wn_dom_page *page = wn_test_parse(html);
   wn_detect_result *res = NULL;
-  assert_int_equal(wn_detect_page(page, NULL, NULL, &res, NULL), WN_OK);
+  assert_int_equal(wn_detect_page(page, NULL, NULL, 0, &res, NULL), WN_OK);
   wn_buf out;
   wn_buf_init(&out, 1 << 20);
   assert_int_equal(wn_detect_render_text(page, res, &out), WN_OK);

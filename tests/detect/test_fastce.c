@@ -150,7 +150,7 @@ static void test_learn_then_detect(void **state) {
   wn_detect_result *res = NULL;
   wn_dom_page *other = wn_test_parse("<body><table><tr><td>Some other layout with enough text "
                                      "to be content.</td></tr></table></body>");
-  assert_int_equal(wn_detect_fastce_page(other, f, &o, &res, NULL), WN_OK);
+  assert_int_equal(wn_detect_fastce_page(other, f, &o, 0, &res, NULL), WN_OK);
   assert_int_equal(wn_detect_fallback_reason(res), WN_FALLBACK_LOW_CONFIDENCE);
   assert_true(wn_detect_confidence(res) == 0.0);
   wn_detect_result_free(res);
@@ -182,7 +182,7 @@ static void test_permalink_marks(void **state) {
   wn_detect_options o;
   wn_detect_options_init(&o);
   wn_detect_result *res = NULL;
-  assert_int_equal(wn_detect_fastce_page(pages[3], f, &o, &res, NULL), WN_OK);
+  assert_int_equal(wn_detect_fastce_page(pages[3], f, &o, 0, &res, NULL), WN_OK);
   assert_int_equal(wn_detect_fallback_reason(res), WN_FALLBACK_NONE);
   wn_buf out;
   wn_buf_init(&out, 1 << 20);

@@ -89,7 +89,7 @@ static char *detect(const char *html, const wn_template *tpl) {
   wn_dom_page *page = wn_test_parse(html);
   wn_detect_result *res = NULL;
   wn_detect_options opts = {.selector = WN_SELECT_SITE, .fallback = WN_SINGLE_DANAG};
-  assert_int_equal(wn_detect_page(page, tpl, &opts, &res, NULL), WN_OK);
+  assert_int_equal(wn_detect_page(page, tpl, &opts, 0, &res, NULL), WN_OK);
   assert_int_equal(wn_detect_fallback_reason(res), WN_FALLBACK_NONE);
   wn_buf buf;
   wn_buf_init(&buf, 0);

@@ -5,6 +5,7 @@
  * post above a longer comment thread yields the post, a dialog never wins
  * over the page's text, text set with <br> is read, ruby readings are not
  * text. All through the public detector, as `winnow detect` runs. */
+#define WN_UNSTABLE_API /* wn_detector_set_steps */
 #include "wn_test.h"
 #include "wn_story.h"
 
@@ -20,10 +21,10 @@ static char *detect_text(const char *html, wn_single_method method, uint32_t ste
   wn_detector_options o;
   wn_detector_options_init(&o);
   o.detect.fallback = method;
-  o.detect.fallback_steps = steps;
   wn_detector *d = NULL;
   wn_diag diag = {{0}};
   assert_int_equal(wn_detector_create(NULL, &o, &d, &diag), WN_OK);
+  assert_int_equal(wn_detector_set_steps(d, steps, &diag), WN_OK);
   wn_page_input in = {.bytes = html, .len = strlen(html), .url = "https://blog.example/post"};
   wn_page_result *r = NULL;
   wn_err err = wn_detector_detect(d, &in, WN_WANT_TEXT, &r, &diag);

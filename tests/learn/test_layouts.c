@@ -32,7 +32,7 @@ static served detect(const wn_template *tpl, const char *name) {
   wn_detect_options o;
   wn_detect_options_init(&o);
   wn_diag diag = {{0}};
-  if (wn_detect_page(s.page, tpl, &o, &s.res, &diag))
+  if (wn_detect_page(s.page, tpl, &o, 0, &s.res, &diag))
     fail_msg("detect %s: %s", name, diag.msg);
   size_t len = 0;
   wn_buf b;
@@ -154,7 +154,7 @@ static void test_skeleton_is_no_layout(void **state) {
   wn_detect_options o;
   wn_detect_options_init(&o);
   wn_detect_result *res = NULL;
-  assert_int_equal(wn_detect_page(page, r->tpl, &o, &res, &diag), WN_OK);
+  assert_int_equal(wn_detect_page(page, r->tpl, &o, 0, &res, &diag), WN_OK);
   assert_int_equal(wn_detect_fallback_reason(res), WN_FALLBACK_LOW_CONFIDENCE);
   wn_detect_result_free(res);
   wn_dom_free(page);

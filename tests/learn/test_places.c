@@ -131,7 +131,7 @@ static place_trace traced(const wn_template *tpl, const char *path) {
 static char *page_text(const wn_template *tpl, const wn_dom_page *page) {
   wn_detect_result *res = NULL;
   wn_diag diag = {{0}};
-  wn_err err = wn_detect_page(page, tpl, NULL, &res, &diag);
+  wn_err err = wn_detect_page(page, tpl, NULL, 0, &res, &diag);
   if (err)
     fail_msg("detect: %s", wn_diag_message(&diag, err));
   wn_buf out;
@@ -556,7 +556,7 @@ static const char *place_note(const wn_template *tpl, const char *path, char *bu
   wn_dom_page *page = wn_test_parse_file(path);
   wn_detect_result *res = NULL;
   wn_diag diag = {{0}};
-  if (wn_detect_page(page, tpl, NULL, &res, &diag))
+  if (wn_detect_page(page, tpl, NULL, 0, &res, &diag))
     fail_msg("detect %s: %s", path, diag.msg);
   const char *note = wn_detect_result_place(res);
   snprintf(buf, n, "%s", note ? note : "");

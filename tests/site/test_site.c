@@ -3,7 +3,8 @@
  * else, used as a front end would: options and their defaults, the site
  * rule, learning from files and by crawling a loopback server, storing,
  * detection with the template cache from two threads, batched counts and
- * the drift callback, the one JSON shape.
+ * the drift callback, the one JSON shape; and the unstable calls
+ * (WN_UNSTABLE_API) as the evaluation tools make them.
  */
 #include <limits.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#define WN_UNSTABLE_API /* wn_detector_set_steps */
 #include <winnow/winnow.h>
 
 #include "wn_httpd.h"
@@ -93,7 +95,8 @@ static void test_defaults(void **state) {
   assert_int_equal(d.selector, WN_SELECT_SITE);
   assert_true(d.min_confidence == WN_DETECT_DEFAULT_MIN_CONFIDENCE);
   assert_int_equal(d.fallback, WN_SINGLE_DANAG);
-  assert_int_equal(d.fallback_steps, 0u);
+  assert_int_equal(d.favor, WN_FAVOR_BALANCED);
+  assert_int_equal(d.comments, 0);
 
   wn_learn_options l;
   memset(&l, 0xff, sizeof l);
@@ -729,6 +732,62 @@ static void test_learn_url_and_use(void **state) {
   wn_httpd_stop(srv);
 }
 
+/* The text a detector gives for PAGE(6) under SITE, malloc'd. */
+static char *detect_six(wn_detector *d) {
+  size_t len = 0;
+  char *page = read_page(PAGE(6), &len);
+  wn_page_input in = {.bytes = page, .len = len, .site = SITE};
+  wn_page_result *r = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_detector_detect(d, &in, WN_WANT_TEXT, &r, &diag);
+  if (err)
+    fail_msg("detect: %s", wn_diag_message(&diag, err));
+  char *text = strdup(wn_page_result_text(r, NULL));
+  assert_non_null(text);
+  wn_page_result_free(r);
+  free(page);
+  return text;
+}
+
+/* The unstable steps: 0 or an explicit set of known bits; an explicit set
+ * changes what the single-page method keeps (the paper's method as stated
+ * keeps no headline) and nothing a template serves. */
+static void test_detector_steps(void **state) {
+  (void)state;
+  wn_detector *d = NULL;
+  wn_diag diag = {{0}};
+  assert_int_equal(wn_detector_set_steps(NULL, 0, &diag), WN_EINVAL);
+  assert_int_equal(wn_detector_create(NULL, NULL, &d, NULL), WN_OK);
+  wn_diag_clear(&diag);
+  assert_int_equal(wn_detector_set_steps(d, 0x1u, &diag), WN_EINVAL); /* no set bit */
+  assert_non_null(strstr(diag.msg, "steps"));
+  assert_int_equal(wn_detector_set_steps(d, 0x80000000u | 0x10000u, NULL), WN_EINVAL);
+  char *dflt = detect_six(d);
+  assert_int_equal(wn_detector_set_steps(d, 0x80000000u, &diag), WN_OK);
+  char *paper = detect_six(d);
+  assert_string_not_equal(dflt, paper);
+  assert_int_equal(wn_detector_set_steps(d, 0, &diag), WN_OK);
+  char *again = detect_six(d);
+  assert_string_equal(dflt, again);
+  free(dflt);
+  free(paper);
+  free(again);
+  /* A template serves the page: the steps do not matter. */
+  const char *paths[] = {PAGE(1), PAGE(2), PAGE(3), PAGE(4), PAGE(5)};
+  wn_learned *learned = NULL;
+  assert_int_equal(wn_site_learn_files(SITE, paths, 5, NULL, &learned, &diag), WN_OK);
+  assert_int_equal(wn_detector_use(d, learned, &diag), WN_OK);
+  wn_learned_free(learned);
+  dflt = detect_six(d);
+  assert_int_equal(wn_detector_set_steps(d, 0x80000000u, &diag), WN_OK);
+  paper = detect_six(d);
+  assert_string_equal(dflt, paper);
+  assert_non_null(strstr(dflt, CONTENT6));
+  free(dflt);
+  free(paper);
+  wn_detector_destroy(d);
+}
+
 static int setup(void **state) {
   (void)state;
   if (wn_test_temp_dir(g_tmp, sizeof g_tmp, "winnow-site") != 0)
@@ -755,6 +814,7 @@ int main(void) {
       cmocka_unit_test(test_drift_callback),
       cmocka_unit_test(test_relearned_template_seen),
       cmocka_unit_test(test_learn_url_and_use),
+      cmocka_unit_test(test_detector_steps),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -867,7 +867,7 @@ static void test_trace_changes_nothing(void **state) {
       wn_detect_result *plain = NULL, *traced = NULL;
       wn_detect_trace trace;
       memset(&trace, 0, sizeof trace);
-      assert_int_equal(wn_detect_page(page, tpl, &opts, &plain, &diag), WN_OK);
+      assert_int_equal(wn_detect_page(page, tpl, &opts, 0, &plain, &diag), WN_OK);
       assert_int_equal(wn_detect_page_traced(page, tpl, &opts, &trace, &traced, &diag), WN_OK);
       uint32_t n1 = 0, n2 = 0, count = 0;
       wn_dom_nodes(page, &count);

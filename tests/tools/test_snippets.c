@@ -245,6 +245,28 @@ static void test_bad_corpus(void **state) {
   RUN(&r, "--repeat", "0", CORPUS);
   assert_int_equal(r.status, 2);
   wn_run_free(&r);
+  /* --steps: a bit no step has is a usage error. */
+  RUN(&r, "--steps", "4096", CORPUS);
+  assert_int_equal(r.status, 2);
+  wn_expect_contains(r.err, "--steps needs");
+  wn_run_free(&r);
+}
+
+/* An ablation's steps reach the detector (wn_detector_set_steps): the
+ * papers' methods as stated, every step on, run and score the corpus. */
+static void test_steps(void **state) {
+  (void)state;
+  static const char *const steps[] = {"paper", "4095", "default"};
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+    wn_run r;
+    RUN(&r, "--json", "--steps", steps[i], "--repeat", "1", CORPUS);
+    if (r.status != 0)
+      fail_msg("--steps %s: exit %d: %s", steps[i], r.status, r.err);
+    json_t *root = wn_parse(&r);
+    assert_non_null(json_object_get(root, "all"));
+    json_decref(root);
+    wn_run_free(&r);
+  }
 }
 
 static int group_setup(void **state) {
@@ -281,6 +303,7 @@ int main(void) {
       cmocka_unit_test(test_per_page),
       cmocka_unit_test(test_fold_and_text),
       cmocka_unit_test(test_bad_corpus),
+      cmocka_unit_test(test_steps),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
