@@ -179,7 +179,7 @@ static int cmd_list(wn_store *store, int argc, char **argv) {
   rows r = {.store = store};
   wn_diag diag;
   wn_diag_clear(&diag);
-  wn_err err = wn_site_list(store, collect_site, &r, &diag);
+  wn_err err = wn_site_each(store, collect_site, &r, &diag);
   if (!err && r.oom)
     err = wn_diag_set(&diag, WN_ENOMEM, "out of memory");
   int rc = WN_EXIT_OK;
@@ -358,7 +358,7 @@ static int cmd_show(wn_store *store, int argc, char **argv) {
   wn_template_summary sum;
   /* The header needs the summary, which a walk fills: a first walk stops
    * at once (a template is small; reading it twice costs nothing). */
-  wn_err err = wn_site_template_walk(store, site, page, 0, stop_walk, NULL, &sum, &diag);
+  wn_err err = wn_site_template_each(store, site, page, 0, stop_walk, NULL, &sum, &diag);
   if (err)
     return fail(err, &diag);
   printf("site %s: %u template nodes (%u text) from %u sample pages, min count %u, "
@@ -377,7 +377,7 @@ static int cmd_show(wn_store *store, int argc, char **argv) {
   else
     printf("unnamed: no page of the site to name the nodes (give one with --page FILE)\n");
   printf("n/N: held by n of the N sample pages; [page]: page-specific, where content sits\n\n");
-  err = wn_site_template_walk(store, site, page, depth, print_entry, &sum.sample_pages, NULL,
+  err = wn_site_template_each(store, site, page, depth, print_entry, &sum.sample_pages, NULL,
                               &diag);
   if (err)
     return fail(err, &diag);
@@ -491,7 +491,7 @@ static int cmd_stats(wn_store *store, int argc, char **argv) {
     json_object_set_new(o, "algorithms", alg);
     json_object_set_new(o, "format_versions", ver);
     wn_pending_totals pt;
-    if ((err = wn_store_pending_totals(store, &pt, &diag))) {
+    if ((err = wn_store_pending_totals_get(store, &pt, &diag))) {
       json_decref(o);
       return fail(err, &diag);
     }
@@ -525,7 +525,7 @@ static int cmd_stats(wn_store *store, int argc, char **argv) {
            u.damaged ? " (run verify)" : "");
   }
   wn_pending_totals t;
-  err = wn_store_pending_totals(store, &t, &diag);
+  err = wn_store_pending_totals_get(store, &t, &diag);
   if (err)
     return fail(err, &diag);
   if (!json)

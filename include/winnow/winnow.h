@@ -21,6 +21,9 @@
  *                             as a person reads it, a detection explained
  *   7. WARC                   web archives in, WET-style text out
  *
+ * Then the names deprecated for one release (docs/library.md, "Names":
+ * the naming scheme) and the unstable calls (WN_UNSTABLE_API).
+ *
  * The daemon (`winnow serve`) has its own header, winnow/serve.h, and its
  * own library: it is not part of libwinnow, so a program that only
  * extracts needs no HTTP server or YAML library.
@@ -304,7 +307,10 @@ WN_API wn_err wn_store_pending_site_get(wn_store *store, const char *site, wn_pe
 typedef struct wn_pending_totals {
   uint64_t sites, pages, bytes;
 } wn_pending_totals;
-WN_API wn_err wn_store_pending_totals(wn_store *store, wn_pending_totals *out, wn_diag *diag);
+/* The pending samples' totals, all sites. Returns WN_EINVAL, store
+ * errors. */
+WN_API wn_err wn_store_pending_totals_get(wn_store *store, wn_pending_totals *out,
+                                          wn_diag *diag);
 
 /* Drops the pending pages of site (NULL: of every site); *n_dropped (may
  * be NULL) receives the sites dropped. Returns WN_ENOTFOUND (site had
@@ -479,31 +485,14 @@ WN_API wn_err wn_site_learn_pages(const char *site, const char *const *names,
 /* Learns by crawling from the key page url: fetches it, ranks its
  * same-site links (hyperlink distance, then DOM distance), fetches the best
  * candidates politely (robots.txt, per-host delay) and learns (with
- * opts->algo) from those that share the key page's template. site NULL: the URL's site. crawl
- * NULL: wn_crawl_options_init's defaults. Returns WN_EINVAL (a bad URL,
- * site or option), network errors (the key page could not be fetched),
- * WN_EBUSY (cancelled), WN_EEMPTY, page errors, WN_ENOMEM. */
+ * opts->algo) from those that share the key page's template. site NULL:
+ * the URL's site. crawl NULL: wn_crawl_options_init's defaults. Returns
+ * WN_EINVAL (a bad URL, site or option), network errors (the key page
+ * could not be fetched), WN_EBUSY (cancelled), WN_EEMPTY, page errors,
+ * WN_ENOMEM. */
 WN_API wn_err wn_site_learn_url(const char *url, const char *site, const wn_learn_options *opts,
                                 const wn_crawl_options *crawl, wn_learned **out,
                                 wn_diag *diag);
-
-/* Deprecated, removed in 0.5.0: wn_site_learn_files, _pages and _url
- * with opts->algo set to algo (opts NULL: the defaults and algo). */
-WN_API wn_err wn_site_learn_files_algo(wn_learn_algo algo, const char *site,
-                                       const char *const *paths, size_t n_paths,
-                                       const wn_learn_options *opts, wn_learned **out,
-                                       wn_diag *diag)
-    WN_DEPRECATED("set wn_learn_options.algo and call wn_site_learn_files");
-WN_API wn_err wn_site_learn_pages_algo(wn_learn_algo algo, const char *site,
-                                       const char *const *names, const char *const *bytes,
-                                       const size_t *len, size_t n_pages,
-                                       const wn_learn_options *opts, wn_learned **out,
-                                       wn_diag *diag)
-    WN_DEPRECATED("set wn_learn_options.algo and call wn_site_learn_pages");
-WN_API wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const char *site,
-                                     const wn_learn_options *opts, const wn_crawl_options *crawl,
-                                     wn_learned **out, wn_diag *diag)
-    WN_DEPRECATED("set wn_learn_options.algo and call wn_site_learn_url");
 
 WN_API void wn_learned_summary_get(const wn_learned *learned, wn_learn_summary *out);
 /* The i-th page of the report (i < n_pages); valid until wn_learned_free. */
@@ -826,7 +815,8 @@ typedef struct wn_page_metadata {
 WN_API const wn_page_metadata *wn_page_result_metadata(const wn_page_result *r);
 /* The site's counters as last written by this detector, if any: 1 and
  * *out filled, else 0. */
-WN_API int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, int *drifting);
+WN_API int wn_page_result_counts_get(const wn_page_result *r, wn_site_counts *out,
+                                     int *drifting);
 
 /* The result as one JSON object, in this order: "site", "site_error"
  * (only when the page's url named no site: the message of
@@ -861,8 +851,8 @@ typedef struct wn_collect_options {
    * (Sec. 3, Table 1). At least 2, at most WN_LEARN_MAX_PAGES. */
   uint32_t sample_pages;
   /* Fewest pages a site may be learned from when the input ends first
-   * (wn_collector_pending): default 3, the fewest where a node kept by
-   * min_count 2 recurs on a majority of the sample. At least 2. */
+   * (wn_collector_pending_each): default 3, the fewest where a node kept
+   * by min_count 2 recurs on a majority of the sample. At least 2. */
   uint32_t min_pages;
   /* Learning attempts per site: a sample that does not share a layout
    * drops its key page and waits for more pages; after this many failures
@@ -959,13 +949,14 @@ WN_API wn_err wn_collector_add(wn_collector *collector, const wn_page_input *pag
 WN_API wn_err wn_collector_learn(wn_collector *collector, const char *site, wn_learned **out,
                                  wn_diag *diag);
 
-/* Calls fn (with the pages held) for each site holding at least min_pages pages (0: the
- * options' min_pages), in the order the sites were first seen, outside
- * the collector's lock (fn may call wn_collector_learn). fn returning
- * nonzero stops the walk. */
+/* Calls fn (with the pages held) for each site holding at least
+ * min_pages pages (0: the options' min_pages), in the order the sites were
+ * first seen, outside the collector's lock (fn may call
+ * wn_collector_learn), stopping at fn's first nonzero return. Returns
+ * WN_EINVAL (no fn), WN_ENOMEM. */
 typedef int (*wn_collect_fn)(const char *site, uint32_t pages, void *ctx);
-WN_API wn_err wn_collector_pending(wn_collector *collector, uint32_t min_pages, wn_collect_fn fn,
-                                   void *ctx, wn_diag *diag);
+WN_API wn_err wn_collector_pending_each(wn_collector *collector, uint32_t min_pages,
+                                        wn_collect_fn fn, void *ctx, wn_diag *diag);
 
 /* Writes the pages held since the last flush to the store (keep_pending),
  * in one transaction. wn_collector_add flushes on its own every 64 pages
@@ -1032,7 +1023,7 @@ WN_API void wn_site_info_free(wn_site_info *info);
  * return. The name is valid only during the call. Returns WN_EINVAL,
  * store errors. */
 typedef int (*wn_site_fn)(const char *site, void *ctx);
-WN_API wn_err wn_site_list(wn_store *store, wn_site_fn fn, void *ctx, wn_diag *diag);
+WN_API wn_err wn_site_each(wn_store *store, wn_site_fn fn, void *ctx, wn_diag *diag);
 /* Removes a site's template and counters. Returns WN_EINVAL (not a site
  * name, a store opened read-only), WN_ENOTEMPLATE (the site has none),
  * store errors. */
@@ -1085,21 +1076,22 @@ typedef struct wn_template_summary {
   uint32_t unpaired;        /* template nodes the page did not pair (not shown) */
 } wn_template_summary;
 
-/* Walks site's template (ETDM), named from the page file page_path: NULL
- * means the key page the site was learned from, if it is a readable file
- * (else the walk is unnamed); "" means unnamed. Entries below max_depth
- * (0: all) are left out. fn's pointers are valid only during the call; a
- * nonzero return stops the walk. summary (may be NULL) is filled. (A site
- * learned with FastCE: wn_site_fastce_show.) Returns WN_EINVAL (not a site
- * name), WN_ENOTEMPLATE, record errors, WN_ENOTFOUND, WN_EIO and page
- * errors (page_path), store errors, WN_ENOMEM. */
-WN_API wn_err wn_site_template_walk(wn_store *store, const char *site, const char *page_path,
+/* Calls fn for each entry of site's template (ETDM) in document order,
+ * named from the page file page_path: NULL means the key page the site was
+ * learned from, if it is a readable file (else the entries are unnamed);
+ * "" means unnamed. Entries below max_depth (0: all) are left out. fn's
+ * pointers are valid only during the call; a nonzero return stops it.
+ * summary (may be NULL) is filled. (A site learned with FastCE:
+ * wn_site_fastce_show.) Returns WN_EINVAL (not a site name),
+ * WN_ENOTEMPLATE, record errors, WN_ENOTFOUND, WN_EIO and page errors
+ * (page_path), store errors, WN_ENOMEM. */
+WN_API wn_err wn_site_template_each(wn_store *store, const char *site, const char *page_path,
                                     uint32_t max_depth, wn_template_fn fn, void *ctx,
                                     wn_template_summary *summary, wn_diag *diag);
 /* The same as one JSON object: the summary's fields and "tree", nested
  * {"tag","id","class","count","text","page_specific","children"}.
  * flags: WN_JSON_PRETTY. *out malloc'd (wn_free it). The codes of
- * wn_site_template_walk. */
+ * wn_site_template_each. */
 WN_API wn_err wn_site_template_json(wn_store *store, const char *site, const char *page_path,
                                     uint32_t max_depth, unsigned flags, char **out,
                                     wn_diag *diag);
@@ -1109,7 +1101,7 @@ WN_API wn_err wn_site_template_json(wn_store *store, const char *site, const cha
  * WN_JSON_PRETTY: as JSON {"site","algorithm","sample_pages","paths":
  * [{"path","pages"}],"stored":[{"path","features","text"}]}, else text.
  * *out malloc'd (wn_free it). Returns WN_EINVAL (not a site name; a site
- * learned with ETDM: see wn_site_template_walk), WN_ENOTEMPLATE, record
+ * learned with ETDM: see wn_site_template_each), WN_ENOTEMPLATE, record
  * errors, store errors, WN_ENOMEM. */
 WN_API wn_err wn_site_fastce_show(wn_store *store, const char *site, unsigned flags, char **out,
                                   wn_diag *diag);
@@ -1307,6 +1299,45 @@ WN_API wn_err wn_warc_write_conversion(wn_warc_writer *writer, const wn_warc_pag
 /* Finishes the file (the last gzip member) and closes it: an error here
  * means the file is incomplete. NULL is harmless. Returns WN_EIO. */
 WN_API wn_err wn_warc_writer_close(wn_warc_writer *writer, wn_diag *diag);
+
+/* ==== deprecated names ==================================================== */
+
+/* Names kept one release for the programs written against 0.3 (each
+ * warns where it is called, WN_DEPRECATED, naming its replacement);
+ * removed in 0.5.0. docs/library.md, "Names". */
+
+/* wn_site_learn_files, _pages and _url with opts->algo set to algo (opts
+ * NULL: the defaults and algo). */
+WN_API wn_err wn_site_learn_files_algo(wn_learn_algo algo, const char *site,
+                                       const char *const *paths, size_t n_paths,
+                                       const wn_learn_options *opts, wn_learned **out,
+                                       wn_diag *diag)
+    WN_DEPRECATED("set wn_learn_options.algo and call wn_site_learn_files");
+WN_API wn_err wn_site_learn_pages_algo(wn_learn_algo algo, const char *site,
+                                       const char *const *names, const char *const *bytes,
+                                       const size_t *len, size_t n_pages,
+                                       const wn_learn_options *opts, wn_learned **out,
+                                       wn_diag *diag)
+    WN_DEPRECATED("set wn_learn_options.algo and call wn_site_learn_pages");
+WN_API wn_err wn_site_learn_url_algo(wn_learn_algo algo, const char *url, const char *site,
+                                     const wn_learn_options *opts, const wn_crawl_options *crawl,
+                                     wn_learned **out, wn_diag *diag)
+    WN_DEPRECATED("set wn_learn_options.algo and call wn_site_learn_url");
+/* The iterations, named _each as wn_store_pending_each. */
+WN_API wn_err wn_site_list(wn_store *store, wn_site_fn fn, void *ctx, wn_diag *diag)
+    WN_DEPRECATED("use wn_site_each");
+WN_API wn_err wn_site_template_walk(wn_store *store, const char *site, const char *page_path,
+                                    uint32_t max_depth, wn_template_fn fn, void *ctx,
+                                    wn_template_summary *summary, wn_diag *diag)
+    WN_DEPRECATED("use wn_site_template_each");
+WN_API wn_err wn_collector_pending(wn_collector *collector, uint32_t min_pages, wn_collect_fn fn,
+                                   void *ctx, wn_diag *diag)
+    WN_DEPRECATED("use wn_collector_pending_each");
+/* The getters that copy into the caller's struct, named _get. */
+WN_API wn_err wn_store_pending_totals(wn_store *store, wn_pending_totals *out, wn_diag *diag)
+    WN_DEPRECATED("use wn_store_pending_totals_get");
+WN_API int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, int *drifting)
+    WN_DEPRECATED("use wn_page_result_counts_get");
 
 /* ==== unstable ============================================================ */
 

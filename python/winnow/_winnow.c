@@ -300,7 +300,7 @@ static PyObject *Store_sites(StoreObject *self, PyObject *unused) {
     return NULL;
   wn_diag diag = {{0}};
   /* The walk calls back into Python per site: the GIL stays held. */
-  wn_err err = wn_site_list(self->store, site_list_fn, list, &diag);
+  wn_err err = wn_site_each(self->store, site_list_fn, list, &diag);
   if (PyErr_Occurred()) {
     Py_DECREF(list);
     return NULL;
@@ -1489,7 +1489,7 @@ static PyObject *Collector_pending(CollectorObject *self, PyObject *args) {
   if (!list)
     return NULL;
   wn_diag diag = {{0}};
-  wn_err err = wn_collector_pending(self->collector, min_pages, pending_fn, list, &diag);
+  wn_err err = wn_collector_pending_each(self->collector, min_pages, pending_fn, list, &diag);
   if (PyErr_Occurred() || err) {
     Py_DECREF(list);
     return err && !PyErr_Occurred() ? raise_err(err, &diag) : NULL;

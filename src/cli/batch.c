@@ -441,7 +441,8 @@ static void wn_batch_learn_all(wn_batch_learn *learn) {
     wn_collect_stats before, after;
     wn_collector_stats_get(learn->collector, &before);
     wn_diag diag = {{0}};
-    if (wn_collector_pending(learn->collector, 0, wn_batch_learn_pending, learn, &diag) != WN_OK)
+    if (wn_collector_pending_each(learn->collector, 0, wn_batch_learn_pending, learn, &diag) !=
+        WN_OK)
       return;
     wn_collector_stats_get(learn->collector, &after);
     if (after.sites_learned == before.sites_learned &&

@@ -118,7 +118,7 @@ static int wn_sites_pending_one(const wn_pending_site *p, void *arg) {
   return 0;
 }
 
-/* Prints one site; returns 0 to go on (wn_site_list's contract). */
+/* Prints one site; returns 0 to go on (wn_site_each's contract). */
 static int wn_sites_one(const char *site, void *arg) {
   wn_sites_ctx *ctx = arg;
   wn_diag diag = {{0}};
@@ -290,7 +290,7 @@ int wn_cli_sites(int argc, char **argv) {
     for (int i = optind; i < argc && ctx.rc != WN_EXIT_INTERNAL; i++)
       wn_sites_one(argv[i], &ctx);
   } else {
-    wn_err err = wn_site_list(ctx.store, wn_sites_one, &ctx, &diag);
+    wn_err err = wn_site_each(ctx.store, wn_sites_one, &ctx, &diag);
     wn_pending_ctx k = {.json = ctx.json};
     if (!err)
       err = wn_store_pending_each(ctx.store, wn_sites_pending_one, &k, &diag);

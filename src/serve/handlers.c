@@ -42,7 +42,7 @@ static void wn_learn_from_request(wn_server *srv, const wn_serve_config *cfg,
   if (fb == WN_FALLBACK_LOW_CONFIDENCE) {
     wn_site_counts counts;
     int drifting = 0;
-    if (!wn_page_result_counts(result, &counts, &drifting) || !drifting)
+    if (!wn_page_result_counts_get(result, &counts, &drifting) || !drifting)
       return;
     flags = WN_COLLECT_RELEARN;
   } else if (fb != WN_FALLBACK_NO_TEMPLATE) {
@@ -584,7 +584,7 @@ enum MHD_Result wn_serve_sites_handler(wn_server *srv, struct MHD_Connection *c,
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
       return wn_serve_method_not_allowed(c, req, "GET", method);
     wn_list_ctx ctx = {srv, req->cfg, json_array(), 0, 0};
-    if ((err = wn_site_list(srv->store, wn_list_one, &ctx, &diag))) {
+    if ((err = wn_site_each(srv->store, wn_list_one, &ctx, &diag))) {
       json_decref(ctx.arr);
       return wn_serve_respond_err(c, req, err, &diag);
     }
@@ -640,7 +640,7 @@ enum MHD_Result wn_serve_metrics_handler(wn_server *srv, struct MHD_Connection *
   wn_metrics_gauges g;
   memset(&g, 0, sizeof g);
   wn_list_ctx ctx = {srv, req->cfg, NULL, 0, 0};
-  (void)wn_site_list(srv->store, wn_count_site, &ctx, NULL);
+  (void)wn_site_each(srv->store, wn_count_site, &ctx, NULL);
   g.sites = ctx.n;
   g.drifting = ctx.drifting;
   wn_sched_counts(srv->sched, &g.jobs_queued, &g.jobs_running, &g.scheduled_sites);

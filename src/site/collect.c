@@ -817,8 +817,8 @@ static int wn_pending_cmp(const void *a, const void *b) {
   return x->first_seen < y->first_seen ? -1 : x->first_seen > y->first_seen;
 }
 
-wn_err wn_collector_pending(wn_collector *c, uint32_t min_pages, wn_collect_fn fn, void *ctx,
-                            wn_diag *diag) {
+wn_err wn_collector_pending_each(wn_collector *c, uint32_t min_pages, wn_collect_fn fn,
+                                 void *ctx, wn_diag *diag) {
   if (!c || !fn)
     return wn_diag_set(diag, WN_EINVAL, "collector: no callback");
   if (min_pages == 0)
@@ -848,6 +848,12 @@ wn_err wn_collector_pending(wn_collector *c, uint32_t min_pages, wn_collect_fn f
       break;
   free(list);
   return WN_OK;
+}
+
+/* The name before 0.4 (deprecated, removed in 0.5.0). */
+wn_err wn_collector_pending(wn_collector *c, uint32_t min_pages, wn_collect_fn fn, void *ctx,
+                            wn_diag *diag) {
+  return wn_collector_pending_each(c, min_pages, fn, ctx, diag);
 }
 
 void wn_collector_stats_get(wn_collector *c, wn_collect_stats *out) {

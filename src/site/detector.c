@@ -685,7 +685,12 @@ const wn_page_metadata *wn_page_result_metadata(const wn_page_result *r) {
   return (r->want & WN_WANT_METADATA) ? &r->meta_view : NULL;
 }
 
+/* The name before 0.4 (deprecated, removed in 0.5.0). */
 int wn_page_result_counts(const wn_page_result *r, wn_site_counts *out, int *drifting) {
+  return wn_page_result_counts_get(r, out, drifting);
+}
+
+int wn_page_result_counts_get(const wn_page_result *r, wn_site_counts *out, int *drifting) {
   if (!r->has_counts)
     return 0;
   if (out)

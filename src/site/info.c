@@ -133,8 +133,13 @@ int wn_site_drifting(const wn_site_counts *c, const wn_drift_policy *policy) {
   return wn_store_drifting(c, policy);
 }
 
-wn_err wn_site_list(wn_store *store, wn_site_fn fn, void *ctx, wn_diag *diag) {
+wn_err wn_site_each(wn_store *store, wn_site_fn fn, void *ctx, wn_diag *diag) {
   return wn_store_list(store, fn, ctx, diag);
+}
+
+/* The name before 0.4 (deprecated, removed in 0.5.0). */
+wn_err wn_site_list(wn_store *store, wn_site_fn fn, void *ctx, wn_diag *diag) {
+  return wn_site_each(store, fn, ctx, diag);
 }
 
 wn_err wn_site_delete(wn_store *store, const char *site, wn_diag *diag) {

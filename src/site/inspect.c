@@ -560,7 +560,14 @@ static wn_err wn_walk_template(const wn_template *tpl, uint32_t max_depth, wn_te
   return err;
 }
 
+/* The name before 0.4 (deprecated, removed in 0.5.0). */
 wn_err wn_site_template_walk(wn_store *store, const char *site, const char *page_path,
+                             uint32_t max_depth, wn_template_fn fn, void *ctx,
+                             wn_template_summary *summary, wn_diag *diag) {
+  return wn_site_template_each(store, site, page_path, max_depth, fn, ctx, summary, diag);
+}
+
+wn_err wn_site_template_each(wn_store *store, const char *site, const char *page_path,
                              uint32_t max_depth, wn_template_fn fn, void *ctx,
                              wn_template_summary *summary, wn_diag *diag) {
   wn_err err = WN_OK;
@@ -714,7 +721,7 @@ wn_err wn_site_template_json(wn_store *store, const char *site, const char *page
     json_decref(w.root_children);
     return wn_diag_set(diag, WN_ENOMEM, "out of memory");
   }
-  wn_err err = wn_site_template_walk(store, site, page_path, max_depth, wn_json_entry, &w, &sum,
+  wn_err err = wn_site_template_each(store, site, page_path, max_depth, wn_json_entry, &w, &sum,
                                      diag);
   if (!err && w.oom)
     err = wn_diag_set(diag, WN_ENOMEM, "out of memory");

@@ -651,7 +651,12 @@ wn_err wn_store_pending_each(wn_store *store, wn_pending_fn fn, void *ctx, wn_di
   return err;
 }
 
+/* The name before 0.4 (deprecated, removed in 0.5.0). */
 wn_err wn_store_pending_totals(wn_store *store, wn_pending_totals *out, wn_diag *diag) {
+  return wn_store_pending_totals_get(store, out, diag);
+}
+
+wn_err wn_store_pending_totals_get(wn_store *store, wn_pending_totals *out, wn_diag *diag) {
   if (!store || !out)
     return wn_diag_set(diag, WN_EINVAL, "store: pending totals needs a store");
   memset(out, 0, sizeof *out);

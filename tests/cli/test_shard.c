@@ -154,7 +154,7 @@ static int add_name(const char *site, void *ctx) {
 
 static names sites_of(wn_store *store) {
   names k = {{{0}}, 0};
-  assert_int_equal(wn_site_list(store, add_name, &k, NULL), WN_OK);
+  assert_int_equal(wn_site_each(store, add_name, &k, NULL), WN_OK);
   return k;
 }
 

@@ -134,7 +134,7 @@ int main() {
   CHECK(si->generation == 1);
   wn_site_info_free(si);
   int n_sites = 0;
-  CHECK_OK(wn_site_list(store, count_site, &n_sites, &diag));
+  CHECK_OK(wn_site_each(store, count_site, &n_sites, &diag));
   CHECK(n_sites == 1);
   wn_store_close(store);
 

@@ -311,7 +311,7 @@ static void test_disk_full_pending(void **state) {
     fail_msg("open: %s", wn_diag_message(&diag, err));
   wn_test_store_walk(store);
   wn_pending_totals t;
-  assert_int_equal(wn_store_pending_totals(store, &t, NULL), WN_OK);
+  assert_int_equal(wn_store_pending_totals_get(store, &t, NULL), WN_OK);
   if (!(t.sites > 0 && t.sites < 400))
     fail_msg("pending sites %llu", (unsigned long long)t.sites);
   wn_store_close(store);

@@ -257,7 +257,7 @@ static void test_kill_pending(void **state) {
   wn_store *store = NULL;
   assert_int_equal(wn_store_open(dir, NULL, &store, NULL), WN_OK);
   wn_pending_totals t;
-  assert_int_equal(wn_store_pending_totals(store, &t, NULL), WN_OK);
+  assert_int_equal(wn_store_pending_totals_get(store, &t, NULL), WN_OK);
   assert_int_equal(t.sites, PENDING_SITES);
   assert_int_equal(t.pages, PENDING_SITES);
   wn_store_close(store);

@@ -1685,7 +1685,7 @@ static void test_learn_from_requests_bounded(void **state) {
   wn_store *store = NULL;
   assert_int_equal(wn_store_open(f.store, NULL, &store, NULL), WN_OK);
   wn_pending_totals t;
-  assert_int_equal(wn_store_pending_totals(store, &t, NULL), WN_OK);
+  assert_int_equal(wn_store_pending_totals_get(store, &t, NULL), WN_OK);
   assert_int_equal(t.sites, 1000);
   assert_int_equal(t.pages, 1000);
   wn_store_close(store);

@@ -239,12 +239,12 @@ static void test_pending_and_other_layout(void **state) {
   pending_seen seen;
   memset(&seen, 0, sizeof seen);
   wn_diag diag = {{0}};
-  assert_int_equal(wn_collector_pending(c, 0, on_pending, &seen, &diag), WN_OK);
+  assert_int_equal(wn_collector_pending_each(c, 0, on_pending, &seen, &diag), WN_OK);
   assert_int_equal(seen.n, 1);
   assert_string_equal(seen.sites[0], BLOG);
   assert_int_equal(seen.pages[0], 5);
   memset(&seen, 0, sizeof seen);
-  assert_int_equal(wn_collector_pending(c, 2, on_pending, &seen, &diag), WN_OK);
+  assert_int_equal(wn_collector_pending_each(c, 2, on_pending, &seen, &diag), WN_OK);
   assert_int_equal(seen.n, 2);
   assert_string_equal(seen.sites[0], BLOG); /* first seen first */
   assert_string_equal(seen.sites[1], NEWS);
@@ -548,7 +548,7 @@ static void test_pending_across_runs(void **state) {
   assert_int_equal(add(c, &a[0], 0), WN_COLLECT_HELD);
   assert_int_equal(add(c, &a[1], 0), WN_COLLECT_HELD);
   pending_seen none = {{{0}}, {0}, 0};
-  assert_int_equal(wn_collector_pending(c, 0, on_pending, &none, &diag), WN_OK);
+  assert_int_equal(wn_collector_pending_each(c, 0, on_pending, &none, &diag), WN_OK);
   assert_int_equal(none.n, 0);
   assert_int_equal(wn_collector_flush(c, &diag), WN_OK);
   wn_collect_stats st;

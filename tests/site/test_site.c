@@ -367,6 +367,56 @@ static void test_learn_algo_option(void **state) {
   wn_test_remove_tree(dir);
 }
 
+/* Collects the site names wn_site_each gives, one a line; stops after
+ * stop_after names (0: never). */
+typedef struct site_names {
+  char text[512];
+  int n, stop_after;
+} site_names;
+
+static int add_site_name(const char *site, void *ctx) {
+  site_names *s = ctx;
+  size_t used = strlen(s->text);
+  snprintf(s->text + used, sizeof s->text - used, "%s\n", site);
+  return ++s->n == s->stop_after;
+}
+
+/* wn_site_each: every site with a record, in name order, stopping at the
+ * callback's first nonzero return; a deleted site is gone. */
+static void test_site_each(void **state) {
+  (void)state;
+  char dir[PATH_MAX];
+  wn_store *store = open_store("each", dir, sizeof dir);
+  site_names names = {"", 0, 0};
+  assert_int_equal(wn_site_each(store, add_site_name, &names, NULL), WN_OK);
+  assert_int_equal(names.n, 0);
+  const char *paths[] = {PAGE(1), PAGE(2), PAGE(3)};
+  static const char *const sites[] = {"www.harbourgazette.example", "a.example:8080",
+                                      "b.example"};
+  for (size_t i = 0; i < 3; i++) {
+    wn_learned *learned = NULL;
+    wn_diag diag = {{0}};
+    wn_err err = wn_site_learn_files(sites[i], paths, 3, NULL, &learned, &diag);
+    if (!err)
+      err = wn_site_save(store, learned, NULL, &diag);
+    if (err)
+      fail_msg("%s: %s", sites[i], wn_diag_message(&diag, err));
+    wn_learned_free(learned);
+  }
+  assert_int_equal(wn_site_each(store, add_site_name, &names, NULL), WN_OK);
+  assert_string_equal(names.text, "a.example:8080\nb.example\nwww.harbourgazette.example\n");
+  names = (site_names){"", 0, 2};
+  assert_int_equal(wn_site_each(store, add_site_name, &names, NULL), WN_OK);
+  assert_string_equal(names.text, "a.example:8080\nb.example\n");
+  assert_int_equal(wn_site_delete(store, "b.example", NULL), WN_OK);
+  names = (site_names){"", 0, 0};
+  assert_int_equal(wn_site_each(store, add_site_name, &names, NULL), WN_OK);
+  assert_string_equal(names.text, "a.example:8080\nwww.harbourgazette.example\n");
+  assert_int_equal(wn_site_each(NULL, add_site_name, &names, NULL), WN_EINVAL);
+  wn_store_close(store);
+  wn_test_remove_tree(dir);
+}
+
 /* ---- detection ------------------------------------------------------------------- */
 
 static void test_detect_store_and_json(void **state) {
@@ -614,7 +664,7 @@ static void test_drift_callback(void **state) {
     if (i == 20) {
       wn_site_counts c;
       int drifting = 0;
-      assert_int_equal(wn_page_result_counts(r, &c, &drifting), 1);
+      assert_int_equal(wn_page_result_counts_get(r, &c, &drifting), 1);
       assert_true(drifting);
       assert_int_equal(c.low, c.pages);
     }
@@ -809,6 +859,7 @@ int main(void) {
       cmocka_unit_test(test_learn_save_info),
       cmocka_unit_test(test_learn_refuses_unrelated),
       cmocka_unit_test(test_learn_algo_option),
+      cmocka_unit_test(test_site_each),
       cmocka_unit_test(test_detect_store_and_json),
       cmocka_unit_test(test_detect_two_threads),
       cmocka_unit_test(test_drift_callback),

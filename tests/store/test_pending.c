@@ -114,7 +114,7 @@ static void test_round_trip(void **state) {
 
   /* Compressed: the page takes less room than its bytes. */
   wn_pending_totals t;
-  assert_int_equal(wn_store_pending_totals(store, &t, NULL), WN_OK);
+  assert_int_equal(wn_store_pending_totals_get(store, &t, NULL), WN_OK);
   assert_int_equal(t.sites, 1);
   assert_int_equal(t.pages, 3);
   assert_true(t.bytes < len / 2);
@@ -157,7 +157,7 @@ static void test_template_drops_pending(void **state) {
   assert_int_equal(res.skipped, 1);
   assert_int_equal(pages_of(store, "b.example"), 0);
   wn_pending_totals t;
-  assert_int_equal(wn_store_pending_totals(store, &t, NULL), WN_OK);
+  assert_int_equal(wn_store_pending_totals_get(store, &t, NULL), WN_OK);
   assert_int_equal(t.sites, 1);
   wn_test_store_walk(store);
 
@@ -171,7 +171,7 @@ static void test_template_drops_pending(void **state) {
   assert_int_equal(keep(store, "e.example", 0, &p, 1, &res), WN_OK);
   assert_int_equal(wn_store_pending_drop(store, NULL, &dropped, NULL), WN_OK);
   assert_int_equal(dropped, 2);
-  assert_int_equal(wn_store_pending_totals(store, &t, NULL), WN_OK);
+  assert_int_equal(wn_store_pending_totals_get(store, &t, NULL), WN_OK);
   assert_int_equal(t.sites + t.pages + t.bytes, 0);
   wn_test_store_walk(store);
   wn_store_close(store);
@@ -227,11 +227,11 @@ static void test_bounds_100000_sites(void **state) {
       fail_msg("apply at %d: %s", base, wn_diag_message(&diag, err));
     evicted += res.sites_evicted;
     wn_pending_totals t;
-    assert_int_equal(wn_store_pending_totals(store, &t, NULL), WN_OK);
+    assert_int_equal(wn_store_pending_totals_get(store, &t, NULL), WN_OK);
     assert_true(t.sites <= LIMIT);
   }
   wn_pending_totals t;
-  assert_int_equal(wn_store_pending_totals(store, &t, NULL), WN_OK);
+  assert_int_equal(wn_store_pending_totals_get(store, &t, NULL), WN_OK);
   assert_int_equal(t.sites, LIMIT);
   assert_true(t.pages >= LIMIT);
   assert_true(evicted >= SITES - LIMIT - 2000);
@@ -250,7 +250,7 @@ static void test_bounds_100000_sites(void **state) {
   wn_store_pending_page p = {.name = "x", .bytes = "<p>x</p>", .len = 8};
   wn_store_pending_op op = {.site = "last.example", .pages = &p, .n_pages = 1};
   assert_int_equal(wn_store_pending_apply(store, &op, 1, &lim, NULL, NULL), WN_OK);
-  assert_int_equal(wn_store_pending_totals(store, &t, NULL), WN_OK);
+  assert_int_equal(wn_store_pending_totals_get(store, &t, NULL), WN_OK);
   assert_true(t.bytes <= lim.bytes);
   assert_true(t.sites < LIMIT);
   assert_int_equal(pages_of(store, "last.example"), 1);
@@ -344,7 +344,7 @@ static void test_damaged_entries(void **state) {
   raw_put("pending_order", "\0\0\0\0\0\0\0\0", 8, "garbage", 7);
   store = open_store(0);
   wn_pending_totals t;
-  assert_int_equal(wn_store_pending_totals(store, &t, NULL), WN_OK);
+  assert_int_equal(wn_store_pending_totals_get(store, &t, NULL), WN_OK);
   assert_int_equal(t.sites, 1);
   assert_int_equal(t.pages, 1);
   assert_int_equal(keep(store, "h.example", 0, p, 1, NULL), WN_OK);
@@ -386,7 +386,7 @@ static void test_map_full(void **state) {
   assert_int_equal(err, WN_ENOSPACE);
   assert_true(kept > 0);
   wn_pending_totals t;
-  assert_int_equal(wn_store_pending_totals(store, &t, NULL), WN_OK);
+  assert_int_equal(wn_store_pending_totals_get(store, &t, NULL), WN_OK);
   assert_int_equal(t.sites, (uint64_t)kept);
   wn_test_store_walk(store);
   free(noise);

@@ -220,7 +220,7 @@ size_t wn_test_store_walk(wn_store *store) {
   wn_pwalk p = {{0, 0, 0}, 0};
   wn_pending_totals t;
   if ((err = wn_store_pending_each(store, wn_pwalk_one, &p, &diag)) ||
-      (err = wn_store_pending_totals(store, &t, &diag)))
+      (err = wn_store_pending_totals_get(store, &t, &diag)))
     fail_msg("walk pending: %s", wn_diag_message(&diag, err));
   assert_int_equal(p.bad, 0);
   assert_int_equal(t.sites, p.sum.sites);
