@@ -462,12 +462,12 @@ typedef struct wn_learn_summary {
 
 /* Learns a site's template from local files, with the algorithm
  * opts->algo (ETDM by default): paths[0] is the key page, at least one
- * more page of the site is needed. Pages that share too
- * little of the key page's layout are left out (see min_share; force keeps
- * them). *out is set whenever pages were read, even on failure, so the
- * report says why (free it with wn_learned_free). opts NULL: the
- * defaults. Returns WN_EINVAL (a bad site name or option, an unknown
- * algo, too few or too many pages), WN_EEMPTY (too few pages share the layout, or the template
+ * more page of the site is needed. Pages that share too little of the key
+ * page's layout are left out (see min_share; force keeps them). *out is
+ * set whenever pages were read, even on failure, so the report says why
+ * (free it with wn_learned_free). opts NULL: the defaults. Returns
+ * WN_EINVAL (a bad site name or option, an unknown algo, too few or too
+ * many pages), WN_EEMPTY (too few pages share the layout, or the template
  * keeps nothing of it), WN_ENOTFOUND, WN_EIO and WN_ETOOBIG (a file, as
  * wn_file_read), page errors, WN_ENOMEM. */
 WN_API wn_err wn_site_learn_files(const char *site, const char *const *paths, size_t n_paths,
