@@ -4,7 +4,8 @@
  * when the site drifts) and answers detection requests over HTTP.
  *
  *   config.c   YAML (libyaml) -> wn_serve_config, every value checked and
- *              every error naming file, line and key
+ *              every error naming file, line and key; config_keys.c, the
+ *              table of every key that both reads (config_int.h)
  *   server.c   the HTTP API on libmicrohttpd (JSON with jansson): routing,
  *              body caps, the token, one wn_detector per server thread
  *   sched.c    learning jobs on background threads and the per-site
