@@ -31,7 +31,8 @@
  *    first written (the gold of threads holds them once).
  * Then lines go too (no element is a copy): a quotation's line that the
  * output holds unquoted, and a line the output holds earlier in another
- * place (wn_repeat_drop_lines).
+ * place (wn_repeat_drop_lines). Last, text glued to its own twin
+ * (wn_repeat_drop_twins).
  *
  * Elements are compared by a hash of their kept text nodes, in order
  * (each node's text hashed, the hashes of an element's children with kept
@@ -51,6 +52,9 @@
 #define WN_REPEAT_MIN_LINES 2u
 /* Its share of the page's kept text: at least 1 / WN_REPEAT_SHARE. */
 #define WN_REPEAT_SHARE 4u
+/* Bytes a text must have for its glued twin to be taken as a copy: more
+ * than a word's stutter ("ha" "ha"). */
+#define WN_REPEAT_MIN_TWIN 3u
 
 typedef struct wn_repeat_elem {
   uint64_t hash;
@@ -251,6 +255,34 @@ out:
   return err;
 }
 
+/* A text glued to an identical text just before it on the same line, with
+ * no white space between them in the source ("Seller's other
+ * itemsSeller's other items", "UsedUsed"), reads as nonsense: a sighted
+ * reader sees one of the two, the other being a screen-reader copy
+ * (WAI-ARIA practice: a visually hidden span that repeats a label) or a
+ * twin for another screen width that CSS hides. The second goes. Words
+ * written twice on purpose are separated by white space, or are short
+ * ("ha" "ha"). */
+static void wn_repeat_drop_twins(const wn_dom_page *page, wn_detect_result *res,
+                                 const uint32_t *line_of) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint32_t prev = WN_DOM_NONE;
+  for (uint32_t i = 0; i < count; i++) {
+    const wn_dom_node *n = &nodes[i];
+    if (n->tag != WN_TAG_TEXT || !res->keep[i] || n->own_text_len == 0)
+      continue;
+    if (prev != WN_DOM_NONE && line_of[prev] == line_of[i] &&
+        n->own_text_len >= WN_REPEAT_MIN_TWIN && nodes[prev].own_text_len == n->own_text_len &&
+        !(nodes[prev].flags & WN_DOM_SPACE_AFTER) && !(n->flags & WN_DOM_SPACE_BEFORE) &&
+        memcmp(nodes[prev].text, n->text, n->own_text_len) == 0) {
+      res->keep[i] = 0;
+      continue; /* a third twin is compared with the first */
+    }
+    prev = i;
+  }
+}
+
 wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -357,6 +389,8 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
   }
 lines:
   err = wn_repeat_drop_lines(page, res, line_of, n_lines, &manual);
+  if (!err)
+    wn_repeat_drop_twins(page, res, line_of);
 out:
   free(line_of);
   free(content);

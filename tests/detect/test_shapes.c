@@ -592,6 +592,24 @@ static void test_no_block_twice(void **state) {
     fail_msg("the pull quote's sentence not once in its paragraph:\n%s", s.text);
   shaped_free(&s);
   free(html);
+  /* A label glued to its screen-reader copy, and a size written for two
+   * screen widths: each read once. Words repeated with a space between
+   * them, or too short to be a copy, stay. */
+  wn_buf_reset(&b);
+  put(&b, "<main><h1>Trail runner 3</h1><p>A light shoe for long days on rough ground, "
+          "with a sole that grips wet rock and a mesh that dries in an hour.</p><p><span "
+          "class=label>Seller's other items<span class=clipped>Seller's other items</span>"
+          "</span></p><p>Height: <span class=wide>Knee High</span><span class=narrow>Knee "
+          "High</span></p><p>Run run run, said the coach, and we ran.</p><p>Grip: "
+          "<b>ok</b><b>ok</b></p></main>");
+  html = page("", b.data);
+  detect(html, "https://shop.example/trail-runner-3", &s);
+  if (wn_test_occurrences(s.text, "Seller's other items") != 1 ||
+      wn_test_occurrences(s.text, "Knee High") != 1 || !strstr(s.text, "Run run run") ||
+      !strstr(s.text, "okok"))
+    fail_msg("a glued twin kept, or a repeat on purpose lost:\n%s", s.text);
+  shaped_free(&s);
+  free(html);
   wn_buf_free(&b);
 }
 
