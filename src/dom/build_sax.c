@@ -507,9 +507,8 @@ static void wn_sax_doctype(void *ctx, const xmlChar *name, const xmlChar *extern
 
 /* Parses the decoded UTF-8 as htmlReadMemory(utf8, len, NULL, "UTF-8",
  * options) does (htmlDoRead), with our handlers in place of the tree
- * builder's, and one copy of the page fewer: libxml2 reads the bytes where
- * they are (a static input buffer; utf8 is NUL-terminated, as the parser
- * wants) instead of copying them into its own first. */
+ * builder's, and two passes over the bytes fewer: libxml2 neither copies
+ * them into its own buffer nor converts them to UTF-8 again. */
 wn_err wn_build_sax(wn_builder *b, const char *utf8, size_t len, int options, wn_diag *diag) {
   wn_err err = WN_OK;
   htmlParserCtxtPtr ctxt = NULL;
@@ -525,15 +524,19 @@ wn_err wn_build_sax(wn_builder *b, const char *utf8, size_t len, int options, wn
   for (int c = 0; c < 3; c++)
     wn_buf_init(&s->capture[c].buf, WN_DOM_MAX_JSONLD + 1);
   ctxt = htmlNewParserCtxt();
-  xmlParserInputBufferPtr input_buffer =
-      ctxt ? xmlParserInputBufferCreateStatic(utf8, (int)len, XML_CHAR_ENCODING_NONE) : NULL;
-  xmlParserInputPtr input =
-      input_buffer ? xmlNewIOInputStream(ctxt, input_buffer, XML_CHAR_ENCODING_NONE) : NULL;
+  /* An input stream over the bytes where they are, with no input buffer
+   * behind it: nothing to grow from, nothing to shrink (the page is all
+   * there), and no copy. (A static input buffer would do the same, but
+   * libxml2 2.9.14 reads such a buffer's start again once the parser has
+   * shrunk it and reaches its end: tests/dom/test_sax.c.) */
+  xmlParserInputPtr input = ctxt ? xmlNewInputStream(ctxt) : NULL;
   if (!input) {
-    xmlFreeParserInputBuffer(input_buffer);
     err = WN_ENOMEM;
     goto out;
   }
+  input->base = input->cur = (const xmlChar *)utf8;
+  input->end = input->base + len; /* utf8[len] is its NUL */
+  input->length = (int)len;
   if (inputPush(ctxt, input) < 0) {
     xmlFreeInputStream(input);
     err = WN_ENOMEM;
@@ -557,24 +560,13 @@ wn_err wn_build_sax(wn_builder *b, const char *utf8, size_t len, int options, wn
   ctxt->userData = s;
   htmlCtxtUseOptions(ctxt, options);
   ctxt->html = 1;
-  /* As htmlDoRead does for encoding "UTF-8". (Without it libxml2 2.9.14
-   * reads non-ASCII characters differently: the test over the corpora
-   * finds most pages changed.) */
-  xmlCharEncodingHandlerPtr utf8_handler = xmlFindCharEncodingHandler("UTF-8");
-  if (utf8_handler) {
-    /* It converts the first bytes at once: an allocation failure there
-     * (libxml2 2.9 does not always report it) leaves the input pointing at
-     * no buffer, which the parser would read. */
-    if (xmlSwitchToEncoding(ctxt, utf8_handler) < 0 || ctxt->errNo == XML_ERR_NO_MEMORY ||
-        !ctxt->input->buf || !ctxt->input->buf->buffer ||
-        xmlBufContent(ctxt->input->buf->buffer) != ctxt->input->base) {
-      err = WN_ENOMEM;
-      goto out;
-    }
-    if (ctxt->input->encoding)
-      xmlFree((xmlChar *)ctxt->input->encoding);
-    ctxt->input->encoding = xmlStrdup((const xmlChar *)"UTF-8");
-  }
+  /* The bytes are valid UTF-8 already (wn_dom_decode made them so, and
+   * dropped a byte order mark): the parser is told so and reads them as
+   * they are. libxml2's UTF-8 handler (what htmlDoRead installs for
+   * "UTF-8") would copy and check every byte once more before the parse;
+   * with neither, libxml2 2.9 would guess an encoding at the first
+   * non-ASCII byte. With IGNORE_ENC a <meta charset> changes nothing. */
+  ctxt->charset = XML_CHAR_ENCODING_UTF8;
   wn_xml_errors xerrs = {.ctxt = ctxt, .oom = 0};
   WN_WITH_XML_ERRORS(&xerrs, htmlParseDocument(ctxt));
   /* After an allocation failure libxml2 returns what it had: a page cut

@@ -27,6 +27,8 @@
 #define WN_CS_UTF8 0x02u        /* decoded by our own UTF-8 pass, not iconv */
 #define WN_CS_UTF16 0x04u       /* two-byte code units */
 #define WN_CS_UTF32 0x08u       /* four-byte code units */
+#define WN_CS_COMPOSES 0x10u    /* single-byte, but iconv joins a letter and its
+                                   combining mark into one character */
 
 /* The encodings we decode, by index (decode.c's table). */
 enum {

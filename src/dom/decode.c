@@ -72,10 +72,10 @@ static const wn_charset_encoding wn_encodings[WN_ENC_COUNT] = {
     [WN_ENC_WIN1252] = {"windows-1252", "CP1252", WN_CS_SINGLE_BYTE},
     [WN_ENC_WIN1253] = {"windows-1253", "CP1253", WN_CS_SINGLE_BYTE},
     [WN_ENC_WIN1254] = {"windows-1254", "CP1254", WN_CS_SINGLE_BYTE},
-    [WN_ENC_WIN1255] = {"windows-1255", "CP1255", WN_CS_SINGLE_BYTE},
+    [WN_ENC_WIN1255] = {"windows-1255", "CP1255", WN_CS_SINGLE_BYTE | WN_CS_COMPOSES},
     [WN_ENC_WIN1256] = {"windows-1256", "CP1256", WN_CS_SINGLE_BYTE},
     [WN_ENC_WIN1257] = {"windows-1257", "CP1257", WN_CS_SINGLE_BYTE},
-    [WN_ENC_WIN1258] = {"windows-1258", "CP1258", WN_CS_SINGLE_BYTE},
+    [WN_ENC_WIN1258] = {"windows-1258", "CP1258", WN_CS_SINGLE_BYTE | WN_CS_COMPOSES},
     [WN_ENC_MACCYRILLIC] = {"x-mac-cyrillic", "MAC-CYRILLIC", WN_CS_SINGLE_BYTE},
     [WN_ENC_GBK] = {"GBK", "GBK", 0},
     [WN_ENC_GB18030] = {"gb18030", "GB18030", 0},
@@ -519,6 +519,72 @@ out:
   return err;
 }
 
+/*
+ * A single-byte charset through a table of its 256 characters, each asked
+ * of iconv once (so the mapping is iconv's, byte for byte, U+FFFD where it
+ * has none and for NUL), instead of iconv over the whole page: one lookup
+ * per byte, and ASCII copied in runs. Not for the charsets where iconv
+ * joins a letter with the combining mark after it (WN_CS_COMPOSES).
+ * Returns WN_ECHARSET, with nothing appended, when iconv does not map
+ * some byte to one whole character; the caller then uses iconv itself.
+ */
+static wn_err wn_single_byte_append(wn_buf *out, iconv_t cd, const char *bytes, size_t len) {
+  struct {
+    uint8_t len;
+    char utf8[3];
+  } table[256];
+  int ascii_same = 1;
+  for (unsigned b = 0; b < 256; b++) {
+    char in_byte = (char)b, conv[8];
+    char *in = &in_byte, *outp = conv;
+    size_t in_left = 1, out_left = sizeof conv;
+    iconv(cd, NULL, NULL, NULL, NULL);
+    size_t rc = iconv(cd, &in, &in_left, &outp, &out_left);
+    if (rc != (size_t)-1)
+      rc = iconv(cd, NULL, NULL, &outp, &out_left);
+    size_t n = (size_t)(outp - conv);
+    if (rc == (size_t)-1 || b == 0) {
+      if (rc == (size_t)-1 && errno != EILSEQ && errno != EINVAL)
+        return WN_ECHARSET;
+      memcpy(conv, wn_replacement, sizeof wn_replacement);
+      n = sizeof wn_replacement;
+    } else if (n == 0 || n > sizeof table[0].utf8 || in_left != 0) {
+      return WN_ECHARSET;
+    }
+    table[b].len = (uint8_t)n;
+    memcpy(table[b].utf8, conv, n);
+    if (b > 0 && b < 0x80 && (n != 1 || (unsigned char)conv[0] != b))
+      ascii_same = 0;
+  }
+  iconv(cd, NULL, NULL, NULL, NULL);
+  const unsigned char *p = (const unsigned char *)bytes;
+  char chunk[WN_DECODE_CHUNK];
+  size_t used = 0, i = 0;
+  wn_err err = wn_buf_reserve(out, len + 1);
+  while (!err && i < len) {
+    size_t run = ascii_same ? wn_ascii_run(p + i, len - i, 1) : 0;
+    if (run) {
+      if (used && (err = wn_buf_append(out, chunk, used)) != WN_OK)
+        break;
+      used = 0;
+      err = wn_buf_append(out, p + i, run);
+      i += run;
+      continue;
+    }
+    if (used + sizeof table[0].utf8 > sizeof chunk) {
+      if ((err = wn_buf_append(out, chunk, used)) != WN_OK)
+        break;
+      used = 0;
+    }
+    memcpy(chunk + used, table[p[i]].utf8, table[p[i]].len);
+    used += table[p[i]].len;
+    i++;
+  }
+  if (!err && used)
+    err = wn_buf_append(out, chunk, used);
+  return err;
+}
+
 /* ---- guessing ------------------------------------------------------------- */
 
 /*
@@ -708,9 +774,14 @@ wn_err wn_dom_decode(const char *bytes, size_t len, const char *transport_charse
   if (err)
     goto out;
 
-  if (choice.cd == WN_NO_ICONV)
-    err = wn_utf8_append_clean(&buf, (const unsigned char *)bytes, len);
-  else
+  if (choice.cd == WN_NO_ICONV) {
+    err = wn_buf_reserve(&buf, len + 1);
+    if (!err)
+      err = wn_utf8_append_clean(&buf, (const unsigned char *)bytes, len);
+  } else if ((choice.flags & WN_CS_SINGLE_BYTE) && !(choice.flags & WN_CS_COMPOSES) &&
+             (err = wn_single_byte_append(&buf, choice.cd, bytes, len)) != WN_ECHARSET) {
+    /* done, or failed */
+  } else
     err = wn_iconv_append(&buf, choice.cd,
                           (choice.flags & WN_CS_UTF32)   ? 4
                           : (choice.flags & WN_CS_UTF16) ? 2

@@ -27,20 +27,42 @@ void wn_buf_reset(wn_buf *buf) {
     buf->data[0] = '\0';
 }
 
+/* Room for need bytes in all (the NUL included), growing by doubling. */
+static wn_err wn_buf_grow(wn_buf *buf, size_t need) {
+  if (need <= buf->alloc)
+    return WN_OK;
+  size_t next = buf->alloc ? buf->alloc : 256;
+  while (next < need)
+    next = next > SIZE_MAX / 2 ? need : next * 2;
+  char *grown = realloc(buf->data, next);
+  if (!grown)
+    return WN_ENOMEM;
+  buf->data = grown;
+  buf->alloc = next;
+  return WN_OK;
+}
+
+wn_err wn_buf_reserve(wn_buf *buf, size_t len) {
+  if (buf->len >= buf->cap)
+    return WN_OK;
+  if (len > buf->cap - buf->len)
+    len = buf->cap - buf->len; /* the cap refuses the rest when it comes */
+  if (buf->len + len + 1 <= buf->alloc)
+    return WN_OK;
+  char *grown = realloc(buf->data, buf->len + len + 1);
+  if (!grown)
+    return WN_ENOMEM;
+  buf->data = grown;
+  buf->alloc = buf->len + len + 1;
+  return WN_OK;
+}
+
 wn_err wn_buf_append(wn_buf *buf, const void *data, size_t len) {
   if (len > buf->cap || buf->len > buf->cap - len)
     return WN_ETOOBIG;
-  size_t need = buf->len + len + 1;
-  if (need > buf->alloc) {
-    size_t next = buf->alloc ? buf->alloc : 256;
-    while (next < need)
-      next = next > SIZE_MAX / 2 ? need : next * 2;
-    char *grown = realloc(buf->data, next);
-    if (!grown)
-      return WN_ENOMEM;
-    buf->data = grown;
-    buf->alloc = next;
-  }
+  wn_err err = wn_buf_grow(buf, buf->len + len + 1);
+  if (err)
+    return err;
   if (len)
     memcpy(buf->data + buf->len, data, len);
   buf->len += len;

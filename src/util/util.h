@@ -38,6 +38,10 @@ size_t wn_arena_used(const wn_arena *arena);
 /* The bounded buffer (wn_buf) and wn_file_read are public
  * (include/winnow/base.h). */
 
+/* Room for len more bytes (up to the cap) in one allocation, when the
+ * caller knows the size ahead: appends up to it then never reallocate. */
+wn_err wn_buf_reserve(wn_buf *buf, size_t len);
+
 /* ---- hashing ------------------------------------------------------------ */
 
 /* 64-bit FNV-1a, continued from seed (use WN_HASH_SEED to start). */

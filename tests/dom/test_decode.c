@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <errno.h>
+#include <iconv.h>
 
 #include "dom/dom.h"
 
@@ -776,6 +778,99 @@ static void test_utf16_and_utf32_without_bom(void **state) {
   wn_dom_decoded_free(&d);
 }
 
+/* iconv over the whole input, as a reference: a byte it cannot map is one
+ * U+FFFD, and so is NUL (the parser takes a NUL-terminated string). */
+static char *iconv_reference(const char *iconv_name, const char *bytes, size_t len, size_t *out_len) {
+  iconv_t cd = iconv_open("UTF-8", iconv_name);
+  assert_true(cd != (iconv_t)-1);
+  size_t cap = len * 4 + 16, used = 0;
+  char *out = malloc(cap);
+  assert_non_null(out);
+  char *in = (char *)bytes;
+  size_t in_left = len;
+  for (;;) {
+    char *o = out + used;
+    size_t o_left = cap - used;
+    int flush = in_left == 0; /* a held character (a letter waiting for its mark) */
+    size_t rc = flush ? iconv(cd, NULL, NULL, &o, &o_left) : iconv(cd, &in, &in_left, &o, &o_left);
+    int e = rc == (size_t)-1 ? errno : 0;
+    used = (size_t)(o - out);
+    if (flush)
+      break;
+    if (!e)
+      continue;
+    assert_true(e == EILSEQ || e == EINVAL);
+    in++;
+    in_left--;
+    memcpy(out + used, FFFD, 3);
+    used += 3;
+  }
+  iconv_close(cd);
+  char *clean = malloc(used * 3 + 1);
+  assert_non_null(clean);
+  size_t n = 0;
+  for (size_t i = 0; i < used; i++) {
+    if (out[i] == 0) {
+      memcpy(clean + n, FFFD, 3);
+      n += 3;
+    } else {
+      clean[n++] = out[i];
+    }
+  }
+  clean[n] = 0;
+  free(out);
+  *out_len = n;
+  return clean;
+}
+
+/* Every single-byte charset decodes every byte as iconv does over the
+ * whole page (decode.c reads them through a table built from iconv), and
+ * the two where iconv joins a letter with its combining mark keep that. */
+static void test_single_byte_charsets_as_iconv(void **state) {
+  (void)state;
+  static const struct {
+    const char *label, *iconv;
+  } sets[] = {
+      {"windows-1252", "CP1252"},   {"windows-1250", "CP1250"}, {"windows-1251", "CP1251"},
+      {"windows-1253", "CP1253"},   {"windows-1254", "CP1254"}, {"windows-1255", "CP1255"},
+      {"windows-1256", "CP1256"},   {"windows-1257", "CP1257"}, {"windows-1258", "CP1258"},
+      {"windows-874", "CP874"},     {"iso-8859-2", "ISO-8859-2"}, {"iso-8859-3", "ISO-8859-3"},
+      {"iso-8859-5", "ISO-8859-5"}, {"iso-8859-6", "ISO-8859-6"}, {"iso-8859-7", "ISO-8859-7"},
+      {"iso-8859-8", "ISO-8859-8"}, {"iso-8859-15", "ISO-8859-15"}, {"koi8-r", "KOI8-R"},
+      {"koi8-u", "KOI8-U"},         {"ibm866", "IBM866"},       {"macintosh", "MACINTOSH"},
+      {"x-mac-cyrillic", "MAC-CYRILLIC"},
+  };
+  /* Every byte, then pairs of a letter and each high byte (a combining
+   * mark in windows-1255 and -1258), then a long ASCII run. */
+  char page[256 + 2 * 128 + 200];
+  size_t len = 0;
+  for (int b = 0; b < 256; b++)
+    page[len++] = (char)(b ? b : 'x');
+  page[100] = 0; /* one NUL inside */
+  for (int b = 0x80; b < 0x100; b++) {
+    page[len++] = 'a';
+    page[len++] = (char)b;
+  }
+  for (; len < sizeof page; len++)
+    page[len] = (char)('a' + len % 26);
+  for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+    wn_dom_decoded d;
+    assert_int_equal(wn_dom_decode(page, len, sets[k].label, 0, &d, NULL), WN_OK);
+    size_t want_len = 0;
+    char *want = iconv_reference(sets[k].iconv, page, len, &want_len);
+    if (d.len != want_len || memcmp(d.utf8, want, want_len) != 0)
+    {
+      size_t at = 0;
+      while (at < d.len && at < want_len && d.utf8[at] == want[at])
+        at++;
+      fail_msg("%s: decoded as %s, %zu bytes, differs from iconv's %zu at byte %zu (%s / %s)", sets[k].label,
+               d.charset, d.len, want_len, at, d.utf8 + (at > 12 ? at - 12 : 0), want + (at > 12 ? at - 12 : 0));
+    }
+    free(want);
+    wn_dom_decoded_free(&d);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_utf8_meta),
@@ -811,6 +906,7 @@ int main(void) {
       cmocka_unit_test(test_binary_refused),
       cmocka_unit_test(test_text_not_refused),
       cmocka_unit_test(test_utf16_and_utf32_without_bom),
+      cmocka_unit_test(test_single_byte_charsets_as_iconv),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -380,6 +380,41 @@ static void test_huge_text(void **state) {
   wn_buf_free(&buf);
 }
 
+/* A page many times the parser's input chunk, read to its end exactly
+ * once: the SAX builder hands libxml2 the bytes in place, and libxml2
+ * 2.9.14, given them as a static input buffer instead, read the page's
+ * start a second time after its end (every paragraph twice). */
+static void test_long_page(void **state) {
+  (void)state;
+  wn_buf buf;
+  wn_buf_init(&buf, 0);
+  assert_int_equal(wn_buf_append_str(&buf, "<!DOCTYPE html><html><head><title>Long</title>"
+                                           "<script>var x = \"</p>\";</script></head><body>"),
+                   WN_OK);
+  for (int i = 0; i < 3000; i++) {
+    char p[160];
+    snprintf(p, sizeof p, "<p class=\"c%d\" title=\"caf\xc3\xa9 %d\">Paragraph %d, "
+             "na\xc3\xafve r\xc3\xa9sum\xc3\xa9 \xe2\x80\x94 text</p>\n", i % 7, i, i);
+    assert_int_equal(wn_buf_append_str(&buf, p), WN_OK);
+  }
+  assert_int_equal(wn_buf_append_str(&buf, "</body></html>\n\n<!-- after the end -->\n"), WN_OK);
+  wn_expect_same(buf.data, NULL);
+  wn_dom_page *page = NULL;
+  assert_int_equal(wn_dom_parse(buf.data, buf.len, NULL, &page, NULL), WN_OK);
+  size_t paragraphs = 0, last = 0;
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  for (uint32_t i = 0; i < count; i++) {
+    const char *t = nodes[i].text;
+    paragraphs += t && strncmp(t, "Paragraph ", 10) == 0;
+    last += t && strncmp(t, "Paragraph 2999,", 15) == 0;
+  }
+  assert_int_equal(paragraphs, 3000);
+  assert_int_equal(last, 1);
+  wn_dom_free(page);
+  wn_buf_free(&buf);
+}
+
 static long wn_peak_kib(void) {
   struct rusage ru;
   assert_int_equal(getrusage(RUSAGE_SELF, &ru), 0);
@@ -433,6 +468,7 @@ int main(void) {
       cmocka_unit_test(test_svg_text),
       cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_huge_text),
+      cmocka_unit_test(test_long_page),
       cmocka_unit_test(test_compare_dirs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
