@@ -234,6 +234,34 @@ static const char *wn_sax_attr(const xmlChar **atts, const char *name, int *foun
   return NULL;
 }
 
+/* What an element keeps of its attributes, in one pass over them: id,
+ * class, whether it has an href, and the values of names (kept, parallel
+ * to names). As wn_sax_attr gives each: the first one, "" for an
+ * attribute without a value. The HTML parser gives names in lower case. */
+static void wn_sax_attrs_read(const xmlChar **atts, const char *const *names, const char **id,
+                              const char **cls, int *has_href, const char **kept) {
+  for (size_t i = 0; atts && atts[i]; i += 2) {
+    const char *name = (const char *)atts[i];
+    const char *value = atts[i + 1] ? (const char *)atts[i + 1] : "";
+    if (name[0] == 'i' && name[1] == 'd' && name[2] == '\0') {
+      if (!*id)
+        *id = value;
+      continue;
+    }
+    if (name[0] == 'c' && !*cls && strcmp(name, "class") == 0) {
+      *cls = value;
+      continue;
+    }
+    if (name[0] == 'h' && strcmp(name, "href") == 0)
+      *has_href = 1;
+    for (uint32_t k = 0; names && names[k]; k++)
+      if (!kept[k] && names[k][0] == name[0] && strcmp(names[k], name) == 0) {
+        kept[k] = value;
+        break;
+      }
+  }
+}
+
 /* The element name libxml2's tree builder gives a node: xmlSplitQName
  * drops a "prefix:" (but keeps ":name" and "name:" whole). */
 static const char *wn_sax_local_name(const char *name) {
@@ -378,14 +406,11 @@ static void wn_sax_start(void *ctx, const xmlChar *xname, const xmlChar **atts) 
         wn_buf_reset(&s->svg_buf);
       }
     } else if (!outside && !wn_skipped(s->b, entry)) {
-      int found = 0, has_href = 0;
-      const char *id = wn_sax_attr(atts, "id", &found);
-      const char *cls = wn_sax_attr(atts, "class", &found);
-      (void)wn_sax_attr(atts, "href", &has_href);
+      int has_href = 0;
+      const char *id = NULL, *cls = NULL;
       const char *const *names = wn_dom_kept_names(entry ? entry->tag : WN_TAG_OTHER);
       const char *kept[WN_DOM_MAX_KEPT + 1] = {NULL};
-      for (uint32_t k = 0; names && names[k]; k++)
-        kept[k] = wn_sax_attr(atts, names[k], &found);
+      wn_sax_attrs_read(atts, names, &id, &cls, &has_href, kept);
       wn_err err = wn_emit_element(s->b, parent, prev, top, lower, entry, id, cls, has_href,
                                    names ? kept : NULL, ws_before, NULL, &frame, s->diag);
       if (err) {

@@ -118,6 +118,7 @@ char *wn_dom_collapse(wn_arena *arena, const char *text, uint32_t *out_len, uint
     return NULL;
   }
   int pending_space = 0;
+  unsigned high = 0; /* any byte of a non-ASCII character kept */
   while (i < len) {
     if (wn_is_space(p + i, len - i, &width)) {
       pending_space = 1;
@@ -135,7 +136,15 @@ char *wn_dom_collapse(wn_arena *arena, const char *text, uint32_t *out_len, uint
         *edges |= WN_DOM_SPACE_BEFORE; /* white space after a leading soft hyphen */
       pending_space = 0;
     }
-    out[n++] = (char)p[i++];
+    /* This byte, and the run after it of bytes that are neither white
+     * space nor the lead of a no-break space or soft hyphen, copied whole. */
+    size_t j = i;
+    do
+      high |= p[j++];
+    while (j < len && p[j] > ' ' && p[j] != 0xC2);
+    memcpy(out + n, p + i, j - i);
+    n += j - i;
+    i = j;
   }
   if (n == 0) {
     if (*edges == 0 && !pending_space)
@@ -146,6 +155,8 @@ char *wn_dom_collapse(wn_arena *arena, const char *text, uint32_t *out_len, uint
     *edges |= WN_DOM_SPACE_AFTER;
   out[n] = '\0';
   *out_len = (uint32_t)n;
+  if (!(high & 0x80))
+    return out; /* ASCII is in NFC */
   return wn_nfc(arena, out, len - start + 1, out_len, oom);
 }
 
