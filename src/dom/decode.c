@@ -407,6 +407,7 @@ static size_t wn_ascii_run(const unsigned char *p, size_t len, int stop_at_nul) 
 typedef struct wn_utf8_scan {
   int valid;     /* well-formed throughout (NUL counts as well-formed) */
   int multibyte; /* at least one sequence of two or more bytes */
+  int whole;     /* valid, and no sequence cut off by the end */
 } wn_utf8_scan;
 
 /* Whether bytes are UTF-8, as evidence for choosing a charset. A sequence
@@ -415,7 +416,7 @@ typedef struct wn_utf8_scan {
  * character must not turn a whole UTF-8 page into windows-1252 (the
  * cleaner replaces it). */
 static wn_utf8_scan wn_utf8_check(const unsigned char *p, size_t len) {
-  wn_utf8_scan scan = {1, 0};
+  wn_utf8_scan scan = {1, 0, 1};
   size_t i = 0;
   while (i < len) {
     if (p[i] < 0x80) {
@@ -428,6 +429,7 @@ static wn_utf8_scan wn_utf8_check(const unsigned char *p, size_t len) {
       int cut_off = scan.multibyte && p[i] >= 0xC2 && p[i] <= 0xF4 && bad == len - i;
       if (!cut_off)
         scan.valid = 0;
+      scan.whole = 0;
       return scan;
     }
     scan.multibyte = 1;
@@ -657,7 +659,7 @@ void wn_dom_decoded_free(wn_dom_decoded *decoded) {
  */
 static wn_err wn_charset_choose(const char **bytes, size_t *len, const char *transport_charset,
                                 wn_charset_choice *choice, wn_charset_source *source,
-                                wn_diag *diag) {
+                                int *utf8_whole, wn_diag *diag) {
   const unsigned char *u = (const unsigned char *)*bytes;
   /* A byte order mark wins over everything and is not content. */
   if (*len >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
@@ -717,6 +719,7 @@ static wn_err wn_charset_choose(const char **bytes, size_t *len, const char *tra
   }
 
   wn_utf8_scan scan = wn_utf8_check((const unsigned char *)*bytes, *len);
+  *utf8_whole = scan.whole;
   int contradicted = 0;
   if (declared && (choice->flags & WN_CS_UTF8) && !scan.valid) {
     contradicted = 1;
@@ -770,13 +773,16 @@ wn_err wn_dom_decode(const char *bytes, size_t len, const char *transport_charse
   if (!bytes)
     bytes = "";
 
-  err = wn_charset_choose(&bytes, &len, transport_charset, &choice, &source, diag);
+  int utf8_whole = 0; /* the bytes were checked: UTF-8 without a flaw */
+  err = wn_charset_choose(&bytes, &len, transport_charset, &choice, &source, &utf8_whole, diag);
   if (err)
     goto out;
 
   if (choice.cd == WN_NO_ICONV) {
     err = wn_buf_reserve(&buf, len + 1);
-    if (!err)
+    if (!err && utf8_whole && !memchr(bytes, 0, len))
+      err = wn_buf_append(&buf, bytes, len); /* nothing for the cleaner to do */
+    else if (!err)
       err = wn_utf8_append_clean(&buf, (const unsigned char *)bytes, len);
   } else if ((choice.flags & WN_CS_SINGLE_BYTE) && !(choice.flags & WN_CS_COMPOSES) &&
              (err = wn_single_byte_append(&buf, choice.cd, bytes, len)) != WN_ECHARSET) {
