@@ -787,6 +787,19 @@ WN_API uint32_t wn_page_result_layout(const wn_page_result *r);
 WN_API const char *wn_page_result_charset(const wn_page_result *r);
 /* "bom", "transport", "meta", "guess", "default". */
 WN_API const char *wn_page_result_charset_source(const wn_page_result *r);
+/* Where the page's time went, in milliseconds of wall time on the calling
+ * thread: decoding its bytes to UTF-8, parsing them into the tree,
+ * choosing the content (template match and single-page readings), and
+ * rendering what was asked (text, Markdown, HTML, metadata). A page whose
+ * tree learning had already parsed (wn_detector_options.collector) shows
+ * no decode or parse time. */
+typedef struct wn_page_times {
+  double decode_ms;
+  double parse_ms;
+  double detect_ms;
+  double render_ms;
+} wn_page_times;
+WN_API void wn_page_result_times_get(const wn_page_result *r, wn_page_times *out);
 /* The selected subtrees' paths ("/html/body/div[2]"), document order;
  * none unless WN_WANT_NODES was asked. */
 WN_API size_t wn_page_result_node_count(const wn_page_result *r);

@@ -79,15 +79,33 @@ static void wn_batch_learn_count(wn_batch_learn *learn, const wn_page_result *r)
     atomic_fetch_add_explicit(&learn->pages_learned_sites, 1, memory_order_relaxed);
 }
 
+/* Adds one page's times (ms) to the sums (us). */
+static void wn_batch_time(wn_batch_times *t, double prepare_ms, const wn_page_result *r,
+                          double output_ms) {
+  wn_page_times pt = {0, 0, 0, 0};
+  wn_page_result_times_get(r, &pt);
+#define WN_US(ms) ((uint64_t)((ms) > 0 ? (ms) * 1000.0 + 0.5 : 0))
+  atomic_fetch_add_explicit(&t->pages, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&t->prepare_us, WN_US(prepare_ms), memory_order_relaxed);
+  atomic_fetch_add_explicit(&t->decode_us, WN_US(pt.decode_ms), memory_order_relaxed);
+  atomic_fetch_add_explicit(&t->parse_us, WN_US(pt.parse_ms), memory_order_relaxed);
+  atomic_fetch_add_explicit(&t->detect_us, WN_US(pt.detect_ms), memory_order_relaxed);
+  atomic_fetch_add_explicit(&t->render_us, WN_US(pt.render_ms), memory_order_relaxed);
+  atomic_fetch_add_explicit(&t->output_us, WN_US(output_ms), memory_order_relaxed);
+#undef WN_US
+}
+
 /* A worker's part: prepare, detect, render. The raw bytes are kept until
  * the page is written: the window counts them until then. */
 static void wn_batch_process(wn_batch_source *source, wn_batch_sink *sink, wn_detector *d,
                              const wn_batch_options *opts, wn_batch_page *page) {
   wn_batch_learn *learn = opts->learn;
   wn_page_result *r = NULL;
+  const double t0 = opts->times ? wn_clock_ms() : 0;
   page->err = page->read_err;
   if (!page->err && source->prepare)
     page->err = source->prepare(source->ctx, page, &page->diag);
+  const double t1 = opts->times ? wn_clock_ms() : 0;
   if (!page->err)
     page->err = wn_detector_detect(d, &page->in, sink->want, &r, &page->diag);
   if (!page->err)
@@ -100,7 +118,10 @@ static void wn_batch_process(wn_batch_source *source, wn_batch_sink *sink, wn_de
     if (!page->err && wn_page_result_empty(r))
       atomic_fetch_add_explicit(&opts->counts->empty, 1, memory_order_relaxed);
   }
+  const double t2 = opts->times ? wn_clock_ms() : 0;
   sink->render(sink->ctx, page, page->err ? NULL : r);
+  if (opts->times)
+    wn_batch_time(opts->times, t1 - t0, r, wn_clock_ms() - t2);
   wn_page_result_free(r);
   if (source->release && page->prepared)
     source->release(source->ctx, page);
@@ -594,6 +615,23 @@ void wn_cli_batch_counts_text(const wn_batch_counts *c, const char *unit, char *
                 failed = atomic_load(&c->failed);
   snprintf(buf, size, "%lu %s: %lu detected (%lu with no content), %lu failed", detected + failed,
            unit, detected, empty, failed);
+}
+
+void wn_cli_batch_times_text(const wn_batch_times *t, char *buf, size_t size) {
+  const double us[6] = {(double)atomic_load(&t->prepare_us), (double)atomic_load(&t->decode_us),
+                        (double)atomic_load(&t->parse_us),   (double)atomic_load(&t->detect_us),
+                        (double)atomic_load(&t->render_us),  (double)atomic_load(&t->output_us)};
+  double all = 0;
+  for (int i = 0; i < 6; i++)
+    all += us[i];
+  const double d = all > 0 ? all : 1;
+  snprintf(buf, size,
+           "timing: %llu page(s), %.3f s in workers: input %.3f s (%.1f%%), decode %.3f s "
+           "(%.1f%%), parse %.3f s (%.1f%%), detection %.3f s (%.1f%%), rendering %.3f s "
+           "(%.1f%%), output %.3f s (%.1f%%)",
+           (unsigned long long)atomic_load(&t->pages), all / 1e6, us[0] / 1e6, 100 * us[0] / d,
+           us[1] / 1e6, 100 * us[1] / d, us[2] / 1e6, 100 * us[2] / d, us[3] / 1e6,
+           100 * us[3] / d, us[4] / 1e6, 100 * us[4] / d, us[5] / 1e6, 100 * us[5] / d);
 }
 
 void wn_cli_batch_learn_report(const wn_batch_learn *learn) {

@@ -133,6 +133,18 @@ typedef struct wn_batch_counts {
 /* "N page(s): D detected (E with no content), F failed" into buf. */
 void wn_cli_batch_counts_text(const wn_batch_counts *c, const char *unit, char *buf, size_t size);
 
+/* --timing: where the workers' time went, summed over the pages, in
+ * microseconds: preparing the input (a JSON line parsed and its file
+ * read, a WARC record's HTTP response split), then the library's phases
+ * (wn_page_times), then the output (JSON, text) written into memory. */
+typedef struct wn_batch_times {
+  _Atomic uint64_t pages;
+  _Atomic uint64_t prepare_us, decode_us, parse_us, detect_us, render_us, output_us;
+} wn_batch_times;
+
+/* "timing: ..." of t into buf. */
+void wn_cli_batch_times_text(const wn_batch_times *t, char *buf, size_t size);
+
 /* The options of `winnow detect` that shape output (cmd_detect.c parses
  * them; every front end reads them): WN_RENDER_* bits (--no-links, ...),
  * and metadata: -1 default (in Markdown's front matter, not in JSON), 1
@@ -156,6 +168,7 @@ typedef struct wn_batch_options {
   const wn_detector_options *detector;
   wn_batch_learn *learn; /* NULL: no --learn */
   wn_batch_counts *counts; /* NULL: not counted */
+  wn_batch_times *times;   /* NULL: not timed */
   const wn_cli_output *output; /* NULL: the defaults */
   uint32_t shard, shards; /* --shard I/N: only the pages of sites in shard I
                              of N (shards 0 or 1: all) */

@@ -92,6 +92,9 @@ void wn_cli_usage_detect(FILE *out) {
           "                        a time, each answered before the next is read).\n"
           "                        Output stays in input order; at most 4 N pages are\n"
           "                        in flight (the reader waits for a slow consumer).\n"
+          "  --timing              --jsonl, --warc, many files: at the end, where the\n"
+          "                        workers' time went (input, decode, parse,\n"
+          "                        detection, rendering, output), on stderr\n"
           "\n"
           "Learning from the input (--jsonl, --warc, many files; needs --store, made if\n"
           "missing): a site with no template is learned from its own pages in the input\n"
@@ -155,6 +158,7 @@ enum {
   WN_OPT_MIN_CONFIDENCE,
   WN_OPT_DRIFT_SHARE,
   WN_OPT_NO_COUNT,
+  WN_OPT_TIMING,
   WN_OPT_MAP_SIZE,
   WN_OPT_NO_LINKS,
   WN_OPT_NO_IMAGES,
@@ -186,6 +190,7 @@ static const struct option wn_detect_options_long[] = {
     {"min-confidence", required_argument, NULL, WN_OPT_MIN_CONFIDENCE},
     {"drift-share", required_argument, NULL, WN_OPT_DRIFT_SHARE},
     {"no-count", no_argument, NULL, WN_OPT_NO_COUNT},
+    {"timing", no_argument, NULL, WN_OPT_TIMING},
     {"map-size", required_argument, NULL, WN_OPT_MAP_SIZE},
     {"no-links", no_argument, NULL, WN_OPT_NO_LINKS},
     {"no-images", no_argument, NULL, WN_OPT_NO_IMAGES},
@@ -335,6 +340,7 @@ int wn_cli_detect(int argc, char **argv) {
   uint32_t learn_memory_mib = 512, learn_pages = 0;
   int no_pending = 0;
   uint32_t shard = 0, shards = 0;
+  int timing = 0;
   wn_collector *collector = NULL;
   wn_batch_learn blearn;
   memset(&blearn, 0, sizeof blearn);
@@ -395,6 +401,9 @@ int wn_cli_detect(int argc, char **argv) {
       break;
     case WN_OPT_NO_COUNT:
       dopts.count = 0;
+      break;
+    case WN_OPT_TIMING:
+      timing = 1;
       break;
     case WN_OPT_MAP_SIZE:
       if (wn_cli_parse_map_size(optarg, &map_size) != 0)
@@ -602,13 +611,19 @@ int wn_cli_detect(int argc, char **argv) {
     rc = wn_cli_usage_error("detect ", "--shard is for --jsonl, --warc and many files");
     goto out;
   }
+  if (timing && !warc && !jsonl && !many) {
+    rc = wn_cli_usage_error("detect ", "--timing is for --jsonl, --warc and many files");
+    goto out;
+  }
   /* Many pages: the batch pipeline makes a detector per thread. */
   wn_batch_counts counts;
   memset(&counts, 0, sizeof counts);
+  wn_batch_times times;
+  memset(&times, 0, sizeof times);
   wn_batch_options bopts = {.threads = threads, .store = store, .detector = &dopts,
-                            .counts = &counts, .output = &output, .shard = shard,
-                            .shards = shards};
-  char summary[160];
+                            .counts = &counts, .times = timing ? &times : NULL,
+                            .output = &output, .shard = shard, .shards = shards};
+  char summary[400];
   if (learn) {
     wn_collect_options co;
     wn_collect_options_init(&co);
@@ -635,13 +650,13 @@ int wn_cli_detect(int argc, char **argv) {
   }
   if (warc) {
     rc = wn_cli_detect_warc(&bopts, argv + optind, (size_t)n_inputs, warc_out, format);
-    goto out;
+    goto timed;
   }
   if (jsonl) {
     rc = wn_cli_detect_stream(&bopts, input ? input : "-", format);
     wn_cli_batch_counts_text(&counts, "line(s)", summary, sizeof summary);
     wn_cli_error("%s", summary);
-    goto out;
+    goto timed;
   }
   if (many) {
     wn_files_options fopts = {.inputs = argv + optind,
@@ -655,7 +670,7 @@ int wn_cli_detect(int argc, char **argv) {
     rc = wn_cli_detect_files(&bopts, &fopts);
     wn_cli_batch_counts_text(&counts, "page(s)", summary, sizeof summary);
     wn_cli_error("%s", summary);
-    goto out;
+    goto timed;
   }
   wn_err err = wn_detector_create(store, &dopts, &d, &diag);
   if (err) {
@@ -663,6 +678,12 @@ int wn_cli_detect(int argc, char **argv) {
     goto out;
   }
   rc = wn_detect_one(d, site, url, input, obey_robots, format, &output);
+  goto out;
+timed:
+  if (timing) {
+    wn_cli_batch_times_text(&times, summary, sizeof summary);
+    wn_cli_error("%s", summary);
+  }
 out:
   if (collector) {
     wn_cli_batch_learn_report(&blearn);

@@ -504,8 +504,10 @@ static wn_err wn_dom_parse_pass(const char *bytes, size_t len, const wn_dom_opti
   }
   page->input_bytes = len;
 
+  const double t0 = wn_clock_ms();
   err = wn_dom_decode(bytes ? bytes : "", len, opts ? opts->transport_charset : NULL,
                       max_bytes, &decoded, diag);
+  page->decode_ms = wn_clock_ms() - t0;
   if (err)
     goto out;
   snprintf(page->charset, sizeof page->charset, "%s", decoded.charset);
@@ -607,28 +609,46 @@ static size_t wn_noscript_bytes(const char *bytes, size_t len) {
  */
 #define WN_DOM_NOSCRIPT_MARKUP 16u /* a page's markup is rarely 16 bytes per byte of its text */
 
+/* The times of the page kept: the passes' decoding, and the rest. */
+static void wn_dom_timed(wn_dom_page *page, double t0, double decode_ms) {
+  page->decode_ms = decode_ms;
+  page->parse_ms = wn_clock_ms() - t0 - decode_ms;
+}
+
 wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
                     wn_dom_page **out, wn_diag *diag) {
+  const double t0 = wn_clock_ms();
   wn_err err = wn_dom_parse_pass(bytes, len, opts, 0, out, diag);
-  if (err || !bytes)
+  if (err)
     return err;
+  const double decode_ms = (*out)->decode_ms;
+  if (!bytes) {
+    wn_dom_timed(*out, t0, decode_ms);
+    return WN_OK;
+  }
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(*out, &count);
   const uint64_t text = count ? nodes[0].text_len : 0;
   const size_t inside = (*out)->noscript ? wn_noscript_bytes(bytes, len) : 0;
-  if (inside == 0 || WN_DOM_NOSCRIPT_MARKUP * text >= inside)
+  if (inside == 0 || WN_DOM_NOSCRIPT_MARKUP * text >= inside) {
+    wn_dom_timed(*out, t0, decode_ms);
     return WN_OK;
+  }
   wn_dom_page *again = NULL;
   err = wn_dom_parse_pass(bytes, len, opts, 1, &again, diag);
-  if (err)
+  if (err) {
+    wn_dom_timed(*out, t0, decode_ms);
     return err == WN_ENOMEM ? err : WN_OK; /* the first tree stands */
+  }
+  const double again_decode_ms = again->decode_ms;
   nodes = wn_dom_nodes(again, &count);
   if (count && nodes[0].text_len > 2 * text) {
     wn_dom_free(*out);
     *out = again;
-    return WN_OK;
+  } else {
+    wn_dom_free(again);
   }
-  wn_dom_free(again);
+  wn_dom_timed(*out, t0, decode_ms + again_decode_ms);
   return WN_OK;
 }
 
@@ -675,6 +695,11 @@ int wn_dom_data_table(const wn_dom_page *page, uint32_t t) {
 const char *wn_dom_charset(const wn_dom_page *page) { return page->charset; }
 wn_charset_source wn_dom_charset_source(const wn_dom_page *page) { return page->charset_source; }
 size_t wn_dom_input_bytes(const wn_dom_page *page) { return page->input_bytes; }
+
+void wn_dom_times(const wn_dom_page *page, double *decode_ms, double *parse_ms) {
+  *decode_ms = page->decode_ms;
+  *parse_ms = page->parse_ms;
+}
 size_t wn_dom_memory(const wn_dom_page *page) { return wn_arena_used(page->arena); }
 void *wn_dom_xml_doc(const wn_dom_page *page) { return page->doc; }
 

@@ -197,6 +197,9 @@ const char *wn_dom_charset(const wn_dom_page *page);
 wn_charset_source wn_dom_charset_source(const wn_dom_page *page);
 /* Input bytes the page was parsed from. */
 size_t wn_dom_input_bytes(const wn_dom_page *page);
+/* Milliseconds wn_dom_parse spent decoding the bytes to UTF-8 and
+ * building the tree (every pass: the noscript one too). */
+void wn_dom_times(const wn_dom_page *page, double *decode_ms, double *parse_ms);
 /* Bytes of arena memory the tree holds. */
 size_t wn_dom_memory(const wn_dom_page *page);
 /* The libxml2 document (htmlDocPtr) when parsed with keep_xml, else NULL. */

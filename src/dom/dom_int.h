@@ -26,6 +26,7 @@ struct wn_dom_page {
   uint32_t count;
   uint32_t body;
   size_t input_bytes;
+  double decode_ms, parse_ms; /* wn_dom_times */
   char charset[48];
   wn_charset_source charset_source;
   xmlDocPtr doc; /* kept only with keep_xml */

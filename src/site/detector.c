@@ -81,6 +81,7 @@ struct wn_page_result {
   unsigned want;         /* WN_WANT_* rendered */
   int has_counts, drifting;
   wn_site_counts counts;
+  wn_page_times times;
 };
 
 /* ---- the cache ------------------------------------------------------------ */
@@ -532,10 +533,13 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
       parse_opts.max_depth == WN_DOM_DEFAULT_MAX_DEPTH)
     page = wn_collector_take_parsed(d->opts.collector, in->bytes ? in->bytes : "", in->len,
                                     in->charset);
-  if (!page)
+  if (!page) {
     err = wn_dom_parse(in->bytes ? in->bytes : "", in->len, &parse_opts, &page, diag);
-  if (err)
-    goto out;
+    if (err)
+      goto out;
+    wn_dom_times(page, &r->times.decode_ms, &r->times.parse_ms);
+  }
+  double t = wn_clock_ms();
   /* The method is the site record's: FastCE paths or ETDM. */
   err = entry && entry->fce
             ? wn_detect_fastce_page(page, entry->fce, &d->opts.detect, d->steps, &res, diag)
@@ -564,6 +568,11 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
   r->generation = entry && (entry->tpl || entry->fce) ? entry->generation : 0;
   snprintf(r->charset, sizeof r->charset, "%s", wn_dom_charset(page));
   r->charset_source = wn_charset_source_name(wn_dom_charset_source(page));
+  {
+    const double now = wn_clock_ms();
+    r->times.detect_ms = now - t;
+    t = now;
+  }
   if ((want & WN_RENDER_NO_TABLES) && (err = wn_detect_result_drop_tables(page, res)) != WN_OK) {
     wn_diag_set(diag, err, "leaving the tables out failed");
     goto out;
@@ -614,6 +623,7 @@ wn_err wn_detector_detect(wn_detector *d, const wn_page_input *in, unsigned want
     if (err)
       goto out;
   }
+  r->times.render_ms = wn_clock_ms() - t;
   /* Count it, and flush every flush_pages pages or flush_ms: a long
    * stream must show drift while it runs, not only when it ends. */
   if (entry && (entry->tpl || entry->fce) && !entry->pinned && entry->pages < UINT32_MAX) {
@@ -657,6 +667,12 @@ wn_detect_fallback wn_page_result_fallback(const wn_page_result *r) { return r->
 uint64_t wn_page_result_generation(const wn_page_result *r) { return r->generation; }
 const char *wn_page_result_charset(const wn_page_result *r) { return r->charset; }
 const char *wn_page_result_charset_source(const wn_page_result *r) { return r->charset_source; }
+
+void wn_page_result_times_get(const wn_page_result *r, wn_page_times *out) {
+  if (out)
+    *out = r ? r->times : (wn_page_times){0, 0, 0, 0};
+}
+
 size_t wn_page_result_node_count(const wn_page_result *r) { return r->n_nodes; }
 
 const char *wn_page_result_node(const wn_page_result *r, size_t i) {

@@ -257,6 +257,32 @@ static void test_threads_keep_order(void **state) {
   assert_int_equal(eight.status, 0);
   assert_int_equal(one.out_len, eight.out_len);
   assert_memory_equal(one.out, eight.out, one.out_len);
+  wn_run_free(&eight);
+
+  /* --timing changes no line, and says where the time of every line went
+   * (the lines that failed before detection too). */
+  RUN(&eight, NULL, "detect", "--store", g_store, "--no-count", "--jsonl", "--threads", "2",
+      "--timing", in_path);
+  assert_int_equal(eight.status, 0);
+  assert_int_equal(one.out_len, eight.out_len);
+  assert_memory_equal(one.out, eight.out, one.out_len);
+  {
+    char want[64];
+    snprintf(want, sizeof want, "timing: %zu page(s), ", n);
+    wn_expect_contains(eight.err, want);
+    const char *parse = strstr(eight.err, "parse ");
+    assert_non_null(parse);
+    assert_true(strtod(parse + 6, NULL) > 0);
+    wn_expect_contains(eight.err, "detection ");
+    wn_expect_contains(eight.err, "output ");
+  }
+  wn_run_free(&eight);
+  RUN(&eight, NULL, "detect", "--timing", in_path);
+  assert_int_equal(eight.status, 2);
+  wn_expect_contains(eight.err, "--timing is for --jsonl, --warc and many files");
+  wn_run_free(&eight);
+  RUN(&eight, NULL, "detect", "--store", g_store, "--no-count", "--jsonl", "--threads", "8",
+      in_path);
 
   char **lines = calloc(n + 1, sizeof *lines);
   assert_non_null(lines);

@@ -311,6 +311,13 @@ static void test_learn_algo_option(void **state) {
   wn_page_result *r = NULL;
   assert_int_equal(wn_detector_detect(d, &in, WN_WANT_TEXT, &r, &diag), WN_OK);
   assert_string_equal(wn_page_result_method(r), "fastce");
+  /* Where the page's time went: every phase measured, parsing some. */
+  wn_page_times times = {-1, -1, -1, -1};
+  wn_page_result_times_get(r, &times);
+  assert_true(times.decode_ms >= 0 && times.parse_ms > 0 && times.detect_ms >= 0 &&
+              times.render_ms >= 0);
+  wn_page_result_times_get(NULL, &times);
+  assert_true(times.parse_ms == 0);
   wn_page_result_free(r);
   wn_detector_destroy(d);
 

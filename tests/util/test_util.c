@@ -3,9 +3,16 @@
  * codecs (every truncation), the bounded buffer, the arena and its cap. */
 #include "wn_test.h"
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/util.h"
+#include "wn_run.h"
 
 static void test_parse_u32(void **state) {
   (void)state;
@@ -130,6 +137,95 @@ static void test_buf_cap(void **state) {
   wn_buf_free(&b);
 }
 
+/* wn_buf_reserve: one allocation for what is announced, the cap kept. */
+static void test_buf_reserve(void **state) {
+  (void)state;
+  wn_buf b;
+  wn_buf_init(&b, 100);
+  assert_int_equal(wn_buf_reserve(&b, 50), WN_OK);
+  assert_true(b.alloc >= 51);
+  char *before = b.data;
+  for (int i = 0; i < 50; i++)
+    assert_int_equal(wn_buf_append_char(&b, 'x'), WN_OK);
+  assert_ptr_equal(b.data, before); /* no reallocation */
+  assert_int_equal(wn_buf_reserve(&b, 1000), WN_OK); /* past the cap: up to it */
+  assert_true(b.alloc <= 101);
+  assert_int_equal(wn_buf_append(&b, "0123456789012345678901234567890123456789012345678901", 51),
+                   WN_ETOOBIG);
+  wn_buf_free(&b);
+}
+
+typedef struct {
+  const char *path;
+  size_t len;
+} wn_fifo_job;
+
+static void *wn_fifo_writer(void *arg) {
+  const wn_fifo_job *job = arg;
+  int fd = open(job->path, O_WRONLY);
+  for (size_t i = 0; fd >= 0 && i < job->len; i++)
+    if (write(fd, "f", 1) != 1)
+      break;
+  if (fd >= 0)
+    close(fd);
+  return NULL;
+}
+
+/* wn_file_read: a regular file is read whole at its size, at the cap and
+ * not past it; an empty file is ""; a pipe (no size ahead) the same way;
+ * a missing file says so. */
+static void test_file_read(void **state) {
+  (void)state;
+  char dir[] = "/tmp/wn-test-read-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/page", dir);
+  char *bytes = NULL;
+  size_t len = 0;
+  wn_diag diag;
+  const size_t sizes[] = {0, 1, 4095, 4096, 70000, 200000};
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    char *want = malloc(sizes[k] + 1);
+    assert_non_null(want);
+    for (size_t i = 0; i < sizes[k]; i++)
+      want[i] = (char)('a' + i % 23);
+    wn_test_write(path, want, sizes[k]);
+    assert_int_equal(wn_file_read(path, sizes[k] ? sizes[k] : 1, &bytes, &len, NULL), WN_OK);
+    assert_int_equal(len, sizes[k]);
+    assert_memory_equal(bytes, want, sizes[k]);
+    assert_int_equal(bytes[len], '\0');
+    wn_free(bytes);
+    if (sizes[k] > 1) { /* (a cap of 0 is no cap) */
+      wn_diag_clear(&diag);
+      assert_int_equal(wn_file_read(path, sizes[k] - 1, &bytes, &len, &diag), WN_ETOOBIG);
+      assert_null(bytes);
+      assert_non_null(strstr(wn_diag_message(&diag, WN_ETOOBIG), "larger than the cap"));
+    }
+    free(want);
+  }
+  snprintf(path, sizeof path, "%s/fifo", dir);
+  assert_int_equal(mkfifo(path, 0600), 0);
+  for (int over = 0; over < 2; over++) {
+    wn_fifo_job job = {path, 100000};
+    pthread_t writer;
+    assert_int_equal(pthread_create(&writer, NULL, wn_fifo_writer, &job), 0);
+    wn_err err = wn_file_read(path, over ? 99999 : 100000, &bytes, &len, NULL);
+    pthread_join(writer, NULL);
+    assert_int_equal(err, over ? WN_ETOOBIG : WN_OK);
+    if (!over) {
+      assert_int_equal(len, 100000);
+      assert_int_equal(bytes[99999], 'f');
+      wn_free(bytes);
+    }
+  }
+  unlink(path);
+  snprintf(path, sizeof path, "%s/missing", dir);
+  assert_int_equal(wn_file_read(path, 10, &bytes, &len, NULL), WN_ENOTFOUND);
+  snprintf(path, sizeof path, "%s/page", dir);
+  unlink(path);
+  rmdir(dir);
+}
+
 static void test_arena(void **state) {
   (void)state;
   wn_arena *a = wn_arena_create(1024);
@@ -156,7 +252,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_u32), cmocka_unit_test(test_ascii),
       cmocka_unit_test(test_codecs),    cmocka_unit_test(test_buf_cap),
-      cmocka_unit_test(test_arena),
+      cmocka_unit_test(test_arena),     cmocka_unit_test(test_buf_reserve),
+      cmocka_unit_test(test_file_read),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
