@@ -715,6 +715,10 @@ const char *wn_dom_raw_text(const wn_dom_node *node) {
   return node->text;
 }
 
+/* One step of a node's path: '/', the tag name (at most WN_MAX_TAG_NAME
+ * bytes, build.h), '[', a position, ']'. */
+#define WN_PATH_SEGMENT_MAX (WN_MAX_TAG_NAME + 16)
+
 wn_err wn_dom_node_path(const wn_dom_page *page, uint32_t i, wn_buf *out) {
   if (i >= page->count)
     return WN_EINVAL;
@@ -733,11 +737,30 @@ wn_err wn_dom_node_path(const wn_dom_page *page, uint32_t i, wn_buf *out) {
     if (node->parent != WN_DOM_NONE) {
       for (uint32_t s = page->nodes[node->parent].first_child; s != chain[n];
            s = page->nodes[s].next_sibling)
-        if (page->nodes[s].tag == node->tag && strcmp(page->nodes[s].name, node->name) == 0)
+        if (page->nodes[s].tag == node->tag &&
+            (page->nodes[s].name == node->name || strcmp(page->nodes[s].name, node->name) == 0))
           position++;
     }
-    err = node->tag == WN_TAG_TEXT ? wn_buf_printf(out, "/text()[%u]", position)
-                                   : wn_buf_printf(out, "/%s[%u]", node->name, position);
+    /* "/name[position]", written without printf: a result's paths are a
+     * good part of a JSON line's cost. */
+    const char *name = node->tag == WN_TAG_TEXT ? "text()" : node->name;
+    char digits[10];
+    size_t nd = 0;
+    do
+      digits[nd++] = (char)('0' + position % 10);
+    while ((position /= 10) > 0);
+    char seg[WN_PATH_SEGMENT_MAX];
+    size_t len = 0, name_len = strlen(name);
+    if (name_len > sizeof seg - sizeof digits - 3)
+      name_len = sizeof seg - sizeof digits - 3;
+    seg[len++] = '/';
+    memcpy(seg + len, name, name_len);
+    len += name_len;
+    seg[len++] = '[';
+    while (nd > 0)
+      seg[len++] = digits[--nd];
+    seg[len++] = ']';
+    err = wn_buf_append(out, seg, len);
     if (err)
       break;
   }
