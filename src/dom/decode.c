@@ -536,6 +536,7 @@ static wn_err wn_single_byte_append(wn_buf *out, iconv_t cd, const char *bytes, 
     char utf8[3];
   } table[256];
   int ascii_same = 1;
+  unsigned mapped = 0;
   for (unsigned b = 0; b < 256; b++) {
     char in_byte = (char)b, conv[8];
     char *in = &in_byte, *outp = conv;
@@ -547,18 +548,21 @@ static wn_err wn_single_byte_append(wn_buf *out, iconv_t cd, const char *bytes, 
     size_t n = (size_t)(outp - conv);
     if (rc == (size_t)-1 || b == 0) {
       if (rc == (size_t)-1 && errno != EILSEQ && errno != EINVAL)
-        return WN_ECHARSET;
+        break;
       memcpy(conv, wn_replacement, sizeof wn_replacement);
       n = sizeof wn_replacement;
     } else if (n == 0 || n > sizeof table[0].utf8 || in_left != 0) {
-      return WN_ECHARSET;
+      break;
     }
     table[b].len = (uint8_t)n;
     memcpy(table[b].utf8, conv, n);
     if (b > 0 && b < 0x80 && (n != 1 || (unsigned char)conv[0] != b))
       ascii_same = 0;
+    mapped++;
   }
-  iconv(cd, NULL, NULL, NULL, NULL);
+  iconv(cd, NULL, NULL, NULL, NULL); /* as it was, for iconv itself after a refusal */
+  if (mapped < 256)
+    return WN_ECHARSET;
   const unsigned char *p = (const unsigned char *)bytes;
   char chunk[WN_DECODE_CHUNK];
   size_t used = 0, i = 0;
