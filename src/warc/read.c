@@ -56,6 +56,7 @@ struct wn_warc_reader {
   /* Record layer: win[wpos, wend) is the stream from offset win_off + wpos. */
   unsigned char *win;
   size_t win_cap, wpos, wend;
+  size_t win_max; /* what the caps can need: a whole header and block */
   uint64_t win_off;
   int src_eof;
 
@@ -276,8 +277,29 @@ static size_t src_read(wn_warc_reader *r, unsigned char *dst, size_t n) {
 /* ---- the record layer ------------------------------------------------------ */
 
 /* At least need bytes from wpos in the window (fewer at the end of the
- * stream); returns how many there are. need must not exceed win_cap. */
+ * stream); returns how many there are. need must not exceed win_max: the
+ * window starts small and grows to hold a record that needs it. */
 static size_t win_fill(wn_warc_reader *r, size_t need) {
+  if (r->wend - r->wpos < need && r->wpos + need > r->win_cap && r->win_cap < r->win_max) {
+    if (r->wpos > 0) {
+      memmove(r->win, r->win + r->wpos, r->wend - r->wpos);
+      r->win_off += r->wpos;
+      r->wend -= r->wpos;
+      r->wpos = 0;
+    }
+    if (need > r->win_cap) {
+      size_t cap = r->win_cap * 2 > need + WN_WARC_CHUNK ? r->win_cap * 2 : need + WN_WARC_CHUNK;
+      if (cap > r->win_max)
+        cap = r->win_max;
+      unsigned char *grown = realloc(r->win, cap);
+      if (!grown) {
+        set_fatal(r, WN_ENOMEM, "out of memory for a record's window");
+        return r->wend - r->wpos;
+      }
+      r->win = grown;
+      r->win_cap = cap;
+    }
+  }
   while (r->wend - r->wpos < need && !r->src_eof && !r->fatal) {
     /* Slide the unread bytes down when the window runs out of room, and
      * early (past 4 chunks read) so that reading small records stays in a
@@ -810,7 +832,10 @@ wn_err wn_warc_reader_open(const char *path, const wn_warc_reader_options *opts,
   size_t plen = strlen(path);
   r->path = malloc(plen + 1);
   r->zin = malloc(WN_WARC_CHUNK);
-  r->win_cap = r->opts.max_header_bytes + r->opts.max_block_bytes + 8 + WN_WARC_CHUNK;
+  /* Small records (most pages) stay in a window of a few chunks; it
+   * grows to win_max for a record that needs it. */
+  r->win_max = r->opts.max_header_bytes + r->opts.max_block_bytes + 8 + WN_WARC_CHUNK;
+  r->win_cap = r->win_max < 8 * WN_WARC_CHUNK ? r->win_max : 8 * WN_WARC_CHUNK;
   r->win = malloc(r->win_cap);
   if (!r->path || !r->zin || !r->win) {
     err = wn_diag_set(diag, WN_ENOMEM, "out of memory for a WARC reader (%zu bytes)", r->win_cap);

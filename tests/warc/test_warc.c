@@ -706,6 +706,57 @@ static void test_caps(void **state) {
   wn_buf_free(&http);
 }
 
+/* Records far larger than the reader's first window (a few chunks), in
+ * each compression mode, between small ones: the window grows to hold
+ * each, and every page comes back whole, byte for byte. */
+static void test_large_records(void **state) {
+  fixture *f = *state;
+  const wn_warc_gzip gz[] = {WN_WARC_GZIP_AUTO, WN_WARC_GZIP_NONE, WN_WARC_GZIP_FILE};
+  const size_t sizes[] = {100, 3u << 20, 200, 700000, 5u << 20, 300};
+  for (size_t m = 0; m < 3; m++) {
+    const char *path = path_in(f, "large.warc");
+    wn_warc_writer_options wo;
+    wn_warc_writer_options_init(&wo);
+    wo.gzip = gz[m];
+    wn_warc_writer *w = NULL;
+    wn_diag diag = {{0}};
+    assert_int_equal(wn_warc_writer_open(path, &wo, &w, &diag), WN_OK);
+    wn_buf page, http;
+    wn_buf_init(&page, 0);
+    wn_buf_init(&http, 0);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+      wn_buf_reset(&page);
+      wn_buf_reset(&http);
+      assert_int_equal(wn_buf_printf(&page, "<html><body><p>page %zu ", i), WN_OK);
+      while (page.len < sizes[i])
+        assert_int_equal(wn_buf_printf(&page, "w%zu ", page.len % 9973), WN_OK);
+      http_append(&http, 200, "Content-Type: text/html\r\n", page.data, page.len);
+      char uri[64];
+      snprintf(uri, sizeof uri, "http://big.example/%zu.html", i);
+      wn_warc_record rec = {.type = "response", .target_uri = uri, .content_type = HTTP_REC,
+                            .block = http.data, .block_len = http.len};
+      assert_int_equal(wn_warc_write_record(w, &rec, NULL, &diag), WN_OK);
+    }
+    assert_int_equal(wn_warc_writer_close(w, &diag), WN_OK);
+    wn_warc_reader *r = open_reader(f, path, NULL);
+    wn_warc_page got;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+      assert_int_equal(wn_warc_next(r, &got, &diag), WN_OK);
+      wn_buf_reset(&page);
+      assert_int_equal(wn_buf_printf(&page, "<html><body><p>page %zu ", i), WN_OK);
+      while (page.len < sizes[i])
+        assert_int_equal(wn_buf_printf(&page, "w%zu ", page.len % 9973), WN_OK);
+      assert_int_equal(got.payload_len, page.len);
+      assert_memory_equal(got.payload, page.data, page.len);
+    }
+    assert_int_equal(wn_warc_next(r, &got, &diag), WN_ENOTFOUND);
+    wn_warc_reader_close(r);
+    wn_buf_free(&page);
+    wn_buf_free(&http);
+  }
+  assert_int_equal(f->n_damage, 0);
+}
+
 /* The WET-style output: pages read from a WARC, their main content
  * detected (store-less, the single-page method), written as conversion
  * records and read back: type, refers-to, URI, date, text and digest. */
@@ -1009,6 +1060,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_length, setup, teardown),
       cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_large_records, setup, teardown),
       cmocka_unit_test_setup_teardown(test_wet_roundtrip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_mutations, setup, teardown),
       cmocka_unit_test(test_http),
