@@ -147,6 +147,19 @@ static wn_warc_reader *open_reader(fixture *f, const char *path, wn_warc_reader_
   return r;
 }
 
+/* A writer of path in one compression mode, with the default options. */
+static wn_warc_writer *open_writer(const char *path, wn_warc_gzip gzip) {
+  wn_warc_writer_options wo;
+  wn_warc_writer_options_init(&wo);
+  wo.gzip = gzip;
+  wn_warc_writer *w = NULL;
+  wn_diag diag = {{0}};
+  wn_err err = wn_warc_writer_open(path, &wo, &w, &diag);
+  if (err)
+    fail_msg("open %s for writing: %s", path, wn_diag_message(&diag, err));
+  return w;
+}
+
 /* Reads every page; their target URIs, space-separated, into uris. */
 static unsigned read_all(wn_warc_reader *r, char *uris, size_t size) {
   unsigned n = 0;
@@ -183,12 +196,8 @@ static void test_modes(void **state) {
                {"none.warc.gz", WN_WARC_GZIP_NONE, 0}};
   for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
     const char *path = path_in(f, modes[m].name);
-    wn_warc_writer_options wo;
-    wn_warc_writer_options_init(&wo);
-    wo.gzip = modes[m].gzip;
-    wn_warc_writer *w = NULL;
+    wn_warc_writer *w = open_writer(path, modes[m].gzip);
     wn_diag diag = {{0}};
-    assert_int_equal(wn_warc_writer_open(path, &wo, &w, &diag), WN_OK);
     for (size_t i = 0; i < 3; i++) {
       wn_buf http;
       wn_buf_init(&http, 0);
@@ -262,12 +271,8 @@ static void test_segments(void **state) {
   const char *names[] = {"seg-record.warc.gz", "seg-plain.warc", "seg-whole.warc.gz"};
   for (size_t m = 0; m < 3; m++) {
     const char *path = path_in(f, names[m]);
-    wn_warc_writer_options wo;
-    wn_warc_writer_options_init(&wo);
-    wo.gzip = gz[m];
-    wn_warc_writer *w = NULL;
+    wn_warc_writer *w = open_writer(path, gz[m]);
     wn_diag diag = {{0}};
-    assert_int_equal(wn_warc_writer_open(path, &wo, &w, &diag), WN_OK);
     for (size_t i = 0; i < 6; i++) {
       wn_buf http;
       wn_buf_init(&http, 0);
@@ -715,12 +720,8 @@ static void test_large_records(void **state) {
   const size_t sizes[] = {100, 3u << 20, 200, 700000, 5u << 20, 300};
   for (size_t m = 0; m < 3; m++) {
     const char *path = path_in(f, "large.warc");
-    wn_warc_writer_options wo;
-    wn_warc_writer_options_init(&wo);
-    wo.gzip = gz[m];
-    wn_warc_writer *w = NULL;
+    wn_warc_writer *w = open_writer(path, gz[m]);
     wn_diag diag = {{0}};
-    assert_int_equal(wn_warc_writer_open(path, &wo, &w, &diag), WN_OK);
     wn_buf page, http;
     wn_buf_init(&page, 0);
     wn_buf_init(&http, 0);
