@@ -11,15 +11,13 @@
 #include "dom/dom.h"
 
 wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method) {
-  wn_detect_result *res = calloc(1, sizeof *res);
+  /* One allocation: the result, then its two per-node arrays. */
+  const size_t n = count ? count : 1;
+  wn_detect_result *res = calloc(1, sizeof *res + 2 * n);
   if (!res)
     return NULL;
-  res->tmpl = calloc(count ? count : 1, 1);
-  res->keep = calloc(count ? count : 1, 1);
-  if (!res->tmpl || !res->keep) {
-    wn_detect_result_free(res);
-    return NULL;
-  }
+  res->tmpl = (uint8_t *)(res + 1);
+  res->keep = res->tmpl + n;
   res->count = count;
   res->method = method;
   return res;
@@ -28,15 +26,17 @@ wn_detect_result *wn_detect_result_alloc(uint32_t count, const char *method) {
 wn_err wn_detect_result_select(const wn_dom_page *page, wn_detect_result *res, uint8_t *kept_below) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  uint8_t *all = malloc(count ? count : 1);     /* every text below is kept */
-  uint8_t *any = calloc(count ? count : 1, 1); /* some text below is kept */
+  const size_t cells = count ? count : 1;
+  uint8_t *all = malloc(2 * cells);       /* every text below is kept */
+  uint8_t *any = all ? all + cells : NULL; /* some text below is kept */
   uint32_t *sel = malloc(((size_t)count + 1) * sizeof *sel);
   wn_err err = WN_OK;
-  if (!all || !any || !sel) {
+  if (!all || !sel) {
     err = WN_ENOMEM;
     goto out;
   }
   memset(all, 1, count);
+  memset(any, 0, count);
   for (uint32_t i = count; i-- > 0;) {
     if (nodes[i].tag == WN_TAG_TEXT) {
       any[i] = res->keep[i];
@@ -65,7 +65,6 @@ wn_err wn_detect_result_select(const wn_dom_page *page, wn_detect_result *res, u
   sel = NULL;
 out:
   free(all);
-  free(any);
   free(sel);
   return err;
 }
@@ -95,8 +94,6 @@ void wn_detect_result_free(wn_detect_result *result) {
   if (!result)
     return;
   free(result->selected);
-  free(result->tmpl);
-  free(result->keep);
   free(result->body_text);
   free(result);
 }
