@@ -413,8 +413,8 @@ static void test_readability_edges(void **state) {
   (void)state;
   const char *pages[] = {
       "", "<html></html>", ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,",
-      "<div class=\"comment sidebar\"><p>Only an unlikely box holds text here, of some length "
-      "to be scored as a paragraph.</p></div>",
+      ("<div class=\"comment sidebar\"><p>Only an unlikely box holds text here, of some length "
+       "to be scored as a paragraph.</p></div>"),
   };
   for (size_t k = 0; k < sizeof pages / sizeof *pages; k++) {
     char *t = detect_text(pages[k], WN_SINGLE_READABILITY, 0);

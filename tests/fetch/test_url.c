@@ -159,7 +159,7 @@ static void test_site(void **state) {
   expect_no_site("https://a\x01b.example/", "Bad hostname");
   expect_no_site("https://a~b.example/", "cannot name a site");
   static const char *const never_oom[] = {"https://caf\xe9.example/", "https://\xff/",
-                                          "https://b\xc3\xbc" "cher.\xff/", "http:// /"};
+                                          ("https://b\xc3\xbc" "cher.\xff/"), "http:// /"};
   for (size_t i = 0; i < sizeof never_oom / sizeof never_oom[0]; i++) {
     char site[WN_SITE_MAX + 1];
     wn_diag diag = {{0}};
