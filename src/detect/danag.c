@@ -324,11 +324,18 @@ wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, const uint8_t *m
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   size_t lines = 2 * (size_t)count + 2;
-  uint32_t *content = malloc(lines * sizeof *content);
-  uint32_t *code = malloc(lines * sizeof *code);
-  int64_t *diff = malloc(lines * sizeof *diff);
-  uint32_t *line_of = malloc(((size_t)count + 1) * sizeof *line_of);
-  if (!content || !code || !diff || !line_of) {
+  void *arr[4];
+  void *block = wn_arrays_alloc(4,
+                                (const size_t[]){lines * sizeof(uint32_t),
+                                                 lines * sizeof(uint32_t),
+                                                 lines * sizeof(int64_t),
+                                                 ((size_t)count + 1) * sizeof(uint32_t)},
+                                arr);
+  uint32_t *content = arr[0];
+  uint32_t *code = arr[1];
+  int64_t *diff = arr[2];
+  uint32_t *line_of = arr[3];
+  if (!block) {
     err = WN_ENOMEM;
     goto out;
   }
@@ -347,9 +354,6 @@ wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, const uint8_t *m
   if (steps & WN_SINGLE_STEP_CONTAINER)
     err = wn_danag_container(nodes, count, mask, diff, line_of, first, last, res->keep);
 out:
-  free(content);
-  free(code);
-  free(diff);
-  free(line_of);
+  free(block);
   return err;
 }

@@ -170,14 +170,20 @@ static wn_err wn_repeat_drop_lines(const wn_dom_page *page, wn_detect_result *re
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   uint8_t *keep = res->keep;
-  uint8_t *quoted = malloc(count);
-  uint64_t *lhash = malloc(n_lines * sizeof *lhash);
-  uint32_t *lchars = calloc(n_lines, sizeof *lchars);
-  uint32_t *lfirst = malloc(n_lines * sizeof *lfirst);
-  uint8_t *lkind = calloc(n_lines, 1); /* bit 1: unquoted text on the line, bit 2: quoted */
+  void *arr[5];
+  void *block = wn_arrays_alloc(5,
+                                (const size_t[]){count, n_lines * sizeof(uint64_t),
+                                                 n_lines * sizeof(uint32_t),
+                                                 n_lines * sizeof(uint32_t), n_lines},
+                                arr);
+  uint8_t *quoted = arr[0];
+  uint64_t *lhash = arr[1];
+  uint32_t *lchars = arr[2];
+  uint32_t *lfirst = arr[3];
+  uint8_t *lkind = arr[4]; /* bit 1: unquoted text on the line, bit 2: quoted */
   wn_repeat_line_key *keys = NULL;
   wn_err err = WN_ENOMEM;
-  if (!quoted || !lhash || !lchars || !lfirst || !lkind)
+  if (!block)
     goto out;
   for (size_t l = 0; l < n_lines; l++)
     lhash[l] = WN_HASH_SEED;
@@ -246,11 +252,7 @@ static wn_err wn_repeat_drop_lines(const wn_dom_page *page, wn_detect_result *re
         lkind[line_of[i]] == 4)
       keep[i] = 0;
 out:
-  free(quoted);
-  free(lhash);
-  free(lchars);
-  free(lfirst);
-  free(lkind);
+  free(block);
   free(keys);
   return err;
 }
@@ -289,15 +291,23 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
   if (count == 0 || res->body_text)
     return WN_OK;
   const size_t n_lines = 2 * (size_t)count + 1;
-  uint32_t *line_of = malloc((size_t)count * sizeof *line_of);
-  uint32_t *content = malloc(n_lines * sizeof *content);
-  uint64_t *hash = malloc((size_t)count * sizeof *hash);
-  uint64_t *len = calloc(count, sizeof *len);
-  uint32_t *lines = calloc(count, sizeof *lines);
+  void *arr[6];
+  void *block = wn_arrays_alloc(6,
+                                (const size_t[]){(size_t)count * sizeof(uint32_t),
+                                                 n_lines * sizeof(uint32_t),
+                                                 (size_t)count * sizeof(uint64_t),
+                                                 (size_t)count * sizeof(uint64_t),
+                                                 (size_t)count * sizeof(uint32_t), count},
+                                arr);
+  uint32_t *line_of = arr[0];
+  uint32_t *content = arr[1];
+  uint64_t *hash = arr[2];
+  uint64_t *len = arr[3];
+  uint32_t *lines = arr[4];
+  uint8_t *drop = arr[5];
   wn_repeat_elem *elems = NULL;
-  uint8_t *drop = NULL;
   wn_err err = WN_ENOMEM;
-  if (!line_of || !content || !hash || !len || !lines)
+  if (!block)
     goto out;
   err = WN_OK;
   wn_danag_lines(page, NULL, content, NULL, line_of);
@@ -335,8 +345,7 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
   if (n < 2)
     goto lines; /* no two elements large enough to be copies */
   elems = malloc((size_t)n * sizeof *elems);
-  drop = calloc(count, 1);
-  if (!elems || !drop) {
+  if (!elems) {
     err = WN_ENOMEM;
     goto out;
   }
@@ -392,12 +401,7 @@ lines:
   if (!err)
     wn_repeat_drop_twins(page, res, line_of);
 out:
-  free(line_of);
-  free(content);
-  free(hash);
-  free(len);
-  free(lines);
+  free(block);
   free(elems);
-  free(drop);
   return err;
 }

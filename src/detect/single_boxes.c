@@ -18,13 +18,14 @@ static wn_err wn_single_drop_minor(const wn_dom_page *page, wn_detect_result *re
                                    wn_single_box_test is_box) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  uint32_t *kept = calloc(count ? count : 1, sizeof *kept);   /* kept text bytes */
-  uint32_t *links = calloc(count ? count : 1, sizeof *links); /* link text nodes */
-  if (!kept || !links) {
-    free(kept);
-    free(links);
+  void *arr[2];
+  void *block = wn_arrays_alloc(
+      2, (const size_t[]){(size_t)count * sizeof(uint32_t), (size_t)count * sizeof(uint32_t)},
+      arr);
+  if (!block)
     return WN_ENOMEM;
-  }
+  uint32_t *kept = arr[0];  /* kept text bytes */
+  uint32_t *links = arr[1]; /* link text nodes */
   for (uint32_t i = count; i-- > 0;) {
     if (nodes[i].tag == WN_TAG_TEXT) {
       kept[i] = res->keep[i] ? nodes[i].own_text_len : 0;
@@ -48,8 +49,7 @@ static wn_err wn_single_drop_minor(const wn_dom_page *page, wn_detect_result *re
     }
     i++;
   }
-  free(kept);
-  free(links);
+  free(block);
   return WN_OK;
 }
 
