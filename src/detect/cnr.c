@@ -118,12 +118,18 @@ wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, const uint8_t *mas
   wn_err err = WN_OK;
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  uint32_t *weight = malloc(((size_t)count + 1) * sizeof *weight);
-  uint32_t *chars = malloc(((size_t)count + 1) * sizeof *chars);
-  double *ratio = malloc(((size_t)count + 1) * sizeof *ratio);
-  uint32_t *set = malloc(((size_t)count + 1) * sizeof *set);
+  const size_t cells = (size_t)count + 1;
+  void *arr[4];
+  void *arrays = wn_arrays_alloc(4,
+                                (const size_t[]){cells * sizeof(uint32_t), cells * sizeof(uint32_t),
+                                                 cells * sizeof(double), cells * sizeof(uint32_t)},
+                                arr);
+  uint32_t *weight = arr[0];
+  uint32_t *chars = arr[1];
+  double *ratio = arr[2];
+  uint32_t *set = arr[3];
   uint8_t *menu = NULL;
-  if (!weight || !chars || !ratio || !set) {
+  if (!arrays) {
     err = WN_ENOMEM;
     goto out;
   }
@@ -181,10 +187,7 @@ wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, const uint8_t *mas
       res->keep[i] = 1;
   }
 out:
-  free(weight);
-  free(chars);
-  free(ratio);
-  free(set);
+  free(arrays);
   free(menu);
   return err;
 }

@@ -84,6 +84,7 @@ static int wn_single_second_can_add(const wn_dom_node *nodes, uint32_t count, co
  * n_sums arrays of n_lines counters each, zeroed. */
 typedef struct wn_second_lines {
   wn_detect_result *second;
+  void *block; /* line_of, content and sums, one allocation */
   uint32_t *line_of;
   uint32_t *content;
   uint64_t *sums;
@@ -92,20 +93,26 @@ typedef struct wn_second_lines {
 
 static void wn_second_lines_free(wn_second_lines *sl) {
   wn_detect_result_free(sl->second);
-  free(sl->line_of);
-  free(sl->content);
-  free(sl->sums);
+  free(sl->block);
 }
 
 static wn_err wn_second_lines_read(const wn_dom_page *page, uint32_t count, size_t n_sums,
                                    wn_second_lines *sl) {
   sl->n_lines = 2 * (size_t)count + 1;
   sl->second = wn_detect_result_alloc(count, "readability");
-  sl->line_of = malloc((size_t)count * sizeof *sl->line_of);
-  sl->content = malloc(sl->n_lines * sizeof *sl->content);
-  sl->sums = calloc(sl->n_lines * n_sums, sizeof *sl->sums);
-  if (!sl->second || !sl->line_of || !sl->content || !sl->sums)
+  void *arr[3];
+  sl->block = n_sums > SIZE_MAX / sizeof(uint64_t) / sl->n_lines
+                  ? NULL
+                  : wn_arrays_alloc(3,
+                                    (const size_t[]){(size_t)count * sizeof(uint32_t),
+                                                     sl->n_lines * sizeof(uint32_t),
+                                                     sl->n_lines * n_sums * sizeof(uint64_t)},
+                                    arr);
+  if (!sl->second || !sl->block)
     return WN_ENOMEM;
+  sl->line_of = arr[0];
+  sl->content = arr[1];
+  sl->sums = arr[2];
   wn_err err = wn_readability_select(page, sl->second);
   if (!err)
     wn_danag_lines(page, NULL, sl->content, NULL, sl->line_of);

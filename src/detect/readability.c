@@ -686,12 +686,18 @@ wn_err wn_readability_select(const wn_dom_page *page, wn_detect_result *res) {
   wn_rd_words_init(&rd.negative, wn_rd_negative, WN_RD_COUNT(wn_rd_negative));
   wn_rd_words_init(&rd.positive, wn_rd_positive, WN_RD_COUNT(wn_rd_positive));
   wn_err err = WN_ENOMEM;
-  uint8_t *bytes = malloc((size_t)count * 9);
-  uint32_t *words = malloc((size_t)count * 8 * sizeof *words);
-  double *score = malloc((size_t)count * sizeof *score);
-  uint8_t *best_keep = calloc(count, 1);
-  if (!bytes || !words || !score || !best_keep)
+  void *arr[4];
+  void *block = wn_arrays_alloc(4,
+                                (const size_t[]){(size_t)count * 9,
+                                                 (size_t)count * 8 * sizeof(uint32_t),
+                                                 (size_t)count * sizeof(double), count},
+                                arr);
+  if (!block)
     goto out;
+  uint8_t *bytes = arr[0];
+  uint32_t *words = arr[1];
+  double *score = arr[2];
+  uint8_t *best_keep = arr[3];
   rd.gone = bytes;
   rd.blockdesc = bytes + 2 * (size_t)count;
   rd.in_head = bytes + 3 * (size_t)count;
@@ -746,9 +752,6 @@ wn_err wn_readability_select(const wn_dom_page *page, wn_detect_result *res) {
     res->keep[i] = best_keep[i];
   err = WN_OK;
 out:
-  free(bytes);
-  free(words);
-  free(score);
-  free(best_keep);
+  free(block);
   return err;
 }

@@ -114,11 +114,16 @@ static wn_err wn_recipe_match(const wn_dom_page *page, const wn_detect_part *par
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   wn_err err = WN_OK;
-  char *want = malloc((size_t)n * WN_RECIPE_MAX_LEN);
-  size_t *wlen = calloc(n, sizeof *wlen);
-  uint8_t *hit = calloc(n, 1);
-  char *text = malloc(WN_RECIPE_MAX_LEN);
-  if (!want || !wlen || !hit || !text) {
+  void *arr[4];
+  void *block = wn_arrays_alloc(4,
+                                (const size_t[]){(size_t)n * WN_RECIPE_MAX_LEN,
+                                                 (size_t)n * sizeof(size_t), n, WN_RECIPE_MAX_LEN},
+                                arr);
+  char *want = arr[0];
+  size_t *wlen = arr[1];
+  uint8_t *hit = arr[2];
+  char *text = arr[3];
+  if (!block) {
     err = WN_ENOMEM;
     goto out;
   }
@@ -158,10 +163,7 @@ static wn_err wn_recipe_match(const wn_dom_page *page, const wn_detect_part *par
       wn_recipe_keep_group(nodes, count, ctx->found, g, ctx->keep);
   }
 out:
-  free(want);
-  free(wlen);
-  free(hit);
-  free(text);
+  free(block);
   return err;
 }
 

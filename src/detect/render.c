@@ -109,7 +109,16 @@ wn_err wn_detect_render_text(const wn_dom_page *page, const wn_detect_result *re
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   if (count != result->count)
     return WN_EINVAL;
-  wn_err err = WN_OK;
+  /* Room for the kept text, a separator each, at once (text inside <pre>
+   * is written raw and may need more: the buffer grows then). */
+  size_t room = 0;
+  for (uint32_t k = 0; k < result->n_selected; k++)
+    for (uint32_t i = result->selected[k]; i < nodes[result->selected[k]].end; i++)
+      if (nodes[i].tag == WN_TAG_TEXT && result->keep[i])
+        room += (size_t)nodes[i].own_text_len + 1;
+  wn_err err = wn_buf_reserve(out, room);
+  if (err)
+    return err;
   wn_text_out t = {.out = out, .line_start = out->len, .pending_nl = 0, .pre_visible = 0};
   int line_open = 0;
   uint32_t last_block = WN_DOM_NONE;

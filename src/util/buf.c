@@ -57,6 +57,7 @@ wn_err wn_buf_reserve(wn_buf *buf, size_t len) {
     return WN_ENOMEM;
   buf->data = grown;
   buf->alloc = buf->len + len + 1;
+  buf->data[buf->len] = '\0'; /* a buffer's data is always a string */
   return WN_OK;
 }
 

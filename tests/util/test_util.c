@@ -144,6 +144,7 @@ static void test_buf_reserve(void **state) {
   wn_buf_init(&b, 100);
   assert_int_equal(wn_buf_reserve(&b, 50), WN_OK);
   assert_true(b.alloc >= 51);
+  assert_string_equal(b.data, ""); /* still a string, empty */
   char *before = b.data;
   for (int i = 0; i < 50; i++)
     assert_int_equal(wn_buf_append_char(&b, 'x'), WN_OK);
