@@ -123,7 +123,7 @@ wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, const uint8_t *mas
   void *arrays = wn_arrays_alloc(4,
                                 (const size_t[]){cells * sizeof(uint32_t), cells * sizeof(uint32_t),
                                                  cells * sizeof(double), cells * sizeof(uint32_t)},
-                                arr);
+                                0u, arr);
   uint32_t *weight = arr[0];
   uint32_t *chars = arr[1];
   double *ratio = arr[2];

@@ -107,7 +107,7 @@ static wn_err wn_second_lines_read(const wn_dom_page *page, uint32_t count, size
                                     (const size_t[]){(size_t)count * sizeof(uint32_t),
                                                      sl->n_lines * sizeof(uint32_t),
                                                      sl->n_lines * n_sums * sizeof(uint64_t)},
-                                    arr);
+                                    0x4u, arr);
   if (!sl->second || !sl->block)
     return WN_ENOMEM;
   sl->line_of = arr[0];

@@ -330,7 +330,7 @@ wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, const uint8_t *m
                                                  lines * sizeof(uint32_t),
                                                  lines * sizeof(int64_t),
                                                  ((size_t)count + 1) * sizeof(uint32_t)},
-                                arr);
+                                0u, arr);
   uint32_t *content = arr[0];
   uint32_t *code = arr[1];
   int64_t *diff = arr[2];

@@ -691,7 +691,7 @@ wn_err wn_readability_select(const wn_dom_page *page, wn_detect_result *res) {
                                 (const size_t[]){(size_t)count * 9,
                                                  (size_t)count * 8 * sizeof(uint32_t),
                                                  (size_t)count * sizeof(double), count},
-                                arr);
+                                0x8u, arr);
   if (!block)
     goto out;
   uint8_t *bytes = arr[0];

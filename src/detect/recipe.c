@@ -118,7 +118,7 @@ static wn_err wn_recipe_match(const wn_dom_page *page, const wn_detect_part *par
   void *block = wn_arrays_alloc(4,
                                 (const size_t[]){(size_t)n * WN_RECIPE_MAX_LEN,
                                                  (size_t)n * sizeof(size_t), n, WN_RECIPE_MAX_LEN},
-                                arr);
+                                0x6u, arr);
   char *want = arr[0];
   size_t *wlen = arr[1];
   uint8_t *hit = arr[2];

@@ -175,7 +175,7 @@ static wn_err wn_repeat_drop_lines(const wn_dom_page *page, wn_detect_result *re
                                 (const size_t[]){count, n_lines * sizeof(uint64_t),
                                                  n_lines * sizeof(uint32_t),
                                                  n_lines * sizeof(uint32_t), n_lines},
-                                arr);
+                                0x14u, arr);
   uint8_t *quoted = arr[0];
   uint64_t *lhash = arr[1];
   uint32_t *lchars = arr[2];
@@ -298,7 +298,7 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
                                                  (size_t)count * sizeof(uint64_t),
                                                  (size_t)count * sizeof(uint64_t),
                                                  (size_t)count * sizeof(uint32_t), count},
-                                arr);
+                                0x38u, arr);
   uint32_t *line_of = arr[0];
   uint32_t *content = arr[1];
   uint64_t *hash = arr[2];

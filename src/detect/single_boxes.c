@@ -21,7 +21,7 @@ static wn_err wn_single_drop_minor(const wn_dom_page *page, wn_detect_result *re
   void *arr[2];
   void *block = wn_arrays_alloc(
       2, (const size_t[]){(size_t)count * sizeof(uint32_t), (size_t)count * sizeof(uint32_t)},
-      arr);
+      0x3u, arr);
   if (!block)
     return WN_ENOMEM;
   uint32_t *kept = arr[0];  /* kept text bytes */

@@ -61,7 +61,7 @@ wn_err wn_buf_reserve(wn_buf *buf, size_t len) {
   return WN_OK;
 }
 
-void *wn_arrays_alloc(size_t n, const size_t *sizes, void **out) {
+void *wn_arrays_alloc(size_t n, const size_t *sizes, unsigned zeroed, void **out) {
   const size_t align = 16; /* malloc's alignment on the platforms we build for */
   size_t total = 0;
   for (size_t i = 0; i < n; i++) {
@@ -70,12 +70,14 @@ void *wn_arrays_alloc(size_t n, const size_t *sizes, void **out) {
       return NULL;
     total += (size + align - 1) / align * align;
   }
-  unsigned char *block = calloc(1, total ? total : 1);
+  unsigned char *block = malloc(total ? total : 1);
   if (!block)
     return NULL;
   size_t at = 0;
   for (size_t i = 0; i < n; i++) {
     out[i] = block + at;
+    if (i < sizeof zeroed * 8 && ((zeroed >> i) & 1u))
+      memset(out[i], 0, sizes[i]);
     at += ((sizes[i] ? sizes[i] : 1) + align - 1) / align * align;
   }
   return block;

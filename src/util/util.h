@@ -38,12 +38,13 @@ size_t wn_arena_used(const wn_arena *arena);
 /* The bounded buffer (wn_buf) and wn_file_read are public
  * (include/winnow/base.h). */
 
-/* n arrays in one zeroed allocation, the i-th of sizes[i] bytes, each
- * aligned for any type; out[i] points at each. Returns the block (free it
- * once), NULL when out of memory or when the sizes overflow. A reading
- * that needs several per-node arrays for one page takes them so: one
- * call to the allocator, not one per array. */
-void *wn_arrays_alloc(size_t n, const size_t *sizes, void **out);
+/* n arrays in one allocation, the i-th of sizes[i] bytes, each aligned
+ * for any type, zeroed where bit i of zeroed is set (as calloc would give
+ * it; the others as malloc would); out[i] points at each. Returns the
+ * block (free it once), NULL when out of memory or when the sizes
+ * overflow. A reading that needs several per-node arrays for one page
+ * takes them so: one call to the allocator, not one per array. */
+void *wn_arrays_alloc(size_t n, const size_t *sizes, unsigned zeroed, void **out);
 
 /* Room for len more bytes (up to the cap) in one allocation, when the
  * caller knows the size ahead: appends up to it then never reallocate. */
