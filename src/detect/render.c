@@ -109,13 +109,11 @@ wn_err wn_detect_render_text(const wn_dom_page *page, const wn_detect_result *re
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   if (count != result->count)
     return WN_EINVAL;
-  /* Room for the kept text, a separator each, at once (text inside <pre>
-   * is written raw and may need more: the buffer grows then). */
+  /* Room for the selected subtrees' text at once (a subtree's text_len,
+   * no second walk; separators and raw <pre> text may grow it once). */
   size_t room = 0;
   for (uint32_t k = 0; k < result->n_selected; k++)
-    for (uint32_t i = result->selected[k]; i < nodes[result->selected[k]].end; i++)
-      if (nodes[i].tag == WN_TAG_TEXT && result->keep[i])
-        room += (size_t)nodes[i].own_text_len + 1;
+    room += (size_t)nodes[result->selected[k]].text_len + 1;
   wn_err err = wn_buf_reserve(out, room);
   if (err)
     return err;

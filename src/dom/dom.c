@@ -609,38 +609,28 @@ static size_t wn_noscript_bytes(const char *bytes, size_t len) {
  */
 #define WN_DOM_NOSCRIPT_MARKUP 16u /* a page's markup is rarely 16 bytes per byte of its text */
 
-/* The times of the page kept: the passes' decoding, and the rest. */
-static void wn_dom_timed(wn_dom_page *page, double t0, double decode_ms) {
-  page->decode_ms = decode_ms;
-  page->parse_ms = wn_clock_ms() - t0 - decode_ms;
-}
-
 wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
                     wn_dom_page **out, wn_diag *diag) {
   const double t0 = wn_clock_ms();
   wn_err err = wn_dom_parse_pass(bytes, len, opts, 0, out, diag);
   if (err)
     return err;
-  const double decode_ms = (*out)->decode_ms;
-  if (!bytes) {
-    wn_dom_timed(*out, t0, decode_ms);
-    return WN_OK;
-  }
+  double decode_ms = (*out)->decode_ms; /* every pass's */
+  if (!bytes)
+    goto out;
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(*out, &count);
   const uint64_t text = count ? nodes[0].text_len : 0;
   const size_t inside = (*out)->noscript ? wn_noscript_bytes(bytes, len) : 0;
-  if (inside == 0 || WN_DOM_NOSCRIPT_MARKUP * text >= inside) {
-    wn_dom_timed(*out, t0, decode_ms);
-    return WN_OK;
-  }
+  if (inside == 0 || WN_DOM_NOSCRIPT_MARKUP * text >= inside)
+    goto out;
   wn_dom_page *again = NULL;
   err = wn_dom_parse_pass(bytes, len, opts, 1, &again, diag);
   if (err) {
-    wn_dom_timed(*out, t0, decode_ms);
-    return err == WN_ENOMEM ? err : WN_OK; /* the first tree stands */
+    err = err == WN_ENOMEM ? err : WN_OK; /* the first tree stands */
+    goto out;
   }
-  const double again_decode_ms = again->decode_ms;
+  decode_ms += again->decode_ms;
   nodes = wn_dom_nodes(again, &count);
   if (count && nodes[0].text_len > 2 * text) {
     wn_dom_free(*out);
@@ -648,8 +638,10 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
   } else {
     wn_dom_free(again);
   }
-  wn_dom_timed(*out, t0, decode_ms + again_decode_ms);
-  return WN_OK;
+out:
+  (*out)->decode_ms = decode_ms;
+  (*out)->parse_ms = wn_clock_ms() - t0 - decode_ms;
+  return err;
 }
 
 void wn_dom_free(wn_dom_page *page) {
