@@ -402,6 +402,59 @@ static void test_article_beside_teasers(void **state) {
   wn_buf_free(&b);
 }
 
+/* A section front (reduced from a real one, words replaced): a heading
+ * and a line, then cards whose headline and summary are one link each,
+ * no <main>. Density keeps the heading; the cards hold no text outside
+ * links, so the measure that keeps an article beside teasers would refuse
+ * them; what was kept is less than one card, so it is no article, and
+ * the cards are read. The same page stating an article keeps its
+ * stated story alone. */
+static void front_page(wn_buf *b) {
+  static const char *heads[] = {"Renting a boat could cost you more than the fare",
+                                "What to know about the ferry app both towns use",
+                                "Harbour fees rise for the second year in a row",
+                                "The last boatyard on the river closes its doors",
+                                "A new slipway opens for small boats in spring",
+                                "Volunteers clean the estuary after the storm"};
+  wn_buf_init(b, 1 << 20);
+  put(b, "<div id=app><section><div><h1>Boat hire news and coverage</h1><p>Stay up to date "
+         "with our boat hire coverage</p><hr></div></section><section><div><div "
+         "class=list>");
+  for (size_t k = 0; k < sizeof heads / sizeof *heads; k++) {
+    char card[1024];
+    snprintf(card, sizeof card,
+             "<div class=card><div class=text><a href=/story/%zu><h2>%s</h2><p>Our reporter "
+             "spent a week on the water with the crews and owners, and found that story "
+             "number %zu is not the first of its kind this year.</p></a></div><div "
+             "class=pic><a href=/story/%zu><img src=/i/%zu.jpg alt=''></a></div></div><hr>",
+             k, heads[k], k, k, k);
+    put(b, card);
+  }
+  put(b, "</div></div></div></section></div>");
+}
+
+static void test_cards_linked_whole(void **state) {
+  (void)state;
+  wn_buf b;
+  front_page(&b);
+  char *html = page("", b.data);
+  shaped s;
+  detect(html, "https://news.example/boat-hire/1823/", &s);
+  wn_test_expect(s.text, "Renting a boat could cost you more", 1);
+  wn_test_expect(s.text, "Volunteers clean the estuary", 1);
+  wn_test_expect(s.text, "story number 5 is not the first", 1);
+  wn_test_expect(s.text, "Sleeping bags", 0); /* the menu */
+  shaped_free(&s);
+  free(html);
+  /* Stated as an article, the cards stay teasers beside it. */
+  html = page("<meta property=\"og:type\" content=\"article\">", b.data);
+  detect(html, "https://news.example/boat-hire/1823/", &s);
+  assert_null(strstr(s.text, "is not the first of its kind"));
+  shaped_free(&s);
+  free(html);
+  wn_buf_free(&b);
+}
+
 /* A forum thread: the topic's title and buttons, then its posts, each an
  * author and date line and the post's prose, in a container named
  * "comments" (the comment-thread mask's word) inside a <form>. The posts
@@ -685,6 +738,7 @@ int main(void) {
       cmocka_unit_test(test_landing_parts),
       cmocka_unit_test(test_service_leans_to_recall),
       cmocka_unit_test(test_article_beside_teasers),
+      cmocka_unit_test(test_cards_linked_whole),
       cmocka_unit_test(test_product_specs),
       cmocka_unit_test(test_product_reviews),
       cmocka_unit_test(test_teaser_article),
