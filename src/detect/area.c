@@ -198,20 +198,23 @@ static wn_err wn_area_records_once(const wn_dom_page *page, const uint8_t *mask,
     goto out;
   }
   const uint64_t page_text = wn_area_mark(page, body, mask, elig, 0);
-  /* The second measure keeps an article beside a box of teasers; what
-   * density kept is no article when the page does not state one and it
-   * holds less text outside links than one record holds in all (a
-   * listing's heading above cards that are links whole). */
-  const int story =
-      (wn_detect_result_stated(page, res) & (WN_LD_ARTICLE | WN_OG_ARTICLE)) != 0;
   wn_detect_records rec;
   err = wn_detect_records_find(page, elig, &rec);
+  /* The second measure keeps an article beside a box of teasers. What
+   * density kept is no article, and the measure is waived, when the page
+   * states no item of its own (an article, a product) and it holds less
+   * text outside links than one record holds in all, the records being
+   * cards of like weight (none holds half of them: a layout table's rows
+   * are not): a listing's heading above cards that are links whole. */
+  const int cards = !(wn_detect_result_stated(page, res) &
+                      (WN_LD_ARTICLE | WN_OG_ARTICLE | WN_LD_PRODUCT | WN_OG_PRODUCT)) &&
+                    2 * rec.largest <= rec.text;
   /* The records must be the page's main region (a third of its text
    * outside the frame, not a menu's few items) and, by both measures,
    * more than three times what density kept. */
   if (err || rec.n < 3 || WN_AREA_SHARE * rec.text <= page_text ||
       rec.text <= WN_AREA_SHARE * kept ||
-      (rec.plain <= WN_AREA_SHARE * kept_plain && (story || kept_plain * rec.n >= rec.text)))
+      (rec.plain <= WN_AREA_SHARE * kept_plain && (!cards || kept_plain * rec.n >= rec.text)))
     goto out;
   /* A thread the comment names masked is the page's content only when
    * what density kept outside it is less than one of its posts: a title
@@ -233,7 +236,7 @@ static wn_err wn_area_records_once(const wn_dom_page *page, const uint8_t *mask,
   uint64_t bytes = 0, plain = 0;
   wn_area_sum(nodes, count, reg->keep, &bytes, &plain);
   if (bytes <= WN_AREA_SHARE * kept ||
-      (plain <= WN_AREA_SHARE * kept_plain && (story || kept_plain * rec.n >= bytes)))
+      (plain <= WN_AREA_SHARE * kept_plain && (!cards || kept_plain * rec.n >= bytes)))
     goto out;
   for (uint32_t i = 0; i < count; i++)
     res->keep[i] |= reg->keep[i];

@@ -103,18 +103,20 @@ uint32_t wn_detect_result_stated(const wn_dom_page *page, wn_detect_result *res)
 
 
 /* The records of a page's main data region (records.c): the run of three
- * or more adjacent like containers (one wn_dom_node.sig) holding the most
- * text of keep[]; n 0 when there is none. */
+ * or more adjacent like containers (one wn_dom_node.sig, and one for the
+ * elements their only children lead to) holding the most text of keep[];
+ * n 0 when there is none. */
 typedef struct wn_detect_records {
-  uint32_t first; /* the first record; the rest are its next siblings of its sig */
-  uint32_t n;     /* records */
-  uint64_t text;  /* their text in keep[], bytes */
-  uint64_t plain; /* of which outside links */
+  uint32_t first;   /* the first record; the rest are its next like siblings */
+  uint32_t n;       /* records */
+  uint64_t text;    /* their text in keep[], bytes */
+  uint64_t plain;   /* of which outside links */
+  uint64_t largest; /* the text of the record holding most */
 } wn_detect_records;
 wn_err wn_detect_records_find(const wn_dom_page *page, const uint8_t *keep,
                               wn_detect_records *best);
-/* The record after r in rec's run: the next sibling of the first record's
- * signature, WN_DOM_NONE past the last sibling (callers stop at rec->n). */
+/* The record after r in rec's run: the next sibling with text that is a
+ * record like the first, WN_DOM_NONE past the last sibling (callers stop at rec->n). */
 uint32_t wn_detect_record_next(const wn_dom_node *nodes, const wn_detect_records *rec,
                                uint32_t r);
 /* What records show, counted over a run: how many hold a price (a

@@ -18,41 +18,57 @@
 
 #include "dom/dom.h"
 
+/* The element a container's only children lead to: itself when it has
+ * no child element alone (a shop's <li> wraps its card in a <span> and a
+ * <div>; the card is the <div>). */
+static uint32_t wn_record_core(const wn_dom_node *nodes, uint32_t i) {
+  while (nodes[i].n_children == 1 && nodes[nodes[i].first_child].tag != WN_TAG_TEXT)
+    i = nodes[i].first_child;
+  return i;
+}
+
 /* A record is a structured subtree: a container (not a paragraph, a
- * heading or inline markup) with two children or more. An article's run
- * of paragraphs is prose, not records. */
-static int wn_is_record(const wn_dom_node *n) {
-  switch (n->tag) {
+ * heading or inline markup) whose core has two children or more. An
+ * article's run of paragraphs is prose, not records; a menu's
+ * <li><a>name</a> is one link. */
+static int wn_is_record(const wn_dom_node *nodes, uint32_t i) {
+  switch (nodes[i].tag) {
+  case WN_TAG_TR: /* a row of one cell is a layout table's */
+    return nodes[i].n_children >= 2;
   case WN_TAG_DIV:
   case WN_TAG_LI:
   case WN_TAG_ARTICLE:
   case WN_TAG_SECTION:
-  case WN_TAG_TR:
   case WN_TAG_OTHER:
   case WN_TAG_DL:
   case WN_TAG_DD:
-    return n->n_children >= 2;
+    return nodes[wn_record_core(nodes, i)].n_children >= 2;
   default:
     return 0;
   }
 }
 
+/* Records of one region are written by one template of the site's code:
+ * their containers share a signature, and so do their cores. Wrappers of
+ * a page's layout (a header's, a body's, a footer's) may share the first
+ * and not the second. */
+static int wn_records_alike(const wn_dom_node *nodes, uint32_t a, uint32_t b) {
+  return nodes[a].sig == nodes[b].sig &&
+         nodes[wn_record_core(nodes, a)].sig == nodes[wn_record_core(nodes, b)].sig;
+}
+
 /* Closes a run: the best so far when it has three records or more and
  * more text. */
-static void wn_records_close(uint32_t first, uint32_t n, uint64_t text, uint64_t plain,
-                             wn_detect_records *best) {
-  if (first != WN_DOM_NONE && n >= 3 && text > best->text) {
-    best->text = text;
-    best->plain = plain;
-    best->n = n;
-    best->first = first;
-  }
+static void wn_records_close(const wn_detect_records *run, wn_detect_records *best) {
+  if (run->first != WN_DOM_NONE && run->n >= 3 && run->text > best->text)
+    *best = *run;
 }
 
 uint32_t wn_detect_record_next(const wn_dom_node *nodes, const wn_detect_records *rec,
                                uint32_t r) {
   for (r = nodes[r].next_sibling; r != WN_DOM_NONE; r = nodes[r].next_sibling)
-    if (nodes[r].tag != WN_TAG_TEXT && nodes[r].sig == nodes[rec->first].sig)
+    if (nodes[r].tag != WN_TAG_TEXT && nodes[r].text_len != 0 && wn_is_record(nodes, r) &&
+        wn_records_alike(nodes, r, rec->first))
       return r;
   return WN_DOM_NONE;
 }
@@ -80,25 +96,25 @@ wn_err wn_detect_records_find(const wn_dom_page *page, const uint8_t *keep,
   for (uint32_t p = 0; p < count; p++) {
     if (nodes[p].n_children < 3 || kept[p] <= best->text)
       continue;
-    uint32_t run_first = WN_DOM_NONE, run_n = 0;
-    uint64_t run_text = 0, run_plain = 0;
+    wn_detect_records run = {.first = WN_DOM_NONE};
     for (uint32_t c = nodes[p].first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
       if (nodes[c].tag == WN_TAG_TEXT || nodes[c].text_len == 0)
         continue; /* white space, a rule or a spacer between records */
-      if (wn_is_record(&nodes[c]) && run_first != WN_DOM_NONE &&
-          nodes[c].sig == nodes[run_first].sig) {
-        run_n++;
-        run_text += kept[c];
-        run_plain += plain[c];
-        continue;
+      if (!wn_is_record(nodes, c) || run.first == WN_DOM_NONE ||
+          !wn_records_alike(nodes, c, run.first)) {
+        wn_records_close(&run, best);
+        memset(&run, 0, sizeof run);
+        run.first = wn_is_record(nodes, c) ? c : WN_DOM_NONE;
+        if (run.first == WN_DOM_NONE)
+          continue;
       }
-      wn_records_close(run_first, run_n, run_text, run_plain, best);
-      run_first = wn_is_record(&nodes[c]) ? c : WN_DOM_NONE;
-      run_n = run_first == WN_DOM_NONE ? 0 : 1;
-      run_text = run_first == WN_DOM_NONE ? 0 : kept[c];
-      run_plain = run_first == WN_DOM_NONE ? 0 : plain[c];
+      run.n++;
+      run.text += kept[c];
+      run.plain += plain[c];
+      if (kept[c] > run.largest)
+        run.largest = kept[c];
     }
-    wn_records_close(run_first, run_n, run_text, run_plain, best);
+    wn_records_close(&run, best);
   }
   free(sums);
   return WN_OK;

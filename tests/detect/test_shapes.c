@@ -455,6 +455,44 @@ static void test_cards_linked_whole(void **state) {
   wn_buf_free(&b);
 }
 
+/* A best sellers page (reduced from a real one, words replaced): no
+ * <main>, a heading, then a list whose items each wrap their card in a
+ * <span> and a <div> (the card's name and price are links). The items
+ * are records by their cores, alike item to item; read whole. */
+static void test_wrapped_cards(void **state) {
+  (void)state;
+  static const char *names[] = {"Lantern", "Kettle", "Compass", "Whistle", "Torch",
+                                "Blanket", "Flask", "Rope", "Stool", "Tarp"};
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  put(&b, "<div id=page><div id=top><h1>Best sellers</h1><p>Our most popular goods "
+          "based on sales, updated every hour.</p></div><div id=list><ol class=grid>");
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+    char card[1024];
+    snprintf(card, sizeof card,
+             "<li class=item><span class=cell><div class=card><a href=/p/%zu><img "
+             "src=/i/%zu.jpg alt=''><div class=name>Camp %s, steel, folding, for two "
+             "people and a dog, with a carry bag, spare parts and a guide to its use on "
+             "the trail, sold by the maker and sent the next day</div></a><div "
+             "class=stars>4.%zu out of 5 stars, 1,204 ratings</div><a "
+             "href=/p/%zu><span class=price>$%zu.99</span></a></div></span></li>",
+             k, k, names[k], k, k, 10 + k);
+    put(&b, card);
+  }
+  put(&b, "</ol></div></div>");
+  char *html = page("", b.data);
+  shaped s;
+  detect(html, "https://shop.example/best-sellers/camping", &s);
+  wn_test_expect(s.text, "Camp Lantern, steel", 1);
+  wn_test_expect(s.text, "Camp Tarp, steel", 1);
+  wn_test_expect(s.text, "Our most popular goods", 1);
+  wn_test_expect(s.text, "Sleeping bags", 0); /* the menu */
+  assert_string_equal(s.page_type, "collection");
+  shaped_free(&s);
+  free(html);
+  wn_buf_free(&b);
+}
+
 /* A forum thread: the topic's title and buttons, then its posts, each an
  * author and date line and the post's prose, in a container named
  * "comments" (the comment-thread mask's word) inside a <form>. The posts
@@ -739,6 +777,7 @@ int main(void) {
       cmocka_unit_test(test_service_leans_to_recall),
       cmocka_unit_test(test_article_beside_teasers),
       cmocka_unit_test(test_cards_linked_whole),
+      cmocka_unit_test(test_wrapped_cards),
       cmocka_unit_test(test_product_specs),
       cmocka_unit_test(test_product_reviews),
       cmocka_unit_test(test_teaser_article),
