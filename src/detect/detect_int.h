@@ -96,6 +96,7 @@ char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len);
 #define WN_OG_ARTICLE 0x100u      /* og:type article */
 #define WN_OG_PRODUCT 0x200u      /* og:type product */
 #define WN_OG_PRODUCT_GROUP 0x400u /* og:type product.group */
+#define WN_FRONT 0x800u            /* its canonical URL or og:url is its site's root */
 uint32_t wn_detect_stated_kinds(const wn_dom_page *page);
 /* The same, read once per result and kept in it (res may be NULL: read
  * each time). */

@@ -289,11 +289,43 @@ uint32_t wn_detect_result_stated(const wn_dom_page *page, wn_detect_result *res)
   return res->stated;
 }
 
+/* 1 when url (absolute, or a path) names a site's root: no path past
+ * "/", whatever its query. */
+static int wn_url_is_root(const char *url) {
+  const char *p = url;
+  while (wn_detect_space((unsigned char)*p))
+    p++;
+  const char *colon = strstr(p, "://");
+  if (colon)
+    p = colon + 3;
+  else if (p[0] == '/' && p[1] == '/')
+    p += 2;
+  else if (p[0] != '/')
+    return 0; /* a relative path names no root */
+  else
+    goto path;
+  while (*p && *p != '/' && *p != '?' && *p != '#')
+    p++; /* the authority */
+path:
+  if (*p == '/')
+    p++;
+  while (wn_detect_space((unsigned char)*p))
+    p++;
+  return *p == '\0' || *p == '?' || *p == '#';
+}
+
 uint32_t wn_detect_stated_kinds(const wn_dom_page *page) {
   uint32_t n_items = 0, kinds = 0;
   const wn_dom_meta *items = wn_dom_meta_items(page, &n_items);
   for (uint32_t i = 0; i < n_items; i++) {
     const wn_dom_meta *m = &items[i];
+    if (m->kind == WN_DOM_META_LINK && m->rel && m->href &&
+        wn_detect_has_token(m->rel, "canonical") && wn_url_is_root(m->href))
+      kinds |= WN_FRONT;
+    if (m->kind == WN_DOM_META_TAG && m->property && m->content &&
+        wn_ascii_equal_ci(m->property, strlen(m->property), "og:url") &&
+        wn_url_is_root(m->content))
+      kinds |= WN_FRONT;
     if (m->kind == WN_DOM_META_TAG && m->property && m->content && wn_ascii_equal_ci(m->property, strlen(m->property), "og:type")) {
       const char *c = m->content;
       while (wn_detect_space((unsigned char)*c))

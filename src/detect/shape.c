@@ -199,5 +199,10 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
   }
   if (res && res->area)
     return prices >= 3 ? WN_PAGE_COLLECTION : WN_PAGE_SERVICE;
+  /* A site's front page (its own URL, or the canonical URL it names, is
+   * the root) is no article: its landing page, when no records show an
+   * index. */
+  if ((k & WN_FRONT) || (path && path[strspn(path, "/")] == '\0'))
+    return WN_PAGE_SERVICE;
   return WN_PAGE_ARTICLE;
 }

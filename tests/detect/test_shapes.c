@@ -731,6 +731,16 @@ static void test_page_type_stated(void **state) {
       {"", "https://example.com/blog/", "listing"},
       {"", NULL, "article"},
       {"<script type=\"application/ld+json\">{not json</script>", NULL, "article"},
+      /* A front page: its URL, or the canonical URL it names, is the root. */
+      {"", "https://example.com/", "service"},
+      {"<link rel=canonical href=\"https://example.com/\">", NULL, "service"},
+      {"<meta property=\"og:url\" content=\"https://example.com/?ref=1\">", NULL, "service"},
+      {"<link rel=\"alternate canonical\" href=/>", NULL, "service"},
+      {"<link rel=canonical href=\"https://example.com/lanterns\">", NULL, "article"},
+      {"<link rel=canonical href=\"lanterns/\">", NULL, "article"},
+      {"<link rel=canonical href=\"https://example.com/\"><meta property=\"og:type\" "
+       "content=\"article\">",
+       NULL, "article"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     char *html = page(cases[k].head, "<main><p>A short page of one paragraph about lanterns, "
