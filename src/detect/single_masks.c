@@ -176,6 +176,24 @@ static int wn_single_is_dialog(const wn_dom_page *page, const wn_dom_node *n) {
   return role && (strcmp(role, "dialog") == 0 || strcmp(role, "alertdialog") == 0);
 }
 
+/* A container whose name marks a page footer but that holds more than
+ * half of the body's text is no page footer: a story's list of places set
+ * in its page's "footer" area, a thread in its topic's. A <footer> element
+ * stays one (HTML says so), and a name that marks a comment thread too is
+ * masked as the thread. */
+static int wn_single_not_footer(const wn_dom_page *page, const wn_dom_node *n, int container,
+                                uint64_t body_text, int threads) {
+  if (n->tag == WN_TAG_FOOTER || 2 * (uint64_t)n->text_len <= body_text)
+    return 0;
+  wn_mask_kinds feet = {.footers = 1, .reviews = -1, .code = -1, .page = page};
+  if (!wn_single_names_masked(n->id, container, &feet) &&
+      !wn_single_names_masked(n->cls, container, &feet))
+    return 0;
+  wn_mask_kinds thread = {.threads = 1, .reviews = -1, .code = -1, .page = page};
+  return !(threads && (wn_single_names_masked(n->id, container, &thread) ||
+                       wn_single_names_masked(n->cls, container, &thread)));
+}
+
 /* The containers the names mark: comment threads (threads), page footers
  * (footers) and dialogs (footers: masked in both modes), posts'
  * signatures (threads or signatures). */
@@ -191,6 +209,8 @@ static uint32_t wn_single_mask_kinds(const wn_dom_page *page, uint8_t *mask, int
     if (nodes[i].tag == WN_TAG_H1 && nodes[i].text_len > 0)
       h1 = i;
   uint32_t masked = 0;
+  const uint32_t body = wn_dom_body(page);
+  const uint64_t body_text = body == WN_DOM_NONE ? 0 : nodes[body].text_len;
   for (uint32_t i = 0; i < count;) {
     const wn_dom_node *n = &nodes[i];
     int container = (n->flags & WN_DOM_BLOCK) && n->tag != WN_TAG_P &&
@@ -199,7 +219,8 @@ static uint32_t wn_single_mask_kinds(const wn_dom_page *page, uint8_t *mask, int
         n->tag != WN_TAG_MAIN && !(h1 != WN_DOM_NONE && i <= h1 && h1 < n->end) &&
         (wn_single_names_masked(n->id, container, &kinds) ||
          wn_single_names_masked(n->cls, container, &kinds) ||
-         (footers && wn_single_is_dialog(page, n)))) {
+         (footers && wn_single_is_dialog(page, n))) &&
+        !wn_single_not_footer(page, n, container, body_text, threads)) {
       memset(mask + i, 1, n->end - i);
       masked++;
       i = n->end;

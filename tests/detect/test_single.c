@@ -518,9 +518,18 @@ static void test_comment_mask(void **state) {
        "</div></div></body>",
        1},
       /* page footers: a word ending in "foot" or "footer" */
-      {"<body><div id=\"blq-foot\"><p>a</p></div></body>", 1},
-      {"<body><div class=\"pageFooter\"><p>a</p></div></body>", 1},
-      {"<body><div id=\"site-footer\"><p>a</p></div></body>", 1},
+      {"<body><p>the story</p><div id=\"blq-foot\"><p>a</p></div></body>", 1},
+      {"<body><p>the story</p><div class=\"pageFooter\"><p>a</p></div></body>", 1},
+      {"<body><p>the story</p><div id=\"site-footer\"><p>a</p></div></body>", 1},
+      /* a "footer" that holds most of the page is none (a story's list set
+       * in its page's footer area); a <footer> is one, and a name that
+       * marks a thread too masks it as the thread */
+      {"<body><p>a</p><div class=\"page-footer\"><p>the list of places</p></div></body>", 0},
+      {"<body><p>a</p><footer class=\"page-footer\"><p>the list of places</p></footer>"
+       "</body>",
+       1},
+      {"<body><p>a</p><div class=\"comments-footer\"><p>the list of places</p></div></body>",
+       1},
       /* not a footer: notes of the text, a football story */
       {"<body><div class=\"footnotes\"><p>a</p></div></body>", 0},
       {"<body><div class=\"football\"><p>a</p></div></body>", 0},
@@ -530,7 +539,7 @@ static void test_comment_mask(void **state) {
        "</div></body>",
        0},
       {"<body><div class=\"entry no-comments\"><p>a</p></div></body>", 0},
-      {"<body><div class=\"not footer\"><p>a</p></div></body>", 1},
+      {"<body><p>the story</p><div class=\"not footer\"><p>a</p></div></body>", 1},
       /* a story's closing paragraph is no page footer */
       {"<body><div><p class=\"zn-body__footer\">a</p></div></body>", 0},
       /* Class names that hide text are no rule (they did not help on the
