@@ -8,11 +8,13 @@
  */
 #include "detect/detect_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "fetch/fetch.h"
 #include "util/util.h"
 #include <utf8proc.h>
 
@@ -289,29 +291,23 @@ uint32_t wn_detect_result_stated(const wn_dom_page *page, wn_detect_result *res)
   return res->stated;
 }
 
-/* 1 when url (absolute, or a path) names a site's root: no path past
- * "/", whatever its query. */
-static int wn_url_is_root(const char *url) {
-  const char *p = url;
-  while (wn_detect_space((unsigned char)*p))
-    p++;
-  const char *colon = strstr(p, "://");
-  if (colon)
-    p = colon + 3;
-  else if (p[0] == '/' && p[1] == '/')
-    p += 2;
-  else if (p[0] != '/')
-    return 0; /* a relative path names no root */
-  else
-    goto path;
-  while (*p && *p != '/' && *p != '?' && *p != '#')
-    p++; /* the authority */
-path:
-  if (*p == '/')
-    p++;
-  while (wn_detect_space((unsigned char)*p))
-    p++;
-  return *p == '\0' || *p == '?' || *p == '#';
+/* 1 when ref, an absolute URL or a path-absolute reference ("/",
+ * "//host/"), names its site's root: the path libcurl reads in it is "/"
+ * (whatever its query). A relative reference names no root that the page
+ * alone can tell. */
+static int wn_url_is_root(const char *ref) {
+  while (wn_html_space((unsigned char)*ref))
+    ref++;
+  char abs[2048];
+  const char *url = ref;
+  if (ref[0] == '/') {
+    const int n = snprintf(abs, sizeof abs, ref[1] == '/' ? "http:%s" : "http://host%s", ref);
+    if (n < 0 || (size_t)n >= sizeof abs)
+      return 0;
+    url = abs;
+  }
+  char path[8]; /* "/" and a byte past it are enough to tell */
+  return wn_url_path(url, path, sizeof path, NULL) == WN_OK && strcmp(path, "/") == 0;
 }
 
 uint32_t wn_detect_stated_kinds(const wn_dom_page *page) {

@@ -738,6 +738,9 @@ static void test_page_type_stated(void **state) {
       {"<link rel=\"alternate canonical\" href=/>", NULL, "service"},
       {"<link rel=canonical href=\"https://example.com/lanterns\">", NULL, "article"},
       {"<link rel=canonical href=\"lanterns/\">", NULL, "article"},
+      {"<link rel=canonical href=\"//example.com/\">", NULL, "service"},
+      {"<link rel=canonical href=\"/lanterns?from=https://example.com/\">", NULL, "article"},
+      {"<link rel=canonical href=\"mailto:shop@example.com\">", NULL, "article"},
       {"<link rel=canonical href=\"https://example.com/\"><meta property=\"og:type\" "
        "content=\"article\">",
        NULL, "article"},
