@@ -835,8 +835,8 @@ WN_API int wn_page_result_counts_get(const wn_page_result *r, wn_site_counts *ou
  * (only when the page's url named no site: the message of
  * wn_page_result_site_error), "method", "confidence", "fallback",
  * "retried" (only when the single-page method chose again: "masks
- * relaxed", "cnr" or "danag" (the other method), "json-ld articleBody" or
- * "paragraphs"), "page_type" (wn_page_result_page_type), "drift" (when counts
+ * relaxed", "cnr" or "danag" (the other method), "json-ld articleBody",
+ * "json-ld HowTo" or "paragraphs"), "page_type" (wn_page_result_page_type), "drift" (when counts
  * are known), "charset", "charset_source", then "nodes", "text", "html",
  * "markdown" and "metadata" (an object of the wn_page_metadata fields,
  * null where absent) as asked. id_json (may be NULL) is raw JSON put first

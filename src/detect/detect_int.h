@@ -78,10 +78,11 @@ struct json_t;
 typedef void (*wn_detect_jsonld_fn)(const struct json_t *item, void *ctx);
 void wn_detect_jsonld_each(const char *text, wn_detect_jsonld_fn fn, void *ctx);
 
-/* The page's own statement of its article's text: the longest
- * schema.org articleBody of its JSON-LD scripts, malloc'd and
- * NUL-terminated (*len its length), or NULL when it has none (jsonld.c). */
-char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len);
+/* The page's own statement of its text: the longest schema.org
+ * articleBody of its JSON-LD scripts, or a HowTo's description and steps,
+ * malloc'd and NUL-terminated (*len its length; *kind "json-ld
+ * articleBody" or "json-ld HowTo"), or NULL when it has none (jsonld.c). */
+char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len, const char **kind);
 
 /* What a page states about its own kind, as bits (jsonld.c): schema.org
  * types of its JSON-LD (at a script's top, in its @graph, or as a page's

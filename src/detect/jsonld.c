@@ -50,32 +50,113 @@ void wn_detect_jsonld_each(const char *text, wn_detect_jsonld_fn fn, void *ctx) 
   json_decref(root);
 }
 
-/* The longest articleBody seen so far (malloc'd copy). */
+/* The longest body seen so far (malloc'd copy), and what stated it. */
 typedef struct wn_jsonld_body {
   char *text;
   size_t len;
+  const char *kind;
 } wn_jsonld_body;
 
-static void wn_jsonld_body_item(const json_t *item, void *ctx) {
-  wn_jsonld_body *b = ctx;
-  const json_t *v = json_object_get(item, "articleBody");
-  if (!json_is_string(v) || json_string_length(v) <= b->len)
+/* Keeps text (n bytes) as the body when it is the longest seen. */
+static void wn_jsonld_body_offer(wn_jsonld_body *b, const char *text, size_t n,
+                                 const char *kind) {
+  if (n <= b->len)
     return;
-  size_t n = json_string_length(v);
   char *copy = malloc(n + 1);
   if (!copy)
     return; /* out of memory: the page keeps what the method chose */
-  memcpy(copy, json_string_value(v), n);
+  memcpy(copy, text, n);
   copy[n] = '\0';
   free(b->text);
   b->text = copy;
   b->len = n;
+  b->kind = kind;
 }
 
-char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len) {
+static int wn_jsonld_is(const json_t *item, const char *type);
+
+/* Appends v, a string, as a block of the HTML body being built: as it is
+ * where it is written as HTML (an end tag or a <br>, as the articleBody
+ * test reads it), else as a paragraph of text, escaped. */
+static wn_err wn_jsonld_para(wn_buf *out, const json_t *v) {
+  if (!json_is_string(v) || json_string_length(v) == 0)
+    return WN_OK;
+  const char *t = json_string_value(v);
+  const size_t n = json_string_length(v);
+  if (strstr(t, "</") || strstr(t, "<br")) {
+    wn_err err = wn_buf_append_str(out, "<div>");
+    err = err ? err : wn_buf_append(out, t, n);
+    return err ? err : wn_buf_append_str(out, "</div>");
+  }
+  wn_err err = wn_buf_append_str(out, "<p>");
+  for (size_t k = 0; !err && k < n; k++)
+    err = t[k] == '&'   ? wn_buf_append_str(out, "&amp;")
+          : t[k] == '<' ? wn_buf_append_str(out, "&lt;")
+          : t[k] == '>' ? wn_buf_append_str(out, "&gt;")
+                        : wn_buf_append_char(out, t[k]);
+  return err ? err : wn_buf_append_str(out, "</p>");
+}
+
+#define WN_HOWTO_MAX_STEPS 256u /* steps and directions read, in all */
+
+/* A HowTo's step (schema.org): a HowToStep's name and text, or its
+ * directions and tips (itemListElement), or a HowToSection's steps. */
+static wn_err wn_jsonld_howto_step(wn_buf *out, const json_t *step, int depth, uint32_t *seen) {
+  if (++*seen > WN_HOWTO_MAX_STEPS || depth > 2)
+    return WN_OK;
+  if (json_is_string(step))
+    return wn_jsonld_para(out, step);
+  if (!json_is_object(step))
+    return WN_OK;
+  wn_err err = wn_jsonld_is(step, "HowToSection") ? WN_OK
+                                                    : wn_jsonld_para(out, json_object_get(step, "name"));
+  if (!err)
+    err = wn_jsonld_para(out, json_object_get(step, "text"));
+  const json_t *list = json_object_get(step, "itemListElement");
+  if (!list)
+    list = json_object_get(step, "steps");
+  const size_t n = json_is_array(list) ? json_array_size(list) : list ? 1 : 0;
+  for (size_t k = 0; !err && k < n; k++)
+    err = wn_jsonld_howto_step(out, json_is_array(list) ? json_array_get(list, k) : list,
+                               depth + 1, seen);
+  return err;
+}
+
+/* A HowTo's text as its JSON-LD states it, as HTML (the last resort reads
+ * it as it reads an articleBody written so): its description, then each
+ * step in order (the instructions of a page whose script draws them). */
+static void wn_jsonld_howto_body(const json_t *item, wn_jsonld_body *b) {
+  const json_t *steps = json_object_get(item, "step");
+  if (!steps)
+    return;
+  wn_buf out;
+  wn_buf_init(&out, WN_JSONLD_MAX_BYTES);
+  uint32_t seen = 0;
+  wn_err err = wn_jsonld_para(&out, json_object_get(item, "description"));
+  const size_t n = json_is_array(steps) ? json_array_size(steps) : 1;
+  for (size_t k = 0; !err && k < n; k++)
+    err = wn_jsonld_howto_step(&out, json_is_array(steps) ? json_array_get(steps, k) : steps, 0,
+                               &seen);
+  if (!err && out.len)
+    wn_jsonld_body_offer(b, out.data, out.len, "json-ld HowTo");
+  wn_buf_free(&out);
+}
+
+/* The body a script states: an article's articleBody, or a HowTo's
+ * description and steps. */
+static void wn_jsonld_body_item(const json_t *item, void *ctx) {
+  wn_jsonld_body *b = ctx;
+  const json_t *v = json_object_get(item, "articleBody");
+  if (json_is_string(v))
+    wn_jsonld_body_offer(b, json_string_value(v), json_string_length(v), "json-ld articleBody");
+  else if (wn_jsonld_is(item, "HowTo"))
+    wn_jsonld_howto_body(item, b);
+}
+
+char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len, const char **kind) {
   uint32_t n_items = 0;
   const wn_dom_meta *items = wn_dom_meta_items(page, &n_items);
-  wn_jsonld_body b = {NULL, 0};
+  wn_jsonld_body b = {NULL, 0, NULL};
   for (uint32_t i = 0; i < n_items; i++)
     if (items[i].kind == WN_DOM_META_JSONLD && items[i].text && !items[i].cut)
       wn_detect_jsonld_each(items[i].text, wn_jsonld_body_item, &b);
@@ -91,6 +172,7 @@ char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len) {
     b.len = (size_t)m;
   }
   *len = b.len;
+  *kind = b.kind;
   return b.text;
 }
 

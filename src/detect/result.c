@@ -104,6 +104,9 @@ wn_detect_fallback wn_detect_fallback_reason(const wn_detect_result *result) {
 
 double wn_detect_confidence(const wn_detect_result *result) { return result->confidence; }
 const char *wn_detect_result_retried(const wn_detect_result *result) { return result->retried; }
+int wn_detect_result_has_body(const wn_detect_result *result) {
+  return result->body_text && result->body_text[0];
+}
 const char *wn_detect_result_place(const wn_detect_result *result) { return result->place; }
 uint32_t wn_detect_result_layout(const wn_detect_result *result) { return result->layout; }
 const char *wn_detect_method(const wn_detect_result *result) { return result->method; }

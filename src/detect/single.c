@@ -338,7 +338,8 @@ static wn_err wn_single_last_resort(const wn_dom_page *page, wn_detect_result *r
   for (uint32_t i = 0; i < n_meta; i++)
     if (meta[i].kind == WN_DOM_META_JSONLD && meta[i].text && !meta[i].cut)
       scripts += strlen(meta[i].text);
-  char *body = 2 * all < scripts ? wn_detect_jsonld_body(page, &jlen) : NULL;
+  const char *kind = NULL;
+  char *body = 2 * all < scripts ? wn_detect_jsonld_body(page, &jlen, &kind) : NULL;
   if (body && (strstr(body, "</") || strstr(body, "<br"))) {
     err = wn_single_markup_text(&body, &jlen);
     if (err)
@@ -347,7 +348,7 @@ static wn_err wn_single_last_resort(const wn_dom_page *page, wn_detect_result *r
   if (body && 2 * all < (uint64_t)jlen) {
     memset(res->keep, 0, count);
     res->body_text = body;
-    res->retried = "json-ld articleBody";
+    res->retried = kind;
     body = NULL;
   } else if (all == 0) {
     uint8_t *foot = malloc(count);

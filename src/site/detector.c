@@ -450,6 +450,8 @@ static const char *wn_result_empty(const wn_dom_page *page, const wn_detect_resu
   for (uint32_t i = 0; i < n_sel; i++)
     if (sel[i] < n_nodes && nodes[sel[i]].text_len > 0)
       return NULL;
+  if (wn_detect_result_has_body(res))
+    return NULL; /* the page's JSON-LD body: text outside its tree */
   switch (wn_dom_cut_short(page)) {
   case WN_DOM_CUT_DEPTH:
     return "cut short: more than 256 nested elements";

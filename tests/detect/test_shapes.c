@@ -761,6 +761,25 @@ static void test_page_type_stated(void **state) {
   }
 }
 
+/* A page whose script draws its text, stating it in JSON-LD: the body it
+ * states is the content, and the result is not reported empty. */
+static void test_stated_body_not_empty(void **state) {
+  (void)state;
+  const char *html =
+      "<html><head><script type=\"application/ld+json\">{\"@type\":\"NewsArticle\","
+      "\"articleBody\":\"The harbour wall is rebuilt after a winter of storms tore two gaps in "
+      "it.\"}</script></head><body><div id=app></div></body></html>";
+  shaped s;
+  detect(html, "https://news.example/harbour", &s);
+  wn_test_expect(s.text, "The harbour wall is rebuilt", 1);
+  json_t *obj = json_loads(s.json, 0, NULL);
+  assert_non_null(obj);
+  assert_null(json_object_get(obj, "empty"));
+  assert_string_equal(json_string_value(json_object_get(obj, "retried")), "json-ld articleBody");
+  json_decref(obj);
+  shaped_free(&s);
+}
+
 /* U+2028 and U+2029 in the text leave JSON escaped, so that a reader
  * splitting JSON Lines on Unicode line ends does not cut a record. */
 static void test_json_line_separators(void **state) {
@@ -797,6 +816,7 @@ int main(void) {
       cmocka_unit_test(test_thread),
       cmocka_unit_test(test_no_block_twice),
       cmocka_unit_test(test_page_type_stated),
+      cmocka_unit_test(test_stated_body_not_empty),
       cmocka_unit_test(test_json_line_separators),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

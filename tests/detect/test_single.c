@@ -1141,6 +1141,31 @@ static void test_jsonld_body(void **state) {
   wn_buf_reset(&out);
   assert_int_equal(wn_detect_render_text(page, res, &out), WN_OK);
   assert_string_equal(out.data, "The baths stay open.\nClubs train every evening & at weekends.\n");
+  wn_detect_result_free(res);
+  wn_dom_free(page);
+  /* A how-to page whose script draws its steps: the HowTo's description,
+   * then each step's name and its directions (a HowToSection's steps in
+   * turn), as its JSON-LD states them. */
+  page = wn_test_parse(
+      "<html><head><script type=\"application/ld+json\">{\"@context\":\"http://schema.org/\","
+      "\"@type\":\"HowTo\",\"name\":\"A round tablecloth\",\"description\":\"Sew a round "
+      "cloth for a round table in an afternoon.\",\"step\":[{\"@type\":\"HowToStep\",\"name\":"
+      "\"Measure the table\",\"itemListElement\":{\"@type\":\"HowToDirection\",\"text\":"
+      "\"<p>Measure across the middle of the top.</p><p>Add the drop on both sides.</p>\"}},"
+      "{\"@type\":\"HowToSection\",\"name\":\"Cutting\",\"itemListElement\":[{\"@type\":"
+      "\"HowToStep\",\"text\":\"Fold the cloth in four.\"},{\"@type\":\"HowToStep\","
+      "\"text\":\"Cut a quarter circle with the string as a compass.\"}]}]}</script></head>"
+      "<body><nav><a href=\"/\">Home</a></nav><div id=\"app\"></div><p class=\"banner\">"
+      "Your browser is out of date.</p></body></html>");
+  assert_int_equal(wn_detect_single(page, WN_SINGLE_DANAG, &res, &diag), WN_OK);
+  assert_string_equal(wn_detect_result_retried(res), "json-ld HowTo");
+  assert_true(wn_detect_result_has_body(res));
+  wn_buf_reset(&out);
+  assert_int_equal(wn_detect_render_text(page, res, &out), WN_OK);
+  assert_string_equal(out.data, "Sew a round cloth for a round table in an afternoon.\n"
+                                "Measure the table\nMeasure across the middle of the top.\n"
+                                "Add the drop on both sides.\nFold the cloth in four.\n"
+                                "Cut a quarter circle with the string as a compass.\n");
   wn_buf_free(&out);
   wn_detect_result_free(res);
   wn_dom_free(page);
