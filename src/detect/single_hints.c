@@ -19,8 +19,8 @@
 uint32_t wn_single_hint(const wn_dom_page *page) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
-  uint32_t body = WN_DOM_NONE, article = WN_DOM_NONE, main = WN_DOM_NONE;
-  uint32_t n_body = 0, n_article = 0, n_main = 0;
+  uint32_t body = WN_DOM_NONE, article = WN_DOM_NONE, main = WN_DOM_NONE, entry = WN_DOM_NONE;
+  uint32_t n_body = 0, n_article = 0, n_main = 0, n_entry = 0;
   for (uint32_t i = 0; i < count; i++) {
     if (nodes[i].tag == WN_TAG_TEXT)
       continue;
@@ -32,9 +32,14 @@ uint32_t wn_single_hint(const wn_dom_page *page) {
       article = i;
     if ((nodes[i].tag == WN_TAG_MAIN || (role && strcmp(role, "main") == 0)) && n_main++ == 0)
       main = i;
+    if (nodes[i].cls &&
+        (wn_detect_has_token(nodes[i].cls, "hentry") || wn_detect_has_token(nodes[i].cls, "h-entry")) &&
+        n_entry++ == 0)
+      entry = i;
   }
   return n_body == 1      ? body
          : n_article == 1 ? article
+         : n_entry == 1   ? entry
          : n_main == 1    ? main
                           : WN_DOM_NONE;
 }

@@ -861,6 +861,41 @@ static void test_semantic_hints(void **state) {
   wn_buf_free(&h);
 }
 
+/* A blog's one entry, marked as microformats' hAtom marks it (class
+ * "hentry", as WordPress themes write it; "h-entry" in microformats2):
+ * a short photo post beside a sidebar whose legal notice is longer
+ * prose. The entry is the article; the notice is not. A page of several
+ * entries (an index) gives no hint. */
+static void test_hentry_hint(void **state) {
+  (void)state;
+  static const char *const entry_cls[] = {"post type-post hentry", "h-entry"};
+  for (int k = 0; k < 2; k++) {
+    wn_buf h;
+    wn_buf_init(&h, 1 << 20);
+    OUT("<html><body><div id=\"wrapper\"><div class=\"content\"><div class=\"%s\">"
+        "<h2>Paper cut (3)</h2><p>The town stands black against the evening sky; the camera "
+        "saw the colours better than I did, and the photo came out better than the view from "
+        "the bridge, where the wind was cold and the light went quickly. I stood there for "
+        "half an hour and took eleven pictures; this is the third.</p></div></div><div "
+        "id=\"sidebar\"><div class=\"widget\"><h3>Links</h3><p>This blog links now and then "
+        "to other sites. I am not responsible for what they say, and I have no say over what "
+        "they show; when I link to a page I have read it, but pages change, and what you find "
+        "there may not be what I found. If a link leads somewhere it should not, please tell "
+        "me and I will take it down. Whether this notice is needed at all I cannot say; the "
+        "lawyers say it is, and it costs nothing to write it down here.</p></div></div></div>"
+        "</body></html>",
+        entry_cls[k]);
+    wn_dom_page *page = wn_test_parse(h.data);
+    uint32_t n = 0;
+    char *text = run_text(page, WN_SINGLE_DANAG, wn_single_default_steps(WN_SINGLE_DANAG), &n);
+    wn_test_expect(text, "The town stands black", 1);
+    wn_test_expect(text, "I am not responsible", 0);
+    free(text);
+    wn_dom_free(page);
+    wn_buf_free(&h);
+  }
+}
+
 /*
  * The other half of the hints: the page's one articleBody holds a short
  * story, and a teaser beside it carries another story's whole text (sent
@@ -1535,6 +1570,7 @@ int main(void) {
       cmocka_unit_test(test_manual_code_blocks), cmocka_unit_test(test_news_related),
       cmocka_unit_test(test_index_footer), cmocka_unit_test(test_title_share),
       cmocka_unit_test(test_semantic_hints), cmocka_unit_test(test_semantic_hint_moves),
+      cmocka_unit_test(test_hentry_hint),
       cmocka_unit_test(test_danag_container), cmocka_unit_test(test_drupal_label_hidden),
       cmocka_unit_test(test_after_the_root),
       cmocka_unit_test(test_manual_signatures),
