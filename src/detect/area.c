@@ -48,7 +48,6 @@
  */
 #include "detect/single_int.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,7 +200,6 @@ static wn_err wn_area_records_once(const wn_dom_page *page, const uint8_t *mask,
   const uint64_t page_text = wn_area_mark(page, body, mask, elig, 0);
   wn_detect_records rec;
   err = wn_detect_records_find(page, elig, &rec);
-  if (getenv("WN_DBG")) { fprintf(stderr, "records thread=%d n=%u text=%lu plain=%lu largest=%lu page=%lu kept=%lu kept_plain=%lu first=%u %s.%s\n", thread, rec.n, (unsigned long)rec.text, (unsigned long)rec.plain, (unsigned long)rec.largest, (unsigned long)page_text, (unsigned long)kept, (unsigned long)kept_plain, rec.first, rec.first != WN_DOM_NONE ? nodes[rec.first].name : "-", rec.first != WN_DOM_NONE && nodes[rec.first].cls ? nodes[rec.first].cls : ""); }
   /* The second measure keeps an article beside a box of teasers. What
    * density kept is no article, and the measure is waived, when the page
    * states no item of its own (an article, a product) and it holds less
@@ -447,7 +445,6 @@ wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t ste
    * carousel of teasers, a menu the names did not mark) with its article. */
   uint64_t bytes = 0, plain = 0;
   wn_area_sum(nodes, count, area->keep, &bytes, &plain);
-  if (getenv("WN_DBG")) { fprintf(stderr, "area root=%u bytes=%lu plain=%lu kept=%lu kept_plain=%lu share=%lu\n", root, (unsigned long)bytes, (unsigned long)plain, (unsigned long)kept, (unsigned long)kept_plain, (unsigned long)share); }
   if (bytes <= share * kept || plain <= share * kept_plain) {
     err = wn_area_records(page, mask, steps, res, kept, kept_plain);
     goto out;
