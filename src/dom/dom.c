@@ -604,10 +604,16 @@ static size_t wn_noscript_bytes(const char *bytes, size_t len) {
  * Both have little text outside noscript and much markup inside it: the
  * second parse runs when the noscripts' bytes are more than
  * WN_DOM_NOSCRIPT_MARKUP times the text outside them (a page of a few
- * tracking pixels in noscript never pays for it), and its tree is taken
+ * tracking pixels in noscript never pays for it), or when the first tree
+ * holds less than one byte of text in WN_DOM_NOSCRIPT_PAGE of the page's
+ * (the noscript left open may be short), and its tree is taken
  * when more of the page's text lies inside noscript than outside.
  */
 #define WN_DOM_NOSCRIPT_MARKUP 16u /* a page's markup is rarely 16 bytes per byte of its text */
+/* Or when the tree holds next to nothing for the page's size: a
+ * "<noscript><div></noscript>" whose own bytes are few may still have
+ * swallowed the page. */
+#define WN_DOM_NOSCRIPT_PAGE 256u
 
 wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
                     wn_dom_page **out, wn_diag *diag) {
@@ -622,7 +628,8 @@ wn_err wn_dom_parse(const char *bytes, size_t len, const wn_dom_options *opts,
   const wn_dom_node *nodes = wn_dom_nodes(*out, &count);
   const uint64_t text = count ? nodes[0].text_len : 0;
   const size_t inside = (*out)->noscript ? wn_noscript_bytes(bytes, len) : 0;
-  if (inside == 0 || WN_DOM_NOSCRIPT_MARKUP * text >= inside)
+  if (inside == 0 ||
+      (WN_DOM_NOSCRIPT_MARKUP * text >= inside && WN_DOM_NOSCRIPT_PAGE * text >= len))
     goto out;
   wn_dom_page *again = NULL;
   err = wn_dom_parse_pass(bytes, len, opts, 1, &again, diag);

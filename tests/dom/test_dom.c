@@ -334,6 +334,31 @@ static void test_noscript(void **state) {
     wn_test_find(p, "#text", "A record year for the bears of the park.");
     wn_dom_free(p);
   }
+  /* The same left open after a line of text ("Skip to content"): the
+   * noscript's own bytes are few, but the tree outside it holds next to
+   * nothing for a page of this size, so the page is read again. */
+  {
+    wn_buf h;
+    wn_buf_init(&h, 1 << 20);
+    assert_int_equal(wn_buf_append_str(&h, "<html><body><div id=\"skip\"><a href=\"#c\">Skip to "
+                                           "content</a></div><noscript><div id=\"left\">"
+                                           "</noscript><div id=\"c\">"),
+                     WN_OK);
+    for (int k = 0; k < 40; k++)
+      assert_int_equal(wn_buf_printf(&h, "<p>Paragraph %d of the week's news: the union's "
+                                         "branch met on Thursday and voted to strike on the "
+                                         "first Monday of next month.</p>",
+                                     k),
+                       WN_OK);
+    assert_int_equal(wn_buf_append_str(&h, "</div></body></html>"), WN_OK);
+    wn_dom_page *p = NULL;
+    wn_diag diag = {{0}};
+    assert_int_equal(wn_dom_parse(h.data, h.len, NULL, &p, &diag), WN_OK);
+    wn_test_find(p, "#text", "Paragraph 39 of the week's news: the union's branch met on "
+                             "Thursday and voted to strike on the first Monday of next month.");
+    wn_dom_free(p);
+    wn_buf_free(&h);
+  }
   /* A forum drawn by scripts: the page outside noscript is its name and
    * "Loading"; the thread is in noscript, for readers without scripts. */
   static const char post[] = "<div class=\"post\"><span class=\"author\">ann</span><p>The lens "
