@@ -143,6 +143,8 @@ static wn_err wn_single_run(const wn_dom_page *page, wn_single_method method, ui
     err = wn_single_add_title_clean(page, res);
   if (!err && (steps & WN_SINGLE_STEP_HTML5))
     err = wn_single_recipe(page, res);
+  if (!err && (steps & WN_SINGLE_STEP_HTML5))
+    err = wn_single_product_text(page, *mask, res);
   return err;
 }
 

@@ -116,3 +116,56 @@ wn_err wn_single_hint_paragraphs(const wn_dom_page *page, const uint8_t *mask,
 wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res) {
   return wn_single_html5_at(page, wn_single_hint(page), res);
 }
+
+/* The last segment of an itemtype (".../Product"), or of the first of
+ * several, is type. */
+static int wn_single_itemtype_is(const char *t, const char *type) {
+  const char *e = t;
+  while (*e && *e != ' ')
+    e++;
+  const char *s = e;
+  while (s > t && s[-1] != '/')
+    s--;
+  const size_t n = strlen(type);
+  return (size_t)(e - s) == n && memcmp(s, type, n) == 0;
+}
+
+/*
+ * A product's description as the page marks it (part of
+ * WN_SINGLE_STEP_HTML5): on a page that states one product, the element
+ * microdata marks as the description (itemprop="description") of the
+ * page's Product item (its nearest item is a Product) is content, as a
+ * recipe's marked ingredients are: its lines may be short (a list of
+ * features) and read as a box to a method of runs of prose. Its text
+ * outside the mask is kept. At most WN_PRODUCT_DESCRIPTIONS such
+ * elements (a page marks one, or one per tab).
+ */
+#define WN_PRODUCT_DESCRIPTIONS 4u
+
+wn_err wn_single_product_text(const wn_dom_page *page, const uint8_t *mask,
+                              wn_detect_result *res) {
+  const uint32_t k = wn_detect_result_stated(page, res);
+  if (!(k & (WN_LD_PRODUCT | WN_OG_PRODUCT)) ||
+      (k & (WN_LD_LIST_PRODUCTS | WN_OG_PRODUCT_GROUP)))
+    return WN_OK;
+  uint32_t count = 0, found = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  for (uint32_t i = 0; i < count && found < WN_PRODUCT_DESCRIPTIONS; i++) {
+    if (!nodes[i].attrs || nodes[i].tag == WN_TAG_TEXT)
+      continue;
+    const char *prop = wn_dom_attr(page, &nodes[i], "itemprop");
+    if (!prop || !wn_detect_has_token(prop, "description") || nodes[i].text_len == 0)
+      continue;
+    const char *type = NULL;
+    for (uint32_t a = nodes[i].parent; a != WN_DOM_NONE && !type; a = nodes[a].parent)
+      type = nodes[a].attrs ? wn_dom_attr(page, &nodes[a], "itemtype") : NULL;
+    if (!type || !wn_single_itemtype_is(type, "Product"))
+      continue;
+    found++;
+    for (uint32_t j = i; j < nodes[i].end; j++)
+      if (nodes[j].tag == WN_TAG_TEXT && !(mask && mask[j]))
+        res->keep[j] = 1;
+    i = nodes[i].end - 1;
+  }
+  return WN_OK;
+}

@@ -56,6 +56,10 @@ wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res);
 /* Part of WN_SINGLE_STEP_HTML5: keeps a recipe's ingredients and steps
  * where the page states them with schema.org markup (recipe.c). */
 wn_err wn_single_recipe(const wn_dom_page *page, wn_detect_result *res);
+/* Part of WN_SINGLE_STEP_HTML5: keeps a product's description where the
+ * page marks it with microdata in its Product item (single_hints.c). */
+wn_err wn_single_product_text(const wn_dom_page *page, const uint8_t *mask,
+                              wn_detect_result *res);
 
 /* Comment threads, page footers and hidden text (part of
  * WN_SINGLE_STEP_BOXES, single.c): sets mask[i] for every node inside a

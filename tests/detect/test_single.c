@@ -896,6 +896,57 @@ static void test_hentry_hint(void **state) {
   }
 }
 
+/* A product's description marked with microdata (itemprop="description"
+ * in the page's Product item): a heading and a list of short features,
+ * which density, reading runs of prose, passes over for the maker's story
+ * below. The page says it is the product's description; it is kept. Not
+ * on a page without the Product item, and not a description marked in
+ * another item (a review's). */
+static void test_product_description(void **state) {
+  (void)state;
+  for (int product = 0; product < 2; product++) {
+    wn_buf h;
+    wn_buf_init(&h, 1 << 20);
+    OUT("<html><body><div id=\"top\"><a href=\"/\">Home</a></div><ul class=\"menu\">");
+    for (int k = 0; k < 12; k++)
+      OUT("<li><a href=\"/c%d\">Category number %d</a></li>", k, k);
+    OUT("</ul><div id=\"page\"><div itemscope itemtype=\"%s\"><h1 itemprop=\"name\">Studio "
+        "condenser microphone</h1><div class=\"price\">$199.00</div><div class=\"brand\">",
+        product ? "https://schema.org/Product" : "https://schema.org/Thing");
+    for (int k = 0; k < 4; k++)
+      OUT("<p>The maker has built microphones in the same town for sixty years, and part %d "
+          "of its story tells how the workshop grew from two benches to a factory that ships "
+          "to every country, with the same care for each capsule as on the first day.</p>",
+          k);
+    /* Between them, the shop's widgets: accessories to pick. */
+    OUT("</div><div class=\"accessories\">");
+    for (int k = 0; k < 30; k++)
+      OUT("<div class=\"acc\"><img src=\"/a%d.jpg\" alt=\"\"><a href=\"/a%d\">Cable %d</a>"
+          "<button>Add</button></div>",
+          k, k, k);
+    OUT("</div><div class=\"product-text\" itemprop=\"description\"><h2>Large diaphragm "
+        "condenser</h2><ul><li><span>Gold-plated one inch capsule</span></li><li><span>Polar "
+        "pattern: cardioid</span></li><li><span>Inherent noise: 4 dBA</span></li><li><span>"
+        "Weight: 311 g</span></li></ul></div><div class=\"review\" itemprop=\"review\" "
+        "itemscope itemtype=\"https://schema.org/Review\"><div itemprop=\"description\">Works "
+        "well enough</div></div></div></div><div class=\"foot\"><p>Copyright the shop.</p>"
+        "</div></body></html>");
+    wn_dom_page *page = wn_test_parse(h.data);
+    /* Density and the semantic hints, without the readings that widen it
+     * (the second reading, the area): what density alone passes over. */
+    const uint32_t steps = WN_SINGLE_STEP_LINKS | WN_SINGLE_STEP_BOXES | WN_SINGLE_STEP_TITLE |
+                           WN_SINGLE_STEP_HTML5 | WN_SINGLE_STEP_CONTAINER;
+    uint32_t n = 0;
+    char *text = run_text(page, WN_SINGLE_DANAG, steps, &n);
+    wn_test_expect(text, "part 3 of its story", 1);
+    wn_test_expect(text, "Polar pattern: cardioid", product);
+    wn_test_expect(text, "Works well enough", 0);
+    free(text);
+    wn_dom_free(page);
+    wn_buf_free(&h);
+  }
+}
+
 /*
  * The other half of the hints: the page's one articleBody holds a short
  * story, and a teaser beside it carries another story's whole text (sent
@@ -1570,7 +1621,7 @@ int main(void) {
       cmocka_unit_test(test_manual_code_blocks), cmocka_unit_test(test_news_related),
       cmocka_unit_test(test_index_footer), cmocka_unit_test(test_title_share),
       cmocka_unit_test(test_semantic_hints), cmocka_unit_test(test_semantic_hint_moves),
-      cmocka_unit_test(test_hentry_hint),
+      cmocka_unit_test(test_hentry_hint), cmocka_unit_test(test_product_description),
       cmocka_unit_test(test_danag_container), cmocka_unit_test(test_drupal_label_hidden),
       cmocka_unit_test(test_after_the_root),
       cmocka_unit_test(test_manual_signatures),
