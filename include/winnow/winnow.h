@@ -773,7 +773,9 @@ WN_API uint64_t wn_page_result_generation(const wn_page_result *r); /* 0: none *
 WN_API const char *wn_page_result_empty(const wn_page_result *r);
 /* With a template learned with the places selector: NULL when the site's
  * content place served the page; else why it did not (JSON "place"),
- * starting "not paired" (the page has no element there) or "no text" (it
+ * starting "not paired" (the page has no element there: on a site of
+ * articles the single-page method read the page, the template as its
+ * filter; else the cue selector chose, as the note says) or "no text" (it
  * holds no page-specific text): the cue selector chose; or "unfit" (the
  * page's content is not where the samples had it): the single-page method
  * read the page, the template as its filter. */

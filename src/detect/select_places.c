@@ -392,6 +392,26 @@ static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
   uint32_t at = pl->content == WN_DOM_NONE || !l->tmap
                     ? WN_DOM_NONE
                     : wn_places_find(l->tmap, count, pl->content);
+  /* A page of a site of articles (the template's shape) with no element
+   * at the content place is of another layout than the samples: as an
+   * unfit page (below), the single-page method reads it, the template as
+   * its filter. Not on a shop or a manual, whose pages are many parts the
+   * cue selector reads better (docs/design.md, "The story's span"). */
+  if (at == WN_DOM_NONE && pl->content != WN_DOM_NONE &&
+      wn_template_shape(tpl) == WN_PAGE_ARTICLE + 1) {
+    mark = calloc((size_t)count + 1, 1);
+    set = malloc(((size_t)count + 1) * sizeof *set);
+    if (!mark || !set) {
+      err = WN_ENOMEM;
+      goto out;
+    }
+    err = wn_places_single(page, l, res, mark, set);
+    set = NULL;
+    *by_single = 1;
+    res->place = "not paired: the page has no element at the content place; the "
+                 "single-page method read it";
+    goto out;
+  }
   if (at == WN_DOM_NONE) {
     err = wn_detect_select_cues(page, l, res);
     if (pl->content != WN_DOM_NONE)
