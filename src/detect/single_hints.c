@@ -32,8 +32,10 @@ uint32_t wn_single_hint(const wn_dom_page *page) {
       article = i;
     if ((nodes[i].tag == WN_TAG_MAIN || (role && strcmp(role, "main") == 0)) && n_main++ == 0)
       main = i;
-    if (nodes[i].cls &&
-        (wn_detect_has_token(nodes[i].cls, "hentry") || wn_detect_has_token(nodes[i].cls, "h-entry")) &&
+    /* Both names hold "entry": one fast search before the token reads. */
+    if (nodes[i].cls && strstr(nodes[i].cls, "entry") &&
+        (wn_detect_has_token(nodes[i].cls, "hentry") ||
+         wn_detect_has_token(nodes[i].cls, "h-entry")) &&
         n_entry++ == 0)
       entry = i;
   }
@@ -144,12 +146,9 @@ static int wn_single_itemtype_is(const char *t, const char *type) {
 
 wn_err wn_single_product_text(const wn_dom_page *page, const uint8_t *mask,
                               wn_detect_result *res) {
-  const uint32_t k = wn_detect_result_stated(page, res);
-  if (!(k & (WN_LD_PRODUCT | WN_OG_PRODUCT)) ||
-      (k & (WN_LD_LIST_PRODUCTS | WN_OG_PRODUCT_GROUP)))
-    return WN_OK;
   uint32_t count = 0, found = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  int stated = -1; /* read once, at the first marked description */
   for (uint32_t i = 0; i < count && found < WN_PRODUCT_DESCRIPTIONS; i++) {
     if (!nodes[i].attrs || nodes[i].tag == WN_TAG_TEXT)
       continue;
@@ -161,6 +160,13 @@ wn_err wn_single_product_text(const wn_dom_page *page, const uint8_t *mask,
       type = nodes[a].attrs ? wn_dom_attr(page, &nodes[a], "itemtype") : NULL;
     if (!type || !wn_single_itemtype_is(type, "Product"))
       continue;
+    if (stated < 0) {
+      const uint32_t k = wn_detect_result_stated(page, res);
+      stated = (k & (WN_LD_PRODUCT | WN_OG_PRODUCT)) != 0 &&
+               !(k & (WN_LD_LIST_PRODUCTS | WN_OG_PRODUCT_GROUP));
+    }
+    if (!stated)
+      return WN_OK;
     found++;
     for (uint32_t j = i; j < nodes[i].end; j++)
       if (nodes[j].tag == WN_TAG_TEXT && !(mask && mask[j]))
