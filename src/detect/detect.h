@@ -60,8 +60,7 @@ wn_err wn_detect_sample(const wn_dom_page *page, const wn_template *tpl, uint32_
 double wn_detect_confidence(const wn_detect_result *result);
 /* Why a single-page method chose again (WN_SINGLE_STEP_RETRY): "masks
  * relaxed", "cnr" or "danag" (the other method), "json-ld articleBody",
- * "json-ld HowTo" or
- * "paragraphs"; NULL when it did not. */
+ * "json-ld HowTo" or "paragraphs"; NULL when it did not. */
 const char *wn_detect_result_retried(const wn_detect_result *result);
 /* 1 when the result carries text from outside the page's tree (a JSON-LD
  * articleBody or HowTo's steps: the retry's last resort). */

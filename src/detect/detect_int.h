@@ -99,6 +99,9 @@ char *wn_detect_jsonld_body(const wn_dom_page *page, size_t *len, const char **k
 #define WN_OG_PRODUCT_GROUP 0x400u /* og:type product.group */
 #define WN_FRONT 0x800u            /* its canonical URL or og:url is its site's root */
 uint32_t wn_detect_stated_kinds(const wn_dom_page *page);
+/* 1 when one of the types an itemtype attribute lists (schema.org URLs)
+ * ends in the segment type ("Product"). */
+int wn_detect_itemtype_is(const char *itemtype, const char *type);
 /* The same, read once per result and kept in it (res may be NULL: read
  * each time). */
 uint32_t wn_detect_result_stated(const wn_dom_page *page, wn_detect_result *res);

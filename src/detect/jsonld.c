@@ -324,6 +324,34 @@ static int wn_jsonld_may_state(const char *text) {
  * types of the items at the top (not inside another item), as JSON-LD's
  * are read. One Product at the top is the page's product; several are
  * the cards of a grid. */
+/* The next type of an itemtype list at *p (space-separated URLs): the
+ * URL's last segment, its length in *n; NULL past the last. */
+static const char *wn_itemtype_next(const char **p, size_t *n) {
+  const char *s = *p;
+  while (*s == ' ')
+    s++;
+  if (!*s)
+    return NULL;
+  const char *e = s;
+  while (*e && *e != ' ')
+    e++;
+  const char *slash = e;
+  while (slash > s && slash[-1] != '/')
+    slash--;
+  *p = e;
+  *n = (size_t)(e - slash);
+  return slash;
+}
+
+int wn_detect_itemtype_is(const char *itemtype, const char *type) {
+  const size_t want = strlen(type);
+  size_t n = 0;
+  for (const char *p = itemtype, *t; (t = wn_itemtype_next(&p, &n));)
+    if (n == want && memcmp(t, type, n) == 0)
+      return 1;
+  return 0;
+}
+
 static uint32_t wn_microdata_kinds(const wn_dom_page *page) {
   uint32_t count = 0, kinds = 0, products = 0, top_end = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -336,24 +364,15 @@ static uint32_t wn_microdata_kinds(const wn_dom_page *page) {
     top_end = nodes[i].end;
     /* The type is the URL's last segment; an itemtype may list several. */
     char word[64];
-    for (const char *p = t; *p;) {
-      while (*p == ' ')
-        p++;
-      const char *e = p;
-      while (*e && *e != ' ')
-        e++;
-      const char *slash = e;
-      while (slash > p && slash[-1] != '/')
-        slash--;
-      const size_t n = (size_t)(e - slash);
+    size_t n = 0;
+    for (const char *p = t, *seg; (seg = wn_itemtype_next(&p, &n));) {
       if (n > 0 && n < sizeof word) {
-        memcpy(word, slash, n);
+        memcpy(word, seg, n);
         word[n] = '\0';
         const uint32_t k = wn_jsonld_kind_of(word);
         products += (k & WN_LD_PRODUCT) != 0;
         kinds |= k & ~WN_LD_PRODUCT;
       }
-      p = e;
     }
   }
   if (products == 1)

@@ -100,12 +100,12 @@ wn_err wn_detect_records_find(const wn_dom_page *page, const uint8_t *keep,
     for (uint32_t c = nodes[p].first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
       if (nodes[c].tag == WN_TAG_TEXT || nodes[c].text_len == 0)
         continue; /* white space, a rule or a spacer between records */
-      if (!wn_is_record(nodes, c) || run.first == WN_DOM_NONE ||
-          !wn_records_alike(nodes, c, run.first)) {
+      const int record = wn_is_record(nodes, c);
+      if (!record || run.first == WN_DOM_NONE || !wn_records_alike(nodes, c, run.first)) {
         wn_records_close(&run, best);
         memset(&run, 0, sizeof run);
-        run.first = wn_is_record(nodes, c) ? c : WN_DOM_NONE;
-        if (run.first == WN_DOM_NONE)
+        run.first = record ? c : WN_DOM_NONE;
+        if (!record)
           continue;
       }
       run.n++;

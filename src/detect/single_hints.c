@@ -119,19 +119,6 @@ wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res) {
   return wn_single_html5_at(page, wn_single_hint(page), res);
 }
 
-/* The last segment of an itemtype (".../Product"), or of the first of
- * several, is type. */
-static int wn_single_itemtype_is(const char *t, const char *type) {
-  const char *e = t;
-  while (*e && *e != ' ')
-    e++;
-  const char *s = e;
-  while (s > t && s[-1] != '/')
-    s--;
-  const size_t n = strlen(type);
-  return (size_t)(e - s) == n && memcmp(s, type, n) == 0;
-}
-
 /*
  * A product's description as the page marks it (part of
  * WN_SINGLE_STEP_HTML5): on a page that states one product, the element
@@ -158,7 +145,7 @@ wn_err wn_single_product_text(const wn_dom_page *page, const uint8_t *mask,
     const char *type = NULL;
     for (uint32_t a = nodes[i].parent; a != WN_DOM_NONE && !type; a = nodes[a].parent)
       type = nodes[a].attrs ? wn_dom_attr(page, &nodes[a], "itemtype") : NULL;
-    if (!type || !wn_single_itemtype_is(type, "Product"))
+    if (!type || !wn_detect_itemtype_is(type, "Product"))
       continue;
     if (stated < 0) {
       const uint32_t k = wn_detect_result_stated(page, res);
