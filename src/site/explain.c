@@ -178,6 +178,130 @@ static wn_err wn_label(wn_buf *b, const wn_dom_node *n) {
   return err;
 }
 
+/* The text kept: bytes and text nodes. */
+static void wn_explain_kept(const wn_dom_node *nodes, uint32_t count, const uint8_t *keep,
+                            uint32_t *bytes, uint32_t *texts) {
+  *bytes = *texts = 0;
+  for (uint32_t i = 0; i < count; i++)
+    if (keep[i] && nodes[i].tag == WN_TAG_TEXT) {
+      *bytes += nodes[i].own_text_len;
+      (*texts)++;
+    }
+}
+
+/* The header's "method:" line. */
+static wn_err wn_explain_method(const wn_explain *ex, wn_buf *b) {
+  const wn_detect_trace *t = &ex->trace;
+  return wn_buf_printf(b, "method:     %s%s%s\n", wn_detect_method(ex->res),
+                       t->fallback ? ", fallback: " : "",
+                       t->fallback ? wn_detect_fallback_name(t->fallback) : "");
+}
+
+/* The header's "selected:" and "kept:" lines. */
+static wn_err wn_explain_selection(const wn_explain *ex, wn_buf *b) {
+  uint32_t count = 0, n_sel = 0, kept_bytes = 0, kept_nodes = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(ex->page, &count);
+  const uint32_t *sel = wn_detect_selected(ex->res, &n_sel);
+  wn_explain_kept(nodes, count, wn_detect_keep_flags(ex->res), &kept_bytes, &kept_nodes);
+  wn_err err = wn_buf_printf(b, "selected:   %u region(s)", n_sel);
+  for (uint32_t k = 0; !err && k < n_sel; k++) {
+    err = wn_buf_append_str(b, k ? ", " : ": ");
+    if (!err)
+      err = wn_path(ex, sel[k], b);
+  }
+  if (!err)
+    err = wn_buf_printf(b, "\nkept:       %u bytes of text in %u text nodes\n", kept_bytes,
+                        kept_nodes);
+  return err;
+}
+
+/* A tree line's head: the element indented by its depth, its label, padded
+ * to the column where the verdicts start. */
+static wn_err wn_explain_line_head(wn_buf *line, const wn_dom_node *n) {
+  wn_buf_reset(line);
+  wn_err err = WN_OK;
+  for (uint16_t d = 0; !err && d < n->depth; d++)
+    err = wn_buf_append_str(line, "  ");
+  if (!err)
+    err = wn_label(line, n);
+  while (!err && line->len < 44)
+    err = wn_buf_append_char(line, ' ');
+  if (!err)
+    err = wn_buf_append_char(line, ' ');
+  return err;
+}
+
+/* A tree line's end: the element's own text (its direct text children:
+ * bytes, bytes kept, the first of them), then the line into b. */
+static wn_err wn_explain_line_end(wn_buf *line, const wn_dom_node *nodes, const wn_dom_node *n,
+                                  const uint8_t *keep, wn_buf *b) {
+  uint32_t own = 0, own_kept = 0;
+  const char *first = NULL;
+  for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
+    if (nodes[c].tag == WN_TAG_TEXT) {
+      own += nodes[c].own_text_len;
+      own_kept += keep[c] ? nodes[c].own_text_len : 0;
+      if (!first)
+        first = nodes[c].text;
+    }
+  wn_err err = wn_explain_text_tail(line, own, own_kept, first);
+  if (!err)
+    err = wn_buf_append(b, line->data, line->len);
+  if (!err)
+    err = wn_buf_append_char(b, '\n');
+  return err;
+}
+
+/* One printer's view of the tree: fold(i) is how many nodes below element
+ * i fold into its line (0: none; its subtree is then skipped), verdicts(i)
+ * appends what the detection made of it. */
+typedef struct wn_explain_view {
+  uint32_t (*fold)(const void *ctx, uint32_t i);
+  wn_err (*verdicts)(const void *ctx, uint32_t i, wn_buf *line);
+  const void *ctx;
+} wn_explain_view;
+
+/* The tree, one line per element down to max_depth (0: all): head,
+ * verdicts, " (+N)" for a folded subtree, own text. */
+static wn_err wn_explain_tree(const wn_explain *ex, uint32_t max_depth, const wn_explain_view *v,
+                              wn_buf *b) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(ex->page, &count);
+  const uint8_t *keep = wn_detect_keep_flags(ex->res);
+  wn_err err = WN_OK;
+  wn_buf line;
+  wn_buf_init(&line, 64 * 1024);
+  for (uint32_t i = 0; !err && i < count;) {
+    const wn_dom_node *n = &nodes[i];
+    if (n->tag == WN_TAG_TEXT || (max_depth && n->depth >= max_depth)) {
+      i++;
+      continue;
+    }
+    const uint32_t folded = v->fold(v->ctx, i);
+    err = wn_explain_line_head(&line, n);
+    if (!err)
+      err = v->verdicts(v->ctx, i, &line);
+    if (!err && folded)
+      err = wn_buf_printf(&line, " (+%u)", folded);
+    if (!err)
+      err = wn_explain_line_end(&line, nodes, n, keep, b);
+    i = folded ? n->end : i + 1;
+  }
+  wn_buf_free(&line);
+  return err;
+}
+
+/* The explanation's text handed over (an empty string rather than NULL). */
+static wn_err wn_explain_take(wn_buf *b, char **out, size_t *len, wn_diag *diag) {
+  *out = wn_buf_take(b, len);
+  if (!*out) {
+    *out = calloc(1, 1);
+    if (len)
+      *len = 0;
+  }
+  return *out ? WN_OK : wn_diag_set(diag, WN_ENOMEM, "out of memory");
+}
+
 static wn_err wn_explain_rule(const wn_explain *ex, wn_buf *b) {
   const wn_detect_trace *t = &ex->trace;
   wn_err err = WN_OK;
@@ -302,29 +426,69 @@ static wn_err wn_explain_block_path(const wn_explain *ex, uint32_t i, wn_buf *ou
   return err;
 }
 
+typedef struct wn_explain_fastce_ctx {
+  const wn_explain *ex;
+  const uint8_t *is_block; /* node i is a block */
+  const uint8_t *busy;     /* node i or one below it has something to say */
+} wn_explain_fastce_ctx;
+
+static uint32_t wn_explain_fastce_fold(const void *ctx, uint32_t i) {
+  const wn_explain_fastce_ctx *c = ctx;
+  const wn_dom_node *nodes = wn_dom_nodes(c->ex->page, NULL);
+  return c->busy[i] ? 0 : nodes[i].end - i - 1;
+}
+
+/* "[path n/N] FATE (like \"...\")" for a block, then " SELECTED". */
+static wn_err wn_explain_fastce_verdicts(const void *ctx, uint32_t i, wn_buf *line) {
+  const wn_explain_fastce_ctx *c = ctx;
+  const wn_explain *ex = c->ex;
+  const wn_fastce_trace *ft = &ex->ftrace;
+  const uint32_t blk = ft->block_of[i];
+  wn_err err = WN_OK;
+  if (c->is_block[i]) {
+    err = wn_buf_append_char(line, '[');
+    if (!err)
+      err = wn_explain_block_path(ex, i, line);
+    if (!err && ft->path[blk] != WN_DOM_NONE) {
+      uint32_t pages = 0;
+      wn_fastce_path(ex->fce, ft->path[blk], &pages);
+      err = wn_buf_printf(line, " %u/%u]", pages, wn_fastce_sample_pages(ex->fce));
+    } else if (!err) {
+      err = wn_buf_append_str(line, " -]");
+    }
+    if (!err && ft->fate[blk] != WN_FASTCE_FATE_OUTSIDE)
+      err = wn_buf_printf(line, " %s", wn_fate_name(ft->fate[blk]));
+    if (!err && ft->fate[blk] == WN_FASTCE_FATE_STORED) {
+      wn_fastce_stored st = wn_fastce_stored_get(ex->fce, ft->stored[blk]);
+      err = wn_buf_printf(line, " (like \"%s\")", st.sample);
+    }
+  }
+  uint32_t n_sel = 0, in_sel = 0;
+  const uint32_t *sel = wn_detect_selected(ex->res, &n_sel);
+  for (uint32_t k = 0; k < n_sel; k++)
+    in_sel |= sel[k] == i;
+  if (!err && in_sel)
+    err = wn_buf_append_str(line, " SELECTED");
+  return err;
+}
+
 /* The text of a FastCE explanation: a header, then one line per element
  * (as for ETDM), each block saying its path, whether the path is in the
  * template, and what the rules made of it. */
 static wn_err wn_explain_text_fastce(const wn_explain *ex, uint32_t max_depth, wn_buf *b) {
   wn_err err = WN_OK;
-  uint32_t count = 0, n_sel = 0;
+  uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(ex->page, &count);
-  const uint32_t *sel = wn_detect_selected(ex->res, &n_sel);
   const uint8_t *keep = wn_detect_keep_flags(ex->res);
   const wn_detect_trace *t = &ex->trace;
   const wn_fastce_trace *ft = &ex->ftrace;
   const uint32_t n_paths = wn_fastce_path_count(ex->fce);
   const uint32_t n_samples = wn_fastce_sample_pages(ex->fce);
-  uint32_t fates[WN_FASTCE_FATE_LINKS + 1] = {0}, on_path = 0, kept_bytes = 0, kept_nodes = 0;
+  uint32_t fates[WN_FASTCE_FATE_LINKS + 1] = {0}, on_path = 0;
   for (uint32_t k = 0; k < ft->n_blocks; k++) {
     fates[ft->fate[k] <= WN_FASTCE_FATE_LINKS ? ft->fate[k] : 0]++;
     on_path += ft->path[k] != WN_DOM_NONE;
   }
-  for (uint32_t i = 0; i < count; i++)
-    if (keep[i] && nodes[i].tag == WN_TAG_TEXT) {
-      kept_bytes += nodes[i].own_text_len;
-      kept_nodes++;
-    }
   int by_text = 0; /* a format 2 record: confidence by text (detect/fastce_detect.h) */
   for (uint32_t i = 0; i < n_paths && !by_text; i++)
     by_text = wn_fastce_path_text(ex->fce, i) > 0;
@@ -363,9 +527,7 @@ static wn_err wn_explain_text_fastce(const wn_explain *ex, uint32_t max_depth, w
                                 : "the paths the page has, weighted by the sample pages with "
                                   "content there");
   if (!err)
-    err = wn_buf_printf(b, "method:     %s%s%s\n", wn_detect_method(ex->res),
-                        t->fallback ? ", fallback: " : "",
-                        t->fallback ? wn_detect_fallback_name(t->fallback) : "");
+    err = wn_explain_method(ex, b);
   if (!err)
     err = wn_explain_page_type(ex, b);
   char links_note[96] = "";
@@ -392,15 +554,7 @@ static wn_err wn_explain_text_fastce(const wn_explain *ex, uint32_t max_depth, w
                         fates[WN_FASTCE_FATE_STORED], links_note, fates[WN_FASTCE_FATE_LEFT_OUT],
                         fates[WN_FASTCE_FATE_INCLUDED]);
   if (!err)
-    err = wn_buf_printf(b, "selected:   %u region(s)", n_sel);
-  for (uint32_t k = 0; !err && k < n_sel; k++) {
-    err = wn_buf_append_str(b, k ? ", " : ": ");
-    if (!err)
-      err = wn_path(ex, sel[k], b);
-  }
-  if (!err)
-    err = wn_buf_printf(b, "\nkept:       %u bytes of text in %u text nodes\n", kept_bytes,
-                        kept_nodes);
+    err = wn_explain_selection(ex, b);
   if (!err)
     err = wn_buf_append_str(
         b, "\nlegend: [path n/N]  a block; n/N: its path is a content path, with content on n "
@@ -413,75 +567,70 @@ static wn_err wn_explain_text_fastce(const wn_explain *ex, uint32_t max_depth, w
            "        rule 3      inside an extracted block, off P, a sub-block in P: kept with it\n"
            "        SELECTED    a selected region; kept: its text is main content\n"
            "        (+N)        N more nodes, none on a content path, folded\n\n");
-  wn_buf line;
-  wn_buf_init(&line, 64 * 1024);
-  for (uint32_t i = 0; !err && i < count;) {
-    const wn_dom_node *n = &nodes[i];
-    if (n->tag == WN_TAG_TEXT || (max_depth && n->depth >= max_depth)) {
-      i++;
-      continue;
-    }
-    uint32_t next = i + 1, folded = 0;
-    if (!busy[i]) {
-      folded = n->end - i - 1;
-      next = n->end;
-    }
-    wn_buf_reset(&line);
-    for (uint16_t d = 0; !err && d < n->depth; d++)
-      err = wn_buf_append_str(&line, "  ");
-    if (!err)
-      err = wn_label(&line, n);
-    while (!err && line.len < 44)
-      err = wn_buf_append_char(&line, ' ');
-    if (!err)
-      err = wn_buf_append_char(&line, ' ');
-    const uint32_t blk = ft->block_of[i];
-    if (!err && is_block[i]) {
-      err = wn_buf_append_char(&line, '[');
-      if (!err)
-        err = wn_explain_block_path(ex, i, &line);
-      if (!err && ft->path[blk] != WN_DOM_NONE) {
-        uint32_t pages = 0;
-        wn_fastce_path(ex->fce, ft->path[blk], &pages);
-        err = wn_buf_printf(&line, " %u/%u]", pages, n_samples);
-      } else if (!err) {
-        err = wn_buf_append_str(&line, " -]");
-      }
-      if (!err && ft->fate[blk] != WN_FASTCE_FATE_OUTSIDE)
-        err = wn_buf_printf(&line, " %s", wn_fate_name(ft->fate[blk]));
-      if (!err && ft->fate[blk] == WN_FASTCE_FATE_STORED) {
-        wn_fastce_stored st = wn_fastce_stored_get(ex->fce, ft->stored[blk]);
-        err = wn_buf_printf(&line, " (like \"%s\")", st.sample);
-      }
-    }
-    uint32_t in_sel = 0;
-    for (uint32_t k = 0; k < n_sel; k++)
-      in_sel |= sel[k] == i;
-    if (!err && in_sel)
-      err = wn_buf_append_str(&line, " SELECTED");
-    if (!err && folded)
-      err = wn_buf_printf(&line, " (+%u)", folded);
-    uint32_t own = 0, own_kept = 0;
-    const char *first = NULL;
-    for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
-      if (nodes[c].tag == WN_TAG_TEXT) {
-        own += nodes[c].own_text_len;
-        own_kept += keep[c] ? nodes[c].own_text_len : 0;
-        if (!first)
-          first = nodes[c].text;
-      }
-    if (!err)
-      err = wn_explain_text_tail(&line, own, own_kept, first);
-    if (!err)
-      err = wn_buf_append(b, line.data, line.len);
-    if (!err)
-      err = wn_buf_append_char(b, '\n');
-    i = next;
-  }
-  wn_buf_free(&line);
+  wn_explain_fastce_ctx c = {ex, is_block, busy};
+  const wn_explain_view v = {wn_explain_fastce_fold, wn_explain_fastce_verdicts, &c};
+  if (!err)
+    err = wn_explain_tree(ex, max_depth, &v, b);
 out:
   free(is_block);
   free(busy);
+  return err;
+}
+
+typedef struct wn_explain_etdm_ctx {
+  const wn_explain *ex;
+  const uint8_t *in_sel; /* 2: a selected region's root, 1: inside one */
+} wn_explain_etdm_ctx;
+
+/* A template subtree without any candidate folds into one line. */
+static uint32_t wn_explain_etdm_fold(const void *ctx, uint32_t i) {
+  const wn_explain_etdm_ctx *c = ctx;
+  const wn_detect_trace *t = &c->ex->trace;
+  const wn_dom_node *nodes = wn_dom_nodes(c->ex->page, NULL);
+  if (t->cand[i])
+    return 0;
+  for (uint32_t j = i + 1; j < nodes[i].end; j++)
+    if (t->cand[j])
+      return 0;
+  return nodes[i].end - i - 1;
+}
+
+/* "T n/N page SELECTED DROPPED OWN CUT SPAN SHARED score S". */
+static wn_err wn_explain_etdm_verdicts(const void *ctx, uint32_t i, wn_buf *line) {
+  const wn_explain_etdm_ctx *c = ctx;
+  const wn_explain *ex = c->ex;
+  const wn_detect_trace *t = &ex->trace;
+  const wn_dom_node *nodes = wn_dom_nodes(ex->page, NULL);
+  /* How the policy's steps marked this element's direct text children. */
+  int own_block = 0, cut = 0, span = 0, shared = 0;
+  for (uint32_t k = nodes[i].first_child; t->own && k != WN_DOM_NONE; k = nodes[k].next_sibling)
+    if (nodes[k].tag == WN_TAG_TEXT) {
+      own_block |= t->own[k] == 1;
+      cut |= t->own[k] == 2;
+      span |= t->own[k] == 3;
+      shared |= t->own[k] == 4;
+    }
+  wn_err err = WN_OK;
+  if (t->tmpl_node[i] != WN_DOM_NONE) {
+    const wn_template_node *tnodes = wn_template_nodes(ex->layout, NULL);
+    err = wn_buf_printf(line, "T %u/%u", tnodes[t->tmpl_node[i]].count, ex->ts.sample_pages);
+  }
+  if (!err && t->cand[i])
+    err = wn_buf_append_str(line, t->tmpl_node[i] != WN_DOM_NONE ? " page" : "page");
+  if (!err && c->in_sel[i] == 2)
+    err = wn_buf_append_str(line, " SELECTED");
+  if (!err && t->dropped && t->dropped[i])
+    err = wn_buf_append_str(line, " DROPPED");
+  if (!err && own_block)
+    err = wn_buf_append_str(line, " OWN");
+  if (!err && cut)
+    err = wn_buf_append_str(line, " CUT");
+  if (!err && span)
+    err = wn_buf_append_str(line, " SPAN");
+  if (!err && shared)
+    err = wn_buf_append_str(line, " SHARED");
+  if (!err && t->score && t->score[i] > 0)
+    err = wn_buf_printf(line, " score %.2f", t->score[i]);
   return err;
 }
 
@@ -496,23 +645,15 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
       wn_buf_free(&fb);
       return wn_diag_set(diag, err, "explain: %s", wn_strerror(err));
     }
-    *out = wn_buf_take(&fb, len);
-    if (!*out) {
-      *out = calloc(1, 1);
-      if (len)
-        *len = 0;
-    }
-    return *out ? WN_OK : wn_diag_set(diag, WN_ENOMEM, "out of memory");
+    return wn_explain_take(&fb, out, len, diag);
   }
   wn_buf b;
   wn_buf_init(&b, (size_t)256 * 1024 * 1024);
   uint8_t *in_sel = NULL;
   *out = NULL;
-  uint32_t count = 0, tcount = 0, n_sel = 0;
+  uint32_t count = 0, n_sel = 0;
   const wn_dom_node *nodes = wn_dom_nodes(ex->page, &count);
-  wn_template_nodes(ex->layout, &tcount);
   const uint32_t *sel = wn_detect_selected(ex->res, &n_sel);
-  const uint8_t *keep = wn_detect_keep_flags(ex->res);
   const wn_detect_trace *t = &ex->trace;
   in_sel = calloc((size_t)count + 1, 1);
   if (!in_sel)
@@ -520,14 +661,9 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
   for (uint32_t k = 0; k < n_sel; k++)
     for (uint32_t i = sel[k]; i < nodes[sel[k]].end; i++)
       in_sel[i] = 1 + (i == sel[k]);
-  uint32_t paired = 0, kept_bytes = 0, kept_nodes = 0;
-  for (uint32_t i = 0; i < count; i++) {
+  uint32_t paired = 0;
+  for (uint32_t i = 0; i < count; i++)
     paired += t->tmpl_node && t->tmpl_node[i] != WN_DOM_NONE;
-    if (keep[i] && nodes[i].tag == WN_TAG_TEXT) {
-      kept_bytes += nodes[i].own_text_len;
-      kept_nodes++;
-    }
-  }
   err = wn_buf_printf(&b,
                       "site:       %s (template generation %llu: %u nodes from %u sample pages, "
                       "min count %u)\n",
@@ -549,9 +685,7 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
     err = wn_buf_printf(&b, "selector:   %s (%s)\n", wn_detect_selector_name(t->selector),
                         t->selector_from_site ? "the site's" : "asked for");
   if (!err)
-    err = wn_buf_printf(&b, "method:     %s%s%s\n", wn_detect_method(ex->res),
-                        t->fallback ? ", fallback: " : "",
-                        t->fallback ? wn_detect_fallback_name(t->fallback) : "");
+    err = wn_explain_method(ex, &b);
   if (!err)
     err = wn_explain_page_type(ex, &b);
   if (!err)
@@ -585,15 +719,9 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
                             "the single-page method kept too)",
                         t->shared_bytes);
   if (!err)
-    err = wn_buf_printf(&b, "\nselected:   %u region(s)", n_sel);
-  for (uint32_t k = 0; !err && k < n_sel; k++) {
-    err = wn_buf_append_str(&b, k ? ", " : ": ");
-    if (!err)
-      err = wn_path(ex, sel[k], &b);
-  }
+    err = wn_buf_append_char(&b, '\n');
   if (!err)
-    err = wn_buf_printf(&b, "\nkept:       %u bytes of text in %u text nodes\n", kept_bytes,
-                        kept_nodes);
+    err = wn_explain_selection(ex, &b);
   if (!err)
     err = wn_buf_append_str(
         &b, "\nlegend: T n/N  paired with a template node held by n of N sample pages\n"
@@ -605,91 +733,14 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
             "        SPAN     its text: brought in by the story's span\n"
             "        SHARED   its text: prose the samples shared, kept by both readings\n"
             "        (+N) a template subtree of N more nodes, folded\n\n");
-  wn_buf line;
-  wn_buf_init(&line, 64 * 1024);
-  for (uint32_t i = 0; !err && i < count;) {
-    const wn_dom_node *n = &nodes[i];
-    if (n->tag == WN_TAG_TEXT || (max_depth && n->depth >= max_depth)) {
-      i++;
-      continue;
-    }
-    /* A template subtree without any candidate folds into one line. */
-    uint32_t next = i + 1, folded = 0;
-    if (!t->cand[i]) {
-      uint32_t j = i + 1;
-      while (j < n->end && !t->cand[j])
-        j++;
-      if (j == n->end) {
-        folded = n->end - i - 1;
-        next = n->end;
-      }
-    }
-    wn_buf_reset(&line);
-    for (uint16_t d = 0; !err && d < n->depth; d++)
-      err = wn_buf_append_str(&line, "  ");
-    if (!err)
-      err = wn_label(&line, n);
-    /* Own text: what this element's direct text children hold. */
-    uint32_t own = 0, own_kept = 0;
-    int own_block = 0, cut = 0, span = 0, shared = 0;
-    const char *first = NULL;
-    for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
-      if (nodes[c].tag == WN_TAG_TEXT) {
-        own += nodes[c].own_text_len;
-        own_kept += keep[c] ? nodes[c].own_text_len : 0;
-        own_block |= t->own && t->own[c] == 1;
-        cut |= t->own && t->own[c] == 2;
-        span |= t->own && t->own[c] == 3;
-        shared |= t->own && t->own[c] == 4;
-        if (!first)
-          first = nodes[c].text;
-      }
-    while (!err && line.len < 44)
-      err = wn_buf_append_char(&line, ' ');
-    if (!err)
-      err = wn_buf_append_char(&line, ' ');
-    if (!err && t->tmpl_node[i] != WN_DOM_NONE) {
-      uint32_t tn = t->tmpl_node[i];
-      const wn_template_node *tnodes = wn_template_nodes(ex->layout, NULL);
-      err = wn_buf_printf(&line, "T %u/%u", tnodes[tn].count, ex->ts.sample_pages);
-    }
-    if (!err && t->cand[i])
-      err = wn_buf_append_str(&line, t->tmpl_node[i] != WN_DOM_NONE ? " page" : "page");
-    if (!err && in_sel[i] == 2)
-      err = wn_buf_append_str(&line, " SELECTED");
-    if (!err && t->dropped && t->dropped[i])
-      err = wn_buf_append_str(&line, " DROPPED");
-    if (!err && own_block)
-      err = wn_buf_append_str(&line, " OWN");
-    if (!err && cut)
-      err = wn_buf_append_str(&line, " CUT");
-    if (!err && span)
-      err = wn_buf_append_str(&line, " SPAN");
-    if (!err && shared)
-      err = wn_buf_append_str(&line, " SHARED");
-    if (!err && t->score && t->score[i] > 0)
-      err = wn_buf_printf(&line, " score %.2f", t->score[i]);
-    if (!err && folded)
-      err = wn_buf_printf(&line, " (+%u)", folded);
-    if (!err)
-      err = wn_explain_text_tail(&line, own, own_kept, first);
-    if (!err)
-      err = wn_buf_append(&b, line.data, line.len);
-    if (!err)
-      err = wn_buf_append_char(&b, '\n');
-    i = next;
-  }
-  wn_buf_free(&line);
+  wn_explain_etdm_ctx c = {ex, in_sel};
+  const wn_explain_view v = {wn_explain_etdm_fold, wn_explain_etdm_verdicts, &c};
+  if (!err)
+    err = wn_explain_tree(ex, max_depth, &v, &b);
   free(in_sel);
   if (err) {
     wn_buf_free(&b);
     return wn_diag_set(diag, err, "explain: %s", wn_strerror(err));
   }
-  *out = wn_buf_take(&b, len);
-  if (!*out) {
-    *out = calloc(1, 1);
-    if (len)
-      *len = 0;
-  }
-  return *out ? WN_OK : wn_diag_set(diag, WN_ENOMEM, "out of memory");
+  return wn_explain_take(&b, out, len, diag);
 }
