@@ -33,18 +33,10 @@ wn_err wn_site_info_get(wn_store *store, const char *site, wn_site_info **out, w
   wn_template *tpl = NULL;
   wn_store_stats st;
   *out = NULL;
-  err = wn_site_check(site, diag);
-  if (err)
-    return err;
   wn_site_info_full *f = calloc(1, sizeof *f);
   if (!f)
     return wn_diag_set(diag, WN_ENOMEM, "out of memory");
-  err = wn_store_get(store, site, &f->record, diag);
-  if (err == WN_ENOTFOUND) {
-    err = wn_diag_set(diag, WN_ENOTEMPLATE, "no template for site %s", site);
-    goto out;
-  }
-  if (err)
+  if ((err = wn_site_record_get(store, site, &f->record, diag)))
     goto out;
   err = wn_store_stats_get(store, site, &st, diag);
   if (err == WN_ENOTFOUND) /* deleted between the two reads */

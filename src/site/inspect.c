@@ -580,12 +580,7 @@ wn_err wn_site_template_each(wn_store *store, const char *site, const char *page
   memset(&sum, 0, sizeof sum);
   if (!store || !fn)
     return wn_diag_set(diag, WN_EINVAL, "template walk needs a store and a callback");
-  if ((err = wn_site_check(site, diag)))
-    return err;
-  err = wn_store_get(store, site, &rec, diag);
-  if (err == WN_ENOTFOUND)
-    err = wn_diag_set(diag, WN_ENOTEMPLATE, "no template for site %s", site);
-  if (err)
+  if ((err = wn_site_record_get(store, site, &rec, diag)))
     goto out;
   wn_diag inner;
   wn_diag_clear(&inner);
@@ -766,12 +761,7 @@ wn_err wn_site_fastce_show(wn_store *store, const char *site, unsigned flags, ch
   *out = NULL;
   if (!store)
     return wn_diag_set(diag, WN_EINVAL, "show needs a store");
-  if ((err = wn_site_check(site, diag)))
-    return err;
-  err = wn_store_get(store, site, &rec, diag);
-  if (err == WN_ENOTFOUND)
-    err = wn_diag_set(diag, WN_ENOTEMPLATE, "no template for site %s", site);
-  if (err)
+  if ((err = wn_site_record_get(store, site, &rec, diag)))
     goto out;
   wn_diag inner;
   wn_diag_clear(&inner);

@@ -73,6 +73,10 @@ wn_err wn_site_load_template(wn_store *store, const char *site, wn_template **ou
  * (fce NULL: WN_EINVAL, the caller needs ETDM), anything else to *tpl. */
 wn_err wn_site_decode_template(const wn_store_record *record, wn_template **tpl, wn_fastce **fce,
                                wn_diag *diag);
+/* A valid site name's record (the caller frees it): a site without one is
+ * WN_ENOTEMPLATE ("no template for site X"). */
+wn_err wn_site_record_get(wn_store *store, const char *site, wn_store_record **record,
+                          wn_diag *diag);
 /* The same for either algorithm: *tpl for an ETDM record, *fce for a
  * FastCE one (the other NULL). */
 wn_err wn_site_load_any(wn_store *store, const char *site, wn_template **tpl, wn_fastce **fce,

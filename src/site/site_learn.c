@@ -527,6 +527,18 @@ wn_err wn_site_decode_template(const wn_store_record *record, wn_template **tpl,
   return wn_template_decode(record->template_bytes, record->template_len, tpl, diag);
 }
 
+wn_err wn_site_record_get(wn_store *store, const char *site, wn_store_record **record,
+                          wn_diag *diag) {
+  *record = NULL;
+  wn_err err = wn_site_check(site, diag);
+  if (err)
+    return err;
+  err = wn_store_get(store, site, record, diag);
+  if (err == WN_ENOTFOUND)
+    err = wn_diag_set(diag, WN_ENOTEMPLATE, "no template for site %s", site);
+  return err;
+}
+
 wn_err wn_site_load_any(wn_store *store, const char *site, wn_template **out, wn_fastce **fce,
                         uint64_t *generation, wn_diag *diag) {
   wn_store_record *record = NULL;
