@@ -540,36 +540,51 @@ wn_err wn_store_pending_entry_decode(const void *bytes, size_t len, uint32_t max
   return WN_OK;
 }
 
-wn_err wn_store_pending_get(wn_store *store, const char *site, uint32_t max_pages,
-                            wn_store_pending_held **out, uint32_t *n_out, wn_diag *diag) {
-  *out = NULL;
-  *n_out = 0;
+/* A site's pending entry read in a read-only transaction: on WN_OK *txn
+ * is open and *v points into the map until the caller aborts it; no entry
+ * (or no pending table) is WN_ENOTFOUND. */
+static wn_err wn_pending_read(wn_store *store, const char *site, MDB_txn **txn, MDB_val *v,
+                              wn_diag *diag) {
   size_t site_len = 0;
-  wn_err err = WN_OK;
-  if (!store)
-    return wn_diag_set(diag, WN_EINVAL, "store: pending get needs a store");
+  wn_err err;
+  *txn = NULL;
   if ((err = wn_store_site_check(site, &site_len, diag)))
     return err;
   if (!store->have_pending)
     return wn_diag_set(diag, WN_ENOTFOUND, "store: no pending pages for site %s", site);
-  MDB_txn *txn = NULL;
-  if ((err = wn_store_txn_open(store, MDB_RDONLY, site, &txn, diag)))
+  if ((err = wn_store_txn_open(store, MDB_RDONLY, site, txn, diag)))
     return err;
-  MDB_val key = wn_store_key(site, site_len), v;
-  int rc = mdb_get(txn, store->pending_dbi, &key, &v);
-  if (rc == MDB_NOTFOUND) {
+  MDB_val key = wn_store_key(site, site_len);
+  int rc = mdb_get(*txn, store->pending_dbi, &key, v);
+  if (rc == MDB_SUCCESS)
+    return WN_OK;
+  if (rc == MDB_NOTFOUND)
     err = wn_diag_set(diag, WN_ENOTFOUND, "store: no pending pages for site %s", site);
-  } else if (rc != MDB_SUCCESS) {
+  else
     err = wn_store_mdb_error(store, rc, "cannot read the pending pages", site, diag);
-  } else {
-    /* v points into the map until the transaction ends: decoded first. */
-    wn_diag inner = {{0}};
-    err = wn_store_pending_entry_decode(v.mv_data, v.mv_size, max_pages, out, n_out, &inner);
-    if (err == WN_ECORRUPT)
-      wn_diag_set(diag, err, "store: the pending pages of site %s are damaged", site);
-    else if (err)
-      wn_diag_set(diag, err, "%s", wn_diag_message(&inner, err));
-  }
+  wn_store_txn_abort(store, *txn);
+  *txn = NULL;
+  return err;
+}
+
+wn_err wn_store_pending_get(wn_store *store, const char *site, uint32_t max_pages,
+                            wn_store_pending_held **out, uint32_t *n_out, wn_diag *diag) {
+  *out = NULL;
+  *n_out = 0;
+  if (!store)
+    return wn_diag_set(diag, WN_EINVAL, "store: pending get needs a store");
+  MDB_txn *txn = NULL;
+  MDB_val v;
+  wn_err err = wn_pending_read(store, site, &txn, &v, diag);
+  if (err)
+    return err;
+  /* v points into the map until the transaction ends: decoded first. */
+  wn_diag inner = {{0}};
+  err = wn_store_pending_entry_decode(v.mv_data, v.mv_size, max_pages, out, n_out, &inner);
+  if (err == WN_ECORRUPT)
+    wn_diag_set(diag, err, "store: the pending pages of site %s are damaged", site);
+  else if (err)
+    wn_diag_set(diag, err, "%s", wn_diag_message(&inner, err));
   wn_store_txn_abort(store, txn);
   return err;
 }
@@ -594,28 +609,17 @@ static void wn_pending_info(const char *site, const MDB_val *v, wn_pending_site 
 
 wn_err wn_store_pending_site_get(wn_store *store, const char *site, wn_pending_site *out,
                                  wn_diag *diag) {
-  size_t site_len = 0;
-  wn_err err;
   if (!store || !out)
     return wn_diag_set(diag, WN_EINVAL, "store: pending site needs a store and an output");
   memset(out, 0, sizeof *out);
-  if ((err = wn_store_site_check(site, &site_len, diag)))
-    return err;
-  if (!store->have_pending)
-    return wn_diag_set(diag, WN_ENOTFOUND, "store: no pending pages for site %s", site);
   MDB_txn *txn = NULL;
-  if ((err = wn_store_txn_open(store, MDB_RDONLY, site, &txn, diag)))
+  MDB_val v;
+  wn_err err = wn_pending_read(store, site, &txn, &v, diag);
+  if (err)
     return err;
-  MDB_val key = wn_store_key(site, site_len), v;
-  int rc = mdb_get(txn, store->pending_dbi, &key, &v);
-  if (rc == MDB_SUCCESS)
-    wn_pending_info(site, &v, out);
-  else if (rc == MDB_NOTFOUND)
-    err = wn_diag_set(diag, WN_ENOTFOUND, "store: no pending pages for site %s", site);
-  else
-    err = wn_store_mdb_error(store, rc, "cannot read the pending pages", site, diag);
+  wn_pending_info(site, &v, out);
   wn_store_txn_abort(store, txn);
-  return err;
+  return WN_OK;
 }
 
 wn_err wn_store_pending_each(wn_store *store, wn_pending_fn fn, void *ctx, wn_diag *diag) {
