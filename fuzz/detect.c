@@ -18,19 +18,13 @@ static wn_detector *second;
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  wn_diag diag = {{0}};
   if (wn_init())
     abort();
   wn_learned *learned = wn_fuzz_learn_fixture(SITE);
-  wn_detector_options opts;
-  wn_detector_options_init(&opts);
-  if (wn_detector_create(NULL, &opts, &with_template, &diag) ||
-      wn_detector_use(with_template, learned, &diag) ||
-      wn_detector_create(NULL, &opts, &single, &diag))
-    abort();
-  opts.detect.fallback = WN_SINGLE_READABILITY;
-  if (wn_detector_create(NULL, &opts, &second, &diag))
-    abort();
+  const wn_single_method readability = WN_SINGLE_READABILITY;
+  with_template = wn_fuzz_detector(learned, NULL);
+  single = wn_fuzz_detector(NULL, NULL);
+  second = wn_fuzz_detector(NULL, &readability);
   wn_learned_free(learned);
   return 0;
 }

@@ -73,6 +73,23 @@ static inline wn_learned *wn_fuzz_learn_fixture(const char *site) {
   return learned;
 }
 
+/* A detector without a store: serving learned's template when learned is
+ * not NULL, its single-page method fallback (the options' default when
+ * fallback is NULL). Aborts if it cannot be made. */
+static inline wn_detector *wn_fuzz_detector(const wn_learned *learned,
+                                            const wn_single_method *fallback) {
+  wn_diag diag = {{0}};
+  wn_detector_options opts;
+  wn_detector_options_init(&opts);
+  if (fallback)
+    opts.detect.fallback = *fallback;
+  wn_detector *det = NULL;
+  if (wn_detector_create(NULL, &opts, &det, &diag) ||
+      (learned && wn_detector_use(det, learned, &diag)))
+    abort();
+  return det;
+}
+
 /* The test suite's fixture page WN_FIXTURES/site/article-1.html, parsed,
  * for the targets that decode a template and match it against a real
  * page; aborts if it cannot be read. */

@@ -14,14 +14,10 @@ static wn_detector *det;
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  wn_diag diag = {{0}};
   if (wn_init())
     abort();
   wn_learned *learned = wn_fuzz_learn_fixture("www.example.com");
-  wn_detector_options opts;
-  wn_detector_options_init(&opts);
-  if (wn_detector_create(NULL, &opts, &det, &diag) || wn_detector_use(det, learned, &diag))
-    abort();
+  det = wn_fuzz_detector(learned, NULL);
   wn_learned_free(learned);
   return 0;
 }
