@@ -218,10 +218,14 @@ out:
  *    sample had (a photo gallery between the paragraphs, a video strip, an
  *    ad's text). The text the single-page reading left out inside its
  *    span goes, except a quotation (an embedded post or tweet in the
- *    story's flow, whose byline and link read as a box); outside it the
- *    template's text stays (the headline, the date line, a contributor
- *    line), but not link text the single-page reading left out:
- *    navigation the page has and its samples did not share;
+ *    story's flow, whose byline and link read as a box). Before it the
+ *    template's text stays (the headline, the date line), but not link
+ *    text the single-page reading left out: navigation the page has and
+ *    its samples did not share. After it, where the single-page reading
+ *    says the story has ended, only a paragraph stays (a contributor
+ *    line, a correction: the story's own prose, written as the story
+ *    is); a strip of videos, a comment count, share buttons are boxes,
+ *    not paragraphs, and go;
  *  - the template's reading lies nearly all (19/20) inside the single-page
  *    one and is under half of it: the content place held one part of a
  *    page of many (a grid's first cards, the intro above a list). The
@@ -235,6 +239,14 @@ out:
  */
 #define WN_DETECT_SPAN_AGREE 20u /* inside: at least 19/20 of its text */
 #define WN_DETECT_SPAN_PART 2u   /* a part: under 1/2 of the other reading */
+
+/* Text i lies in a paragraph: its nearest block element is a <p>. */
+static int wn_detect_in_paragraph(const wn_dom_node *nodes, uint32_t i) {
+  uint32_t b = nodes[i].parent;
+  while (b != WN_DOM_NONE && !(nodes[b].flags & WN_DOM_BLOCK))
+    b = nodes[b].parent;
+  return b != WN_DOM_NONE && nodes[b].tag == WN_TAG_P;
+}
 
 static int wn_detect_quoted(const wn_dom_node *nodes, uint32_t i) {
   for (uint32_t a = nodes[i].parent; a != WN_DOM_NONE; a = nodes[a].parent)
@@ -353,9 +365,13 @@ static wn_err wn_detect_story_span(const wn_dom_page *page, const wn_template *t
     if (nodes[i].tag != WN_TAG_TEXT || res->keep[i] == single->keep[i] || (out && out[i]))
       continue;
     if (cut) {
-      const int inside = i > first && i < last;
-      if (!res->keep[i] ||
-          (inside ? wn_detect_quoted(nodes, i) : !(nodes[i].flags & WN_DOM_IN_LINK)))
+      if (!res->keep[i])
+        continue;
+      const int stays = i < first   ? !(nodes[i].flags & WN_DOM_IN_LINK)
+                        : i < last  ? wn_detect_quoted(nodes, i)
+                                    : wn_detect_in_paragraph(nodes, i) &&
+                                         !(nodes[i].flags & WN_DOM_IN_LINK);
+      if (stays)
         continue;
       res->keep[i] = 0;
       if (trace)

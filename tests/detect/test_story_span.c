@@ -8,6 +8,9 @@
  *    first and last paragraph;
  *  - an embedded post (a <blockquote>) in the story's flow stays, and so
  *    do the headline and the byline above the span;
+ *  - after the span, where the single-page reading says the story
+ *    ended, a strip of videos the template alone keeps goes and a
+ *    contributor's paragraph stays;
  *  - the site's shape says news: the same template with no shape (a
  *    template learned before it was kept, or a manual's) keeps the
  *    gallery, so the rule and nothing else cut it;
@@ -175,6 +178,46 @@ static void test_gallery_cut(void **state) {
   wn_template_free(tpl);
 }
 
+/* After the story: a strip of videos (no paragraph, no link) and a
+ * contributor line (a paragraph), both blocks no sample had. */
+static void test_after_story(void **state) {
+  (void)state;
+  wn_template *tpl = learn_site();
+  wn_buf body;
+  wn_buf_init(&body, 1 << 20);
+  uint32_t seed = 41;
+  for (int p = 0; p < 5; p++)
+    paragraph(&body, &seed, 30 + p);
+  assert_int_equal(wn_buf_append_str(&body, "<p><em>Reuters contributed to this report from "
+                                            "the river town.</em></p><div class=videos>"),
+                   WN_OK);
+  static const char *const shows[] = {"Morning Show", "Evening News", "Weekend Desk"};
+  for (int k = 0; k < 8; k++)
+    assert_int_equal(wn_buf_printf(&body,
+                                   "<div class=clip><a href=/v/%d>Watch the %s clip %d</a><span "
+                                   "class=show>%s</span><span class=when>Posted 11/%d/2010</span>"
+                                   "<span class=views>views: %d</span></div>",
+                                   k, words[k], k, shows[k % 3], 20 + k, 3000 + 917 * k),
+                     WN_OK);
+  assert_int_equal(wn_buf_append_str(&body, "</div>"), WN_OK);
+  char *html = news_page("The market reopens after the storm", "Cy Writer", body.data);
+  uint32_t cut = 0;
+  char *text = detect(html, tpl, &cut);
+  wn_test_expect(text, "The market reopens after the storm", 1);
+  wn_test_expect(text, "Reuters contributed to this report", 1);
+  wn_test_expect(text, "Evening News", 0);
+  wn_test_expect(text, "views: 3917", 0);
+  assert_true(cut > 0);
+  free(text);
+  /* No shape: the template's own reading keeps the strip. */
+  assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
+  text = detect(html, tpl, &cut);
+  wn_test_expect(text, "views: 3917", 1);
+  free(text);
+  free(html);
+  wn_buf_free(&body);
+  wn_template_free(tpl);
+}
 
 /* A page of the site with intro in the content place and items (<li>s)
  * in the box beside it. */
@@ -264,6 +307,7 @@ static void test_grid_part(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gallery_cut),
+      cmocka_unit_test(test_after_story),
       cmocka_unit_test(test_grid_part),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
