@@ -226,10 +226,9 @@ double wn_fastce_norm(const wn_fastce_term *a, uint32_t na) {
   return sqrt(s);
 }
 
-double wn_fastce_cosine_n(const wn_fastce_term *a, uint32_t na, double norm_a,
-                          const wn_fastce_term *b, uint32_t nb, double norm_b) {
-  if (norm_a == 0 || norm_b == 0)
-    return 0.0;
+/* The dot product of two term vectors sorted by hash. */
+static double wn_fastce_dot(const wn_fastce_term *a, uint32_t na, const wn_fastce_term *b,
+                            uint32_t nb) {
   double dot = 0;
   uint32_t i = 0, j = 0;
   while (i < na && j < nb) {
@@ -240,28 +239,26 @@ double wn_fastce_cosine_n(const wn_fastce_term *a, uint32_t na, double norm_a,
     else
       j++;
   }
-  return dot / (norm_a * norm_b);
+  return dot;
+}
+
+double wn_fastce_cosine_n(const wn_fastce_term *a, uint32_t na, double norm_a,
+                          const wn_fastce_term *b, uint32_t nb, double norm_b) {
+  if (norm_a == 0 || norm_b == 0)
+    return 0.0;
+  return wn_fastce_dot(a, na, b, nb) / (norm_a * norm_b);
 }
 
 double wn_fastce_cosine(const wn_fastce_term *a, uint32_t na, const wn_fastce_term *b,
                         uint32_t nb) {
-  double dot = 0, aa = 0, bb = 0;
+  double aa = 0, bb = 0;
   for (uint32_t i = 0; i < na; i++)
     aa += (double)a[i].count * a[i].count;
   for (uint32_t j = 0; j < nb; j++)
     bb += (double)b[j].count * b[j].count;
   if (aa == 0 || bb == 0)
     return 0.0;
-  uint32_t i = 0, j = 0;
-  while (i < na && j < nb) {
-    if (a[i].hash == b[j].hash)
-      dot += (double)a[i++].count * b[j++].count;
-    else if (a[i].hash < b[j].hash)
-      i++;
-    else
-      j++;
-  }
-  return dot / sqrt(aa * bb);
+  return wn_fastce_dot(a, na, b, nb) / sqrt(aa * bb);
 }
 
 /* ---- the template ------------------------------------------------------------ */
