@@ -704,8 +704,9 @@ wn_err wn_explain_text(const wn_explain *ex, uint32_t max_depth, char **out, siz
   if (!err && t->span_bytes)
     err = wn_buf_printf(&b, "; then %u bytes cut by the story's span: on a site of articles, "
                             "where the single-page method kept nearly only what the template "
-                            "kept, what it left out between its first and last text (and link "
-                            "text it left out elsewhere)",
+                            "kept, what it left out between its first and last text, after its "
+                            "last text all but paragraphs, and link text it left out before "
+                            "its first",
                         t->span_bytes);
   if (!err && t->span_added)
     err = wn_buf_printf(&b, "; then %u bytes brought in by the story's span: on a site of "
