@@ -53,6 +53,28 @@ static wn_err wn_single_drop_minor(const wn_dom_page *page, wn_detect_result *re
   return WN_OK;
 }
 
+/* A list whose every item says more outside its links than in them ("BigQuery
+ * sandbox: get started at no cost", a manual's list of topics with a line
+ * each) is prose that names links, not a list of links: the box measure
+ * (a fifth) is for lists of headlines and tags. Still a box past half
+ * link text, as any block is. */
+static int wn_single_prose_list(const wn_dom_page *page, const wn_dom_node *n) {
+  if ((n->tag != WN_TAG_UL && n->tag != WN_TAG_OL) ||
+      2 * (uint64_t)n->link_text_len > n->text_len)
+    return 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, NULL);
+  uint32_t items = 0;
+  for (uint32_t c = n->first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
+    if (nodes[c].text_len == 0)
+      continue;
+    if (nodes[c].tag != WN_TAG_LI || nodes[c].text_len - nodes[c].link_text_len <=
+                                         nodes[c].link_text_len)
+      return 0;
+    items++;
+  }
+  return items >= 2;
+}
+
 /*
  * Link boxes (WN_SINGLE_STEP_LINKS). Both papers keep everything inside
  * the chosen block or area, and in a news page that takes in the lists of
@@ -60,15 +82,16 @@ static wn_err wn_single_drop_minor(const wn_dom_page *page, wn_detect_result *re
  * is mostly link text is such a list; a container (table, list, div...)
  * holding several links needs less to be one, as in Readability's cleaning
  * and in the template method's cue selector (select_cues.c): a container with
- * at least two links and more than a fifth link text, any block with more
- * than half (wn_detect_link_limit). Never the container that holds most
+ * at least two links and more than a fifth link text (a list of prose
+ * items excepted, wn_single_prose_list), any block with more than half
+ * (wn_detect_link_limit). Never the container that holds most
  * of the content itself: only blocks holding less than half of the kept
  * text are judged.
  */
 static int wn_single_is_link_box(const wn_dom_page *page, const wn_dom_node *n, uint32_t links) {
-  (void)page;
   return (n->flags & WN_DOM_BLOCK) &&
-         (double)n->link_text_len > wn_detect_link_limit(n->tag, links) * (double)n->text_len;
+         (double)n->link_text_len > wn_detect_link_limit(n->tag, links) * (double)n->text_len &&
+         !wn_single_prose_list(page, n);
 }
 
 wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res) {

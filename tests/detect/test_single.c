@@ -1542,6 +1542,40 @@ static void test_orphan_headings(void **state) {
   free(text);
 }
 
+/* A manual's list of topics, each a link and a sentence about it, is
+ * prose that names links: it stays with the page (the box measure, a
+ * fifth link text, is for lists of headlines); a list of links with a
+ * count after each is still a box. */
+static void test_prose_list(void **state) {
+  (void)state;
+  wn_buf h;
+  wn_buf_init(&h, 1 << 20);
+  page_chrome_top(&h);
+  OUT("<article><h1>Getting started with the warehouse</h1><div class=\"body\">");
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++) {
+    OUT("<p>%s</p>", wn_test_story[k]);
+    if (k == 1)
+      OUT("<ul><li><a href=\"/sandbox\">Warehouse sandbox</a>: get started in the sandbox, "
+          "at no cost and with nothing to set up.</li><li><a href=\"/public\">Public "
+          "tables</a>: explore the shared tables of the weather service.</li><li><a "
+          "href=\"/quick\">Console quickstart</a>: load a file and run your first query.</li>"
+          "</ul>");
+  }
+  OUT("<ul><li><a href=\"/t/boats\">Boats</a> (12)</li><li><a href=\"/t/tides\">Tides</a> "
+      "(7)</li><li><a href=\"/t/harbour-history\">Harbour history</a> (31)</li></ul>"
+      "</div></article>");
+  page_chrome_bottom(&h);
+  char *text = default_text(h.data, NULL, NULL);
+  check_story(text);
+  if (!strstr(text, "get started in the sandbox") || !strstr(text, "Public tables") ||
+      !strstr(text, "run your first query"))
+    fail_msg("a list of prose items lost:\n%s", text);
+  if (strstr(text, "Harbour history"))
+    fail_msg("a list of tags kept:\n%s", text);
+  free(text);
+  wn_buf_free(&h);
+}
+
 /* A picture's figure is no part of the text: its caption and credit are
  * left out, and so is a caption in a wrapper of the site's own making
  * (shorter than the story's paragraphs); a table set as a figure stays. Output that carries images
@@ -1619,6 +1653,7 @@ int main(void) {
       cmocka_unit_test(test_empty),        cmocka_unit_test(test_bounded),
       cmocka_unit_test(test_blog_comments), cmocka_unit_test(test_comment_mask),
       cmocka_unit_test(test_manual_code_blocks), cmocka_unit_test(test_news_related),
+      cmocka_unit_test(test_prose_list),
       cmocka_unit_test(test_index_footer), cmocka_unit_test(test_title_share),
       cmocka_unit_test(test_semantic_hints), cmocka_unit_test(test_semantic_hint_moves),
       cmocka_unit_test(test_hentry_hint), cmocka_unit_test(test_product_description),
