@@ -320,10 +320,6 @@ static int wn_jsonld_may_state(const char *text) {
   return 0;
 }
 
-/* The kinds microdata states (itemtype="https://schema.org/QAPage"): the
- * types of the items at the top (not inside another item), as JSON-LD's
- * are read. One Product at the top is the page's product; several are
- * the cards of a grid. */
 /* The next type of an itemtype list at *p (space-separated URLs): the
  * URL's last segment, its length in *n; NULL past the last. */
 static const char *wn_itemtype_next(const char **p, size_t *n) {
@@ -352,6 +348,10 @@ int wn_detect_itemtype_is(const char *itemtype, const char *type) {
   return 0;
 }
 
+/* The kinds microdata states (itemtype="https://schema.org/QAPage"): the
+ * types of the items at the top (not inside another item), as JSON-LD's
+ * are read. One Product at the top is the page's product; several are
+ * the cards of a grid. */
 static uint32_t wn_microdata_kinds(const wn_dom_page *page) {
   uint32_t count = 0, kinds = 0, products = 0, top_end = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
