@@ -175,6 +175,44 @@ static void wn_area_sum(const wn_dom_node *nodes, uint32_t count, const uint8_t 
   }
 }
 
+/* A table of records: no table nested in it, a header cell, and at
+ * least WN_AREA_TABLE_ROWS rows of two cells or more (a chart, a list of
+ * laureates, a schedule). Its links are fields of its records (a name
+ * linked to its page), not a way elsewhere as a carousel's or a menu's
+ * are. */
+#define WN_AREA_TABLE_ROWS 5u
+static int wn_area_record_table(const wn_dom_node *nodes, uint32_t t) {
+  uint32_t rows = 0;
+  int header = 0;
+  for (uint32_t j = t + 1; j < nodes[t].end; j++) {
+    if (nodes[j].tag == WN_TAG_TABLE)
+      return 0;
+    header |= nodes[j].tag == WN_TAG_TH;
+    if (nodes[j].tag != WN_TAG_TR)
+      continue;
+    uint32_t cells = 0;
+    for (uint32_t c = nodes[j].first_child; c != WN_DOM_NONE; c = nodes[c].next_sibling)
+      cells += nodes[c].tag == WN_TAG_TD || nodes[c].tag == WN_TAG_TH;
+    rows += cells >= 2;
+  }
+  return header && rows >= WN_AREA_TABLE_ROWS;
+}
+
+/* Text bytes of keep[] in links inside tables of records. */
+static uint64_t wn_area_table_links(const wn_dom_node *nodes, uint32_t count,
+                                    const uint8_t *keep) {
+  uint64_t bytes = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag != WN_TAG_TABLE || !wn_area_record_table(nodes, i))
+      continue;
+    for (uint32_t j = i + 1; j < nodes[i].end; j++)
+      if (keep[j] && nodes[j].tag == WN_TAG_TEXT && (nodes[j].flags & WN_DOM_IN_LINK))
+        bytes += nodes[j].own_text_len;
+    i = nodes[i].end - 1;
+  }
+  return bytes;
+}
+
 /* The records reading: the page's main data region (records.c), read
  * when the area is not (no <main>, or an area mostly of other things):
  * the run of like records with most text outside the frame, by the same
@@ -445,6 +483,7 @@ wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t ste
    * carousel of teasers, a menu the names did not mark) with its article. */
   uint64_t bytes = 0, plain = 0;
   wn_area_sum(nodes, count, area->keep, &bytes, &plain);
+  plain += wn_area_table_links(nodes, count, area->keep);
   if (bytes <= share * kept || plain <= share * kept_plain) {
     err = wn_area_records(page, mask, steps, res, kept, kept_plain);
     goto out;

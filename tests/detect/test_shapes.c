@@ -402,6 +402,41 @@ static void test_article_beside_teasers(void **state) {
   wn_buf_free(&b);
 }
 
+/* A list page whose content is a table of records (a list of prize
+ * winners): an intro, then a table with a header row and a row a year,
+ * each winner's name linked to a page of its own. Mostly link text, as a
+ * carousel of teasers is, but the links are the records' fields: the
+ * table is the content and stays with its intro. */
+static void test_table_of_records(void **state) {
+  (void)state;
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  put(&b, "<main><h1>List of prize winners</h1><p>The prize has been given every year since "
+          "the society was founded, for work in the sciences and in letters, by a jury that "
+          "changes each decade and meets in the spring.</p><p>In years when the jury could "
+          "not agree, no prize was given and the money went back to the society's fund.</p>"
+          "<table class=wikitable><tr><th>Year</th><th>Sciences</th><th>Letters</th></tr>");
+  for (int k = 0; k < 30; k++) {
+    char t[512];
+    snprintf(t, sizeof t,
+             "<tr><td>%d</td><td><a href=/w/s%d>Winner of the sciences prize number %d</a></td>"
+             "<td><a href=/w/l%d>Winner of the letters prize number %d</a></td></tr>",
+             1950 + k, k, k, k, k);
+    put(&b, t);
+  }
+  put(&b, "</table></main>");
+  char *html = page("", b.data);
+  shaped s;
+  detect(html, "https://prize.example/wiki/List_of_winners", &s);
+  assert_non_null(strstr(s.text, "The prize has been given"));
+  assert_non_null(strstr(s.text, "Winner of the sciences prize number 3"));
+  assert_non_null(strstr(s.text, "Winner of the letters prize number 29"));
+  assert_null(strstr(s.text, "Sleeping bags"));
+  shaped_free(&s);
+  free(html);
+  wn_buf_free(&b);
+}
+
 /* A section front (reduced from a real one, words replaced): a heading
  * and a line, then cards whose headline and summary are one link each,
  * no <main>. Density keeps the heading; the cards hold no text outside
@@ -808,6 +843,7 @@ int main(void) {
       cmocka_unit_test(test_landing_parts),
       cmocka_unit_test(test_service_leans_to_recall),
       cmocka_unit_test(test_article_beside_teasers),
+      cmocka_unit_test(test_table_of_records),
       cmocka_unit_test(test_cards_linked_whole),
       cmocka_unit_test(test_wrapped_cards),
       cmocka_unit_test(test_product_specs),
