@@ -14,8 +14,56 @@
  * subtree, for is_box. */
 typedef int (*wn_single_box_test)(const wn_dom_page *page, const wn_dom_node *n, uint32_t links);
 
+/* Two elements of one tag whose class attributes start with the same
+ * token (a card and the next card; a page builder's widgets share it). */
+static int wn_single_like(const wn_dom_node *a, const wn_dom_node *b) {
+  if (a->tag != b->tag || !a->cls || !b->cls)
+    return 0;
+  size_t k = 0;
+  while (a->cls[k] && !wn_html_space((unsigned char)a->cls[k]) && a->cls[k] == b->cls[k])
+    k++;
+  return k > 0 && (!a->cls[k] || wn_html_space((unsigned char)a->cls[k])) &&
+         (!b->cls[k] || wn_html_space((unsigned char)b->cls[k]));
+}
+
+/* Box names name a box beside the content (a call to action, a promotion,
+ * a meta line), not the content's own repeated parts. A run of
+ * WN_SINGLE_BOX_PARTS or more like sibling boxes (wn_single_like: kept
+ * siblings with no other kept text between them) that together hold at
+ * least half of the kept text is the page's parts, cards a page builder
+ * named "call-to-action": it stays, unless an element around it that
+ * holds less than all the kept text is a box itself (the slides of a
+ * promotion bar). Sets *run_end to the end of the run's last element. */
+#define WN_SINGLE_BOX_PARTS 3u
+static int wn_single_box_parts(const wn_dom_page *page, const uint32_t *kept,
+                               const uint32_t *links, uint32_t total, uint32_t first,
+                               wn_single_box_test is_box, uint32_t *run_end) {
+  const wn_dom_node *nodes = wn_dom_nodes(page, NULL);
+  uint64_t sum = 0;
+  uint32_t like = 0;
+  *run_end = nodes[first].end;
+  for (uint32_t c = first; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
+    if (kept[c] == 0)
+      continue;
+    if (!wn_single_like(&nodes[first], &nodes[c]) || 2 * (uint64_t)kept[c] >= total ||
+        !is_box(page, &nodes[c], links[c]))
+      break;
+    sum += kept[c];
+    like++;
+    *run_end = nodes[c].end;
+  }
+  if (like < WN_SINGLE_BOX_PARTS || 2 * sum < total)
+    return 0;
+  for (uint32_t a = nodes[first].parent; a != WN_DOM_NONE; a = nodes[a].parent)
+    if (kept[a] < total && is_box(page, &nodes[a], links[a]))
+      return 0;
+  return 1;
+}
+
+/* parts: whether runs of like boxes may be the page's parts
+ * (wn_single_box_parts). */
 static wn_err wn_single_drop_minor(const wn_dom_page *page, wn_detect_result *res,
-                                   wn_single_box_test is_box) {
+                                   wn_single_box_test is_box, int parts) {
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   void *arr[2];
@@ -42,6 +90,11 @@ static wn_err wn_single_drop_minor(const wn_dom_page *page, wn_detect_result *re
     const wn_dom_node *n = &nodes[i];
     if (n->tag != WN_TAG_TEXT && kept[i] > 0 && 2 * (uint64_t)kept[i] < total &&
         is_box(page, n, links[i])) {
+      uint32_t run_end = 0;
+      if (parts && wn_single_box_parts(page, kept, links, total, i, is_box, &run_end)) {
+        i = run_end;
+        continue;
+      }
       for (uint32_t j = i; j < n->end; j++)
         res->keep[j] = 0;
       i = n->end;
@@ -95,7 +148,7 @@ static int wn_single_is_link_box(const wn_dom_page *page, const wn_dom_node *n, 
 }
 
 wn_err wn_single_drop_links(const wn_dom_page *page, wn_detect_result *res) {
-  return wn_single_drop_minor(page, res, wn_single_is_link_box);
+  return wn_single_drop_minor(page, res, wn_single_is_link_box, 0);
 }
 
 /*
@@ -532,7 +585,7 @@ static wn_err wn_single_image_captions(const wn_dom_page *page, wn_detect_result
 }
 
 wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res) {
-  wn_err err = wn_single_drop_minor(page, res, wn_single_is_named_box);
+  wn_err err = wn_single_drop_minor(page, res, wn_single_is_named_box, 1);
   if (!err)
     err = wn_single_image_captions(page, res);
   if (!err)

@@ -437,6 +437,53 @@ static void test_table_of_records(void **state) {
   wn_buf_free(&b);
 }
 
+/* A club's list of trails built with a page builder (reduced from a real
+ * one, words replaced): no <main>, a heading and an intro, then a run of
+ * cards its builder named as calls to action ("cta"), each a trail's
+ * name, its details and a button. The name says box; a run of like boxes
+ * that holds most of the text is the page's parts. The promotion bar's
+ * slides, like boxes too, stay out: the bar around them is a box. */
+static void test_named_cards(void **state) {
+  (void)state;
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  put(&b, "<html><head><title>Trails</title></head><body><div class=\"promo-bar\">");
+  for (int k = 0; k < 3; k++)
+    put(&b, "<div class=\"promo-bar__slide\">Free jerseys</div>");
+  put(&b, "</div><header><nav><ul>");
+  for (int k = 0; k < 20; k++) {
+    char t[128];
+    snprintf(t, sizeof t, "<li><a href=/m%d>Menu entry %d</a></li>", k, k);
+    put(&b, t);
+  }
+  put(&b, "</ul></nav></header><div class=wrap><div class=intro><h1>Trails</h1><p>The club "
+          "builds, maintains and rides the trails of the county's parks, and it is dedicated "
+          "to advocating for them.</p></div><div class=list>");
+  for (int k = 0; k < 8; k++) {
+    char t[512];
+    snprintf(t, sizeof t,
+             "<div class=\"widget cta cta--image-left\"><div class=cta-content><h2>Trail "
+             "number %d</h2><div class=cta-description>Difficulty: hard<br>Length: %d "
+             "miles<br>Steward: Mr %d</div><a class=cta-button href=/t/%d>Trail map</a></div>"
+             "</div>",
+             k, 3 + k, k, k);
+    put(&b, t);
+  }
+  put(&b, "</div></div><footer><p>Copyright the club, all rights reserved.</p></footer>"
+          "</body></html>");
+  shaped s;
+  detect(b.data, "https://club.example/trails/", &s);
+  wn_test_expect(s.text, "The club builds", 1);
+  wn_test_expect(s.text, "Trail number 0", 1);
+  wn_test_expect(s.text, "Trail number 7", 1);
+  assert_non_null(strstr(s.text, "Length: 10 miles"));
+  assert_null(strstr(s.text, "Free jerseys"));
+  assert_null(strstr(s.text, "Menu entry"));
+  assert_null(strstr(s.text, "Copyright"));
+  shaped_free(&s);
+  wn_buf_free(&b);
+}
+
 /* A section front (reduced from a real one, words replaced): a heading
  * and a line, then cards whose headline and summary are one link each,
  * no <main>. Density keeps the heading; the cards hold no text outside
@@ -844,6 +891,7 @@ int main(void) {
       cmocka_unit_test(test_service_leans_to_recall),
       cmocka_unit_test(test_article_beside_teasers),
       cmocka_unit_test(test_table_of_records),
+      cmocka_unit_test(test_named_cards),
       cmocka_unit_test(test_cards_linked_whole),
       cmocka_unit_test(test_wrapped_cards),
       cmocka_unit_test(test_product_specs),
