@@ -469,11 +469,16 @@ wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t ste
    * articles, where they name boxes beside the story; in a marked <main>
    * of a page that does not state an article, they name its parts (a
    * landing page's call to action, a card's "meta" line, a grid's
-   * "related" row), and the frame alone is left out. */
+   * "related" row), and the frame alone is left out. A run of like
+   * boxes is read as the page's parts (wn_single_box_parts) only where
+   * the readings kept something: where they kept nothing, the area is
+   * all there is to judge the run against, and a gallery's figures
+   * would bring in the masthead and menu its body does not mark (the
+   * last resort reads the captions). */
   const int article =
       root == body || (wn_detect_result_stated(page, res) & (WN_LD_ARTICLE | WN_OG_ARTICLE)) != 0;
   if ((steps & WN_SINGLE_STEP_BOXES) && article) {
-    err = wn_single_drop_boxes(page, area);
+    err = wn_single_drop_boxes_parts(page, area, kept > 0);
     if (err)
       goto out;
   }

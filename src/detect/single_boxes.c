@@ -585,7 +585,11 @@ static wn_err wn_single_image_captions(const wn_dom_page *page, wn_detect_result
 }
 
 wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res) {
-  wn_err err = wn_single_drop_minor(page, res, wn_single_is_named_box, 1);
+  return wn_single_drop_boxes_parts(page, res, 1);
+}
+
+wn_err wn_single_drop_boxes_parts(const wn_dom_page *page, wn_detect_result *res, int parts) {
+  wn_err err = wn_single_drop_minor(page, res, wn_single_is_named_box, parts);
   if (!err)
     err = wn_single_image_captions(page, res);
   if (!err)

@@ -51,6 +51,9 @@ wn_err wn_single_add_title_place(const wn_dom_page *page, const uint8_t *cand,
 
 /* WN_SINGLE_STEP_BOXES and WN_SINGLE_STEP_HTML5 (single.c). */
 wn_err wn_single_drop_boxes(const wn_dom_page *page, wn_detect_result *res);
+/* The same, parts: whether a run of like named boxes may be the page's
+ * parts (wn_single_drop_boxes passes 1). */
+wn_err wn_single_drop_boxes_parts(const wn_dom_page *page, wn_detect_result *res, int parts);
 wn_err wn_single_html5(const wn_dom_page *page, wn_detect_result *res);
 
 /* Part of WN_SINGLE_STEP_HTML5: keeps a recipe's ingredients and steps
