@@ -459,7 +459,34 @@ wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t ste
   wn_detect_result *area = wn_detect_result_alloc(count, res->method);
   if (!area)
     return WN_ENOMEM;
-  if (wn_area_mark(page, root, mask, area->keep, 1) <= share * kept) {
+  const uint64_t area_bytes = wn_area_mark(page, root, mask, area->keep, 1);
+  /* What the readings kept in the page's frame outside a marked <main>
+   * (a page header's menu, a dropdown's featured teaser) says nothing of
+   * the area: an article the readings found is in it or beside it, not
+   * in the header. Only the rest is measured against the area. */
+  uint64_t in = kept, in_plain = kept_plain;
+  if (share == WN_AREA_SHARE_MAIN) {
+    in = in_plain = 0;
+    uint32_t article_end = 0;
+    for (uint32_t i = 0; i < count;) {
+      const wn_dom_node *n = &nodes[i];
+      if ((i < root || i >= nodes[root].end) && n->tag != WN_TAG_TEXT) {
+        if ((n->end <= root || i >= nodes[root].end) && wn_area_is_frame(page, n, i < article_end, 0)) {
+          i = n->end;
+          continue;
+        }
+        if (n->tag == WN_TAG_ARTICLE && n->end > article_end)
+          article_end = n->end;
+      }
+      if (res->keep[i] && n->tag == WN_TAG_TEXT) {
+        in += n->own_text_len;
+        if (!(n->flags & WN_DOM_IN_LINK))
+          in_plain += n->own_text_len;
+      }
+      i++;
+    }
+  }
+  if (area_bytes <= share * in) {
     err = wn_area_records(page, mask, steps, res, kept, kept_plain);
     goto out;
   }
@@ -489,7 +516,7 @@ wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t ste
   uint64_t bytes = 0, plain = 0;
   wn_area_sum(nodes, count, area->keep, &bytes, &plain);
   plain += wn_area_table_links(nodes, count, area->keep);
-  if (bytes <= share * kept || plain <= share * kept_plain) {
+  if (bytes <= share * in || plain <= share * in_plain) {
     err = wn_area_records(page, mask, steps, res, kept, kept_plain);
     goto out;
   }

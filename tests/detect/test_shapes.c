@@ -484,6 +484,52 @@ static void test_named_cards(void **state) {
   wn_buf_free(&b);
 }
 
+/* A news site's front page (reduced from a real one, words replaced): a
+ * page <header> whose topics menu holds a featured talk's summary (the
+ * page's longest prose, so density keeps it), and a <main> of cards whose
+ * headline and author are links, each followed by its date. What the
+ * readings kept in the header says nothing of <main>: the cards come in
+ * (the area adds to what the readings kept; the menu stays out). */
+static void test_main_beside_header(void **state) {
+  (void)state;
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  put(&b, "<html><head><title>Home</title></head><body><header><nav><ul><li><a href=/dev>"
+          "Development</a><div class=dropdown><h3>Featured in Development</h3><p>A speaker "
+          "discusses how a language grew from writing phone apps into a tool for secure "
+          "services at a large scale, why having no garbage collector removes the long tail "
+          "of latency, and how its abstractions cost nothing at run time. He shares the "
+          "plan for adopting it step by step and shows how it now works with two other "
+          "languages' ecosystems.</p><a href=/dev/all>All in development</a></div></li>");
+  for (int k = 0; k < 6; k++) {
+    char t[128];
+    snprintf(t, sizeof t, "<li><a href=/topic/%d>Topic %d</a></li>", k, k);
+    put(&b, t);
+  }
+  put(&b, "</ul></nav></header><main><h1>Homepage</h1><section><h2><a href=/news/>News</a>"
+          "</h2><ul class=cards>");
+  for (int k = 0; k < 8; k++) {
+    char t[512];
+    snprintf(t, sizeof t,
+             "<li><div class=card><h4><a href=/news/%d>Headline number %d about a cloud "
+             "service that now runs queries across regions</a></h4><div class=card-footer>"
+             "<a href=/profile/%d>Author Name %d</a> <span class=date>on <span>Mar 0%d"
+             "</span></span></div></div></li>",
+             k, k, k, k, k + 1);
+    put(&b, t);
+  }
+  put(&b, "</ul></section></main><footer><p>Copyright the news site.</p></footer>"
+          "</body></html>");
+  shaped s;
+  detect(b.data, "https://news.example/", &s);
+  assert_non_null(strstr(s.text, "Headline number 0 about"));
+  assert_non_null(strstr(s.text, "Headline number 7 about"));
+  assert_null(strstr(s.text, "Topic 3"));
+  assert_null(strstr(s.text, "Copyright"));
+  shaped_free(&s);
+  wn_buf_free(&b);
+}
+
 /* A section front (reduced from a real one, words replaced): a heading
  * and a line, then cards whose headline and summary are one link each,
  * no <main>. Density keeps the heading; the cards hold no text outside
@@ -902,6 +948,7 @@ int main(void) {
       cmocka_unit_test(test_page_type_stated),
       cmocka_unit_test(test_stated_body_not_empty),
       cmocka_unit_test(test_json_line_separators),
+      cmocka_unit_test(test_main_beside_header),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
