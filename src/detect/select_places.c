@@ -395,10 +395,14 @@ static wn_err wn_places_choose(const wn_dom_page *page, const wn_template *tpl,
   /* A page of a site of articles (the template's shape) with no element
    * at the content place is of another layout than the samples: as an
    * unfit page (below), the single-page method reads it, the template as
-   * its filter. Not on a shop or a manual, whose pages are many parts the
-   * cue selector reads better (docs/design.md, "The story's span"). */
+   * its filter. So too where the samples showed no kind of site (no
+   * shape: a news site's story beside its section front), since nothing
+   * says the page is of a kind the cue selector reads better. Not on a
+   * shop or a manual, whose pages are many parts the cue selector reads
+   * better (docs/design.md, "The story's span"). */
+  const uint8_t shape = wn_template_shape(tpl);
   if (at == WN_DOM_NONE && pl->content != WN_DOM_NONE &&
-      wn_template_shape(tpl) == WN_PAGE_ARTICLE + 1) {
+      (shape == WN_PAGE_ARTICLE + 1 || shape == 0)) {
     mark = calloc((size_t)count + 1, 1);
     set = malloc(((size_t)count + 1) * sizeof *set);
     if (!mark || !set) {

@@ -551,8 +551,9 @@ static void test_runs_place(void **state) {
 /* The result says why the place did not serve a page: "unfit" for a post
  * whose text moved out of the place (the single-page method read it),
  * "not paired" for a page of another layout (no element at the place:
- * on a site of articles the single-page method read it, on a manual the
- * cue selector), nothing for a page the place served. */
+ * on a site of articles, or of no one kind, the single-page method read
+ * it, on a manual the cue selector), nothing for a page the place
+ * served. */
 static const char *place_note(const wn_template *tpl, const char *path, char *buf, size_t n) {
   wn_dom_page *page = wn_test_parse_file(path);
   wn_detect_result *res = NULL;
@@ -576,6 +577,11 @@ static void test_place_notes(void **state) {
   /* A page of another layout (a manual's page on a blog): on a site of
    * articles the single-page method reads it, the template as its
    * filter, as an unfit page is. */
+  assert_string_equal(place_note(tpl, MANUAL "page-1.html", buf, sizeof buf),
+                      "not paired: the page has no element at the content place; the "
+                      "single-page method read it");
+  /* Where the samples showed no kind of site, as on a site of articles. */
+  assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
   assert_string_equal(place_note(tpl, MANUAL "page-1.html", buf, sizeof buf),
                       "not paired: the page has no element at the content place; the "
                       "single-page method read it");
