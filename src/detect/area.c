@@ -22,9 +22,10 @@
  * of the area the readings kept: an article is most of its area, so
  * keeping less than half of a marked <main>'s text (a third of the
  * body's), and as little of its text outside links, says the page is
- * made of parts and the readings kept one (the second measure keeps an article whose <main> is otherwise
- * a carousel of teasers, all links). Then the area is added whole to what
- * they kept (the headline above <main>, the standfirst).
+ * made of parts and the readings kept one (the second measure keeps an
+ * article whose <main> is otherwise a carousel of teasers, all links).
+ * Then the area is added whole to what they kept (the headline above
+ * <main>, the standfirst).
  *
  * Where the area is not taken (no <main> and a body mostly frame, or an
  * area of other things), the records reading (records.c) is: the page's
@@ -470,8 +471,10 @@ wn_err wn_single_area(const wn_dom_page *page, const uint8_t *mask, uint32_t ste
     uint32_t article_end = 0;
     for (uint32_t i = 0; i < count;) {
       const wn_dom_node *n = &nodes[i];
-      if ((i < root || i >= nodes[root].end) && n->tag != WN_TAG_TEXT) {
-        if ((n->end <= root || i >= nodes[root].end) && wn_area_is_frame(page, n, i < article_end, 0)) {
+      const int in_root = i >= root && i < nodes[root].end;
+      const int around_root = i < root && n->end > root;
+      if (!in_root && n->tag != WN_TAG_TEXT) {
+        if (!around_root && wn_area_is_frame(page, n, i < article_end, 0)) {
           i = n->end;
           continue;
         }
