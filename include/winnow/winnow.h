@@ -1261,6 +1261,15 @@ WN_API wn_err wn_warc_next(wn_warc_reader *reader, wn_warc_page *page, wn_diag *
  * WN_EINVAL, WN_ETOOBIG, WN_ENOMEM. */
 WN_API wn_err wn_warc_page_copy(const wn_warc_page *page, wn_warc_page **out, wn_diag *diag);
 WN_API void wn_warc_page_free(wn_warc_page *page);
+/* The same copy into memory of the caller's (an arena that holds many
+ * pages): wn_warc_page_copy_size gives the bytes it takes (0 for a NULL
+ * page or one too large to copy), wn_warc_page_copy_to writes it into
+ * buf (size bytes, aligned for any type, as malloc's are) and sets *out,
+ * which points into buf and is never freed by itself. Returns WN_EINVAL
+ * (no page, or size too small). */
+WN_API size_t wn_warc_page_copy_size(const wn_warc_page *page);
+WN_API wn_err wn_warc_page_copy_to(const wn_warc_page *page, void *buf, size_t size,
+                                   wn_warc_page **out, wn_diag *diag);
 WN_API void wn_warc_reader_stats_get(const wn_warc_reader *reader, wn_warc_stats *out);
 WN_API void wn_warc_reader_close(wn_warc_reader *reader);
 

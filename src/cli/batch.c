@@ -50,7 +50,10 @@ unsigned wn_cli_batch_cores(void) {
 void wn_cli_batch_page_free(wn_batch_page *page, wn_batch_source *source) {
   if (source && source->release && page->prepared)
     source->release(source->ctx, page);
-  free(page->raw);
+  if (page->hold)
+    wn_cli_hold_free(page->hold, page->raw);
+  else
+    free(page->raw);
   free(page->name);
   free(page->out_name);
   free(page->id_json);

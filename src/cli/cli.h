@@ -59,13 +59,24 @@ int wn_cli_serve(int argc, char **argv);
  * (detect_files.c), WARC records (detect_warc.c). Sinks: JSONL on stdout,
  * one file per page, a WARC or WET of the results. */
 
+/* The memory a --learn run holds its read-ahead pages in (hold.c): huge-
+ * page blocks, reused. wn_cli_hold_create returns NULL where there is no
+ * pool (under AddressSanitizer); wn_cli_hold_alloc returns NULL when the
+ * pool has no room (use malloc then). Thread-safe. */
+typedef struct wn_cli_hold wn_cli_hold;
+wn_cli_hold *wn_cli_hold_create(void);
+void *wn_cli_hold_alloc(wn_cli_hold *h, size_t n);
+void wn_cli_hold_free(wn_cli_hold *h, void *p);
+void wn_cli_hold_destroy(wn_cli_hold *h);
+
 typedef struct wn_batch_page {
   /* The source's next() fills these (reader thread). */
-  char *raw;            /* what the source read (malloc'd; freed by the pipeline with
-                           free): the page's bytes, or the source's own record
-                           (detect_warc.c: a wn_warc_page in one malloc) that its
+  char *raw;            /* what the source read (malloc'd, or from hold: freed by the
+                           pipeline): the page's bytes, or the source's own record
+                           (detect_warc.c: a wn_warc_page in one block) that its
                            prepare() reads */
   size_t raw_len;
+  wn_cli_hold *hold;    /* raw came from this pool, not malloc; or NULL */
   char *name;           /* the page's name in messages (a path), or NULL (malloc'd) */
   char *out_name;       /* its output path relative to an output directory, or NULL */
   wn_err read_err;      /* WN_OK, or why the page could not be read (diag says more) */

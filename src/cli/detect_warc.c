@@ -6,7 +6,8 @@
  * record order (the library's WARC reader: gzip per record or whole,
  * chunked and compressed payloads, the Content-Type charset). The reading
  * thread hands each page to the pipeline as one block (wn_warc_page_copy,
- * one malloc) kept in page->raw until the page is written, so the window
+ * one malloc; with --learn, in the hold's blocks, hold.c) kept in
+ * page->raw until the page is written, so the window
  * counts its bytes and the WET writer still has the source record's id,
  * URI and date.
  *
@@ -34,6 +35,7 @@ typedef struct wn_warc_source {
   const char *current;      /* the file being read */
   wn_warc_reader *reader;
   wn_warc_stats total;      /* of the files read to their end */
+  wn_cli_hold *hold;        /* with --learn: where the pages are copied, or NULL */
   unsigned long files_failed;
 } wn_warc_source;
 
@@ -103,13 +105,19 @@ static int wn_warc_next_page(void *ctx, wn_batch_page *page) {
       continue;
     }
     wn_warc_page *copy = NULL;
-    wn_err err = wn_warc_page_copy(&p, &copy, &diag);
+    /* A --learn run holds its window's pages: in the hold's blocks. */
+    const size_t size = s->hold ? wn_warc_page_copy_size(&p) : 0;
+    void *held = size ? wn_cli_hold_alloc(s->hold, size) : NULL;
+    wn_err err = held ? wn_warc_page_copy_to(&p, held, size, &copy, &diag)
+                      : wn_warc_page_copy(&p, &copy, &diag);
     if (err) {
+      wn_cli_hold_free(s->hold, held);
       page->read_err = err;
       page->diag = diag;
       return 1;
     }
-    page->raw = (char *)copy; /* one malloc: free() frees it (wn_warc_page_free) */
+    page->hold = held ? s->hold : NULL;
+    page->raw = (char *)copy; /* one block, freed by the pipeline */
     page->raw_len = p.payload_len;
     page->name = copy->target_uri ? strdup(copy->target_uri) : NULL;
     return 1;
@@ -234,7 +242,10 @@ int wn_cli_detect_warc(const wn_batch_options *opts, char *const *paths, size_t 
      * to compute. */
     sink.want |= wn_cli_want_extra(opts->output, format, 0);
   }
+  if (opts->learn)
+    src.hold = wn_cli_hold_create(); /* NULL: malloc, as without --learn */
   rc = wn_cli_batch_run(opts, &source, &sink);
+  wn_cli_hold_destroy(src.hold); /* every page is freed once the run returns */
   wn_warc_close_current(&src);
   if (k.writer) {
     wn_err err = wn_warc_writer_close(k.writer, &diag);

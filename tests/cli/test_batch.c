@@ -924,6 +924,38 @@ static void test_warc_in_wet_out(void **state) {
   wn_run_free(&one);
   wn_run_free(&four);
 
+  /* --learn, every site new: the window's pages are held in the hold's
+   * blocks (hold.c), not malloc'd; each comes back whole, in order, and
+   * the site is learned from them. */
+  char fresh1[PATH_MAX], fresh4[PATH_MAX];
+  wn_join(fresh1, sizeof fresh1, g_tmp, "warc-learn-1");
+  wn_join(fresh4, sizeof fresh4, g_tmp, "warc-learn-4");
+  RUN(&one, NULL, "detect", "--store", fresh1, "--learn", "--no-count", "--threads", "1",
+      "--warc", warc);
+  RUN(&four, NULL, "detect", "--store", fresh4, "--learn", "--no-count", "--threads", "4",
+      "--warc", warc);
+  assert_int_equal(one.status, 0);
+  assert_int_equal(four.status, 0);
+  assert_int_equal(one.out_len, four.out_len);
+  assert_memory_equal(one.out, four.out, one.out_len);
+  wn_expect_contains(one.err, "1 site(s) learned");
+  n = wn_lines(one.out, one.out_len, lines, 16);
+  assert_int_equal(n, 6);
+  for (size_t i = 0; i < n; i++) {
+    json_t *obj = wn_parse_line(lines[i]);
+    char uri[256];
+    snprintf(uri, sizeof uri, "http://" SITE "/news/article-%zu.html", i + 1);
+    json_t *id = json_object_get(obj, "id");
+    assert_string_equal(json_string_value(json_object_get(id, "url")), uri);
+    assert_string_equal(json_string_value(json_object_get(obj, "method")), "template");
+    if (i == 5)
+      wn_expect_contains(json_string_value(json_object_get(obj, "text")),
+                         "Councillors voted unanimously");
+    json_decref(obj);
+  }
+  wn_run_free(&one);
+  wn_run_free(&four);
+
   /* WET out, read back: one conversion record per page, in order, each
    * with its text and a digest. */
   RUN(&one, NULL, "detect", "--store", g_store, "--no-count", "--warc", warc, "--warc-out", wet);

@@ -831,6 +831,22 @@ static void test_wet_roundtrip(void **state) {
     assert_string_equal(copy->record_id, ids[n]);
     assert_int_equal(wn_warc_write_conversion(w, copy, text, tlen, &diag), WN_OK);
     wn_warc_page_free(copy);
+    /* the same copy into the caller's memory; too small a buffer is refused */
+    const size_t size = wn_warc_page_copy_size(&page);
+    assert_true(size > sizeof(wn_warc_page) + page.payload_len);
+    void *buf = malloc(size);
+    assert_non_null(buf);
+    wn_warc_page *into = NULL;
+    assert_int_equal(wn_warc_page_copy_to(&page, buf, size - 1, &into, &diag), WN_EINVAL);
+    assert_null(into);
+    assert_int_equal(wn_warc_page_copy_to(&page, buf, size, &into, &diag), WN_OK);
+    assert_ptr_equal(into, buf);
+    assert_memory_equal(into->payload, page.payload, page.payload_len);
+    assert_int_equal(into->payload[into->payload_len], '\0');
+    assert_string_equal(into->record_id, ids[n]);
+    assert_string_equal(into->target_uri, page.target_uri);
+    assert_true(into->payload + into->payload_len < (char *)buf + size);
+    free(buf);
     wn_page_result_free(res);
     n++;
   }
