@@ -885,6 +885,34 @@ static void wn_make_warc(const char *path, int with_png) {
   assert_int_equal(wn_warc_writer_close(w, &diag), WN_OK);
 }
 
+/* The JSON lines of wn_make_warc's six articles, detected with a
+ * template: in record order, each naming its record's URL; with all, its
+ * record id, site and charset source too. */
+static void wn_expect_warc_lines(const wn_run *run, int all) {
+  char *lines[16];
+  size_t n = wn_lines(run->out, run->out_len, lines, 16);
+  assert_int_equal(n, 6);
+  for (size_t i = 0; i < n; i++) {
+    json_t *obj = wn_parse_line(lines[i]);
+    char uri[256];
+    snprintf(uri, sizeof uri, "http://" SITE "/news/article-%zu.html", i + 1);
+    json_t *id = json_object_get(obj, "id");
+    assert_string_equal(json_string_value(json_object_get(id, "url")), uri);
+    if (all) {
+      assert_memory_equal(json_string_value(json_object_get(id, "warc_record_id")),
+                          "<urn:uuid:", 10);
+      assert_string_equal(json_string_value(json_object_get(obj, "site")), SITE);
+      assert_string_equal(json_string_value(json_object_get(obj, "charset_source")),
+                          "transport");
+    }
+    assert_string_equal(json_string_value(json_object_get(obj, "method")), "template");
+    if (i == 5)
+      wn_expect_contains(json_string_value(json_object_get(obj, "text")),
+                         "Councillors voted unanimously");
+    json_decref(obj);
+  }
+}
+
 static void test_warc_in_wet_out(void **state) {
   (void)state;
   char warc[PATH_MAX], wet[PATH_MAX], cut[PATH_MAX];
@@ -902,25 +930,7 @@ static void test_warc_in_wet_out(void **state) {
   assert_memory_equal(one.out, four.out, one.out_len);
   wn_expect_contains(one.err, "6 HTML pages (6 detected, 0 with no content, 0 failed)");
   wn_expect_contains(one.err, "1 (not HTML)");
-  char *lines[16];
-  size_t n = wn_lines(one.out, one.out_len, lines, 16);
-  assert_int_equal(n, 6);
-  for (size_t i = 0; i < n; i++) {
-    json_t *obj = wn_parse_line(lines[i]);
-    char uri[256];
-    snprintf(uri, sizeof uri, "http://" SITE "/news/article-%zu.html", i + 1);
-    json_t *id = json_object_get(obj, "id");
-    assert_string_equal(json_string_value(json_object_get(id, "url")), uri);
-    assert_memory_equal(json_string_value(json_object_get(id, "warc_record_id")), "<urn:uuid:",
-                        10);
-    assert_string_equal(json_string_value(json_object_get(obj, "site")), SITE);
-    assert_string_equal(json_string_value(json_object_get(obj, "method")), "template");
-    assert_string_equal(json_string_value(json_object_get(obj, "charset_source")), "transport");
-    if (i == 5)
-      wn_expect_contains(json_string_value(json_object_get(obj, "text")),
-                         "Councillors voted unanimously");
-    json_decref(obj);
-  }
+  wn_expect_warc_lines(&one, 1);
   wn_run_free(&one);
   wn_run_free(&four);
 
@@ -939,20 +949,7 @@ static void test_warc_in_wet_out(void **state) {
   assert_int_equal(one.out_len, four.out_len);
   assert_memory_equal(one.out, four.out, one.out_len);
   wn_expect_contains(one.err, "1 site(s) learned");
-  n = wn_lines(one.out, one.out_len, lines, 16);
-  assert_int_equal(n, 6);
-  for (size_t i = 0; i < n; i++) {
-    json_t *obj = wn_parse_line(lines[i]);
-    char uri[256];
-    snprintf(uri, sizeof uri, "http://" SITE "/news/article-%zu.html", i + 1);
-    json_t *id = json_object_get(obj, "id");
-    assert_string_equal(json_string_value(json_object_get(id, "url")), uri);
-    assert_string_equal(json_string_value(json_object_get(obj, "method")), "template");
-    if (i == 5)
-      wn_expect_contains(json_string_value(json_object_get(obj, "text")),
-                         "Councillors voted unanimously");
-    json_decref(obj);
-  }
+  wn_expect_warc_lines(&one, 0);
   wn_run_free(&one);
   wn_run_free(&four);
 
@@ -1000,7 +997,8 @@ static void test_warc_in_wet_out(void **state) {
   free(bytes);
   RUN(&one, NULL, "detect", "--store", g_store, "--no-count", "--warc", cut);
   assert_int_equal(one.status, 1);
-  n = wn_lines(one.out, one.out_len, lines, 16);
+  char *lines[16];
+  size_t n = wn_lines(one.out, one.out_len, lines, 16);
   assert_true(n >= 3 && n < 6);
   wn_expect_contains(one.err, "damaged");
   wn_run_free(&one);
