@@ -244,9 +244,13 @@ static wn_err wn_area_records_once(const wn_dom_page *page, const uint8_t *mask,
    * states no item of its own (an article, a product) and it holds less
    * text outside links than one record holds in all, the records being
    * cards of like weight (none holds half of them: a layout table's rows
-   * are not): a listing's heading above cards that are links whole. */
-  const int cards = !(wn_detect_result_stated(page, res) &
-                      (WN_LD_ARTICLE | WN_OG_ARTICLE | WN_LD_PRODUCT | WN_OG_PRODUCT)) &&
+   * are not): a listing's heading above cards that are links whole. A
+   * list stated in JSON-LD (a CollectionPage) outweighs og:type article,
+   * which SEO plugins write on every page of a site. */
+  uint32_t stated = wn_detect_result_stated(page, res);
+  if (stated & WN_LD_LIST)
+    stated &= ~(uint32_t)WN_OG_ARTICLE;
+  const int cards = !(stated & (WN_LD_ARTICLE | WN_OG_ARTICLE | WN_LD_PRODUCT | WN_OG_PRODUCT)) &&
                     2 * rec.largest <= rec.text;
   /* The records must be the page's main region (a third of its text
    * outside the frame, not a menu's few items) and, by both measures,

@@ -51,10 +51,17 @@ static int wn_is_record(const wn_dom_node *nodes, uint32_t i) {
 /* Records of one region are written by one template of the site's code:
  * their containers share a signature, and so do their cores. Wrappers of
  * a page's layout (a header's, a body's, a footer's) may share the first
- * and not the second. */
+ * and not the second. A shop's or a blog's code adds each item's own
+ * class tokens after the first ("first", "sale", a category), and the
+ * items are alike by that first token and an id of one shape
+ * (wn_dom_like), as MDR's tag strings would find them alike. */
+static int wn_records_same(const wn_dom_node *a, const wn_dom_node *b) {
+  return a->sig == b->sig || wn_dom_like(a, b);
+}
+
 static int wn_records_alike(const wn_dom_node *nodes, uint32_t a, uint32_t b) {
-  return nodes[a].sig == nodes[b].sig &&
-         nodes[wn_record_core(nodes, a)].sig == nodes[wn_record_core(nodes, b)].sig;
+  return wn_records_same(&nodes[a], &nodes[b]) &&
+         wn_records_same(&nodes[wn_record_core(nodes, a)], &nodes[wn_record_core(nodes, b)]);
 }
 
 /* Closes a run: the best so far when it has three records or more and

@@ -14,21 +14,9 @@
  * subtree, for is_box. */
 typedef int (*wn_single_box_test)(const wn_dom_page *page, const wn_dom_node *n, uint32_t links);
 
-/* Two elements of one tag whose class attributes start with the same
- * token (a card and the next card; a page builder's widgets share it). */
-static int wn_single_like(const wn_dom_node *a, const wn_dom_node *b) {
-  if (a->tag != b->tag || !a->cls || !b->cls)
-    return 0;
-  size_t k = 0;
-  while (a->cls[k] && !wn_html_space((unsigned char)a->cls[k]) && a->cls[k] == b->cls[k])
-    k++;
-  return k > 0 && (!a->cls[k] || wn_html_space((unsigned char)a->cls[k])) &&
-         (!b->cls[k] || wn_html_space((unsigned char)b->cls[k]));
-}
-
 /* Box names name a box beside the content (a call to action, a promotion,
  * a meta line), not the content's own repeated parts. A run of
- * WN_SINGLE_BOX_PARTS or more like sibling boxes (wn_single_like: kept
+ * WN_SINGLE_BOX_PARTS or more like sibling boxes (wn_dom_like: kept
  * siblings with no other kept text between them) that together hold at
  * least half of the kept text is the page's parts, cards a page builder
  * named "call-to-action": it stays, unless an element around it that
@@ -45,7 +33,7 @@ static int wn_single_box_parts(const wn_dom_page *page, const uint32_t *kept,
   for (uint32_t c = first; c != WN_DOM_NONE; c = nodes[c].next_sibling) {
     if (kept[c] == 0)
       continue;
-    if (!wn_single_like(&nodes[first], &nodes[c]) || 2 * (uint64_t)kept[c] >= total ||
+    if (!wn_dom_like(&nodes[first], &nodes[c]) || 2 * (uint64_t)kept[c] >= total ||
         !is_box(page, &nodes[c], links[c]))
       break;
     sum += kept[c];

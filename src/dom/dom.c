@@ -671,6 +671,33 @@ const wn_dom_node *wn_dom_nodes(const wn_dom_page *page, uint32_t *count) {
 uint32_t wn_dom_body(const wn_dom_page *page) { return page->body; }
 int wn_dom_cut_short(const wn_dom_page *page) { return page->cut_short; }
 
+/* Whether two strings are equal up to their first white space (token)
+ * or wholly (whole), runs of digits alike. */
+static int wn_dom_shape_eq(const char *a, const char *b, int token) {
+  const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+  for (;;) {
+    const int x_end = !*x || (token && wn_html_space(*x));
+    const int y_end = !*y || (token && wn_html_space(*y));
+    if (x_end || y_end)
+      return x_end && y_end;
+    if (wn_ascii_digit(*x) && wn_ascii_digit(*y)) {
+      while (wn_ascii_digit(*x))
+        x++;
+      while (wn_ascii_digit(*y))
+        y++;
+    } else if (*x++ != *y++) {
+      return 0;
+    }
+  }
+}
+
+int wn_dom_like(const wn_dom_node *a, const wn_dom_node *b) {
+  if (a->tag != b->tag || !a->cls || !b->cls || wn_html_space((unsigned char)a->cls[0]) ||
+      !a->cls[0] || !a->id != !b->id)
+    return 0;
+  return (!a->id || wn_dom_shape_eq(a->id, b->id, 0)) && wn_dom_shape_eq(a->cls, b->cls, 1);
+}
+
 int wn_dom_data_table(const wn_dom_page *page, uint32_t t) {
   const wn_dom_node *nodes = page->nodes;
   if (t >= page->count || nodes[t].tag != WN_TAG_TABLE)

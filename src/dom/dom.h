@@ -193,6 +193,12 @@ int wn_dom_cut_short(const wn_dom_page *page);
  * a table, does not). Markdown writes such a table as a pipe table;
  * output without tables (WN_RENDER_NO_TABLES) leaves it out. */
 int wn_dom_data_table(const wn_dom_page *page, uint32_t t);
+/* Two elements of one tag whose class attributes start with the same
+ * token and whose ids (if any) are of one shape, runs of digits alike
+ * ("post-2909", "post-3967"): a card and the next card, whose later
+ * class tokens differ ("first", "sale", a category). Ids that differ by
+ * a word ("panel-search", "panel-menu") name different components. */
+int wn_dom_like(const wn_dom_node *a, const wn_dom_node *b);
 const char *wn_dom_charset(const wn_dom_page *page);
 wn_charset_source wn_dom_charset_source(const wn_dom_page *page);
 /* Input bytes the page was parsed from. */

@@ -621,6 +621,53 @@ static void test_wrapped_cards(void **state) {
   wn_buf_free(&b);
 }
 
+/* A shop's category page (reduced from a real one, words replaced): a
+ * heading, then a list of products, each one link whole (name, colours,
+ * size, price). A shop's code writes each item's own classes after the
+ * first ("first", "last", "sale", its post number): the items are
+ * records by their first class token, not by the whole attribute. The
+ * page states a CollectionPage in JSON-LD and og:type article (an SEO
+ * plugin's default on every page): the list statement decides, and the
+ * products are read as cards, not as teasers beside an article. */
+static void test_cards_classes_vary(void **state) {
+  (void)state;
+  static const char *names[] = {"Small cup", "Tall cup", "Wide mug", "Travel mug", "Tumbler",
+                                "Flask", "Bottle", "Jug"};
+  static const char *extra[] = {"first", "", "sale", "last outofstock"};
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  put(&b, "<div id=content><h1>Reusable cups</h1><p>Every cup is made by hand.</p><ul "
+          "class=\"products columns-4\">");
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+    char card[1024];
+    snprintf(card, sizeof card,
+             "<li class=\"product type-product post-%zu status-publish %s instock\"><a "
+             "href=/p/%zu class=\"loop-link\"><img src=/i/%zu.jpg alt=''><h2>%s of glass "
+             "%zu</h2><div class=swatches><span>Amber</span><span>Bluestone</span><span>"
+             "Flaxen</span><span>Lilac</span><span>Meadowlark</span><span>Mood indigo</span>"
+             "<span>Ruby wine</span><span>Sandstone</span><span>Strawberry</span><span>"
+             "Terracotta</span><span>Vintage blue</span><span>Violet</span></div><span "
+             "class=size>"
+             "%zu ounces, %zu millilitres</span><span class=price>$%zu.95</span></a></li>",
+             2900 + 17 * k, extra[k % 4], k, k, names[k], k, 4 + k, 118 + 30 * k, 20 + k);
+    put(&b, card);
+  }
+  put(&b, "</ul></div>");
+  char *html = page("<meta property=\"og:type\" content=\"article\"><script "
+                    "type=\"application/ld+json\">{\"@context\":\"https://schema.org\","
+                    "\"@type\":\"CollectionPage\",\"name\":\"Reusable cups\"}</script>",
+                    b.data);
+  shaped s;
+  detect(html, "https://shop.example/cups/", &s);
+  wn_test_expect(s.text, "Small cup of glass 0", 1);
+  wn_test_expect(s.text, "Jug of glass 7", 1);
+  wn_test_expect(s.text, "Tumbler of glass 4", 1);
+  wn_test_expect(s.text, "Sleeping bags", 0); /* the menu */
+  shaped_free(&s);
+  free(html);
+  wn_buf_free(&b);
+}
+
 /* A forum thread: the topic's title and buttons, then its posts, each an
  * author and date line and the post's prose, in a container named
  * "comments" (the comment-thread mask's word) inside a <form>. The posts
@@ -940,6 +987,7 @@ int main(void) {
       cmocka_unit_test(test_named_cards),
       cmocka_unit_test(test_cards_linked_whole),
       cmocka_unit_test(test_wrapped_cards),
+      cmocka_unit_test(test_cards_classes_vary),
       cmocka_unit_test(test_product_specs),
       cmocka_unit_test(test_product_reviews),
       cmocka_unit_test(test_teaser_article),
