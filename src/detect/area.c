@@ -261,8 +261,10 @@ static wn_err wn_area_records_once(const wn_dom_page *page, const uint8_t *mask,
     goto out;
   /* A thread the comment names masked is the page's content only when
    * what density kept outside it is less than one of its posts: a title
-   * and its buttons, not an article the thread is under. */
-  if (thread && kept * rec.n >= rec.text)
+   * and its buttons, not an article the thread is under. A page that
+   * states a thread (QAPage, DiscussionForumPosting) is its posts, its
+   * question however long. */
+  if (thread && kept * rec.n >= rec.text && !(stated & WN_LD_FORUM))
     goto out;
   for (uint32_t r = rec.first, k = 0; r != WN_DOM_NONE && k < rec.n;
        r = wn_detect_record_next(nodes, &rec, r), k++)

@@ -121,7 +121,8 @@ typedef struct wn_detect_records {
 wn_err wn_detect_records_find(const wn_dom_page *page, const uint8_t *keep,
                               wn_detect_records *best);
 /* The record after r in rec's run: the next sibling with text that is a
- * record like the first, WN_DOM_NONE past the last sibling (callers stop at rec->n). */
+ * record like the first or holds the replies to one (records.c), WN_DOM_NONE
+ * past the last sibling (callers stop at rec->n). */
 uint32_t wn_detect_record_next(const wn_dom_node *nodes, const wn_detect_records *rec,
                                uint32_t r);
 /* What records show, counted over a run: how many hold a price (a

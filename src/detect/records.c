@@ -64,6 +64,34 @@ static int wn_records_alike(const wn_dom_node *nodes, uint32_t a, uint32_t b) {
          wn_records_same(&nodes[wn_record_core(nodes, a)], &nodes[wn_record_core(nodes, b)]);
 }
 
+/* A record's replies: a sibling that is no record like the run's but
+ * holds such records as children or grandchildren (a threaded forum's
+ * <div class="indented"> after the post it answers, which nests the
+ * replies to those replies). MDR reads a post and its replies as one
+ * generalized node; here the replies' container joins the run, so that
+ * a thread's posts are one run and not runs of two cut at every reply. */
+static int wn_records_replies(const wn_dom_node *nodes, uint32_t c, uint32_t first) {
+  for (uint32_t k = nodes[c].first_child; k != WN_DOM_NONE; k = nodes[k].next_sibling) {
+    if (nodes[k].tag == WN_TAG_TEXT)
+      continue;
+    if (wn_is_record(nodes, k) && wn_records_alike(nodes, k, first))
+      return 1;
+    for (uint32_t g = nodes[k].first_child; g != WN_DOM_NONE; g = nodes[g].next_sibling)
+      if (nodes[g].tag != WN_TAG_TEXT && wn_is_record(nodes, g) &&
+          wn_records_alike(nodes, g, first))
+        return 1;
+  }
+  return 0;
+}
+
+/* Whether sibling c continues the run that starts at first: a record
+ * like it, or the replies to one. */
+static int wn_records_member(const wn_dom_node *nodes, uint32_t c, uint32_t first) {
+  if (wn_is_record(nodes, c) && wn_records_alike(nodes, c, first))
+    return 1;
+  return nodes[c].tag != WN_TAG_TEXT && wn_records_replies(nodes, c, first);
+}
+
 /* Closes a run: the best so far when it has three records or more and
  * more text. */
 static void wn_records_close(const wn_detect_records *run, wn_detect_records *best) {
@@ -74,8 +102,8 @@ static void wn_records_close(const wn_detect_records *run, wn_detect_records *be
 uint32_t wn_detect_record_next(const wn_dom_node *nodes, const wn_detect_records *rec,
                                uint32_t r) {
   for (r = nodes[r].next_sibling; r != WN_DOM_NONE; r = nodes[r].next_sibling)
-    if (nodes[r].tag != WN_TAG_TEXT && nodes[r].text_len != 0 && wn_is_record(nodes, r) &&
-        wn_records_alike(nodes, r, rec->first))
+    if (nodes[r].tag != WN_TAG_TEXT && nodes[r].text_len != 0 &&
+        wn_records_member(nodes, r, rec->first))
       return r;
   return WN_DOM_NONE;
 }
@@ -108,7 +136,7 @@ wn_err wn_detect_records_find(const wn_dom_page *page, const uint8_t *keep,
       if (nodes[c].tag == WN_TAG_TEXT || nodes[c].text_len == 0)
         continue; /* white space, a rule or a spacer between records */
       const int record = wn_is_record(nodes, c);
-      if (!record || run.first == WN_DOM_NONE || !wn_records_alike(nodes, c, run.first)) {
+      if (run.first == WN_DOM_NONE || !wn_records_member(nodes, c, run.first)) {
         wn_records_close(&run, best);
         memset(&run, 0, sizeof run);
         run.first = record ? c : WN_DOM_NONE;

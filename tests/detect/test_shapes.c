@@ -668,6 +668,78 @@ static void test_cards_classes_vary(void **state) {
   wn_buf_free(&b);
 }
 
+/* A threaded forum (reduced from a real one, words replaced): a question
+ * of several paragraphs, then answers in a section named for comments,
+ * each reply nested in a <div class=indented> after the answer it
+ * answers, so that no three answers stand side by side. The page states
+ * a DiscussionForumPosting. The answers and their replies are one run of
+ * records (a reply's container joins the run), and on a page that states
+ * a thread they are its content even though the question density kept
+ * is longer than an answer. */
+static void test_threaded_replies(void **state) {
+  (void)state;
+  static const char *answers[] = {
+      "Consulting pays well in the first years, but the hours are long and the travel wears on "
+      "you after the second year.",
+      "I disagree, the exit options are what make it worth it, you can move into industry at a "
+      "level you would not reach otherwise.",
+      "Both are true, it depends on the firm and on the office you join more than on the title.",
+      "Talk to people two years ahead of you at the firms you are looking at, they will tell "
+      "you what the brochures leave out.",
+      "If you like solving a new problem every few months it is a good fit, if you want to "
+      "build one thing for years it is not.",
+      "The pay gap to banking has closed at the junior levels, so choose on the work itself, "
+      "and on the people you would spend your evenings with.",
+      "Ask each firm how many of last year's analysts are still there, the number says more "
+      "than any interview about how the place treats its juniors.",
+      "I left after three years and do not regret a day of it, but I would not do a fourth, "
+      "the learning curve flattens and the travel does not.",
+      "Whatever you pick, negotiate the start date, a month off between degree and job is the "
+      "last long break you will get for a while.",
+      "Industry is underrated, you own your work and see it ship, which no slide deck gives "
+      "you, and the hours leave room for a life.",
+  };
+  wn_buf b;
+  wn_buf_init(&b, 1 << 20);
+  put(&b, "<div id=page><div class=region><article class=forum><h1>Is consulting worth it?</h1>"
+          "<div class=content><p>I have two offers for the autumn, one from a consulting firm "
+          "and one from a company in the industry I studied, and I keep going back and forth "
+          "between them.</p><p>For those who have done it, was it worth it, and what would you "
+          "tell someone in my place who has to decide by ""the end of the month?</p></div></article><div id=comments "
+          "class=post-comments><section class=comment-list>");
+  for (size_t k = 0; k < sizeof answers / sizeof *answers; k++) {
+    char post[1024];
+    snprintf(post, sizeof post,
+             "<article class=\"js-comment comment-layer\" id=comment-%zu><div class=author><a "
+             "href=/u/%zu>member%zu</a> <time>Mar %zu, 2024</time></div><div class=text><p>"
+             "%s</p></div></article>",
+             k, k, k, k + 1, answers[k]);
+    /* Every second answer is a reply to the one before: nested. */
+    if (k % 2 == 1)
+      put(&b, "<div class=indented>");
+    put(&b, post);
+    if (k % 2 == 1)
+      put(&b, "</div>");
+  }
+  put(&b, "</section></div></div></div>");
+  char *html = page("<script type=\"application/ld+json\">{\"@context\":\"https://schema.org\","
+                    "\"@type\":\"DiscussionForumPosting\",\"headline\":\"Is consulting worth "
+                    "it?\"}</script>",
+                    b.data);
+  shaped s;
+  detect(html, "https://forum.example/careers/is-consulting-worth-it", &s);
+  wn_test_expect(s.text, "I have two offers for the autumn", 1);
+  for (size_t k = 0; k < sizeof answers / sizeof *answers; k++) {
+    char want[48];
+    snprintf(want, sizeof want, "%.40s", answers[k]);
+    wn_test_expect(s.text, want, 1);
+  }
+  wn_test_expect(s.text, "Sleeping bags", 0); /* the menu */
+  shaped_free(&s);
+  free(html);
+  wn_buf_free(&b);
+}
+
 /* A forum thread: the topic's title and buttons, then its posts, each an
  * author and date line and the post's prose, in a container named
  * "comments" (the comment-thread mask's word) inside a <form>. The posts
@@ -992,6 +1064,7 @@ int main(void) {
       cmocka_unit_test(test_product_reviews),
       cmocka_unit_test(test_teaser_article),
       cmocka_unit_test(test_thread),
+      cmocka_unit_test(test_threaded_replies),
       cmocka_unit_test(test_no_block_twice),
       cmocka_unit_test(test_page_type_stated),
       cmocka_unit_test(test_stated_body_not_empty),
