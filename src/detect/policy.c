@@ -164,20 +164,30 @@ static wn_err wn_detect_own_blocks(const wn_dom_page *page, const wn_detect_opti
    * lies in an inline element (a code name, an emphasis) the samples never
    * had, inside a block they had (an answer's paragraph), the block's other
    * page-specific text may come in with it; else the output would hold the
-   * word alone, cut from its sentence. */
+   * word alone, cut from its sentence. And the other way: a sentence that
+   * may come in brings its words in inline elements the samples had too
+   * (the <code> of an answer's paragraph). Each block is read once, its
+   * blocks inside it left to their own sentences. */
+  uint32_t last_block = WN_DOM_NONE;
   for (uint32_t i = 0; i < count; i++) {
     if (held[i] != 2 || nodes[i].tag != WN_TAG_TEXT)
       continue;
     uint32_t b = nodes[i].parent;
     while (b != WN_DOM_NONE && !(nodes[b].flags & WN_DOM_BLOCK))
       b = nodes[b].parent;
-    if (b == WN_DOM_NONE || b == nodes[i].parent)
+    if (b == WN_DOM_NONE || b == last_block)
       continue;
-    for (uint32_t j = b; j < nodes[b].end; j++)
+    last_block = b;
+    for (uint32_t j = b + 1; j < nodes[b].end; j++) {
+      if (nodes[j].tag != WN_TAG_TEXT && (nodes[j].flags & WN_DOM_BLOCK)) {
+        j = nodes[j].end - 1; /* a block inside: its own sentences */
+        continue;
+      }
       if (nodes[j].tag == WN_TAG_TEXT && held[j] != 2 && !res->keep[j] && !mapped[j]) {
         held[j] = 2;
         open++;
       }
+    }
   }
   wn_err err = WN_OK;
   uint32_t added = 0;

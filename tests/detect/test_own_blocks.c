@@ -270,9 +270,12 @@ static void test_qa_answer_slots(void **state) {
   static const char *const titles[] = {"Why does my bread not rise?",
                                        "How long to rest a steak?", "Can I freeze pasta?"};
   static const char *const fill[] = {
-      "Old yeast, or water too hot, will not lift the dough, and the loaf stays flat.",
-      "Rest it, covered, for as long as it cooked, so that the juices settle back in.",
-      "Spread it on a floured tray, freeze it for an hour, then bag it and keep it cold."};
+      "Old yeast, or water too hot, will not lift the <code>dough</code>, and the loaf stays "
+      "flat.",
+      "Rest it, covered, for as long as it <code>cooked</code>, so that the juices settle back "
+      "in.",
+      "Spread it on a floured tray, <code>freeze</code> it for an hour, then bag it and keep it "
+      "cold."};
   char *html[3];
   for (int k = 0; k < 3; k++) {
     const char *const a[2][3] = {{fill[k], fill[(k + 1) % 3], ""},
@@ -293,7 +296,8 @@ static void test_qa_answer_slots(void **state) {
        "several, each waiting in turn, so, in all, the program takes as long as its slowest part.",
        "That is, in short, the whole idea, and, once it clicks, every longer example, however "
        "long, reads the same way, step by step, call by call, await by await.", ""},
-      {"Start with two coroutines that each print a number and then sleep for a second",
+      {"Start with two coroutines that each <code>print</code> a number and then sleep for a "
+       "second",
        "Synchronous code for comparison first of all",
        "<pre>def count(): print(1); time.sleep(1); print(2)</pre><p>Each call runs to the end "
        "before the next one begins so three calls take three seconds in all</p><p>Asynchronous "
@@ -305,7 +309,9 @@ static void test_qa_answer_slots(void **state) {
   char *text = detect(page, tpl);
   wn_test_expect(text, "Use asyncio, which", 1);
   wn_test_expect(text, "Each call runs to the end", 1);
-  wn_test_expect(text, "Start with two coroutines", 1);
+  /* The slot's sentence with its word in <code> (paired: every sample's
+   * answer had one there), not cut around it. */
+  wn_test_expect(text, "Start with two coroutines that each print a number", 1);
   wn_test_expect(text, "Synchronous code for comparison", 1);
   wn_test_expect(text, "Site design and logo", 0);
   free(text);
