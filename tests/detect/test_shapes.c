@@ -52,6 +52,15 @@ static void shaped_free(shaped *s) {
 /* Appends s to b (fails the test when it cannot). */
 static void put(wn_buf *b, const char *s) { assert_int_equal(wn_buf_append_str(b, s), WN_OK); }
 
+/* Each post's first 40 bytes are in text, once. */
+static void expect_posts(const char *text, const char *const *posts, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    char want[48];
+    snprintf(want, sizeof want, "%.40s", posts[k]);
+    wn_test_expect(text, want, 1);
+  }
+}
+
 /* The site's frame around every page below: a menu, a header, a footer. */
 #define FRAME_TOP                                                                                \
   "<html><head><title>Shop</title>%s</head><body><header><a href=/>Home</a> <a "                 \
@@ -729,11 +738,7 @@ static void test_threaded_replies(void **state) {
   shaped s;
   detect(html, "https://forum.example/careers/is-consulting-worth-it", &s);
   wn_test_expect(s.text, "I have two offers for the autumn", 1);
-  for (size_t k = 0; k < sizeof answers / sizeof *answers; k++) {
-    char want[48];
-    snprintf(want, sizeof want, "%.40s", answers[k]);
-    wn_test_expect(s.text, want, 1);
-  }
+  expect_posts(s.text, answers, sizeof answers / sizeof *answers);
   wn_test_expect(s.text, "Sleeping bags", 0); /* the menu */
   shaped_free(&s);
   free(html);
@@ -792,11 +797,7 @@ static void test_thread(void **state) {
   char *html = page("", b.data);
   shaped s;
   detect(html, "https://woodworking.example/forum/t/garden-bench/42", &s);
-  for (size_t k = 0; k < sizeof posts / sizeof *posts; k++) {
-    char want[48];
-    snprintf(want, sizeof want, "%.40s", posts[k]);
-    wn_test_expect(s.text, want, 1);
-  }
+  expect_posts(s.text, posts, sizeof posts / sizeof *posts);
   if (wn_test_occurrences(s.text, "I am new to woodworking") != 1 ||
       strstr(s.text, "I am new to woodworking") > strstr(s.text, "Start with a good hand saw"))
     fail_msg("the quoted post not once in its place:\n%s", s.text);
