@@ -257,6 +257,144 @@ out:
   return err;
 }
 
+/*
+ * A story's raw copy: one text node of many lines (a <pre> or a hidden
+ * element holding the page's Markdown or plain-text source for machines,
+ * "raw-markdown") that repeats lines the output holds as rendered text.
+ * No element is a copy (its markup differs) and no line is (the raw text
+ * is one node, one of DANAg's lines). So its own lines, cut at its line
+ * feeds, are compared with the output's rendered lines (DANAg's lines of
+ * the other kept text, outside such nodes) by their letters and digits
+ * alone: Markdown's marks (#, *, _, >) and the rendering's punctuation
+ * drop out, a link's address stays (that line differs). When the lines
+ * it shares hold half its letters or more and it is a story's size (a
+ * quarter of the kept text, as wn_repeat_story), it goes. A tutorial's
+ * full listing after its steps' listings repeats lines of other raw
+ * nodes, not rendered ones, and stays.
+ */
+#define WN_REPEAT_RAW_SHARED 2u /* shared lines hold 1/2 of its letters */
+
+static int wn_repeat_letter(unsigned char c) { return c >= 0x80 || wn_ascii_alpha(c); }
+
+/* Hash of [t, t + len)'s letters, their number in *chars. A Markdown
+ * link's destination ("](https://...)") is skipped: the rendered line
+ * shows its text only. */
+static uint64_t wn_repeat_letters(uint64_t h, const char *t, size_t len, uint32_t *chars) {
+  for (size_t a = 0, b; a < len; a = b) {
+    while (a < len && !wn_repeat_letter((unsigned char)t[a])) {
+      if (t[a] == ']' && a + 1 < len && t[a + 1] == '(') {
+        const char *close = memchr(t + a, ')', len - a);
+        a = close ? (size_t)(close - t) : len;
+        continue;
+      }
+      a++;
+    }
+    for (b = a; b < len && wn_repeat_letter((unsigned char)t[b]); b++)
+      ;
+    h = wn_hash_bytes(h, t + a, b - a);
+    *chars += (uint32_t)(b - a);
+  }
+  return h;
+}
+
+/* n is a text node of preformatted text of two lines or more (its text
+ * as written: wn_dom_raw_text). */
+static int wn_repeat_raw_node(const wn_dom_node *n) {
+  if (n->tag != WN_TAG_TEXT || !(n->flags & WN_DOM_IN_PRE) ||
+      n->own_text_len < WN_REPEAT_MIN_BLOCK)
+    return 0;
+  const char *nl = strchr(wn_dom_raw_text(n), '\n');
+  while (nl && wn_html_space(*nl))
+    nl++;
+  return nl && *nl;
+}
+
+static wn_err wn_repeat_drop_raw(const wn_dom_page *page, wn_detect_result *res,
+                                 const uint32_t *line_of, size_t n_lines) {
+  uint32_t count = 0;
+  const wn_dom_node *nodes = wn_dom_nodes(page, &count);
+  uint64_t total = 0;
+  uint32_t raw = 0;
+  for (uint32_t i = 0; i < count; i++)
+    if (nodes[i].tag == WN_TAG_TEXT && res->keep[i]) {
+      total += nodes[i].own_text_len;
+      raw += (uint32_t)wn_repeat_raw_node(&nodes[i]);
+    }
+  int big = 0;
+  for (uint32_t i = 0; raw && i < count && !big; i++)
+    big = nodes[i].tag == WN_TAG_TEXT && res->keep[i] && wn_repeat_raw_node(&nodes[i]) &&
+          WN_REPEAT_SHARE * nodes[i].own_text_len >= total;
+  if (!big)
+    return WN_OK; /* the common case: no allocation */
+  void *arr[3];
+  void *block = wn_arrays_alloc(3,
+                                (const size_t[]){n_lines * sizeof(uint64_t),
+                                                 n_lines * sizeof(uint32_t), n_lines},
+                                0x6u, arr);
+  if (!block)
+    return WN_ENOMEM;
+  uint64_t *lhash = arr[0];
+  uint32_t *lchars = arr[1];
+  uint8_t *lraw = arr[2]; /* the line holds a raw node */
+  for (size_t l = 0; l < n_lines; l++)
+    lhash[l] = WN_HASH_SEED;
+  for (uint32_t i = 0; i < count; i++) {
+    if (nodes[i].tag != WN_TAG_TEXT || !res->keep[i] || !nodes[i].own_text_len)
+      continue;
+    const uint32_t l = line_of[i];
+    lraw[l] |= (uint8_t)wn_repeat_raw_node(&nodes[i]);
+    lhash[l] = wn_repeat_letters(lhash[l], nodes[i].text, nodes[i].own_text_len, &lchars[l]);
+  }
+  size_t n = 0;
+  for (size_t l = 0; l < n_lines; l++)
+    if (lchars[l] && !lraw[l])
+      n++;
+  wn_repeat_line_key *keys = malloc((n ? n : 1) * sizeof *keys);
+  if (!keys) {
+    free(block);
+    return WN_ENOMEM;
+  }
+  n = 0;
+  for (size_t l = 0; l < n_lines; l++)
+    if (lchars[l] && !lraw[l])
+      keys[n++] = (wn_repeat_line_key){lhash[l], lchars[l], (uint32_t)l};
+  qsort(keys, n, sizeof *keys, wn_repeat_line_cmp);
+  for (uint32_t i = 0; i < count; i++) {
+    const wn_dom_node *t = &nodes[i];
+    if (t->tag != WN_TAG_TEXT || !res->keep[i] || !wn_repeat_raw_node(t) ||
+        WN_REPEAT_SHARE * t->own_text_len < total)
+      continue;
+    uint64_t all = 0, shared = 0;
+    const char *text = wn_dom_raw_text(t);
+    const size_t len = strlen(text);
+    for (size_t a = 0, b; a < len; a = b + 1) {
+      const char *nl = memchr(text + a, '\n', len - a);
+      b = nl ? (size_t)(nl - text) : len;
+      uint32_t chars = 0;
+      const uint64_t h = wn_repeat_letters(WN_HASH_SEED, text + a, b - a, &chars);
+      if (!chars)
+        continue;
+      all += chars;
+      size_t lo = 0, hi = n;
+      while (lo < hi) { /* the first key not below (h, chars) */
+        const size_t mid = lo + (hi - lo) / 2;
+        if (keys[mid].hash < h || (keys[mid].hash == h && keys[mid].chars < chars))
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      if (lo < n && keys[lo].hash == h && keys[lo].chars == chars)
+        shared += chars;
+
+    }
+    if (all && WN_REPEAT_RAW_SHARED * shared >= all)
+      res->keep[i] = 0;
+  }
+  free(keys);
+  free(block);
+  return WN_OK;
+}
+
 /* A text glued to an identical text just before it on the same line, with
  * no white space between them in the source ("Seller's other
  * itemsSeller's other items", "UsedUsed"), reads as nonsense: a sighted
@@ -398,6 +536,8 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
   }
 lines:
   err = wn_repeat_drop_lines(page, res, line_of, n_lines, &manual);
+  if (!err)
+    err = wn_repeat_drop_raw(page, res, line_of, n_lines);
   if (!err)
     wn_repeat_drop_twins(page, res, line_of);
 out:

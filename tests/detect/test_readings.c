@@ -278,6 +278,77 @@ static void test_story_twice(void **state) {
   wn_buf_free(&b);
 }
 
+/* A story's raw copy: the page's Markdown source in a hidden <pre> after
+ * the rendered story (a copy for machines). Its lines, by their letters,
+ * are the story's: it goes, the story stays once. A tutorial's full
+ * listing after its steps' listings repeats their lines, not rendered
+ * text: it stays. */
+static void test_raw_copy(void **state) {
+  (void)state;
+  wn_buf b;
+  wn_buf_init(&b, 1 << 16);
+  assert_int_equal(wn_buf_append_str(&b, "<html><body>"), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, nav), WN_OK);
+  assert_int_equal(wn_buf_append_str(&b, "<main><article><h1>Keep the baths open</h1><p>The "
+                                         "council voted on Tuesday to keep the old swimming "
+                                         "baths open for another five years, after a <a "
+                                         "href=\"/campaign\">campaign</a> that gathered more "
+                                         "than four thousand signatures in a single month.</p>"),
+                   WN_OK);
+  for (size_t k = 1; k < WN_TEST_STORY_N; k++) { /* the first, with its link, is above */
+    assert_int_equal(wn_buf_append_str(&b, "<p>"), WN_OK);
+    assert_int_equal(wn_buf_append_str(&b, wn_test_story[k]), WN_OK);
+    assert_int_equal(wn_buf_append_str(&b, "</p>"), WN_OK);
+  }
+  assert_int_equal(wn_buf_append_str(&b, "<ol><li>Mend the roof of the old baths before the "
+                                         "winter storms come, as the engineers advised.</li>"
+                                         "<li>Open the pool to the village schools on every "
+                                         "weekday morning from the autumn term.</li></ol>"
+                                         "</article><pre hidden aria-hidden=\"true\" "
+                                         "class=\"rawMarkdown\"># Keep the baths open\n\nThe "
+                                         "council voted on Tuesday to keep the old swimming "
+                                         "baths open for another five years, after a "
+                                         "[campaign](https://blog.example/campaign) that "
+                                         "gathered more than four thousand signatures in a "
+                                         "single month.\n\n"),
+                   WN_OK);
+  for (size_t k = 1; k < WN_TEST_STORY_N; k++) {
+    assert_int_equal(wn_buf_append_str(&b, wn_test_story[k]), WN_OK);
+    assert_int_equal(wn_buf_append_str(&b, "\n\n"), WN_OK);
+  }
+  assert_int_equal(wn_buf_append_str(&b, "1. Mend the roof of the old baths before the winter "
+                                         "storms come, as the engineers advised.\n2. Open the "
+                                         "pool to the village schools on every weekday morning "
+                                         "from the autumn term.\n</pre></main></body></html>"),
+                   WN_OK);
+  char *t = detect_text(b.data, WN_SINGLE_DANAG, 0);
+  for (size_t k = 0; k < WN_TEST_STORY_N; k++) {
+    char head[40];
+    snprintf(head, sizeof head, "%s", wn_test_story[k]);
+    if (wn_test_occurrences(t, head) != 1)
+      fail_msg("\"%s\" %zu times:\n%s", head, wn_test_occurrences(t, head), t);
+  }
+  assert_int_equal(wn_test_occurrences(t, "Mend the roof of the old baths"), 1);
+  assert_null(strstr(t, "](https://"));
+  free(t);
+  /* The tutorial: two steps' listings, then the whole program. */
+  const char *tutorial =
+      "<html><body><main><article><h1>Counting words</h1><p>First read the file into one "
+      "string, and close it as soon as it has been read.</p><pre>with open(path) as source:\n"
+      "    text = source.read()  # the whole file at once, as one string\n</pre><p>Then split "
+      "the string at white space and count what is left.</p><pre>words = text.split()  # "
+      "runs of white space separate the words\nprint(len(words), 'words in', path)\n</pre>"
+      "<p>The whole program:</p><pre>import sys\npath = sys.argv[1]\nwith open(path) as "
+      "source:\n    text = source.read()  # the whole file at once, as one string\nwords = "
+      "text.split()  # runs of white space separate the words\nprint(len(words), 'words in', "
+      "path)\n</pre></article></main></body></html>";
+  t = detect_text(tutorial, WN_SINGLE_DANAG, 0);
+  assert_int_equal(wn_test_occurrences(t, "the whole file at once, as one string"), 2);
+  assert_int_equal(wn_test_occurrences(t, "import sys"), 1);
+  free(t);
+  wn_buf_free(&b);
+}
+
 /* A post's controls are buttons ("Read more", "Share"): their labels are
  * in no output, whichever method reads the page. */
 static void test_button_labels(void **state) {
@@ -436,6 +507,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_readability_alone), cmocka_unit_test(test_br_lines),
       cmocka_unit_test(test_combine_gap),       cmocka_unit_test(test_story_twice),
+      cmocka_unit_test(test_raw_copy),
       cmocka_unit_test(test_post_above_thread), cmocka_unit_test(test_consent_dialog),
       cmocka_unit_test(test_ruby),              cmocka_unit_test(test_never_empty),
       cmocka_unit_test(test_readability_edges), cmocka_unit_test(test_other_article),
