@@ -183,7 +183,11 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
   }
   if (by_path >= 0 && (by_path != WN_PAGE_ARTICLE || !parts))
     return (wn_detect_page_type)by_path;
-  if (code)
+  /* A site's front page (its own URL, or the canonical URL it names, is
+   * the root) is no manual even when it shows code: a developer tool's
+   * landing page shows its commands. */
+  const int front = (k & WN_FRONT) || (path && path[strspn(path, "/")] == '\0');
+  if (code && !front)
     return WN_PAGE_DOCUMENTATION;
   if (records) {
     /* What the records show: a grid of products its prices, an index of
@@ -199,10 +203,9 @@ wn_detect_page_type wn_detect_page_shape(const wn_dom_page *page, const wn_detec
   }
   if (res && res->area)
     return prices >= 3 ? WN_PAGE_COLLECTION : WN_PAGE_SERVICE;
-  /* A site's front page (its own URL, or the canonical URL it names, is
-   * the root) is no article: its landing page, when no records show an
-   * index. */
-  if ((k & WN_FRONT) || (path && path[strspn(path, "/")] == '\0'))
+  /* Nor is a front page an article: it is the site's landing page, when
+   * no records show an index. */
+  if (front)
     return WN_PAGE_SERVICE;
   return WN_PAGE_ARTICLE;
 }

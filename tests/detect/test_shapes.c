@@ -1007,6 +1007,25 @@ static void test_page_type_stated(void **state) {
     shaped_free(&s);
     free(html);
   }
+  /* A page that shows code is documentation, but not a site's front page:
+   * a developer tool's landing page shows its commands. */
+  const char *code = "<main><h1>Lantern</h1><p>A command line tool that lights up your "
+                     "logs, one line at a time, in any terminal.</p><pre>lantern --follow "
+                     "app.log</pre><p>Or read the logs of a whole folder at once.</p><pre>"
+                     "lantern logs/</pre></main>";
+  static const struct {
+    const char *url, *want;
+  } fronts[] = {{"https://lantern.example/", "service"},
+                {"https://lantern.example/guide/logs", "documentation"}};
+  for (size_t k = 0; k < sizeof fronts / sizeof *fronts; k++) {
+    char *html = page("", code);
+    shaped s;
+    detect(html, fronts[k].url, &s);
+    if (strcmp(s.page_type, fronts[k].want) != 0)
+      fail_msg("%s: page_type %s, want %s", fronts[k].url, s.page_type, fronts[k].want);
+    shaped_free(&s);
+    free(html);
+  }
 }
 
 /* A page whose script draws its text, stating it in JSON-LD: the body it
