@@ -139,11 +139,17 @@ static wn_err wn_detect_own_blocks(const wn_dom_page *page, const wn_detect_opti
      * the page's own, beside a block no sample had (an answer's first
      * paragraphs, which the samples' answers had too, before paragraphs
      * they did not). Its text may come in as the own blocks' does. A
-     * "most read" list's slots stand among slots only. */
+     * "most read" list's slots stand among slots only; on a page that
+     * states its parts (a product, a thread), every slot is a part. The
+     * slot is the block, through paired inline elements (a <code> in its
+     * <pre>). */
+    uint32_t sb = p;
+    while (parts && sb != WN_DOM_NONE && mapped[sb] && !(nodes[sb].flags & WN_DOM_BLOCK))
+      sb = nodes[sb].parent;
     if (nodes[i].tag == WN_TAG_TEXT && !res->keep[i] && !mapped[i] && p != WN_DOM_NONE &&
-        mapped[p] && (nodes[p].flags & WN_DOM_BLOCK) && nodes[p].parent != WN_DOM_NONE &&
-        beside[nodes[p].parent]) {
-      if (parts || held[nodes[p].parent]) {
+        mapped[p] && sb != WN_DOM_NONE && mapped[sb] && (nodes[sb].flags & WN_DOM_BLOCK) &&
+        nodes[sb].parent != WN_DOM_NONE && (parts || beside[nodes[sb].parent])) {
+      if (parts || held[nodes[sb].parent]) {
         held[i] = 2;
         open++;
       }
@@ -242,6 +248,12 @@ out:
  *    single-page reading's page-specific text comes in (its frame text,
  *    which every sample held, stays out), in what the samples agree is
  *    not content only as a grid's cards (wn_detect_span_out).
+ * On a site of threads (the forum shape) the cut is narrower: inside the
+ * span, what the single-page reading left out goes only when it is no
+ * paragraph (a post's signature, its vote count and badges, which the
+ * template keeps as the page's own text in the frame's slots); before
+ * and after the span nothing goes, since a thread's short last replies
+ * are where a reading of one story ends too early.
  * Not on a manual or a shop (another shape): their pages are many parts
  * (notes, tables of contents, specifications) that a reading of one story
  * cuts, and where the template holds more of them than the single-page
@@ -340,7 +352,8 @@ static wn_err wn_detect_story_span(const wn_dom_page *page, const wn_template *t
                                    const uint8_t *cand, const uint32_t *tmap,
                                    wn_detect_trace *trace, wn_detect_result *res,
                                    wn_diag *diag) {
-  if (wn_template_shape(tpl) != WN_PAGE_ARTICLE + 1)
+  const int thread = wn_template_shape(tpl) == WN_PAGE_FORUM + 1;
+  if (wn_template_shape(tpl) != WN_PAGE_ARTICLE + 1 && !thread)
     return WN_OK;
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
@@ -377,7 +390,10 @@ static wn_err wn_detect_story_span(const wn_dom_page *page, const wn_template *t
     if (cut) {
       if (!res->keep[i])
         continue;
-      const int stays = i < first   ? !(nodes[i].flags & WN_DOM_IN_LINK)
+      const int stays = thread      ? i < first || i > last || wn_detect_quoted(nodes, i) ||
+                                           (wn_detect_in_paragraph(nodes, i) &&
+                                            !(nodes[i].flags & WN_DOM_IN_LINK))
+                        : i < first ? !(nodes[i].flags & WN_DOM_IN_LINK)
                         : i < last  ? wn_detect_quoted(nodes, i)
                                     : wn_detect_in_paragraph(nodes, i) &&
                                          !(nodes[i].flags & WN_DOM_IN_LINK);

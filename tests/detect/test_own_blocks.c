@@ -9,6 +9,9 @@
  *  - a category page, its grid of cards no sample had: the selection
  *    drops the grid, the single-page reading keeps it, and as the page's
  *    own blocks the cards come in.
+ * On a Q&A site (a page stating QAPage): an answer's slots come in with
+ * its own blocks, the sentence with its word in <code>, and the code in a
+ * paired <pre><code> slot.
  * The other side, a region the samples had beside their content (reader
  * comments under a short post) staying out, is tests/learn/test_places.c's
  * blog (test_blog_places).
@@ -319,6 +322,64 @@ static void test_qa_answer_slots(void **state) {
   wn_template_free(tpl);
 }
 
+/* A thread's code slot: every sample's answer shows its code in a
+ * <pre><code> after its paragraphs, so both are paired and the code's
+ * text is the page's own inside a paired inline element. On a page that
+ * states a thread, that text comes in with the answer (a program's output
+ * below it was left out: "0 0 1 1 2 2"). */
+static void test_qa_code_slot(void **state) {
+  (void)state;
+  static const char *const titles[] = {"Why does my bread not rise?",
+                                       "How long to rest a steak?", "Can I freeze pasta?"};
+  static const char *const fill[] = {
+      "Old yeast, or water too hot, will not lift the dough, and the loaf stays flat.",
+      "Rest it, covered, for as long as it cooked, so that the juices settle back in.",
+      "Spread it on a floured tray, freeze it for an hour, then bag it and keep it cold."};
+  static const char *const code[] = {"<pre><code>proof(dough, minutes=90)</code></pre>",
+                                     "<pre><code>rest(steak, minutes=8)</code></pre>",
+                                     "<pre><code>freeze(tray, hours=1)</code></pre>"};
+  char *html[3];
+  for (int k = 0; k < 3; k++) {
+    const char *const a[2][3] = {{fill[k], fill[(k + 1) % 3], code[k]},
+                                 {fill[(k + 2) % 3], fill[k], code[(k + 1) % 3]}};
+    html[k] = qa_page(titles[k], a);
+  }
+  char *first = strdup(html[0]);
+  assert_non_null(first);
+  wn_template *tpl = learn_places(html);
+  assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
+  wn_dom_page *sample = wn_test_parse(first);
+  free(first);
+  wn_template_places pl = {.content = wn_test_paired(tpl, sample, "body")};
+  wn_dom_free(sample);
+  assert_int_equal(wn_template_set_places(tpl, &pl), WN_OK);
+  const char *const a[2][3] = {
+      {"Use asyncio, which, since 3.7, runs one coroutine with asyncio.run, and, with gather, "
+       "several, each waiting in turn, so, in all, the program takes as long as its slowest part.",
+       "That is, in short, the whole idea, and, once it clicks, every longer example, however "
+       "long, reads the same way, step by step, call by call, await by await.",
+       "<pre><code>asyncio.run(main())</code></pre>"},
+      {"I would expect this code to run the two counters one after the other in turn",
+       "Instead the two counters interleave and the output of the program is this one",
+       "<pre><code>0 0 1 1 2 2</code></pre><p>Each call runs to the end before the next one "
+       "begins so three calls take three seconds in all</p><p>The event loop is the piece that "
+       "decides which coroutine runs next and await is where one hands control back to it "
+       "again</p><p>So the counters take turns at every await and neither waits for the "
+       "other to finish its count before it prints the next number of its own</p><p>Put the "
+       "two calls one after the other without gather and they run in turn as you expected "
+       "them to run from the start</p>"}};
+  char *page = qa_page("Simplest example of async and await?", a);
+  char *text = detect(page, tpl);
+  wn_test_expect(text, "Use asyncio, which", 1);
+  wn_test_expect(text, "Each call runs to the end", 1);
+  wn_test_expect(text, "Instead the two counters interleave", 1);
+  wn_test_expect(text, "0 0 1 1 2 2", 1);
+  wn_test_expect(text, "Site design and logo", 0);
+  free(text);
+  free(page);
+  wn_template_free(tpl);
+}
+
 /* Product variants learned from one another: every sample's description
  * holds the same paragraph between its own (the range's care notes), so
  * the template pairs it and the selectors read it as frame. Both readings
@@ -365,6 +426,7 @@ int main(void) {
       cmocka_unit_test(test_shop_category_grid),
       cmocka_unit_test(test_shop_inline_words),
       cmocka_unit_test(test_qa_answer_slots),
+      cmocka_unit_test(test_qa_code_slot),
       cmocka_unit_test(test_shop_shared_prose),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,8 @@
  *    contributor's paragraph stays;
  *  - the site's shape says news: the same template with no shape (a
  *    template learned before it was kept, or a manual's) keeps the
- *    gallery, so the rule and nothing else cut it;
+ *    gallery, so the rule and nothing else cut it; on a site of threads
+ *    only what lies inside the span and is no paragraph is cut;
  *  - the other way: a page of many parts (an intro, then a grid of cards
  *    in the box the samples agree is not content, as a shop's samples
  *    teach when the cue selector read their grids as a box) where the
@@ -166,6 +167,19 @@ static void test_gallery_cut(void **state) {
   wn_test_expect(text, head, 1);
   free(text);
 
+  /* A site of threads: inside the span, what the single-page reading
+   * left out and is no paragraph goes too (a post's signature, its vote
+   * count, a gallery's captions); the quoted post stays. */
+  assert_int_equal(wn_template_set_shape(tpl, WN_PAGE_FORUM + 1), WN_OK);
+  text = detect(html, tpl, &cut);
+  wn_test_expect(text, "The bridge at dawn", 0);
+  wn_test_expect(text, "2 of 3", 0);
+  wn_test_expect(text, "happy tonight", 1);
+  wn_test_expect(text, "The bridge opens over the river", 1);
+  wn_test_expect(text, head, 1);
+  assert_true(cut > 0);
+  free(text);
+
   /* No shape: the template's own reading, gallery and all. */
   assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
   text = detect(html, tpl, &cut);
@@ -208,6 +222,14 @@ static void test_after_story(void **state) {
   wn_test_expect(text, "Evening News", 0);
   wn_test_expect(text, "views: 3917", 0);
   assert_true(cut > 0);
+  free(text);
+  /* A site of threads: after the span the replies go on, and nothing is
+   * cut there (a thread's last posts are short, and the single-page
+   * reading may end before them). */
+  assert_int_equal(wn_template_set_shape(tpl, WN_PAGE_FORUM + 1), WN_OK);
+  text = detect(html, tpl, &cut);
+  wn_test_expect(text, "views: 3917", 1);
+  wn_test_expect(text, "Reuters contributed to this report", 1);
   free(text);
   /* No shape: the template's own reading keeps the strip. */
   assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
