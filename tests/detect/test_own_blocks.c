@@ -268,21 +268,17 @@ static char *qa_page(const char *title, const char *const a[2][3]) {
   return s;
 }
 
-static void test_qa_answer_slots(void **state) {
-  (void)state;
+/* The Q&A site's template: three sample pages of two answers each, the
+ * answers' paragraphs drawn from fill and their third part from third
+ * (NULL: none), learned as winnow learns, the content place set to the
+ * first answer's body. */
+static wn_template *learn_qa(const char *const fill[3], const char *const third[3]) {
   static const char *const titles[] = {"Why does my bread not rise?",
                                        "How long to rest a steak?", "Can I freeze pasta?"};
-  static const char *const fill[] = {
-      "Old yeast, or water too hot, will not lift the <code>dough</code>, and the loaf stays "
-      "flat.",
-      "Rest it, covered, for as long as it <code>cooked</code>, so that the juices settle back "
-      "in.",
-      "Spread it on a floured tray, <code>freeze</code> it for an hour, then bag it and keep it "
-      "cold."};
   char *html[3];
   for (int k = 0; k < 3; k++) {
-    const char *const a[2][3] = {{fill[k], fill[(k + 1) % 3], ""},
-                                 {fill[(k + 2) % 3], fill[k], ""}};
+    const char *const a[2][3] = {{fill[k], fill[(k + 1) % 3], third ? third[k] : ""},
+                                 {fill[(k + 2) % 3], fill[k], third ? third[(k + 1) % 3] : ""}};
     html[k] = qa_page(titles[k], a);
   }
   char *first = strdup(html[0]);
@@ -294,6 +290,19 @@ static void test_qa_answer_slots(void **state) {
   wn_template_places pl = {.content = wn_test_paired(tpl, sample, "body")};
   wn_dom_free(sample);
   assert_int_equal(wn_template_set_places(tpl, &pl), WN_OK);
+  return tpl;
+}
+
+static void test_qa_answer_slots(void **state) {
+  (void)state;
+  static const char *const fill[] = {
+      "Old yeast, or water too hot, will not lift the <code>dough</code>, and the loaf stays "
+      "flat.",
+      "Rest it, covered, for as long as it <code>cooked</code>, so that the juices settle back "
+      "in.",
+      "Spread it on a floured tray, <code>freeze</code> it for an hour, then bag it and keep it "
+      "cold."};
+  wn_template *tpl = learn_qa(fill, NULL);
   const char *const a[2][3] = {
       {"Use asyncio, which, since 3.7, runs one coroutine with asyncio.run, and, with gather, "
        "several, each waiting in turn, so, in all, the program takes as long as its slowest part.",
@@ -329,8 +338,6 @@ static void test_qa_answer_slots(void **state) {
  * below it was left out: "0 0 1 1 2 2"). */
 static void test_qa_code_slot(void **state) {
   (void)state;
-  static const char *const titles[] = {"Why does my bread not rise?",
-                                       "How long to rest a steak?", "Can I freeze pasta?"};
   static const char *const fill[] = {
       "Old yeast, or water too hot, will not lift the dough, and the loaf stays flat.",
       "Rest it, covered, for as long as it cooked, so that the juices settle back in.",
@@ -338,21 +345,7 @@ static void test_qa_code_slot(void **state) {
   static const char *const code[] = {"<pre><code>proof(dough, minutes=90)</code></pre>",
                                      "<pre><code>rest(steak, minutes=8)</code></pre>",
                                      "<pre><code>freeze(tray, hours=1)</code></pre>"};
-  char *html[3];
-  for (int k = 0; k < 3; k++) {
-    const char *const a[2][3] = {{fill[k], fill[(k + 1) % 3], code[k]},
-                                 {fill[(k + 2) % 3], fill[k], code[(k + 1) % 3]}};
-    html[k] = qa_page(titles[k], a);
-  }
-  char *first = strdup(html[0]);
-  assert_non_null(first);
-  wn_template *tpl = learn_places(html);
-  assert_int_equal(wn_template_set_shape(tpl, 0), WN_OK);
-  wn_dom_page *sample = wn_test_parse(first);
-  free(first);
-  wn_template_places pl = {.content = wn_test_paired(tpl, sample, "body")};
-  wn_dom_free(sample);
-  assert_int_equal(wn_template_set_places(tpl, &pl), WN_OK);
+  wn_template *tpl = learn_qa(fill, code);
   const char *const a[2][3] = {
       {"Use asyncio, which, since 3.7, runs one coroutine with asyncio.run, and, with gather, "
        "several, each waiting in turn, so, in all, the program takes as long as its slowest part.",
