@@ -264,13 +264,14 @@ out:
  * No element is a copy (its markup differs) and no line is (the raw text
  * is one node, one of DANAg's lines). So its own lines, cut at its line
  * feeds, are compared with the output's rendered lines (DANAg's lines of
- * the other kept text, outside such nodes) by their letters and digits
- * alone: Markdown's marks (#, *, _, >) and the rendering's punctuation
- * drop out, a link's address stays (that line differs). When the lines
- * it shares hold half its letters or more and it is a story's size (a
- * quarter of the kept text, as wn_repeat_story), it goes. A tutorial's
- * full listing after its steps' listings repeats lines of other raw
- * nodes, not rendered ones, and stays.
+ * the other kept text, outside such nodes) by their letters alone:
+ * Markdown's marks (#, *, _, >, a numbered item's "1.") and the
+ * rendering's punctuation drop out, and so does a link's destination
+ * (wn_repeat_letters). When the lines it shares hold half its letters or
+ * more and it is a story's size (a quarter of the kept text, as
+ * wn_repeat_story), it goes. A tutorial's full listing after its steps'
+ * listings repeats lines of other raw nodes, not rendered ones, and
+ * stays. (A <pre> is the one element whose text keeps its line feeds.)
  */
 #define WN_REPEAT_RAW_SHARED 2u /* shared lines hold 1/2 of its letters */
 
@@ -385,7 +386,6 @@ static wn_err wn_repeat_drop_raw(const wn_dom_page *page, wn_detect_result *res,
       }
       if (lo < n && keys[lo].hash == h && keys[lo].chars == chars)
         shared += chars;
-
     }
     if (all && WN_REPEAT_RAW_SHARED * shared >= all)
       res->keep[i] = 0;
