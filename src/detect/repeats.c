@@ -258,9 +258,9 @@ out:
 }
 
 /*
- * A story's raw copy: one text node of many lines (a <pre> or a hidden
- * element holding the page's Markdown or plain-text source for machines,
- * "raw-markdown") that repeats lines the output holds as rendered text.
+ * A story's raw copy: one text node of many lines in a <pre> (often a
+ * hidden one) holding the page's Markdown or plain-text source for
+ * machines ("raw-markdown"), repeating lines the output holds rendered.
  * No element is a copy (its markup differs) and no line is (the raw text
  * is one node, one of DANAg's lines). So its own lines, cut at its line
  * feeds, are compared with the output's rendered lines (DANAg's lines of
@@ -271,7 +271,8 @@ out:
  * more and it is a story's size (a quarter of the kept text, as
  * wn_repeat_story), it goes. A tutorial's full listing after its steps'
  * listings repeats lines of other raw nodes, not rendered ones, and
- * stays. (A <pre> is the one element whose text keeps its line feeds.)
+ * stays. (Preformatted text, <pre> and its kin, is the only text that
+ * keeps its line feeds in the tree: WN_DOM_IN_PRE.)
  */
 #define WN_REPEAT_RAW_SHARED 2u /* shared lines hold 1/2 of its letters */
 
