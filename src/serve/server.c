@@ -231,8 +231,14 @@ static void wn_completed(void *cls, struct MHD_Connection *c, void **con_cls,
   wn_buf_free(&req->body);
   if (req->held)
     atomic_fetch_sub(&srv->buffered, req->held);
-  if (req->counted)
-    atomic_fetch_sub(&srv->inflight, 1);
+  /* The last request in flight of a stopping server wakes wn_server_stop
+   * (stopping is set under wake_mu before it reads inflight, so either it
+   * sees this decrement or this sees stopping). */
+  if (req->counted && atomic_fetch_sub(&srv->inflight, 1) == 1 && atomic_load(&srv->stopping)) {
+    pthread_mutex_lock(&srv->wake_mu);
+    pthread_cond_broadcast(&srv->drained);
+    pthread_mutex_unlock(&srv->wake_mu);
+  }
   free(req);
   *con_cls = NULL;
 }
@@ -294,6 +300,7 @@ wn_err wn_server_start(const wn_serve_config *cfg_in, wn_server **out, wn_diag *
   pthread_condattr_init(&wake_attr);
   pthread_condattr_setclock(&wake_attr, CLOCK_MONOTONIC);
   pthread_cond_init(&srv->wake, &wake_attr);
+  pthread_cond_init(&srv->drained, &wake_attr);
   pthread_condattr_destroy(&wake_attr);
   wn_metrics_init(&srv->metrics);
   wn_serve_config *cfg = wn_serve_config_copy(cfg_in);
@@ -487,13 +494,17 @@ void wn_server_stop(wn_server *srv) {
   pthread_cond_broadcast(&srv->wake);
   pthread_mutex_unlock(&srv->wake_mu);
   if (srv->mhd) {
-    /* Stop accepting, let the requests in flight finish, then close. */
+    /* Stop accepting, let the requests in flight finish (the last one
+     * signals drained), at most WN_SERVE_STOP_GRACE_MS, then close. */
     MHD_quiesce_daemon(srv->mhd);
-    for (int waited = 0; atomic_load(&srv->inflight) > 0 && waited < WN_SERVE_STOP_GRACE_MS;
-         waited += 10) {
-      struct timespec ts = {0, 10 * 1000 * 1000};
-      nanosleep(&ts, NULL);
-    }
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += WN_SERVE_STOP_GRACE_MS / 1000;
+    pthread_mutex_lock(&srv->wake_mu);
+    int rc = 0;
+    while (atomic_load(&srv->inflight) > 0 && rc != ETIMEDOUT)
+      rc = pthread_cond_timedwait(&srv->drained, &srv->wake_mu, &until);
+    pthread_mutex_unlock(&srv->wake_mu);
     MHD_stop_daemon(srv->mhd);
     srv->mhd = NULL;
   }
@@ -515,6 +526,7 @@ void wn_server_stop(wn_server *srv) {
     wn_serve_config_free(atomic_load(&srv->slots[i].cfg));
   pthread_mutex_destroy(&srv->mu);
   pthread_cond_destroy(&srv->wake);
+  pthread_cond_destroy(&srv->drained);
   pthread_mutex_destroy(&srv->wake_mu);
   free(srv);
 }

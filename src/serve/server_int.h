@@ -42,6 +42,7 @@ struct wn_server {
   int flusher_running;
   pthread_mutex_t wake_mu; /* with wake: the flusher's second, ended at once by stop */
   pthread_cond_t wake;
+  pthread_cond_t drained; /* with wake_mu: the last request in flight ended, at stop */
   wn_metrics metrics;
   struct MHD_Daemon *mhd;
   uint16_t port;
