@@ -250,8 +250,9 @@ out:
  *    not content only as a grid's cards (wn_detect_span_out).
  * On a site of threads (the forum shape) the cut is narrower: inside the
  * span, what the single-page reading left out goes only when it is no
- * paragraph (a post's signature, its vote count and badges, which the
- * template keeps as the page's own text in the frame's slots); before
+ * paragraph and no post's words (wn_detect_post_words: a post's
+ * signature, its vote count and badges, which the template keeps as the
+ * page's own text in the frame's slots; a short reply stays); before
  * and after the span nothing goes, since a thread's short last replies
  * are where a reading of one story ends too early.
  * Not on a manual or a shop (another shape): their pages are many parts
@@ -268,6 +269,26 @@ static int wn_detect_in_paragraph(const wn_dom_node *nodes, uint32_t i) {
   while (b != WN_DOM_NONE && !(nodes[b].flags & WN_DOM_BLOCK))
     b = nodes[b].parent;
   return b != WN_DOM_NONE && nodes[b].tag == WN_TAG_P;
+}
+
+/* Text i reads as a post's words, not a signature's fragments: a line of
+ * a paragraph's length (WN_DETECT_PROSE_BYTES), or a sentence of three
+ * words or more ending in '.', '!' or '?' ("Thanks, that worked!"). A
+ * name, a date, "2 silver badges" are neither. */
+#define WN_DETECT_PROSE_BYTES 80u /* Readability's paragraph length */
+static int wn_detect_post_words(const wn_dom_node *n) {
+  if (n->flags & WN_DOM_IN_LINK)
+    return 0;
+  if (n->own_text_len >= WN_DETECT_PROSE_BYTES)
+    return 1;
+  uint32_t end = n->own_text_len, spaces = 0;
+  while (end > 0 && wn_html_space((unsigned char)n->text[end - 1]))
+    end--;
+  for (uint32_t k = 1; k < end; k++)
+    spaces += wn_html_space((unsigned char)n->text[k]) &&
+              !wn_html_space((unsigned char)n->text[k - 1]);
+  return end > 0 && spaces >= 2 &&
+         (n->text[end - 1] == '.' || n->text[end - 1] == '!' || n->text[end - 1] == '?');
 }
 
 static int wn_detect_quoted(const wn_dom_node *nodes, uint32_t i) {
@@ -392,7 +413,8 @@ static wn_err wn_detect_story_span(const wn_dom_page *page, const wn_template *t
         continue;
       const int stays = thread      ? i < first || i > last || wn_detect_quoted(nodes, i) ||
                                            (wn_detect_in_paragraph(nodes, i) &&
-                                            !(nodes[i].flags & WN_DOM_IN_LINK))
+                                            !(nodes[i].flags & WN_DOM_IN_LINK)) ||
+                                           wn_detect_post_words(&nodes[i])
                         : i < first ? !(nodes[i].flags & WN_DOM_IN_LINK)
                         : i < last  ? wn_detect_quoted(nodes, i)
                                     : wn_detect_in_paragraph(nodes, i) &&
@@ -432,7 +454,6 @@ static wn_err wn_detect_story_span(const wn_dom_page *page, const wn_template *t
  * content: both readings place it amid the page's content, and only the
  * samples' agreement called it frame.
  */
-#define WN_DETECT_PROSE_BYTES 80u
 
 /* Text i is shared prose the selection left out. */
 static int wn_detect_shared_text(const wn_dom_node *nodes, uint32_t i, const uint8_t *mapped,

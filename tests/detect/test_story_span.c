@@ -107,7 +107,8 @@ static char *story_with_gallery(void) {
                                    "<span class=count>%d of 3</span><a href=#>Next</a></div>",
                                    k, caps[k], k + 1),
                      WN_OK);
-  assert_int_equal(wn_buf_append_str(&body, "</div>"), WN_OK);
+  assert_int_equal(wn_buf_append_str(&body, "<div class=credit>Photos by Dee Lens.</div></div>"),
+                   WN_OK);
   for (int p = 0; p < 2; p++)
     paragraph(&body, &seed, 28 + p);
   assert_int_equal(wn_buf_append_str(&body,
@@ -152,6 +153,7 @@ static void test_gallery_cut(void **state) {
   wn_test_expect(text, "The bridge at dawn", 0);
   wn_test_expect(text, "2 of 3", 0);
   wn_test_expect(text, "Next", 0);
+  wn_test_expect(text, "Photos by Dee Lens.", 0);
   wn_test_expect(text, "More stories", 0);
   assert_true(cut > 0);
   /* The story itself: its first paragraph (the span starts there). */
@@ -168,12 +170,14 @@ static void test_gallery_cut(void **state) {
   free(text);
 
   /* A site of threads: inside the span, what the single-page reading
-   * left out and is no paragraph goes too (a post's signature, its vote
-   * count, a gallery's captions); the quoted post stays. */
+   * left out goes when it is no paragraph and no sentence (a post's
+   * signature, its vote count, a gallery's captions); a sentence (a short
+   * post's words) and the quoted post stay. */
   assert_int_equal(wn_template_set_shape(tpl, WN_PAGE_FORUM + 1), WN_OK);
   text = detect(html, tpl, &cut);
   wn_test_expect(text, "The bridge at dawn", 0);
   wn_test_expect(text, "2 of 3", 0);
+  wn_test_expect(text, "Photos by Dee Lens.", 1); /* a sentence: a short post's words */
   wn_test_expect(text, "happy tonight", 1);
   wn_test_expect(text, "The bridge opens over the river", 1);
   wn_test_expect(text, head, 1);
