@@ -271,10 +271,10 @@ static int wn_detect_in_paragraph(const wn_dom_node *nodes, uint32_t i) {
   return b != WN_DOM_NONE && nodes[b].tag == WN_TAG_P;
 }
 
-/* Text i reads as a post's words, not a signature's fragments: a line of
- * a paragraph's length (WN_DETECT_PROSE_BYTES), or a sentence of three
- * words or more ending in '.', '!' or '?' ("Thanks, that worked!"). A
- * name, a date, "2 silver badges" are neither. */
+/* Text node n reads as a post's words, not a signature's fragments: a
+ * line of a paragraph's length (WN_DETECT_PROSE_BYTES), or a sentence of
+ * three words or more ending in '.', '!' or '?' ("Thanks, that
+ * worked!"). A name, a date, "2 silver badges" are neither. */
 #define WN_DETECT_PROSE_BYTES 80u /* Readability's paragraph length */
 static int wn_detect_post_words(const wn_dom_node *n) {
   if (n->flags & WN_DOM_IN_LINK)
