@@ -293,6 +293,22 @@ static wn_template *learn_qa(const char *const fill[3], const char *const third[
   return tpl;
 }
 
+/* The new page's first answer: short, comma-rich, so the selection holds
+ * it (its third part is each test's own). */
+static const char *const qa_short[2] = {
+    "Use asyncio, which, since 3.7, runs one coroutine with asyncio.run, and, with gather, "
+    "several, each waiting in turn, so, in all, the program takes as long as its slowest part.",
+    "That is, in short, the whole idea, and, once it clicks, every longer example, however "
+    "long, reads the same way, step by step, call by call, await by await."};
+
+/* The text of the Q&A page of answers a, read with tpl. */
+static char *detect_qa(const wn_template *tpl, const char *const a[2][3]) {
+  char *page = qa_page("Simplest example of async and await?", a);
+  char *text = detect(page, tpl);
+  free(page);
+  return text;
+}
+
 static void test_qa_answer_slots(void **state) {
   (void)state;
   static const char *const fill[] = {
@@ -304,10 +320,7 @@ static void test_qa_answer_slots(void **state) {
       "cold."};
   wn_template *tpl = learn_qa(fill, NULL);
   const char *const a[2][3] = {
-      {"Use asyncio, which, since 3.7, runs one coroutine with asyncio.run, and, with gather, "
-       "several, each waiting in turn, so, in all, the program takes as long as its slowest part.",
-       "That is, in short, the whole idea, and, once it clicks, every longer example, however "
-       "long, reads the same way, step by step, call by call, await by await.", ""},
+      {qa_short[0], qa_short[1], ""},
       {"Start with two coroutines that each <code>print</code> a number and then sleep for a "
        "second",
        "Synchronous code for comparison first of all",
@@ -317,8 +330,7 @@ static void test_qa_answer_slots(void **state) {
        "sleep(1); print(2)</pre><p>Now the three calls share the second they wait and the "
        "whole program takes one second</p><p>The event loop is the piece that decides which "
        "coroutine runs next and await is where one hands control back to it again</p>"}};
-  char *page = qa_page("Simplest example of async and await?", a);
-  char *text = detect(page, tpl);
+  char *text = detect_qa(tpl, a);
   wn_test_expect(text, "Use asyncio, which", 1);
   wn_test_expect(text, "Each call runs to the end", 1);
   /* The slot's sentence with its word in <code> (paired: every sample's
@@ -327,7 +339,6 @@ static void test_qa_answer_slots(void **state) {
   wn_test_expect(text, "Synchronous code for comparison", 1);
   wn_test_expect(text, "Site design and logo", 0);
   free(text);
-  free(page);
   wn_template_free(tpl);
 }
 
@@ -347,11 +358,7 @@ static void test_qa_code_slot(void **state) {
                                      "<pre><code>freeze(tray, hours=1)</code></pre>"};
   wn_template *tpl = learn_qa(fill, code);
   const char *const a[2][3] = {
-      {"Use asyncio, which, since 3.7, runs one coroutine with asyncio.run, and, with gather, "
-       "several, each waiting in turn, so, in all, the program takes as long as its slowest part.",
-       "That is, in short, the whole idea, and, once it clicks, every longer example, however "
-       "long, reads the same way, step by step, call by call, await by await.",
-       "<pre><code>asyncio.run(main())</code></pre>"},
+      {qa_short[0], qa_short[1], "<pre><code>asyncio.run(main())</code></pre>"},
       {"I would expect this code to run the two counters one after the other in turn",
        "Instead the two counters interleave and the output of the program is this one",
        "<pre><code>0 0 1 1 2 2</code></pre><p>Each call runs to the end before the next one "
@@ -361,15 +368,13 @@ static void test_qa_code_slot(void **state) {
        "other to finish its count before it prints the next number of its own</p><p>Put the "
        "two calls one after the other without gather and they run in turn as you expected "
        "them to run from the start</p>"}};
-  char *page = qa_page("Simplest example of async and await?", a);
-  char *text = detect(page, tpl);
+  char *text = detect_qa(tpl, a);
   wn_test_expect(text, "Use asyncio, which", 1);
   wn_test_expect(text, "Each call runs to the end", 1);
   wn_test_expect(text, "Instead the two counters interleave", 1);
   wn_test_expect(text, "0 0 1 1 2 2", 1);
   wn_test_expect(text, "Site design and logo", 0);
   free(text);
-  free(page);
   wn_template_free(tpl);
 }
 
