@@ -2,7 +2,7 @@
  * single_int.h: internals of the single-page methods (single.c, cnr.c,
  * danag.c), shared between those files and exposed for the tests in
  * tests/detect/test_single.c and for the ablation mode of
- * tools/winnow-eval.c. Not part of the public interface (detect.h).
+ * tools/eval/ (winnow-eval). Not part of the public interface (detect.h).
  */
 #ifndef WN_SINGLE_INT_H
 #define WN_SINGLE_INT_H
