@@ -120,10 +120,11 @@ wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, const uint8_t *mas
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   const size_t cells = (size_t)count + 1;
   void *arr[4];
-  void *arrays = wn_arrays_alloc(4,
-                                (const size_t[]){cells * sizeof(uint32_t), cells * sizeof(uint32_t),
-                                                 cells * sizeof(double), cells * sizeof(uint32_t)},
-                                0u, arr);
+  void *arrays = wn_scratch_arrays(
+      4,
+      (const size_t[]){cells * sizeof(uint32_t), cells * sizeof(uint32_t),
+                       cells * sizeof(double), cells * sizeof(uint32_t)},
+      0u, arr);
   uint32_t *weight = arr[0];
   uint32_t *chars = arr[1];
   double *ratio = arr[2];
@@ -187,7 +188,7 @@ wn_err wn_cnr_select(const wn_dom_page *page, uint32_t steps, const uint8_t *mas
       res->keep[i] = 1;
   }
 out:
-  free(arrays);
+  wn_scratch_release(arrays);
   free(menu);
   return err;
 }

@@ -93,7 +93,7 @@ typedef struct wn_second_lines {
 
 static void wn_second_lines_free(wn_second_lines *sl) {
   wn_detect_result_free(sl->second);
-  free(sl->block);
+  wn_scratch_release(sl->block);
 }
 
 static wn_err wn_second_lines_read(const wn_dom_page *page, uint32_t count, size_t n_sums,
@@ -103,11 +103,11 @@ static wn_err wn_second_lines_read(const wn_dom_page *page, uint32_t count, size
   void *arr[3];
   sl->block = n_sums > SIZE_MAX / sizeof(uint64_t) / sl->n_lines
                   ? NULL
-                  : wn_arrays_alloc(3,
-                                    (const size_t[]){(size_t)count * sizeof(uint32_t),
-                                                     sl->n_lines * sizeof(uint32_t),
-                                                     sl->n_lines * n_sums * sizeof(uint64_t)},
-                                    0x4u, arr);
+                  : wn_scratch_arrays(3,
+                                      (const size_t[]){(size_t)count * sizeof(uint32_t),
+                                                       sl->n_lines * sizeof(uint32_t),
+                                                       sl->n_lines * n_sums * sizeof(uint64_t)},
+                                      0x4u, arr);
   if (!sl->second || !sl->block)
     return WN_ENOMEM;
   sl->line_of = arr[0];

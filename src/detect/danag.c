@@ -325,12 +325,12 @@ wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, const uint8_t *m
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   size_t lines = 2 * (size_t)count + 2;
   void *arr[4];
-  void *block = wn_arrays_alloc(4,
-                                (const size_t[]){lines * sizeof(uint32_t),
-                                                 lines * sizeof(uint32_t),
-                                                 lines * sizeof(int64_t),
-                                                 ((size_t)count + 1) * sizeof(uint32_t)},
-                                0u, arr);
+  void *block = wn_scratch_arrays(4,
+                                  (const size_t[]){lines * sizeof(uint32_t),
+                                                   lines * sizeof(uint32_t),
+                                                   lines * sizeof(int64_t),
+                                                   ((size_t)count + 1) * sizeof(uint32_t)},
+                                  0u, arr);
   uint32_t *content = arr[0];
   uint32_t *code = arr[1];
   int64_t *diff = arr[2];
@@ -354,6 +354,6 @@ wn_err wn_danag_select(const wn_dom_page *page, uint32_t steps, const uint8_t *m
   if (steps & WN_SINGLE_STEP_CONTAINER)
     err = wn_danag_container(nodes, count, mask, diff, line_of, first, last, res->keep);
 out:
-  free(block);
+  wn_scratch_release(block);
   return err;
 }

@@ -152,9 +152,10 @@ typedef wn_err (*wn_detect_recipe_fn)(const wn_dom_page *page, const wn_detect_p
                                       uint32_t n, void *ctx);
 /* The first JSON-LD script of the page that states a schema.org Recipe
  * with ingredients or steps: fn is called with them (at most max, the
- * texts valid during the call), else fn is not called (meta.c). */
-wn_err wn_detect_jsonld_recipe(const wn_dom_page *page, wn_detect_part *parts, uint32_t max,
-                               wn_detect_recipe_fn fn, void *ctx);
+ * texts valid during the call), else fn is not called (jsonld.c). Only a
+ * page whose JSON-LD names a Recipe costs an allocation. */
+wn_err wn_detect_jsonld_recipe(const wn_dom_page *page, uint32_t max, wn_detect_recipe_fn fn,
+                               void *ctx);
 /* ASCII white space (meta.c). */
 int wn_detect_space(unsigned char c);
 /* list (an attribute of tokens separated by white space: rel, itemprop;

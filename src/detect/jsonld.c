@@ -228,25 +228,30 @@ static void wn_jsonld_recipe_item(const json_t *item, void *ctx) {
   }
 }
 
-wn_err wn_detect_jsonld_recipe(const wn_dom_page *page, wn_detect_part *parts, uint32_t max,
-                               wn_detect_recipe_fn fn, void *ctx) {
+wn_err wn_detect_jsonld_recipe(const wn_dom_page *page, uint32_t max, wn_detect_recipe_fn fn,
+                               void *ctx) {
   uint32_t n_items = 0;
   const wn_dom_meta *items = wn_dom_meta_items(page, &n_items);
+  wn_detect_part *parts = NULL;
+  wn_err err = WN_OK;
   for (uint32_t i = 0; i < n_items; i++) {
     if (items[i].kind != WN_DOM_META_JSONLD || !items[i].text || items[i].cut ||
         !strstr(items[i].text, "Recipe"))
       continue; /* (most pages: no JSON parse for them) */
+    if (!parts && !(parts = malloc((size_t)max * sizeof *parts)))
+      return WN_ENOMEM;
     json_t *root = wn_jsonld_load(items[i].text);
     if (!root)
       continue;
     wn_jsonld_parts p = {parts, 0, max};
     wn_jsonld_walk(root, wn_jsonld_recipe_item, &p);
-    wn_err err = p.n ? fn(page, parts, p.n, ctx) : WN_OK; /* the strings live in root */
+    err = p.n ? fn(page, parts, p.n, ctx) : WN_OK; /* the strings live in root */
     json_decref(root);
     if (err || p.n)
-      return err;
+      break;
   }
-  return WN_OK;
+  free(parts);
+  return err;
 }
 
 

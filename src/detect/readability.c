@@ -687,11 +687,11 @@ wn_err wn_readability_select(const wn_dom_page *page, wn_detect_result *res) {
   wn_rd_words_init(&rd.positive, wn_rd_positive, WN_RD_COUNT(wn_rd_positive));
   wn_err err = WN_ENOMEM;
   void *arr[4];
-  void *block = wn_arrays_alloc(4,
-                                (const size_t[]){(size_t)count * 9,
-                                                 (size_t)count * 8 * sizeof(uint32_t),
-                                                 (size_t)count * sizeof(double), count},
-                                0x8u, arr);
+  void *block = wn_scratch_arrays(4,
+                                  (const size_t[]){(size_t)count * 9,
+                                                   (size_t)count * 8 * sizeof(uint32_t),
+                                                   (size_t)count * sizeof(double), count},
+                                  0x8u, arr);
   if (!block)
     goto out;
   uint8_t *bytes = arr[0];
@@ -752,6 +752,6 @@ wn_err wn_readability_select(const wn_dom_page *page, wn_detect_result *res) {
     res->keep[i] = best_keep[i];
   err = WN_OK;
 out:
-  free(block);
+  wn_scratch_release(block);
   return err;
 }

@@ -102,27 +102,24 @@ static void wn_recipe_keep_group(const wn_dom_node *nodes, uint32_t count, const
   }
 }
 
-typedef struct wn_recipe_ctx {
-  uint8_t *found;
-  uint8_t *keep;
-} wn_recipe_ctx;
-
 /* The JSON-LD strings: the elements whose text is one of them. */
 static wn_err wn_recipe_match(const wn_dom_page *page, const wn_detect_part *parts, uint32_t n,
-                              void *vctx) {
-  wn_recipe_ctx *ctx = vctx;
+                              void *vkeep) {
+  uint8_t *keep = vkeep;
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   wn_err err = WN_OK;
-  void *arr[4];
-  void *block = wn_arrays_alloc(4,
-                                (const size_t[]){(size_t)n * WN_RECIPE_MAX_LEN,
-                                                 (size_t)n * sizeof(size_t), n, WN_RECIPE_MAX_LEN},
-                                0x6u, arr);
+  void *arr[5];
+  void *block = wn_scratch_arrays(5,
+                                  (const size_t[]){(size_t)n * WN_RECIPE_MAX_LEN,
+                                                   (size_t)n * sizeof(size_t), n, WN_RECIPE_MAX_LEN,
+                                                   (size_t)count + 1},
+                                  0x16u, arr);
   char *want = arr[0];
   size_t *wlen = arr[1];
   uint8_t *hit = arr[2];
   char *text = arr[3];
+  uint8_t *found = arr[4];
   if (!block) {
     err = WN_ENOMEM;
     goto out;
@@ -138,7 +135,6 @@ static wn_err wn_recipe_match(const wn_dom_page *page, const wn_detect_part *par
     lo = wlen[k] < lo ? wlen[k] : lo;
     hi = wlen[k] > hi ? wlen[k] : hi;
   }
-  memset(ctx->found, 0, count);
   for (uint32_t i = 0; i < count && hi > 0; i++) {
     /* Collapsed text holds at least the stripped bytes; white space at
      * most doubles it between short words. */
@@ -148,7 +144,7 @@ static wn_err wn_recipe_match(const wn_dom_page *page, const wn_detect_part *par
     for (uint32_t k = 0; k < n; k++)
       if (wlen[k] == tl && memcmp(want + (size_t)k * WN_RECIPE_MAX_LEN, text, tl) == 0) {
         hit[k] = 1;
-        ctx->found[i] = (uint8_t)(parts[k].group + 1);
+        found[i] = (uint8_t)(parts[k].group + 1);
         break;
       }
   }
@@ -160,10 +156,10 @@ static wn_err wn_recipe_match(const wn_dom_page *page, const wn_detect_part *par
         shown += hit[k];
       }
     if (shown >= 2 && 2 * shown >= stated)
-      wn_recipe_keep_group(nodes, count, ctx->found, g, ctx->keep);
+      wn_recipe_keep_group(nodes, count, found, g, keep);
   }
 out:
-  free(block);
+  wn_scratch_release(block);
   return err;
 }
 
@@ -195,14 +191,5 @@ wn_err wn_single_recipe(const wn_dom_page *page, wn_detect_result *res) {
   }
   /* Else JSON-LD (rare: only a page whose JSON-LD names a Recipe is
    * parsed). */
-  wn_detect_part *parts = malloc(WN_RECIPE_MAX_PARTS * sizeof *parts);
-  found = malloc((size_t)count + 1);
-  wn_err err = WN_ENOMEM;
-  if (parts && found) {
-    wn_recipe_ctx ctx = {found, res->keep};
-    err = wn_detect_jsonld_recipe(page, parts, WN_RECIPE_MAX_PARTS, wn_recipe_match, &ctx);
-  }
-  free(parts);
-  free(found);
-  return err;
+  return wn_detect_jsonld_recipe(page, WN_RECIPE_MAX_PARTS, wn_recipe_match, res->keep);
 }

@@ -171,11 +171,11 @@ static wn_err wn_repeat_drop_lines(const wn_dom_page *page, wn_detect_result *re
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   uint8_t *keep = res->keep;
   void *arr[5];
-  void *block = wn_arrays_alloc(5,
-                                (const size_t[]){count, n_lines * sizeof(uint64_t),
-                                                 n_lines * sizeof(uint32_t),
-                                                 n_lines * sizeof(uint32_t), n_lines},
-                                0x14u, arr);
+  void *block = wn_scratch_arrays(5,
+                                  (const size_t[]){count, n_lines * sizeof(uint64_t),
+                                                   n_lines * sizeof(uint32_t),
+                                                   n_lines * sizeof(uint32_t), n_lines},
+                                  0x14u, arr);
   uint8_t *quoted = arr[0];
   uint64_t *lhash = arr[1];
   uint32_t *lchars = arr[2];
@@ -252,7 +252,7 @@ static wn_err wn_repeat_drop_lines(const wn_dom_page *page, wn_detect_result *re
         lkind[line_of[i]] == 4)
       keep[i] = 0;
 out:
-  free(block);
+  wn_scratch_release(block);
   free(keys);
   return err;
 }
@@ -329,10 +329,10 @@ static wn_err wn_repeat_drop_raw(const wn_dom_page *page, wn_detect_result *res,
   if (!big)
     return WN_OK; /* the common case: no allocation */
   void *arr[3];
-  void *block = wn_arrays_alloc(3,
-                                (const size_t[]){n_lines * sizeof(uint64_t),
-                                                 n_lines * sizeof(uint32_t), n_lines},
-                                0x6u, arr);
+  void *block = wn_scratch_arrays(3,
+                                  (const size_t[]){n_lines * sizeof(uint64_t),
+                                                   n_lines * sizeof(uint32_t), n_lines},
+                                  0x6u, arr);
   if (!block)
     return WN_ENOMEM;
   uint64_t *lhash = arr[0];
@@ -353,7 +353,7 @@ static wn_err wn_repeat_drop_raw(const wn_dom_page *page, wn_detect_result *res,
       n++;
   wn_repeat_line_key *keys = malloc((n ? n : 1) * sizeof *keys);
   if (!keys) {
-    free(block);
+    wn_scratch_release(block);
     return WN_ENOMEM;
   }
   n = 0;
@@ -392,7 +392,7 @@ static wn_err wn_repeat_drop_raw(const wn_dom_page *page, wn_detect_result *res,
       res->keep[i] = 0;
   }
   free(keys);
-  free(block);
+  wn_scratch_release(block);
   return WN_OK;
 }
 
@@ -431,13 +431,13 @@ wn_err wn_detect_drop_repeats(const wn_dom_page *page, wn_detect_result *res) {
     return WN_OK;
   const size_t n_lines = 2 * (size_t)count + 1;
   void *arr[6];
-  void *block = wn_arrays_alloc(6,
-                                (const size_t[]){(size_t)count * sizeof(uint32_t),
-                                                 n_lines * sizeof(uint32_t),
-                                                 (size_t)count * sizeof(uint64_t),
-                                                 (size_t)count * sizeof(uint64_t),
-                                                 (size_t)count * sizeof(uint32_t), count},
-                                0x38u, arr);
+  void *block = wn_scratch_arrays(6,
+                                  (const size_t[]){(size_t)count * sizeof(uint32_t),
+                                                   n_lines * sizeof(uint32_t),
+                                                   (size_t)count * sizeof(uint64_t),
+                                                   (size_t)count * sizeof(uint64_t),
+                                                   (size_t)count * sizeof(uint32_t), count},
+                                  0x38u, arr);
   uint32_t *line_of = arr[0];
   uint32_t *content = arr[1];
   uint64_t *hash = arr[2];
@@ -542,7 +542,7 @@ lines:
   if (!err)
     wn_repeat_drop_twins(page, res, line_of);
 out:
-  free(block);
+  wn_scratch_release(block);
   free(elems);
   return err;
 }

@@ -55,7 +55,7 @@ static wn_err wn_single_drop_minor(const wn_dom_page *page, wn_detect_result *re
   uint32_t count = 0;
   const wn_dom_node *nodes = wn_dom_nodes(page, &count);
   void *arr[2];
-  void *block = wn_arrays_alloc(
+  void *block = wn_scratch_arrays(
       2, (const size_t[]){(size_t)count * sizeof(uint32_t), (size_t)count * sizeof(uint32_t)},
       0x3u, arr);
   if (!block)
@@ -90,7 +90,7 @@ static wn_err wn_single_drop_minor(const wn_dom_page *page, wn_detect_result *re
     }
     i++;
   }
-  free(block);
+  wn_scratch_release(block);
   return WN_OK;
 }
 

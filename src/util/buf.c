@@ -61,28 +61,6 @@ wn_err wn_buf_reserve(wn_buf *buf, size_t len) {
   return WN_OK;
 }
 
-void *wn_arrays_alloc(size_t n, const size_t *sizes, unsigned zeroed, void **out) {
-  const size_t align = 16; /* malloc's alignment on the platforms we build for */
-  size_t total = 0;
-  for (size_t i = 0; i < n; i++) {
-    size_t size = sizes[i] ? sizes[i] : 1;
-    if (size > SIZE_MAX - align - total)
-      return NULL;
-    total += (size + align - 1) / align * align;
-  }
-  unsigned char *block = malloc(total ? total : 1);
-  if (!block)
-    return NULL;
-  size_t at = 0;
-  for (size_t i = 0; i < n; i++) {
-    out[i] = block + at;
-    if (i < sizeof zeroed * 8 && ((zeroed >> i) & 1u))
-      memset(out[i], 0, sizes[i]);
-    at += ((sizes[i] ? sizes[i] : 1) + align - 1) / align * align;
-  }
-  return block;
-}
-
 wn_err wn_buf_append(wn_buf *buf, const void *data, size_t len) {
   if (len > buf->cap || buf->len > buf->cap - len)
     return WN_ETOOBIG;

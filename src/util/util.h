@@ -38,13 +38,18 @@ size_t wn_arena_used(const wn_arena *arena);
 /* The bounded buffer (wn_buf) and wn_file_read are public
  * (include/winnow/base.h). */
 
-/* n arrays in one allocation, the i-th of sizes[i] bytes, each aligned
- * for any type, zeroed where bit i of zeroed is set (as calloc would give
- * it; the others as malloc would); out[i] points at each. Returns the
- * block (free it once), NULL when out of memory or when the sizes
- * overflow. A reading that needs several per-node arrays for one page
- * takes them so: one call to the allocator, not one per array. */
-void *wn_arrays_alloc(size_t n, const size_t *sizes, unsigned zeroed, void **out);
+/* n arrays in one block, the i-th of sizes[i] bytes, each aligned for
+ * any type, zeroed where bit i of zeroed is set (as calloc would give it;
+ * the others as malloc would); out[i] points at each. The block comes
+ * from the calling thread's scratch stack (util/scratch.c): a reading
+ * takes its per-node arrays for one page so and gives them back with
+ * wn_scratch_release before it returns, last taken first given back, on
+ * the same thread. Returns the block, NULL when out of memory or when
+ * the sizes overflow. */
+void *wn_scratch_arrays(size_t n, const size_t *sizes, unsigned zeroed, void **out);
+/* Gives back the block wn_scratch_arrays returned last on this thread
+ * (NULL: nothing). Any other block is a caller's bug: it aborts. */
+void wn_scratch_release(void *block);
 
 /* Room for len more bytes (up to the cap) in one allocation, when the
  * caller knows the size ahead: appends up to it then never reallocate. */
