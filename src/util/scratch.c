@@ -4,17 +4,19 @@
  * before it returns, and a reading it runs inside does the same: the
  * arrays live last in, first out. So they come from a stack of chunks
  * kept by the thread that detects, and a page's detection after the
- * first costs the C allocator no call for them (issue 46: the readings
- * made one call per array block, 13 for a page of 5,000 nodes).
+ * first costs the C allocator no call for them (issue 46: no allocation
+ * per node or per array in the readings).
  *
  * Each block has a header that links it to the block before it, so a
  * block given back out of order (a bug) is caught, not silently freed
- * under a live one. When a chunk empties it is kept as the thread's
- * spare (the larger of two; none over WN_SCRATCH_KEEP), so the stack
- * settles at the size the thread's largest page needs. A thread's chunks
- * are freed when it exits (a pthread key's destructor). Under
- * AddressSanitizer what is given back is poisoned, so a read after the
- * release is reported as a use after free would be.
+ * under a live one. A chunk holds 512 KiB (a page of 5,000 nodes fits)
+ * or one block larger than that. When a chunk empties it is kept as the
+ * thread's spare if it is no larger than that (WN_SCRATCH_KEEP); a large
+ * page's chunks are freed, as malloc would give them back, so a thread
+ * holds at most 512 KiB between pages, not the largest page it ever read.
+ * A thread's chunks are freed when it exits (a pthread key's destructor).
+ * Under AddressSanitizer what is given back is poisoned, so a read after
+ * the release is reported as a use after free would be.
  */
 #include "util/util.h"
 
@@ -41,8 +43,8 @@
 #endif
 
 #define WN_SCRATCH_ALIGN 16u
-#define WN_SCRATCH_MIN ((size_t)1 << 20)   /* a chunk's least size */
-#define WN_SCRATCH_KEEP ((size_t)64 << 20) /* a larger spare is not kept */
+#define WN_SCRATCH_MIN ((size_t)512 << 10)  /* a chunk's least size */
+#define WN_SCRATCH_KEEP ((size_t)512 << 10) /* a larger spare is not kept */
 
 typedef struct wn_scratch_chunk {
   struct wn_scratch_chunk *prev; /* the chunk below on the stack */
@@ -124,9 +126,7 @@ static wn_scratch_chunk *wn_scratch_room(wn_scratch *s, size_t need) {
     c = s->spare;
     s->spare = NULL;
   } else {
-    size_t size = need > WN_SCRATCH_MIN ? need : WN_SCRATCH_MIN;
-    if (s->top && s->top->size <= SIZE_MAX / 4 && size < 2 * s->top->size)
-      size = 2 * s->top->size;
+    const size_t size = need > WN_SCRATCH_MIN ? need : WN_SCRATCH_MIN;
     if (size > SIZE_MAX - WN_SCRATCH_CHUNK_HEAD)
       return NULL;
     c = malloc(WN_SCRATCH_CHUNK_HEAD + size);
