@@ -156,11 +156,6 @@ typedef wn_err (*wn_detect_recipe_fn)(const wn_dom_page *page, const wn_detect_p
  * page whose JSON-LD names a Recipe costs an allocation. */
 wn_err wn_detect_jsonld_recipe(const wn_dom_page *page, uint32_t max, wn_detect_recipe_fn fn,
                                void *ctx);
-/* ASCII white space (meta.c). */
-int wn_detect_space(unsigned char c);
-/* list (an attribute of tokens separated by white space: rel, itemprop;
- * NULL: none) holds tok, compared exactly (meta.c). */
-int wn_detect_has_token(const char *list, const char *tok);
 
 /* Writes text held outside the page's tree (a result's body_text) as
  * lines of text or as <p> elements (render.c). */

@@ -422,7 +422,7 @@ uint32_t wn_detect_stated_kinds(const wn_dom_page *page) {
   for (uint32_t i = 0; i < n_items; i++) {
     const wn_dom_meta *m = &items[i];
     if (m->kind == WN_DOM_META_LINK && m->rel && m->href &&
-        wn_detect_has_token(m->rel, "canonical") && wn_url_is_root(m->href))
+        wn_html_has_token(m->rel, "canonical") && wn_url_is_root(m->href))
       kinds |= WN_FRONT;
     if (m->kind == WN_DOM_META_TAG && m->property && m->content &&
         wn_ascii_equal_ci(m->property, strlen(m->property), "og:url") &&
@@ -430,7 +430,7 @@ uint32_t wn_detect_stated_kinds(const wn_dom_page *page) {
       kinds |= WN_FRONT;
     if (m->kind == WN_DOM_META_TAG && m->property && m->content && wn_ascii_equal_ci(m->property, strlen(m->property), "og:type")) {
       const char *c = m->content;
-      while (wn_detect_space((unsigned char)*c))
+      while (wn_html_space((unsigned char)*c))
         c++;
       if (wn_ascii_equal_ci(c, strlen(c), "article"))
         kinds |= WN_OG_ARTICLE;

@@ -41,24 +41,6 @@ typedef struct wn_meta_acc {
   int oom;
 } wn_meta_acc;
 
-int wn_detect_space(unsigned char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-int wn_detect_has_token(const char *list, const char *tok) {
-  size_t n = strlen(tok);
-  for (const char *p = list; p && *p;) {
-    while (wn_detect_space((unsigned char)*p))
-      p++;
-    const char *w = p;
-    while (*p && !wn_detect_space((unsigned char)*p))
-      p++;
-    if ((size_t)(p - w) == n && strncmp(w, tok, n) == 0)
-      return 1;
-  }
-  return 0;
-}
-
 /* s with white space collapsed and trimmed, cut to WN_META_MAX_FIELD bytes
  * at a character boundary; NULL if empty or out of memory (oom set). */
 static char *wn_meta_clean(const char *s, int *oom) {
@@ -75,7 +57,7 @@ static char *wn_meta_clean(const char *s, int *oom) {
   size_t len = 0;
   int blank = 0;
   for (size_t k = 0; k < n && len < WN_META_MAX_FIELD; k++) {
-    if (wn_detect_space((unsigned char)s[k])) {
+    if (wn_html_space((unsigned char)s[k])) {
       blank = len > 0;
       continue;
     }
@@ -159,10 +141,10 @@ static unsigned wn_month_name(const char *w, size_t n) {
 int wn_detect_date_iso(const char *in, char *out, size_t size) {
   if (!in || size < 40)
     return 0;
-  while (wn_detect_space((unsigned char)*in))
+  while (wn_html_space((unsigned char)*in))
     in++;
   size_t n = strlen(in);
-  while (n && wn_detect_space((unsigned char)in[n - 1]))
+  while (n && wn_html_space((unsigned char)in[n - 1]))
     n--;
   unsigned y = 0, m = 0, d = 0;
   /* ISO 8601 / RFC 3339 first: YYYY-MM-DD (or / or . between), then an
@@ -393,7 +375,7 @@ static void wn_meta_element(wn_meta_acc *a, const wn_dom_meta *m) {
       wn_meta_offer(a, WN_M_LANG, 20, m->content);
     break;
   case WN_DOM_META_LINK:
-    if (wn_detect_has_token(m->rel, "canonical"))
+    if (wn_html_has_token(m->rel, "canonical"))
       wn_meta_offer(a, WN_M_CANON, 10, m->href);
     break;
   case WN_DOM_META_TIME: {
@@ -587,19 +569,19 @@ size_t wn_detect_node_text(const wn_dom_page *page, uint32_t node, char *out, si
 int wn_detect_byline_author(const char *text, char *out, size_t size) {
   if (!text || size == 0)
     return 0;
-  while (wn_detect_space((unsigned char)*text))
+  while (wn_html_space((unsigned char)*text))
     text++;
   if ((text[0] | 0x20) != 'b' || (text[1] | 0x20) != 'y' ||
-      !(wn_detect_space((unsigned char)text[2]) || text[2] == ':'))
+      !(wn_html_space((unsigned char)text[2]) || text[2] == ':'))
     return 0;
   const char *s = text + 3;
-  while (wn_detect_space((unsigned char)*s) || *s == ':')
+  while (wn_html_space((unsigned char)*s) || *s == ':')
     s++;
   /* The name ends where a byline goes on with a title, a place or a date. */
   size_t n = 0;
   while (s[n] && !strchr(",|;(0123456789", s[n]) && strncmp(s + n, " - ", 3) != 0)
     n++;
-  while (n && wn_detect_space((unsigned char)s[n - 1]))
+  while (n && wn_html_space((unsigned char)s[n - 1]))
     n--;
   int letter = 0;
   for (size_t k = 0; k < n; k++)

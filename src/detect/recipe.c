@@ -36,7 +36,7 @@
 static size_t wn_recipe_strip(const char *s, size_t len, char *out, size_t size) {
   size_t n = 0;
   for (size_t i = 0; i < len; i++) {
-    if (wn_detect_space((unsigned char)s[i]))
+    if (wn_html_space((unsigned char)s[i]))
       continue;
     if (n == size)
       return size;
@@ -173,9 +173,9 @@ wn_err wn_single_recipe(const wn_dom_page *page, wn_detect_result *res) {
       continue;
     const char *prop = wn_dom_attr(page, &nodes[i], "itemprop");
     int g = 0;
-    if (wn_detect_has_token(prop, "recipeIngredient") || wn_detect_has_token(prop, "ingredients"))
+    if (wn_html_has_token(prop, "recipeIngredient") || wn_html_has_token(prop, "ingredients"))
       g = 1;
-    else if (wn_detect_has_token(prop, "recipeInstructions"))
+    else if (wn_html_has_token(prop, "recipeInstructions"))
       g = 2;
     if (!g)
       continue;

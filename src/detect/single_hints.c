@@ -34,8 +34,8 @@ uint32_t wn_single_hint(const wn_dom_page *page) {
       main = i;
     /* Both names hold "entry": one fast search before the token reads. */
     if (nodes[i].cls && strstr(nodes[i].cls, "entry") &&
-        (wn_detect_has_token(nodes[i].cls, "hentry") ||
-         wn_detect_has_token(nodes[i].cls, "h-entry")) &&
+        (wn_html_has_token(nodes[i].cls, "hentry") ||
+         wn_html_has_token(nodes[i].cls, "h-entry")) &&
         n_entry++ == 0)
       entry = i;
   }
@@ -140,7 +140,7 @@ wn_err wn_single_product_text(const wn_dom_page *page, const uint8_t *mask,
     if (!nodes[i].attrs || nodes[i].tag == WN_TAG_TEXT)
       continue;
     const char *prop = wn_dom_attr(page, &nodes[i], "itemprop");
-    if (!prop || !wn_detect_has_token(prop, "description") || nodes[i].text_len == 0)
+    if (!prop || !wn_html_has_token(prop, "description") || nodes[i].text_len == 0)
       continue;
     const char *type = NULL;
     for (uint32_t a = nodes[i].parent; a != WN_DOM_NONE && !type; a = nodes[a].parent)

@@ -3,8 +3,9 @@
  * a tree being built, the frames of open elements, and the steps both
  * builders take, so the tree is the same whichever ran:
  *
- *   dom.c        the tag table, a node's emission (wn_emit_element,
- *                wn_emit_text), libxml2's error handler, the parse
+ *   emit.c       the tag table, a node's emission (wn_emit_element,
+ *                wn_emit_text), libxml2's error handler, an empty page
+ *   dom.c        the parse, which runs one builder, and the page's life
  *   build_sax.c  the tree straight from libxml2's SAX2 events (the default)
  *   build_xml.c  the tree copied from libxml2's document (keep_xml)
  */
@@ -95,15 +96,20 @@ uint8_t wn_svg_kind(const char *name);
 /* An <svg> whose aria-hidden says it is decoration. */
 int wn_svg_hidden(const char *aria_hidden);
 /* One element (not a skipped one) under parent (NULL for the root), at
- * depth top: see dom.c. */
+ * depth top: see emit.c. */
 wn_err wn_emit_element(wn_builder *b, const wn_frame *parent, uint32_t *prev_sibling,
                        uint32_t top, const char *name, const wn_tag_entry *entry,
                        const char *id, const char *cls, int has_href,
                        const char *const *kept, int ws_before, void *xml, wn_frame *frame,
                        wn_diag *diag);
-/* One text node under parent: see dom.c. */
+/* One text node under parent: see emit.c. */
 wn_err wn_emit_text(wn_builder *b, wn_frame *parent, uint32_t top, const char *content,
                     void *xml, wn_diag *diag);
+/* Sizes the node array once, from the page's count of '<' (within the
+ * node cap); without it the array grows as nodes come. */
+void wn_emit_reserve(wn_builder *b, const char *text, size_t len);
+/* The tree of an empty (or element-less) page: <html><body>. */
+wn_err wn_emit_empty(wn_builder *b);
 
 /* libxml2's errors while it parses one page, on this thread. An
  * allocation failure makes libxml2 2.9 disable its events but go on

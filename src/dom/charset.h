@@ -2,8 +2,10 @@
  * dom/charset.h: what the charset files of src/dom share (not part of
  * dom.h):
  *
- *   decode.c   bytes to UTF-8: the labels, the order of the choice
- *              (WHATWG HTML 13.2.3.2), UTF-8 checks, iconv, the guess
+ *   labels.c   charset labels to encodings (WHATWG Encoding 4.2), a
+ *              choice's iconv descriptor
+ *   decode.c   bytes to UTF-8: the order of the choice (WHATWG HTML
+ *              13.2.3.2), UTF-8 checks, iconv, the guess
  *   prescan.c  the <meta> prescan of that order
  *   sniff.c    bytes that are no HTML page at all (binary input), and
  *              UTF-16/32 told by where their zero bytes fall
@@ -30,7 +32,7 @@
 #define WN_CS_COMPOSES 0x10u    /* single-byte, but iconv joins a letter and its
                                    combining mark into one character */
 
-/* The encodings we decode, by index (decode.c's table). */
+/* The encodings we decode, by index (labels.c's table). */
 enum {
   WN_ENC_UTF8, WN_ENC_IBM866, WN_ENC_ISO8859_2, WN_ENC_ISO8859_3,
   WN_ENC_ISO8859_4, WN_ENC_ISO8859_5, WN_ENC_ISO8859_6, WN_ENC_ISO8859_7,
@@ -54,13 +56,16 @@ typedef struct wn_charset_choice {
 /* No converter: UTF-8, which decode.c checks itself. */
 #define WN_NO_ICONV ((iconv_t)-1)
 
-/* Resolves a label (decode.c): 1 with *choice filled (its iconv descriptor
+/* Resolves a label (labels.c): 1 with *choice filled (its iconv descriptor
  * open) when it names a charset we can decode, else 0. */
 int wn_dom_charset_resolve(const char *label, size_t len, wn_charset_choice *choice);
 /* Closes choice's converter and empties it. */
 void wn_dom_charset_reset(wn_charset_choice *choice);
 /* Sets choice to UTF-8. */
 void wn_dom_charset_utf8(wn_charset_choice *choice);
+/* Sets choice to encoding index (WN_ENC_*), its converter opened: 1, or 0
+ * when iconv lacks it (choice unchanged). */
+int wn_dom_charset_encoding(int index, wn_charset_choice *choice);
 /* The <meta> prescan (prescan.c): 1 with *choice set when the first
  * WN_DECODE_PRESCAN_BYTES declare a charset we can decode. */
 int wn_dom_charset_prescan(const char *s, size_t len, wn_charset_choice *choice);

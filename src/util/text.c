@@ -1,5 +1,5 @@
-/* util/text.c: ASCII case, hexadecimal digits and whole numbers, the same
- * way in every module. */
+/* util/text.c: ASCII case, hexadecimal digits, whole numbers and HTML's
+ * lists of tokens, the same way in every module. */
 #include "util/util.h"
 
 #include <errno.h>
@@ -36,5 +36,19 @@ int wn_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out) {
   if (errno != 0 || !end || *end != '\0' || v < min || v > max)
     return -1;
   *out = (uint32_t)v;
+  return 0;
+}
+
+int wn_html_has_token(const char *list, const char *tok) {
+  const size_t n = strlen(tok);
+  for (const char *p = list; p && *p;) {
+    while (wn_html_space((unsigned char)*p))
+      p++;
+    const char *w = p;
+    while (*p && !wn_html_space((unsigned char)*p))
+      p++;
+    if ((size_t)(p - w) == n && strncmp(w, tok, n) == 0)
+      return 1;
+  }
   return 0;
 }

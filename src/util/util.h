@@ -106,6 +106,11 @@ int wn_ascii_equal_ci(const char *s, size_t len, const char *lit);
 /* The value of a hexadecimal digit (either case), or -1. */
 int wn_hex_digit(char c);
 
+/* 1 when tok is one of the tokens of list (an attribute's set of tokens
+ * separated by HTML white space: class, rel, itemprop), matched exactly;
+ * a NULL list holds none. */
+int wn_html_has_token(const char *list, const char *tok);
+
 /* A whole number of plain decimal digits (no sign, spaces, or anything
  * after them), from min to max: 0 and *out set, else -1 and *out left.
  * The one number reader of the command line, the tools and the daemon's
