@@ -30,16 +30,26 @@ int wn_exit_code(wn_err err) {
   }
 }
 
-/* libxml2 and libcurl each want one global initialisation before threads
- * start (xmlInitParser, curl_global_init: neither is thread-safe). A
- * count lets a program and a library it embeds both call us. */
+/* libxml2 wants one global initialisation before threads start
+ * (xmlInitParser is not thread-safe). libcurl's (curl_global_init) is
+ * left to where a crawl starts (fetch/crawl.c), as libcurl 7.84 and later
+ * allow (reference counted, thread-safe): it initialises TLS, which
+ * touches megabytes of libcrypto that a process that only detects pages
+ * would carry. An older libcurl is initialised here, from the main
+ * thread, as it requires. A count lets a program and a library it embeds
+ * both call us. */
+#if LIBCURL_VERSION_NUM >= 0x075400
+#define WN_INIT_CURL 0
+#else
+#define WN_INIT_CURL 1
+#endif
 static unsigned wn_init_count;
 
 wn_err wn_init(void) {
   if (wn_init_count++ > 0)
     return WN_OK;
   xmlInitParser();
-  if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+  if (WN_INIT_CURL && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
     wn_init_count = 0;
     return WN_ENET;
   }
@@ -49,7 +59,8 @@ wn_err wn_init(void) {
 void wn_cleanup(void) {
   if (wn_init_count == 0 || --wn_init_count > 0)
     return;
-  curl_global_cleanup();
+  if (WN_INIT_CURL)
+    curl_global_cleanup();
   xmlCleanupParser();
 }
 
