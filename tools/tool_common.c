@@ -5,6 +5,7 @@
 #include "tool_common.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -100,4 +101,34 @@ int wn_tool_json_emit(const char *prog, json_t *root, int bad) {
 out:
   json_decref(root);
   return rc;
+}
+
+int wn_tool_corpus_read(const char *prog, const char *corpus, const char *name, size_t max,
+                        char *path, size_t path_size, char **bytes, size_t *len) {
+  *bytes = NULL;
+  *len = 0;
+  int n = snprintf(path, path_size, "%s/%s", corpus, name);
+  if (n < 0 || (size_t)n >= path_size) {
+    fprintf(stderr, "%s: corpus path too long\n", prog);
+    return 1;
+  }
+  wn_diag diag;
+  wn_diag_clear(&diag);
+  wn_err err = wn_file_read(path, max, bytes, len, &diag);
+  if (err) {
+    /* wn_file_read's messages name the file; the bare code does not. */
+    if (diag.msg[0])
+      fprintf(stderr, "%s: %s\n", prog, diag.msg);
+    else
+      fprintf(stderr, "%s: %s: %s\n", prog, path, wn_strerror(err));
+    return 1;
+  }
+  if (memchr(*bytes, '\0', *len)) {
+    fprintf(stderr, "%s: %s: holds a NUL byte\n", prog, path);
+    free(*bytes);
+    *bytes = NULL;
+    *len = 0;
+    return 1;
+  }
+  return 0;
 }

@@ -69,4 +69,12 @@ int wn_tool_json_emit(const char *prog, json_t *root, int bad);
  * (so neither "." nor ".." nor a hidden file); else 0. */
 int wn_tool_name_ok(const char *s, size_t max);
 
+/* Reads the corpus file CORPUS/NAME (at most max bytes) into *bytes
+ * (free()), its length in *len, and writes its path to path (path_size
+ * bytes) for the caller's later messages. 0; or 1 after a message that
+ * begins "PROG: " and names the file (a path too long, a file missing,
+ * unreadable, over max, or holding a NUL byte: the index files are text). */
+int wn_tool_corpus_read(const char *prog, const char *corpus, const char *name, size_t max,
+                        char *path, size_t path_size, char **bytes, size_t *len);
+
 #endif /* WN_TOOL_COMMON_H */

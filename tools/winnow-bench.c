@@ -149,17 +149,9 @@ static int wn_bench_load(wn_bench *b) {
   char path[4096];
   wn_diag diag;
   size_t len = 0;
-  int n = snprintf(path, sizeof path, "%s/pages.tsv", b->corpus);
-  if (n < 0 || (size_t)n >= sizeof path) {
-    fprintf(stderr, "winnow-bench: corpus path too long\n");
+  if (wn_tool_corpus_read("winnow-bench", b->corpus, "pages.tsv", WN_BENCH_MAX_INDEX_BYTES, path,
+                          sizeof path, &b->index, &len))
     return -1;
-  }
-  wn_diag_clear(&diag);
-  wn_err e = wn_file_read(path, WN_BENCH_MAX_INDEX_BYTES, &b->index, &len, &diag);
-  if (e) {
-    fprintf(stderr, "winnow-bench: %s\n", wn_diag_message(&diag, e));
-    return -1;
-  }
   size_t lines = 0;
   for (size_t i = 0; i < len; i++)
     lines += b->index[i] == '\n';
@@ -214,13 +206,13 @@ static int wn_bench_load(wn_bench *b) {
     pg->group = g;
     pg->id = id;
     pg->is_train = strcmp(split, "train") == 0;
-    n = snprintf(path, sizeof path, "%s/html/%s/%s.html", b->corpus, group, id);
+    int n = snprintf(path, sizeof path, "%s/html/%s/%s.html", b->corpus, group, id);
     if (n < 0 || (size_t)n >= sizeof path) {
       fprintf(stderr, "winnow-bench: page path too long\n");
       return -1;
     }
     wn_diag_clear(&diag);
-    e = wn_file_read(path, WN_PAGE_MAX_BYTES, &pg->bytes, &pg->len, &diag);
+    wn_err e = wn_file_read(path, WN_PAGE_MAX_BYTES, &pg->bytes, &pg->len, &diag);
     if (e) {
       fprintf(stderr, "winnow-bench: %s (left out)\n", wn_diag_message(&diag, e));
     } else {

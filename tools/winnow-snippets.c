@@ -166,18 +166,9 @@ static int wn_snip_load(wn_snip *s) {
   size_t len = 0;
   wn_buf tmp;
   wn_buf_init(&tmp, WN_SNIP_MAX_TEXT_BYTES);
-  wn_diag diag;
-  wn_diag_clear(&diag);
-  int plen = snprintf(path, sizeof path, "%s/snippets.json", s->opts.corpus);
-  if (plen < 0 || (size_t)plen >= sizeof path) {
-    fprintf(stderr, "winnow-snippets: corpus path too long\n");
+  if (wn_tool_corpus_read("winnow-snippets", s->opts.corpus, "snippets.json",
+                          WN_SNIP_MAX_INDEX_BYTES, path, sizeof path, &bytes, &len))
     goto out;
-  }
-  wn_err err = wn_file_read(path, WN_SNIP_MAX_INDEX_BYTES, &bytes, &len, &diag);
-  if (err) {
-    fprintf(stderr, "winnow-snippets: %s\n", wn_diag_message(&diag, err)); /* names the file */
-    goto out;
-  }
   json_error_t jerr;
   s->root = json_loadb(bytes, len, JSON_REJECT_DUPLICATES, &jerr);
   if (!s->root) {

@@ -78,26 +78,9 @@ static int wn_eval_cmp_page(const void *a, const void *b) {
 int wn_eval_load_index(wn_eval *ev) {
   int rc = 1;
   char path[WN_EVAL_MAX_PATH];
-  wn_diag diag;
-  wn_diag_clear(&diag);
-  int plen = snprintf(path, sizeof path, "%s/pages.tsv", ev->opts.corpus);
-  if (plen < 0 || (size_t)plen >= sizeof path) {
-    fprintf(stderr, "winnow-eval: corpus path too long\n");
+  if (wn_tool_corpus_read("winnow-eval", ev->opts.corpus, "pages.tsv", WN_EVAL_MAX_INDEX_BYTES,
+                          path, sizeof path, &ev->index, &ev->index_len))
     goto out;
-  }
-  wn_err err = wn_file_read(path, WN_EVAL_MAX_INDEX_BYTES, &ev->index, &ev->index_len, &diag);
-  if (err) {
-    /* wn_file_read's messages name the file. */
-    if (diag.msg[0])
-      fprintf(stderr, "winnow-eval: %s\n", diag.msg);
-    else
-      fprintf(stderr, "winnow-eval: %s: %s\n", path, wn_strerror(err));
-    goto out;
-  }
-  if (memchr(ev->index, '\0', ev->index_len)) {
-    fprintf(stderr, "winnow-eval: %s: holds a NUL byte\n", path);
-    goto out;
-  }
   /* Count lines to size the rows. */
   size_t lines = 0;
   for (size_t i = 0; i < ev->index_len; i++)
@@ -269,13 +252,9 @@ static int wn_eval_load_rows(wn_eval *ev, const char *name, size_t n_fields, cha
     return 0;
   if (access(path, F_OK) != 0)
     return 0;
-  wn_diag diag;
-  wn_diag_clear(&diag);
-  wn_err err = wn_file_read(path, WN_EVAL_MAX_INDEX_BYTES, buf, len, &diag);
-  if (err) {
-    fprintf(stderr, "winnow-eval: %s: %s\n", path, wn_diag_message(&diag, err));
+  if (wn_tool_corpus_read("winnow-eval", ev->opts.corpus, name, WN_EVAL_MAX_INDEX_BYTES, path,
+                          sizeof path, buf, len))
     return 1;
-  }
   char *p = *buf, *end = *buf + *len;
   size_t lineno = 0;
   while (p < end) {
