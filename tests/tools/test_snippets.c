@@ -232,6 +232,23 @@ static void test_bad_corpus(void **state) {
                 "snippets.json:1:");
   wn_expect_bad("[1, 2]", "expected an object of 1 to");
   wn_expect_bad("{}", "expected an object of 1 to");
+  {
+    /* A NUL byte: refused by name before the JSON parser sees it. */
+    char dir[PATH_MAX], path[PATH_MAX];
+    wn_corpus(dir, "");
+    int n = snprintf(path, sizeof path, "%s/snippets.json", dir);
+    assert_true(n > 0 && n < (int)sizeof path);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    static const char nul[] = "{\"a1\": {\"url\": \"x\0\"}}";
+    assert_int_equal(fwrite(nul, 1, sizeof nul - 1, f), sizeof nul - 1);
+    assert_int_equal(fclose(f), 0);
+    wn_run rn;
+    RUN(&rn, "--repeat", "1", dir);
+    assert_int_equal(rn.status, 1);
+    wn_expect_contains(rn.err, "snippets.json: holds a NUL byte");
+    wn_run_free(&rn);
+  }
 
   wn_run r;
   RUN(&r, WN_FIXTURES "/no-such-corpus");
