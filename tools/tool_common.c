@@ -5,8 +5,8 @@
 #include "tool_common.h"
 
 #include <limits.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libxml/parser.h>

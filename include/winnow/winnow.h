@@ -96,9 +96,9 @@ WN_API int wn_exit_code(wn_err err);
 
 /* Initialises libxml2's parser (and, with a libcurl older than 7.84,
  * libcurl's global state; a newer one is initialised by the first crawl,
- * so a process that only detects never loads TLS). Call once before any
- * other call (from the main thread, before threads start); a second call
- * only counts. Returns WN_ENET if libcurl cannot initialise. */
+ * so a process that only detects never initialises TLS). Call once
+ * before any other call (from the main thread, before threads start); a
+ * second call only counts. Returns WN_ENET if libcurl cannot initialise. */
 WN_API wn_err wn_init(void);
 /* Undoes wn_init() when called as many times as it was. */
 WN_API void wn_cleanup(void);
